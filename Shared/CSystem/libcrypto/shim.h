@@ -1,0 +1,3 @@
+#include <openssl/evp.h>
+#include <openssl/crypto.h>
+#include <openssl/opensslv.h>
