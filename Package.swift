@@ -16,7 +16,7 @@ let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swi
 
 let package = Package(
     name: "Hallmark",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hallmark", targets: ["hallmark"]),
         .library(name: "HallmarkCrypto", targets: ["HallmarkCrypto"]),
@@ -47,7 +47,7 @@ let package = Package(
                 path: "Shared/HallmarkCrypto"),
         .target(name: "HallmarkKafka", dependencies: ["rdkafka", log], path: "Shared/HallmarkKafka"),
         .target(name: "HallmarkPostgres", dependencies: ["libpq", log], path: "Shared/HallmarkPostgres"),
-        .target(name: "HallmarkEnvelope", path: "Shared/HallmarkEnvelope"),
+        .target(name: "HallmarkEnvelope", dependencies: [crypto], path: "Shared/HallmarkEnvelope"),
         .target(name: "HallmarkRuntime",
                 dependencies: ["HallmarkKafka", "HallmarkPostgres", "HallmarkEnvelope",
                                log, metrics, coreMetrics, lifecycle],

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The fields every Hallmark message carries (DESIGN.md §2).
+public struct EnvelopeHeader: Codable, Sendable, Equatable {
+    /// The message type and version, e.g. `hallmark.sign.request.v1`.
+    public var schema: String
+    /// A UUID; the idempotency key.
+    public var id: String
+    /// When the message was produced, ISO 8601 with milliseconds.
+    public var producedAt: String
+    public var correlationID: String?
+    public var replyTo: String?
+
+    public init(schema: String, id: String, producedAt: String = Timestamp.now(),
+                correlationID: String? = nil, replyTo: String? = nil) {
+        self.schema = schema
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.replyTo = replyTo
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case replyTo = "reply_to"
+    }
+
+    /// Reads and checks the envelope fields of a raw message.
+    /// - Throws: ``EnvelopeError`` `invalid_json` when the bytes are not a JSON object,
+    ///   `invalid_envelope` when `schema`, `id` or `produced_at` is missing or malformed.
+    public static func parse(_ bytes: [UInt8]) throws -> EnvelopeHeader {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+        } catch {
+            throw EnvelopeError(.invalidJSON, "the message is not valid UTF-8 JSON")
+        }
+        guard let fields = object as? [String: Any] else {
+            throw EnvelopeError(.invalidJSON, "the message is not a JSON object")
+        }
+        guard let schema = fields["schema"] as? String, !schema.isEmpty else {
+            throw EnvelopeError(.invalidEnvelope, "`schema` is missing or not a string")
+        }
+        guard let id = fields["id"] as? String, UUID(uuidString: id) != nil else {
+            throw EnvelopeError(.invalidEnvelope, "`id` is missing or not a UUID")
+        }
+        guard let producedAt = fields["produced_at"] as? String, Timestamp.parse(producedAt) != nil else {
+            throw EnvelopeError(.invalidEnvelope, "`produced_at` is missing or not ISO 8601")
+        }
+        func optionalString(_ name: String) throws -> String? {
+            guard let value = fields[name], !(value is NSNull) else { return nil }
+            guard let string = value as? String else {
+                throw EnvelopeError(.invalidEnvelope, "`\(name)` is not a string")
+            }
+            return string
+        }
+        return EnvelopeHeader(schema: schema, id: id.lowercased(), producedAt: producedAt,
+                              correlationID: try optionalString("correlation_id"),
+                              replyTo: try optionalString("reply_to"))
+    }
+}

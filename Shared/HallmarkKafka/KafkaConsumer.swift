@@ -1,0 +1,100 @@
+import Logging
+import Synchronization
+
+/// A consumer-group member that hands out messages as an `AsyncSequence`.
+///
+/// Offsets are never stored automatically: call ``storeOffset(_:nextOffset:)`` once a message
+/// (and everything before it in its partition) is processed. Stored offsets are committed on an
+/// interval, synchronously when partitions are revoked, and on ``close()``.
+public final class KafkaConsumer: Sendable {
+    private let native: RDKafkaConsumer
+    private let stream: AsyncStream<KafkaMessage>
+    private let continuation: AsyncStream<KafkaMessage>.Continuation
+    private let closeWaiters = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    /// - Parameters:
+    ///   - bufferCapacity: messages fetched ahead of the reader; the poll thread waits when full.
+    ///   - rebalanceListener: called on the poll thread when partitions are assigned or revoked.
+    public init(configuration: KafkaConfiguration, groupID: String, topics: [String],
+                bufferCapacity: Int = 512, logger: Logger,
+                rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)? = nil) throws {
+        native = try RDKafkaConsumer(configuration: configuration, groupID: groupID, topics: topics,
+                                     bufferCapacity: bufferCapacity, logger: logger,
+                                     rebalanceListener: rebalanceListener)
+        (stream, continuation) = AsyncStream.makeStream(of: KafkaMessage.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Subscribes and starts fetching on the consumer's own thread. Call once.
+    public func start() throws {
+        try native.start(deliver: { [continuation] in continuation.yield($0) }, finished: { [self] in
+            continuation.finish()
+            let waiters = closeWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.done = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume() }
+        })
+    }
+
+    /// The messages, in partition order; ends after ``close()``.
+    public var messages: KafkaMessageSequence { KafkaMessageSequence(stream: stream, native: native) }
+
+    /// Marks everything before `nextOffset` in `partition` as processed.
+    public func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws {
+        try native.storeOffset(partition, nextOffset: nextOffset)
+    }
+
+    /// Commits the stored offsets now and waits for the broker.
+    public func commit() async throws {
+        let native = self.native
+        try await BlockingCall.run(name: "hallmark-kafka-commit") { try native.commitSync() }
+    }
+
+    /// The group's committed offset for each partition (`nil` when it has none).
+    public func committedOffsets(_ partitions: [KafkaTopicPartition], timeout: Duration = .seconds(10)) async throws
+        -> [KafkaTopicPartition: Int64?]
+    {
+        let native = self.native
+        let ms = Int32(clamping: timeout.components.seconds * 1000)
+        let raw = try await BlockingCall.run(name: "hallmark-kafka-committed") {
+            try native.committed(partitions, timeoutMilliseconds: ms)
+        }
+        return raw.mapValues { $0 >= 0 ? $0 : nil }
+    }
+
+    /// Stops fetching, commits the stored offsets, leaves the group and ends ``messages``.
+    /// Messages fetched but not processed are simply not committed: they are read again later.
+    public func close() async {
+        native.requestClose()
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let resumeNow = closeWaiters.withLock { state -> Bool in
+                if state.done { return true }
+                state.waiters.append(waiter)
+                return false
+            }
+            if resumeNow { waiter.resume() }
+        }
+    }
+}
+
+/// The consumer's messages. Taking one frees a slot of the fetch buffer.
+public struct KafkaMessageSequence: AsyncSequence, Sendable {
+    public typealias Element = KafkaMessage
+    let stream: AsyncStream<KafkaMessage>
+    let native: RDKafkaConsumer
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<KafkaMessage>.AsyncIterator
+        let native: RDKafkaConsumer
+        public mutating func next() async -> KafkaMessage? {
+            let message = await base.next()
+            if message != nil { native.release() }
+            return message
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), native: native)
+    }
+}

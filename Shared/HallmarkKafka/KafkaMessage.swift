@@ -1,0 +1,41 @@
+/// A message read from a topic.
+public struct KafkaMessage: Sendable {
+    public let topic: String
+    public let partition: Int32
+    public let offset: Int64
+    public let key: [UInt8]?
+    public let value: [UInt8]
+    /// Broker or producer timestamp in milliseconds since 1970, when known.
+    public let timestampMilliseconds: Int64?
+
+    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
+                timestampMilliseconds: Int64? = nil) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.timestampMilliseconds = timestampMilliseconds
+    }
+
+    /// The partition this message came from.
+    public var topicPartition: KafkaTopicPartition { .init(topic: topic, partition: partition) }
+}
+
+/// One partition of one topic.
+public struct KafkaTopicPartition: Hashable, Sendable, CustomStringConvertible {
+    public let topic: String
+    public let partition: Int32
+    public init(topic: String, partition: Int32) {
+        self.topic = topic
+        self.partition = partition
+    }
+    public var description: String { "\(topic)/\(partition)" }
+}
+
+/// Where the broker stored a produced message.
+public struct KafkaDeliveryReport: Sendable {
+    public let topic: String
+    public let partition: Int32
+    public let offset: Int64
+}

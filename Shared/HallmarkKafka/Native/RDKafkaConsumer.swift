@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import Synchronization
+import rdkafka
+
+/// The C side of ``KafkaConsumer``: a group consumer on a dedicated poll thread.
+///
+/// Offsets are stored by the caller after processing (`enable.auto.offset.store=false`) and
+/// committed by librdkafka every `auto.commit.interval.ms`, synchronously on revocation and
+/// once more on close.
+final class RDKafkaConsumer: @unchecked Sendable {
+    enum State: UInt8 { case idle, running, closing, closed }
+
+    private let client: RDKafkaClient
+    private let topics: [String]
+    private let state = Atomic<UInt8>(State.idle.rawValue)
+    /// Messages handed out but not yet taken by the reader: bounds memory when processing lags.
+    private let credits: DispatchSemaphore
+    private let logger: Logger
+
+    init(configuration: KafkaConfiguration, groupID: String, topics: [String], bufferCapacity: Int,
+         logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?) throws {
+        var properties = configuration.baseProperties
+        properties["group.id"] = groupID
+        properties["enable.auto.offset.store"] = "false"
+        properties["enable.auto.commit"] = "true"
+        properties["auto.commit.interval.ms"] = String(configuration.commitIntervalMilliseconds)
+        properties["auto.offset.reset"] = "earliest"
+        properties["session.timeout.ms"] = String(configuration.sessionTimeoutMilliseconds)
+        properties["heartbeat.interval.ms"] = String(configuration.heartbeatIntervalMilliseconds)
+        properties["partition.assignment.strategy"] = "range,roundrobin"
+        properties.merge(configuration.properties) { _, override in override }
+        let context = RDKafkaContext(logger: logger, rebalanceListener: rebalanceListener)
+        client = try RDKafkaClient(role: .consumer, properties: properties, context: context) { conf in
+            rd_kafka_conf_set_rebalance_cb(conf, rebalance)
+        }
+        self.topics = topics
+        self.credits = DispatchSemaphore(value: max(1, bufferCapacity))
+        self.logger = logger
+        rd_kafka_poll_set_consumer(client.handle)
+    }
+
+    /// Subscribes and runs the poll loop on a new thread until ``close()``.
+    func start(deliver: @escaping @Sendable (KafkaMessage) -> Void, finished: @escaping @Sendable () -> Void) throws {
+        guard state.compareExchange(expected: State.idle.rawValue, desired: State.running.rawValue,
+                                    ordering: .acquiringAndReleasing).exchanged else {
+            throw KafkaError(.consumer, "consumer already started")
+        }
+        guard let list = rd_kafka_topic_partition_list_new(Int32(topics.count)) else {
+            throw KafkaError(.consumer, "out of memory")
+        }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for topic in topics { rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA) }
+        let err = rd_kafka_subscribe(client.handle, list)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(.consumer, "subscribe: \(RDKafkaClient.describe(err))", librdkafkaCode: err.rawValue)
+        }
+        let thread = Thread { [self] in
+            pollLoop(deliver: deliver)
+            finished()
+        }
+        thread.name = "hallmark-kafka-consumer-poll"
+        thread.start()
+    }
+
+    /// Gives back one buffer slot; called when the reader takes a message.
+    func release() { credits.signal() }
+
+    private var isRunning: Bool { state.load(ordering: .acquiring) == State.running.rawValue }
+
+    private func pollLoop(deliver: @Sendable (KafkaMessage) -> Void) {
+        let rk = client.handle
+        while isRunning {
+            // Wait for buffer room; keep serving rebalances meanwhile.
+            guard credits.wait(timeout: .now() + .milliseconds(100)) == .success else {
+                continue
+            }
+            var used = false
+            while isRunning, !used {
+                guard let raw = rd_kafka_consumer_poll(rk, 100) else { continue }
+                defer { rd_kafka_message_destroy(raw) }
+                let m = raw.pointee
+                if m.err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                    if m.err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                        logger.warning("consumer error", metadata: ["error": "\(RDKafkaClient.describe(m.err))"])
+                    }
+                    continue
+                }
+                deliver(Self.message(from: m))
+                used = true
+            }
+            if !used { credits.signal() }
+        }
+        // Final synchronous commit of everything stored, then leave the group.
+        let err = rd_kafka_commit(rk, nil, 0)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NO_OFFSET {
+            logger.warning("final commit failed", metadata: ["error": "\(RDKafkaClient.describe(err))"])
+        }
+        rd_kafka_consumer_close(rk)
+        state.store(State.closed.rawValue, ordering: .releasing)
+    }
+
+    private static func message(from m: rd_kafka_message_t) -> KafkaMessage {
+        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        let value = m.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
+        let key = m.key.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
+        var tsType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        var raw = m
+        let ts = rd_kafka_message_timestamp(&raw, &tsType)
+        return KafkaMessage(topic: topic, partition: m.partition, offset: m.offset, key: key, value: value,
+                            timestampMilliseconds: tsType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : ts)
+    }
+
+    /// Records that everything before `nextOffset` in that partition is processed.
+    func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws {
+        guard let list = rd_kafka_topic_partition_list_new(1) else { return }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition).pointee.offset = nextOffset
+        let err = rd_kafka_offsets_store(client.handle, list)
+        // A partition revoked meanwhile reports _STATE: its new owner starts from the last commit.
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__STATE {
+            throw KafkaError(.consumer, "offsets_store: \(RDKafkaClient.describe(err))", librdkafkaCode: err.rawValue)
+        }
+    }
+
+    /// Commits stored offsets now (blocking).
+    func commitSync() throws {
+        let err = rd_kafka_commit(client.handle, nil, 0)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NO_OFFSET {
+            throw KafkaError(.consumer, "commit: \(RDKafkaClient.describe(err))", librdkafkaCode: err.rawValue)
+        }
+    }
+
+    /// The committed offsets of the given partitions (blocking), -1001 when none.
+    func committed(_ partitions: [KafkaTopicPartition], timeoutMilliseconds: Int32) throws -> [KafkaTopicPartition: Int64] {
+        guard let list = rd_kafka_topic_partition_list_new(Int32(partitions.count)) else { return [:] }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition) }
+        let err = rd_kafka_committed(client.handle, list, timeoutMilliseconds)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(.consumer, "committed: \(RDKafkaClient.describe(err))", librdkafkaCode: err.rawValue)
+        }
+        return Self.offsets(of: list)
+    }
+
+    static func offsets(of list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) -> [KafkaTopicPartition: Int64] {
+        var result: [KafkaTopicPartition: Int64] = [:]
+        for i in 0..<Int(list.pointee.cnt) {
+            let e = list.pointee.elems[i]
+            result[KafkaTopicPartition(topic: String(cString: e.topic), partition: e.partition)] = e.offset
+        }
+        return result
+    }
+
+    /// Asks the poll loop to commit, leave the group and end.
+    func requestClose() {
+        _ = state.compareExchange(expected: State.running.rawValue, desired: State.closing.rawValue,
+                                  ordering: .acquiringAndReleasing)
+        credits.signal()
+    }
+
+    var isClosed: Bool { state.load(ordering: .acquiring) == State.closed.rawValue }
+}
+
+/// Eager rebalance: revocation lets the listener finish in-flight work, then commits.
+private func rebalance(_ rk: OpaquePointer?, _ err: rd_kafka_resp_err_t,
+                       _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+                       _ opaque: UnsafeMutableRawPointer?) {
+    guard let rk else { return }
+    let context = RDKafkaClient.context(of: rk)
+    let list = partitions.map { Array(RDKafkaConsumer.offsets(of: $0).keys) } ?? []
+    switch err {
+    case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+        context?.logger.info("partitions assigned", metadata: ["partitions": "\(list.map(\.description).sorted())"])
+        rd_kafka_assign(rk, partitions)
+        context?.rebalanceListener?(.assigned(list))
+    case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+        context?.logger.info("partitions revoked", metadata: ["partitions": "\(list.map(\.description).sorted())"])
+        context?.rebalanceListener?(.revoked(list))
+        _ = rd_kafka_commit(rk, nil, 0)
+        rd_kafka_assign(rk, nil)
+    default:
+        context?.logger.warning("rebalance error", metadata: ["error": "\(RDKafkaClient.describe(err))"])
+        rd_kafka_assign(rk, nil)
+    }
+}

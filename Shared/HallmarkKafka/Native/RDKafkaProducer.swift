@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import Synchronization
+import rdkafka
+
+/// One in-flight message's continuation, carried through librdkafka as the message opaque.
+private final class DeliveryBox {
+    let continuation: CheckedContinuation<KafkaDeliveryReport, any Error>
+    init(_ continuation: CheckedContinuation<KafkaDeliveryReport, any Error>) {
+        self.continuation = continuation
+    }
+}
+
+/// The C side of ``KafkaProducer``: an idempotent producer handle, its topic handles and a
+/// dedicated thread that serves delivery reports.
+final class RDKafkaProducer: @unchecked Sendable {
+    private let client: RDKafkaClient
+    private let topics = Mutex<[String: OpaquePointer]>([:])
+    private let running = RunFlag()
+    private let pollThreadDone = DispatchSemaphore(value: 0)
+
+    init(configuration: KafkaConfiguration, logger: Logger) throws {
+        var properties = configuration.baseProperties
+        properties["enable.idempotence"] = "true"
+        properties["acks"] = "all"
+        properties["linger.ms"] = "2"
+        properties.merge(configuration.properties) { _, override in override }
+        client = try RDKafkaClient(role: .producer, properties: properties,
+                                   context: RDKafkaContext(logger: logger)) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf, deliveryReport)
+        }
+        let thread = Thread { [client, running, pollThreadDone] in
+            while running.isSet { rd_kafka_poll(client.handle, 100) }
+            pollThreadDone.signal()
+        }
+        thread.name = "hallmark-kafka-producer-poll"
+        thread.start()
+    }
+
+    deinit {
+        stopPolling()
+        for (_, topic) in topics.withLock({ $0 }) { rd_kafka_topic_destroy(topic) }
+    }
+
+    private func stopPolling() {
+        if running.clear() { pollThreadDone.wait() }
+    }
+
+    private func topicHandle(_ name: String) throws -> OpaquePointer {
+        try topics.withLock { cache in
+            if let topic = cache[name] { return topic }
+            guard let topic = rd_kafka_topic_new(client.handle, name, nil) else {
+                throw KafkaError(.produce, "cannot open topic \(name)",
+                                 librdkafkaCode: rd_kafka_last_error().rawValue)
+            }
+            cache[name] = topic
+            return topic
+        }
+    }
+
+    /// Enqueues one message; the continuation resumes from the delivery report.
+    func produce(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
+                 continuation: CheckedContinuation<KafkaDeliveryReport, any Error>) -> Int32 {
+        let rkt: OpaquePointer
+        do { rkt = try topicHandle(topic) } catch {
+            continuation.resume(throwing: error)
+            return 0
+        }
+        let box = Unmanaged.passRetained(DeliveryBox(continuation)).toOpaque()
+        let result: Int32 = value.withUnsafeBytes { v in
+            func send(_ k: UnsafeRawBufferPointer?) -> Int32 {
+                rd_kafka_produce(rkt, partition ?? RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                                 UnsafeMutableRawPointer(mutating: v.baseAddress), v.count,
+                                 k?.baseAddress, k?.count ?? 0, box)
+            }
+            if let key { return key.withUnsafeBytes { send($0) } }
+            return send(nil)
+        }
+        guard result == 0 else {
+            Unmanaged<DeliveryBox>.fromOpaque(box).release()
+            return rd_kafka_last_error().rawValue
+        }
+        return 0
+    }
+
+    /// Waits (on the calling thread) until every queued message is delivered or failed.
+    func flush(timeoutMilliseconds: Int32) -> Bool {
+        rd_kafka_flush(client.handle, timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR
+    }
+
+    var queueLength: Int { Int(rd_kafka_outq_len(client.handle)) }
+
+    static let queueFullCode: Int32 = RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue
+    static func describe(_ code: Int32) -> String { RDKafkaClient.describe(rd_kafka_resp_err_t(rawValue: code)) }
+}
+
+/// librdkafka calls this on the poll thread once per message, delivered or failed.
+private func deliveryReport(_ rk: OpaquePointer?, _ message: UnsafePointer<rd_kafka_message_t>?,
+                            _ opaque: UnsafeMutableRawPointer?) {
+    guard let message, let raw = message.pointee._private else { return }
+    let box = Unmanaged<DeliveryBox>.fromOpaque(raw).takeRetainedValue()
+    let m = message.pointee
+    if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        box.continuation.resume(returning: KafkaDeliveryReport(topic: topic, partition: m.partition,
+                                                               offset: m.offset))
+    } else {
+        box.continuation.resume(throwing: KafkaError(.delivery, RDKafkaClient.describe(m.err),
+                                                     librdkafkaCode: m.err.rawValue))
+    }
+}
+
+/// A flag a dedicated thread polls to know when to stop.
+final class RunFlag: Sendable {
+    private let value = Atomic<Bool>(true)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    /// Clears the flag; true if it was set.
+    func clear() -> Bool { value.exchange(false, ordering: .acquiringAndReleasing) }
+}

@@ -1,0 +1,48 @@
+import HallmarkEnvelope
+import HallmarkKafka
+import Logging
+import ServiceLifecycle
+
+/// Publishes a ``MetricsSnapshot`` of the registry to the metrics topic on an interval, and
+/// once more when the service shuts down.
+public struct MetricsPublisher: Service {
+    let registry: MetricsRegistry
+    let producer: KafkaProducer
+    let topic: String
+    let service: String
+    let instance: String
+    let interval: Duration
+    let logger: Logger
+
+    public init(registry: MetricsRegistry, producer: KafkaProducer, topic: String, service: String,
+                instance: String, interval: Duration = .seconds(10), logger: Logger) {
+        self.registry = registry
+        self.producer = producer
+        self.topic = topic
+        self.service = service
+        self.instance = instance
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: interval)
+            await publish()
+        }
+    }
+
+    /// Takes a snapshot now and sends it; failures are logged, never thrown.
+    public func publish() async {
+        let (counters, gauges, histograms) = registry.snapshot()
+        let snapshot = MetricsSnapshot(
+            id: MessageID.random(), producedAt: Timestamp.now(), service: service, instance: instance,
+            intervalSeconds: Double(interval.components.seconds), counters: counters, gauges: gauges,
+            histograms: histograms)
+        do {
+            try await producer.send(topic: topic, key: Array(instance.utf8), value: JSONCoding.encode(snapshot))
+        } catch {
+            logger.warning("metrics snapshot not published", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import HallmarkKafka
+import Testing
+
+struct KafkaConfigurationTests {
+    @Test func environmentOverridesDefaults() throws {
+        let config = try KafkaConfiguration.fromEnvironment([
+            "HALLMARK_KAFKA_BROKERS": "10.0.0.1:9092",
+            "HALLMARK_KAFKA_PARTITIONS": "8",
+            "HALLMARK_KAFKA_PROPERTIES": "linger.ms=5, compression.type=lz4\nsasl.username=a=b",
+        ])
+        #expect(config.brokers == "10.0.0.1:9092")
+        #expect(config.defaultPartitions == 8)
+        #expect(config.sessionTimeoutMilliseconds == 2000)
+        #expect(config.heartbeatIntervalMilliseconds == 500)
+        #expect(config.properties == ["linger.ms": "5", "compression.type": "lz4", "sasl.username": "a=b"])
+    }
+
+    @Test func malformedEnvironmentIsATypedError() {
+        #expect(throws: KafkaError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PARTITIONS": "x"]) }
+        #expect(throws: KafkaError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PROPERTIES": "=v"]) }
+    }
+
+    @Test func unknownPropertyIsRejectedWithoutItsValue() throws {
+        var config = KafkaConfiguration()
+        config.properties = ["no.such.property": "secret-value"]
+        do {
+            _ = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+            Issue.record("expected a configuration error")
+        } catch let error as KafkaError {
+            #expect(error.code == .configuration)
+            #expect(!error.description.contains("secret-value"))
+        }
+    }
+}

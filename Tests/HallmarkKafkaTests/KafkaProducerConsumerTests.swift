@@ -1,0 +1,73 @@
+import Foundation
+import HallmarkKafka
+import Testing
+
+@Suite("Kafka against the real broker")
+struct KafkaProducerConsumerTests {
+    @Test func loadedLibrdkafkaIsSupported() throws {
+        #expect(KafkaLibrary.version >= KafkaLibrary.minimumVersion, "loaded \(KafkaLibrary.versionString)")
+        try KafkaLibrary.requireSupportedVersion()
+    }
+
+    @Test func createTopicsIsIdempotent() async throws {
+        let admin = KafkaAdmin(configuration: KafkaTestSupport.configuration, logger: KafkaTestSupport.logger)
+        let topic = KafkaTestSupport.uniqueName("test.admin")
+        #expect(try await admin.createTopics([topic], partitions: 3) == [topic])
+        #expect(try await admin.createTopics([topic], partitions: 3) == [])
+    }
+
+    @Test func producedMessagesAreConsumedInKeyOrderAndCommitted() async throws {
+        let config = KafkaTestSupport.configuration
+        let topic = KafkaTestSupport.uniqueName("test.roundtrip")
+        try await KafkaAdmin(configuration: config, logger: KafkaTestSupport.logger).createTopics([topic], partitions: 3)
+
+        let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+        let count = 300
+        try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
+            for i in 0..<count {
+                group.addTask {
+                    try await producer.send(topic: topic, key: Array("key-\(i % 7)".utf8), value: Array("\(i)".utf8))
+                }
+            }
+            for try await report in group { #expect(report.offset >= 0) }
+        }
+        await producer.close()
+
+        let group = KafkaTestSupport.uniqueName("test.group")
+        let consumer = try KafkaConsumer(configuration: config, groupID: group, topics: [topic],
+                                         logger: KafkaTestSupport.logger)
+        try consumer.start()
+        var seen: [String: [Int]] = [:]
+        var lastOffset: [KafkaTopicPartition: Int64] = [:]
+        var received = 0
+        for await message in consumer.messages {
+            let key = String(decoding: message.key ?? [], as: UTF8.self)
+            seen[key, default: []].append(Int(String(decoding: message.value, as: UTF8.self))!)
+            if let previous = lastOffset[message.topicPartition] { #expect(message.offset > previous) }
+            lastOffset[message.topicPartition] = message.offset
+            try consumer.storeOffset(message.topicPartition, nextOffset: message.offset + 1)
+            received += 1
+            if received == count { break }
+        }
+        try await consumer.commit()
+        let committed = try await consumer.committedOffsets(Array(lastOffset.keys))
+        await consumer.close()
+
+        #expect(received == count)
+        #expect(seen.values.reduce(0) { $0 + $1.count } == count)
+        // Every message was sent concurrently, so only the set matters, but each key's messages
+        // landed in one partition and were read in offset order (checked above).
+        #expect(Set(seen.values.flatMap { $0 }) == Set(0..<count))
+        for (partition, offset) in lastOffset { #expect(committed[partition] == offset + 1) }
+    }
+
+    @Test func sendFailsWithTypedErrorWhenBrokerIsUnreachable() async throws {
+        var config = KafkaConfiguration(brokers: "127.0.0.1:1")
+        config.properties = ["message.timeout.ms": "300", "log_level": "0"]
+        let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+        await #expect(throws: KafkaError.self) {
+            try await producer.send(topic: "nowhere", key: nil, value: [1, 2, 3])
+        }
+        await producer.close(timeout: .seconds(1))
+    }
+}
