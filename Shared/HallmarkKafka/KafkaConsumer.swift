@@ -63,6 +63,12 @@ public final class KafkaConsumer: Sendable {
         return raw.mapValues { $0 >= 0 ? $0 : nil }
     }
 
+    /// Starts ``close()`` without waiting: fetching stops, the partitions are revoked (the
+    /// rebalance listener runs), stored offsets are committed and ``messages`` ends.
+    public func beginClose() {
+        native.requestClose()
+    }
+
     /// Stops fetching, commits the stored offsets, leaves the group and ends ``messages``.
     /// Messages fetched but not processed are simply not committed: they are read again later.
     public func close() async {

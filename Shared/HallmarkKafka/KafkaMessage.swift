@@ -7,6 +7,8 @@ public struct KafkaMessage: Sendable {
     public let value: [UInt8]
     /// Broker or producer timestamp in milliseconds since 1970, when known.
     public let timestampMilliseconds: Int64?
+    /// The consumer's assignment generation when the message was fetched (see ``KafkaRebalanceEvent``).
+    public internal(set) var generation: UInt64 = 0
 
     public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
                 timestampMilliseconds: Int64? = nil) {

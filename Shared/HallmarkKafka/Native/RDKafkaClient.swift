@@ -6,6 +6,8 @@ import rdkafka
 final class RDKafkaContext: Sendable {
     let logger: Logger
     let rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?
+    /// Bumped on every assignment change; only the poll thread writes it.
+    let generation = Atomic<UInt64>(0)
 
     init(logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)? = nil) {
         self.logger = logger

@@ -86,7 +86,9 @@ final class RDKafkaConsumer: @unchecked Sendable {
                     }
                     continue
                 }
-                deliver(Self.message(from: m))
+                var message = Self.message(from: m)
+                message.generation = client.context.generation.load(ordering: .relaxed)
+                deliver(message)
                 used = true
             }
             if !used { credits.signal() }
@@ -169,14 +171,15 @@ private func rebalance(_ rk: OpaquePointer?, _ err: rd_kafka_resp_err_t,
     guard let rk else { return }
     let context = RDKafkaClient.context(of: rk)
     let list = partitions.map { Array(RDKafkaConsumer.offsets(of: $0).keys) } ?? []
+    let generation = (context?.generation.add(1, ordering: .relaxed).newValue) ?? 0
     switch err {
     case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
         context?.logger.info("partitions assigned", metadata: ["partitions": "\(list.map(\.description).sorted())"])
         rd_kafka_assign(rk, partitions)
-        context?.rebalanceListener?(.assigned(list))
+        context?.rebalanceListener?(KafkaRebalanceEvent(kind: .assigned, partitions: list, generation: generation))
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
         context?.logger.info("partitions revoked", metadata: ["partitions": "\(list.map(\.description).sorted())"])
-        context?.rebalanceListener?(.revoked(list))
+        context?.rebalanceListener?(KafkaRebalanceEvent(kind: .revoked, partitions: list, generation: generation))
         _ = rd_kafka_commit(rk, nil, 0)
         rd_kafka_assign(rk, nil)
     default:

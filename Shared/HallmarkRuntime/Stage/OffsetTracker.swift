@@ -1,0 +1,79 @@
+import HallmarkKafka
+
+/// Which offsets of each partition are in flight, so the stored offset never passes a message
+/// that is still being processed: it is always the lowest unfinished offset.
+///
+/// Messages of one partition begin in offset order (the consumer delivers them so); they may
+/// finish in any order.
+struct OffsetTracker: Sendable {
+    private struct Lane: Sendable {
+        var generation: UInt64
+        var offsets: [Int64] = []
+        var done: [Bool] = []
+        var head = 0
+
+        var inFlight: Int { offsets.count - head }
+
+        mutating func compact() {
+            guard head > 256, head * 2 > offsets.count else { return }
+            offsets.removeFirst(head)
+            done.removeFirst(head)
+            head = 0
+        }
+    }
+
+    private var lanes: [KafkaTopicPartition: Lane] = [:]
+
+    /// Starts tracking a partition afresh (on assignment); earlier generations become stale.
+    mutating func assign(_ partition: KafkaTopicPartition, generation: UInt64) {
+        lanes[partition] = Lane(generation: generation)
+    }
+
+    /// Stops tracking a partition (on revocation).
+    mutating func revoke(_ partition: KafkaTopicPartition) {
+        lanes[partition] = nil
+    }
+
+    /// Records that a message is in flight. Returns false for a message fetched before the
+    /// partition's current assignment (or for a partition not assigned): the caller skips it.
+    mutating func begin(_ partition: KafkaTopicPartition, offset: Int64, generation: UInt64) -> Bool {
+        guard var lane = lanes[partition], generation >= lane.generation else { return false }
+        if let last = lane.offsets.last, offset <= last { return false }
+        lane.offsets.append(offset)
+        lane.done.append(false)
+        lanes[partition] = lane
+        return true
+    }
+
+    /// Records that a message is finished. Returns the offset to store (the next offset to
+    /// read) when the low-water mark moved, nil otherwise.
+    mutating func finish(_ partition: KafkaTopicPartition, offset: Int64, generation: UInt64) -> Int64? {
+        guard var lane = lanes[partition], lane.generation <= generation else { return nil }
+        guard let index = Self.search(lane.offsets, from: lane.head, for: offset) else { return nil }
+        lane.done[index] = true
+        var advanced: Int64?
+        while lane.head < lane.offsets.count, lane.done[lane.head] {
+            advanced = lane.offsets[lane.head] + 1
+            lane.head += 1
+        }
+        lane.compact()
+        lanes[partition] = lane
+        return advanced
+    }
+
+    /// Messages in flight in these partitions (all partitions when nil).
+    func inFlight(in partitions: [KafkaTopicPartition]? = nil) -> Int {
+        guard let partitions else { return lanes.values.reduce(0) { $0 + $1.inFlight } }
+        return partitions.reduce(0) { $0 + (lanes[$1]?.inFlight ?? 0) }
+    }
+
+    private static func search(_ offsets: [Int64], from low: Int, for offset: Int64) -> Int? {
+        var (lo, hi) = (low, offsets.count - 1)
+        while lo <= hi {
+            let mid = (lo + hi) / 2
+            if offsets[mid] == offset { return mid }
+            if offsets[mid] < offset { lo = mid + 1 } else { hi = mid - 1 }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,37 @@
+import HallmarkEnvelope
+import Metrics
+import Synchronization
+
+/// The stage loop's metrics, created once with fixed dimensions.
+struct StageMetrics: Sendable {
+    let processed: Counter
+    let duplicates: Counter
+    let stale: Counter
+    let retries: Counter
+    let processingTime: Timer
+    let inFlight: Meter
+    private let service: String
+    private let rejected = Mutex<[RejectionReason: Counter]>([:])
+
+    init(service: String) {
+        let dims = [("service", service)]
+        self.service = service
+        processed = Counter(label: "hallmark_stage_processed_total", dimensions: dims)
+        duplicates = Counter(label: "hallmark_stage_duplicates_total", dimensions: dims)
+        stale = Counter(label: "hallmark_stage_stale_total", dimensions: dims)
+        retries = Counter(label: "hallmark_stage_retries_total", dimensions: dims)
+        processingTime = Timer(label: "hallmark_stage_processing_ns", dimensions: dims)
+        inFlight = Meter(label: "hallmark_stage_in_flight", dimensions: dims)
+    }
+
+    /// One counter per reason code; reasons are a small fixed set per stage.
+    func rejected(_ reason: RejectionReason) -> Counter {
+        rejected.withLock { cache in
+            if let counter = cache[reason] { return counter }
+            let counter = Counter(label: "hallmark_stage_rejected_total",
+                                  dimensions: [("service", service), ("reason", reason.rawValue)])
+            cache[reason] = counter
+            return counter
+        }
+    }
+}
