@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import libpq
+
+// The blocking libpq calls behind PostgresConnection. Everything here runs on the connection's
+// queue.
+extension PostgresConnection {
+    /// Session settings the text decoders rely on (ISO dates, UTC, hex bytea).
+    private static let sessionSetup = "SET DateStyle TO ISO; SET TimeZone TO 'UTC'; SET bytea_output TO hex"
+
+    static func open(
+        _ configuration: PostgresConfiguration, id: Int, queue: DispatchQueue, logger: Logger
+    ) throws(PostgresError) -> PostgresConnection {
+        // dbname is expanded as a URL/conninfo; the keywords after it override its values.
+        let keywords = ["dbname", "application_name", "connect_timeout", "client_encoding"]
+        let values = [configuration.connectionString, configuration.applicationName,
+                      String(configuration.connectTimeoutSeconds), "UTF8"]
+        let opened = withCStringArray(keywords) { k in withCStringArray(values) { v in PQconnectdbParams(k, v, 1) } }
+        guard let handle = opened else {
+            throw PostgresError(code: .connectionFailed, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = firstLine(PQerrorMessage(handle)) ?? "connection failed"
+            PQfinish(handle)
+            throw PostgresError(code: .connectionFailed, message: message)
+        }
+        let notices = NoticeSink(logger: logger)
+        PQsetNoticeProcessor(handle, noticeProcessor, Unmanaged.passUnretained(notices).toOpaque())
+        let connection = PostgresConnection(id: id, connection: handle, queue: queue, notices: notices, logger: logger)
+        do throws(PostgresError) {
+            _ = try connection.consume(PQexec(handle, sessionSetup))
+        } catch {
+            throw PostgresError(code: .connectionFailed, message: error.message, sqlState: error.sqlState)
+        }
+        return connection
+    }
+
+    func executeParams(_ sql: String, _ binds: [PostgresBind]) throws(PostgresError) -> PostgresRows {
+        try ensureConnected()
+        guard binds.count <= Int(UInt16.max) else {
+            throw PostgresError(code: .invalidQuery, message: "too many bind parameters (\(binds.count))")
+        }
+        var values: [UnsafeMutablePointer<CChar>?] = []
+        values.reserveCapacity(binds.count)
+        defer { values.forEach { free($0) } }
+        var lengths = [Int32](repeating: 0, count: binds.count)
+        var formats = [Int32](repeating: 0, count: binds.count)
+        for (index, bind) in binds.enumerated() {
+            switch bind.value {
+            case .null:
+                values.append(nil)
+            case .text(let text):
+                // Text parameters are NUL-terminated, so a NUL would silently truncate the value.
+                guard !text.utf8.contains(0) else {
+                    throw PostgresError(code: .invalidQuery, message: "text parameter $\(index + 1) contains a NUL character")
+                }
+                values.append(strdup(text))
+            case .binary(let bytes):
+                let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
+                bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                values.append(buffer)
+                lengths[index] = Int32(bytes.count)
+                formats[index] = 1
+            }
+        }
+        let types = binds.map { Oid($0.type.rawValue) }
+        let result = values.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { valuePointers in
+            PQexecParams(connection, sql, Int32(binds.count), types, valuePointers.baseAddress,
+                         lengths, formats, 0)
+        }
+        return try consume(result)
+    }
+
+    /// Turns a result into rows or an error, and frees it.
+    func consume(_ result: OpaquePointer?) throws(PostgresError) -> PostgresRows {
+        guard let result else { throw failure(nil) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return Self.rows(from: result)
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            markBroken()  // the connection is now stuck in COPY mode
+            throw PostgresError(code: .queryFailed, message: "COPY is not supported")
+        default:
+            throw failure(result)
+        }
+    }
+
+    /// A failed call: connection-class when libpq lost the connection or the server said it
+    /// is going away (SQLSTATE class 08, 57P01–57P03); the connection is then marked broken.
+    private func failure(_ result: OpaquePointer?) -> PostgresError {
+        func field(_ code: UInt8) -> String? {
+            guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
+            return String(cString: value)
+        }
+        let sqlState = field(UInt8(ascii: "C"))
+        let serverGoingAway = sqlState.map { $0.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains($0) } ?? false
+        let lost = PQstatus(connection) != CONNECTION_OK || serverGoingAway || result == nil
+        if lost { markBroken() }
+        let message = field(UInt8(ascii: "M")) ?? Self.firstLine(PQerrorMessage(connection)) ?? "unknown error"
+        return PostgresError(code: lost ? .connectionLost : .queryFailed, message: message,
+                             sqlState: sqlState, constraint: field(UInt8(ascii: "n")))
+    }
+
+    private static func rows(from result: OpaquePointer) -> PostgresRows {
+        let fieldCount = PQnfields(result), rowCount = PQntuples(result)
+        let columns = (0..<fieldCount).map { column in
+            PostgresColumn(name: String(cString: PQfname(result, column)),
+                           dataType: PostgresDataType(UInt32(PQftype(result, column))))
+        }
+        var cells: [[UInt8]?] = []
+        cells.reserveCapacity(Int(rowCount) * Int(fieldCount))
+        for row in 0..<rowCount {
+            for column in 0..<fieldCount {
+                if PQgetisnull(result, row, column) != 0 {
+                    cells.append(nil)
+                } else {
+                    let length = Int(PQgetlength(result, row, column))
+                    cells.append([UInt8](UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: length)))
+                }
+            }
+        }
+        let tag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
+        let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        return PostgresRows(columns: columns, cells: cells, commandTag: tag, affectedRows: affected)
+    }
+
+    static func firstLine(_ message: UnsafePointer<CChar>?) -> String? {
+        guard let message else { return nil }
+        let line = String(cString: message).split(separator: "\n").first.map(String.init)?
+            .trimmingCharacters(in: .whitespaces)
+        return line?.isEmpty == false ? line : nil
+    }
+}
+
+/// Routes server notices to the logger instead of libpq's default, stderr.
+final class NoticeSink: Sendable {
+    let logger: Logger
+    init(logger: Logger) { self.logger = logger }
+}
+
+private let noticeProcessor: PQnoticeProcessor = { context, message in
+    guard let context, let message else { return }
+    let sink = Unmanaged<NoticeSink>.fromOpaque(context).takeUnretainedValue()
+    sink.logger.debug("postgres notice: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+}
+
+/// Calls `body` with a NULL-terminated array of C strings that live for the call.
+private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

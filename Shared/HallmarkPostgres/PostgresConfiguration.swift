@@ -1,0 +1,82 @@
+import Foundation
+
+/// How to reach PostgreSQL and how many connections a ``PostgresPool`` may open.
+///
+/// The connection string may contain a password; it is kept private and every description of
+/// the configuration is redacted (``redactedConnectionString``).
+public struct PostgresConfiguration: Sendable, CustomStringConvertible {
+    /// The connection URL (`postgresql://user@host:port/db?…`) or `key=value` conninfo, as given.
+    let connectionString: String
+    /// Maximum number of open connections in a pool. Default 4.
+    public var poolSize: Int
+    /// How long to wait for a connection to be established. Default 10 seconds; libpq works in
+    /// whole seconds and treats anything below 2 as 2.
+    public var connectTimeout: Duration
+    /// Reported to the server as `application_name` (visible in `pg_stat_activity`). Default:
+    /// the connection string's `application_name`, else `hallmark`.
+    public var applicationName: String
+    /// The connection string with any password replaced by `***`, safe to log.
+    public let redactedConnectionString: String
+
+    /// The default pool size.
+    public static let defaultPoolSize = 4
+    /// The default connect timeout.
+    public static let defaultConnectTimeout: Duration = .seconds(10)
+    /// The environment variable holding the connection URL.
+    public static let urlVariable = "HALLMARK_POSTGRES_URL"
+    /// The environment variable holding the pool size.
+    public static let poolSizeVariable = "HALLMARK_POSTGRES_POOL_SIZE"
+
+    /// Validates a connection URL or conninfo string (libpq's own parser).
+    /// - Throws: ``PostgresError/Code/invalidConfiguration`` if libpq cannot parse it or a value
+    ///   is out of range. The error never echoes the string.
+    public init(
+        url: String,
+        poolSize: Int = PostgresConfiguration.defaultPoolSize,
+        connectTimeout: Duration? = nil,
+        applicationName: String? = nil
+    ) throws(PostgresError) {
+        let options = try ConnectionOptions.parse(url)
+        guard poolSize >= 1 else {
+            throw PostgresError(code: .invalidConfiguration, message: "pool size must be at least 1")
+        }
+        self.connectionString = url
+        self.poolSize = poolSize
+        self.connectTimeout = connectTimeout
+            ?? options["connect_timeout"].flatMap { Int($0) }.map { .seconds($0) }
+            ?? Self.defaultConnectTimeout
+        self.applicationName = applicationName ?? options["application_name"] ?? "hallmark"
+        self.redactedConnectionString = options.redacted
+    }
+
+    /// Reads `HALLMARK_POSTGRES_URL` (required) and `HALLMARK_POSTGRES_POOL_SIZE` (optional,
+    /// default 4).
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        applicationName: String? = nil
+    ) throws(PostgresError) -> PostgresConfiguration {
+        guard let url = environment[urlVariable], !url.isEmpty else {
+            throw PostgresError(code: .invalidConfiguration, message: "\(urlVariable) is not set")
+        }
+        var poolSize = defaultPoolSize
+        if let text = environment[poolSizeVariable], !text.isEmpty {
+            guard let value = Int(text), value >= 1 else {
+                throw PostgresError(code: .invalidConfiguration,
+                                    message: "\(poolSizeVariable) must be a positive integer")
+            }
+            poolSize = value
+        }
+        return try PostgresConfiguration(url: url, poolSize: poolSize, applicationName: applicationName)
+    }
+
+    /// Whole seconds for libpq's `connect_timeout`, rounded up.
+    var connectTimeoutSeconds: Int {
+        let (seconds, attoseconds) = connectTimeout.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+    }
+
+    public var description: String {
+        "PostgresConfiguration(\(redactedConnectionString), poolSize: \(poolSize), "
+            + "connectTimeout: \(connectTimeout), applicationName: \(applicationName))"
+    }
+}
