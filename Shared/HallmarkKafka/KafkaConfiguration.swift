@@ -13,6 +13,9 @@ public struct KafkaConfiguration: Sendable {
     public var heartbeatIntervalMilliseconds: Int
     /// How often stored offsets are committed (`auto.commit.interval.ms`). Default 1000.
     public var commitIntervalMilliseconds: Int
+    /// `fetch.wait.max.ms`: how long the broker may hold a fetch. Default 10: Tansu waits the
+    /// full time even when data is there, so librdkafka's 500 ms would add that to latency.
+    public var fetchWaitMaxMilliseconds: Int
     /// Partition count used when Hallmark creates a missing topic. Default 4.
     public var defaultPartitions: Int
     /// Any further librdkafka property; applied last, so it overrides everything above.
@@ -24,6 +27,7 @@ public struct KafkaConfiguration: Sendable {
         sessionTimeoutMilliseconds: Int = 2000,
         heartbeatIntervalMilliseconds: Int = 500,
         commitIntervalMilliseconds: Int = 1000,
+        fetchWaitMaxMilliseconds: Int = 10,
         defaultPartitions: Int = 4,
         properties: [String: String] = [:]
     ) {
@@ -32,13 +36,14 @@ public struct KafkaConfiguration: Sendable {
         self.sessionTimeoutMilliseconds = sessionTimeoutMilliseconds
         self.heartbeatIntervalMilliseconds = heartbeatIntervalMilliseconds
         self.commitIntervalMilliseconds = commitIntervalMilliseconds
+        self.fetchWaitMaxMilliseconds = fetchWaitMaxMilliseconds
         self.defaultPartitions = defaultPartitions
         self.properties = properties
     }
 
     /// Reads `HALLMARK_KAFKA_BROKERS`, `HALLMARK_KAFKA_CLIENT_ID`, `HALLMARK_KAFKA_PARTITIONS`,
     /// `HALLMARK_KAFKA_SESSION_TIMEOUT_MS`, `HALLMARK_KAFKA_HEARTBEAT_MS`,
-    /// `HALLMARK_KAFKA_COMMIT_INTERVAL_MS` and the escape hatch `HALLMARK_KAFKA_PROPERTIES`:
+    /// `HALLMARK_KAFKA_COMMIT_INTERVAL_MS`, `HALLMARK_KAFKA_FETCH_WAIT_MS` and the escape hatch `HALLMARK_KAFKA_PROPERTIES`:
     /// librdkafka properties as `name=value` pairs separated by commas or newlines
     /// (e.g. `linger.ms=5,compression.type=lz4`).
     public static func fromEnvironment(_ environment: [String: String]) throws -> KafkaConfiguration {
@@ -56,6 +61,7 @@ public struct KafkaConfiguration: Sendable {
         if let v = try int("HALLMARK_KAFKA_SESSION_TIMEOUT_MS") { config.sessionTimeoutMilliseconds = v }
         if let v = try int("HALLMARK_KAFKA_HEARTBEAT_MS") { config.heartbeatIntervalMilliseconds = v }
         if let v = try int("HALLMARK_KAFKA_COMMIT_INTERVAL_MS") { config.commitIntervalMilliseconds = v }
+        if let v = try int("HALLMARK_KAFKA_FETCH_WAIT_MS") { config.fetchWaitMaxMilliseconds = v }
         if let raw = environment["HALLMARK_KAFKA_PROPERTIES"] {
             config.properties = try parseProperties(raw)
         }

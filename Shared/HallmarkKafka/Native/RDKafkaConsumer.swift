@@ -28,6 +28,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
         properties["auto.offset.reset"] = "earliest"
         properties["session.timeout.ms"] = String(configuration.sessionTimeoutMilliseconds)
         properties["heartbeat.interval.ms"] = String(configuration.heartbeatIntervalMilliseconds)
+        properties["fetch.wait.max.ms"] = String(configuration.fetchWaitMaxMilliseconds)
         properties["partition.assignment.strategy"] = "range,roundrobin"
         properties.merge(configuration.properties) { _, override in override }
         let context = RDKafkaContext(logger: logger, rebalanceListener: rebalanceListener)

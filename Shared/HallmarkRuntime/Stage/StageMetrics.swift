@@ -3,7 +3,7 @@ import Metrics
 import Synchronization
 
 /// The stage loop's metrics, created once with fixed dimensions.
-struct StageMetrics: Sendable {
+final class StageMetrics: Sendable {
     let processed: Counter
     let duplicates: Counter
     let stale: Counter

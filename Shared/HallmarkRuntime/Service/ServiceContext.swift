@@ -1,0 +1,26 @@
+import HallmarkKafka
+import HallmarkPostgres
+import Logging
+
+/// What ``ServiceRunner`` builds from the environment and hands to a service's wiring.
+public struct ServiceContext: Sendable {
+    /// The process environment (configuration comes from `HALLMARK_…` variables).
+    public let environment: [String: String]
+    public let service: String
+    public let instance: String
+    public let logger: Logger
+    public let kafka: KafkaConfiguration
+    /// The process's one producer; flushed and closed after every service stopped.
+    public let producer: KafkaProducer
+    /// The service's schema and pool, when it has a database.
+    public let database: StageDatabase?
+    public let metrics: MetricsRegistry
+
+    /// A stage with this context's producer, database and logger.
+    public func stage<P: StageProcessor>(_ processor: P, inputTopics: [String]) throws -> StageService<P> {
+        var config = try StageConfiguration.fromEnvironment(environment, service: service, inputTopics: inputTopics)
+        config.instance = instance
+        return StageService(configuration: config, kafka: kafka, producer: producer, database: database,
+                            processor: processor, logger: logger)
+    }
+}

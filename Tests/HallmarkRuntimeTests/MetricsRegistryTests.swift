@@ -1,0 +1,50 @@
+import CoreMetrics
+import Foundation
+import HallmarkEnvelope
+import Testing
+
+@testable import HallmarkRuntime
+
+struct MetricsRegistryTests {
+    @Test func snapshotHasCountersGaugesAndHistogramPercentiles() throws {
+        let registry = MetricsRegistry()
+        let counter = registry.makeCounter(label: "c", dimensions: [("service", "x")])
+        counter.increment(by: 3)
+        registry.makeCounter(label: "c", dimensions: [("service", "x")]).increment(by: 2)
+        registry.makeMeter(label: "g", dimensions: []).set(Int64(7))
+        let timer = registry.makeTimer(label: "t", dimensions: [])
+        for v in 1...100 { timer.recordNanoseconds(Int64(v)) }
+
+        let first = registry.snapshot()
+        #expect(first.counters == [.init(name: "c", dimensions: ["service": "x"], value: 5)])
+        #expect(first.gauges.first?.value == 7)
+        let h = try #require(first.histograms.first)
+        #expect((h.count, h.sum, h.min, h.max) == (100, 5050, 1, 100))
+        #expect(abs(h.p50 - 50) <= 1 && abs(h.p90 - 90) <= 1 && abs(h.p99 - 99) <= 1)
+
+        // Histograms cover one interval; counters are cumulative.
+        let second = registry.snapshot()
+        #expect(second.histograms.first?.count == 0)
+        #expect(second.counters.first?.value == 5)
+    }
+
+    @Test func reservoirBoundsMemoryButKeepsExactCountAndExtremes() throws {
+        let registry = MetricsRegistry(reservoirSize: 64)
+        let recorder = registry.makeRecorder(label: "r", dimensions: [], aggregate: true)
+        for v in 0..<10_000 { recorder.record(Int64(v)) }
+        let h = try #require(registry.snapshot().histograms.first)
+        #expect(h.count == 10_000 && h.min == 0 && h.max == 9_999)
+        #expect(h.p50 > 2_000 && h.p50 < 8_000)
+    }
+
+    @Test func snapshotEncodesAsTheMetricsSchema() throws {
+        let registry = MetricsRegistry()
+        registry.makeCounter(label: "c", dimensions: []).increment(by: 1)
+        let (c, g, h) = registry.snapshot()
+        let snapshot = MetricsSnapshot(id: MessageID.random(), producedAt: Timestamp.now(), service: "s", instance: "i",
+                                       intervalSeconds: 10, counters: c, gauges: g, histograms: h)
+        let json = try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(snapshot))) as? [String: Any]
+        #expect(json?["schema"] as? String == "hallmark.metrics.v1")
+        #expect(json?["produced_at"] != nil && json?["interval_seconds"] != nil)
+    }
+}

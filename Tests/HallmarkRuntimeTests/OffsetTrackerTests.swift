@@ -1,0 +1,52 @@
+import HallmarkKafka
+import Testing
+
+@testable import HallmarkRuntime
+
+struct OffsetTrackerTests {
+    let p = KafkaTopicPartition(topic: "t", partition: 0)
+
+    @Test func storedOffsetNeverPassesTheLowestUnfinishedMessage() {
+        var tracker = OffsetTracker()
+        tracker.assign(p, generation: 1)
+        for offset in 10...14 { let r = tracker.begin(p, offset: Int64(offset), generation: 1); #expect(r) }
+        do { let r = tracker.finish(p, offset: 12, generation: 1); #expect(r == nil) }
+        do { let r = tracker.finish(p, offset: 11, generation: 1); #expect(r == nil) }
+        do { let r = tracker.finish(p, offset: 10, generation: 1); #expect(r == 13) }
+        #expect(tracker.inFlight() == 2)
+        do { let r = tracker.finish(p, offset: 14, generation: 1); #expect(r == nil) }
+        do { let r = tracker.finish(p, offset: 13, generation: 1); #expect(r == 15) }
+        #expect(tracker.inFlight() == 0)
+    }
+
+    @Test func messagesFromBeforeAnAssignmentAreStale() {
+        var tracker = OffsetTracker()
+        do { let r = tracker.begin(p, offset: 1, generation: 0); #expect(!r, "not assigned") }
+        tracker.assign(p, generation: 3)
+        do { let r = tracker.begin(p, offset: 1, generation: 2); #expect(!r) }
+        do { let r = tracker.begin(p, offset: 1, generation: 3); #expect(r) }
+        do { let r = tracker.begin(p, offset: 1, generation: 3); #expect(!r, "offsets only move forward") }
+        tracker.revoke(p)
+        do { let r = tracker.finish(p, offset: 1, generation: 3); #expect(r == nil) }
+    }
+
+    @Test func randomCompletionOrderAlwaysStoresTheLowWaterMark() {
+        var tracker = OffsetTracker()
+        tracker.assign(p, generation: 1)
+        let offsets = Array(Int64(0)..<2_000)
+        for o in offsets { _ = tracker.begin(p, offset: o, generation: 1) }
+        var finished = Set<Int64>()
+        var stored: Int64 = 0
+        for o in offsets.shuffled() {
+            finished.insert(o)
+            if let next = tracker.finish(p, offset: o, generation: 1) {
+                #expect(next > stored)
+                stored = next
+            }
+            var low: Int64 = 0
+            while finished.contains(low) { low += 1 }
+            #expect(stored == low)
+        }
+        #expect(stored == 2_000)
+    }
+}

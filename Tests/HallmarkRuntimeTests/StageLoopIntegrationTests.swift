@@ -1,0 +1,172 @@
+import Foundation
+import HallmarkEnvelope
+import HallmarkKafka
+import HallmarkPostgres
+import Testing
+
+/// The stage loop run as its own process (`hallmark probe`) against the real broker and
+/// PostgreSQL. Serialized: these tests kill processes and restart the database.
+@Suite("Stage loop, end to end", .serialized)
+struct StageLoopIntegrationTests {
+    @Test func tenThousandMessagesNoneLostNoneTwice() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        let ids = try await h.produceRequests(10_000, keys: 100)
+        let probe = try h.startProbe("a", ["HALLMARK_MAX_IN_FLIGHT": "64", "HALLMARK_POSTGRES_POOL_SIZE": "16"])
+        try await h.waitForEffects(10_000)
+        let effects = try await h.effects()
+        #expect(effects.rows == 10_000, "an effect happened twice")
+        #expect(effects.distinct == 10_000)
+
+        let results = try await h.read(h.output, count: 10_000)
+        let answered = Set(results.compactMap { Self.field("correlation_id", in: $0.value) })
+        #expect(answered == Set(ids))
+        probe.signal(SIGTERM)
+        #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+        #expect(probe.logCount("message rejected") == 0)
+    }
+
+    @Test func killedConsumerRestartsAndEveryMessageIsProcessed() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        let ids = try await h.produceRequests(3_000)
+        let first = try h.startProbe("first")
+        try await h.waitForEffects(500)
+        first.signal(SIGKILL)
+        #expect(await first.waitForExit(timeout: .seconds(10)) != nil)
+        let killedAt = try await h.effects().distinct
+        #expect(killedAt < 3_000, "the kill came too late to test anything")
+
+        let second = try h.startProbe("second")
+        try await h.waitForEffects(3_000)
+        let effects = try await h.effects()
+        #expect(effects.distinct == 3_000)
+        #expect(effects.rows == effects.distinct, "a transaction interrupted by SIGKILL left a partial effect")
+        let results = try await h.read(h.output, count: 3_000)
+        #expect(Set(results.compactMap { Self.field("correlation_id", in: $0.value) }).isSuperset(of: ids))
+        second.signal(SIGTERM)
+        #expect(await second.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func poisonMessagesAreRejectedWithReasonsAndTheLoopGoesOn() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        let validID = MessageID.random()
+        let poison: [(String, [UInt8])] = [
+            ("invalid_json", Array("{not json".utf8)),
+            ("invalid_json", Array("[1,2,3]".utf8)),
+            ("invalid_json", [0xFF, 0xFE, 0x00]),
+            ("invalid_envelope", Array(#"{"schema":"hallmark.probe.request.v1","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#.utf8)),
+            ("invalid_envelope", Array(#"{"schema":"hallmark.probe.request.v1","id":"nope","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#.utf8)),
+            ("unknown_schema", Array(#"{"schema":"hallmark.other.v1","id":"\#(MessageID.random())","produced_at":"2025-01-01T00:00:00.000Z"}"#.utf8)),
+            ("schema_violation", Array(#"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"2025-01-01T00:00:00.000Z","n":"x"}"#.utf8)),
+            ("schema_violation", StageHarness.request(n: -1)),
+            ("oversized", StageHarness.request(n: 1) + Array(repeating: 0x20, count: 5_000)),
+            ("processing_failed", StageHarness.request(n: 2, fail: "always")),
+        ]
+        // All on one key, so they sit in front of the valid message in one partition.
+        var offsets: [Int64] = []
+        for (_, bytes) in poison {
+            offsets.append(try await h.producer.send(topic: h.input, key: Array("same".utf8), value: bytes).offset)
+        }
+        try await h.producer.send(topic: h.input, key: Array("same".utf8), value: StageHarness.request(n: 7, id: validID))
+        try await h.produceRequests(20, keys: 5, from: 100)
+
+        let probe = try h.startProbe("poison", ["HALLMARK_MAX_MESSAGE_BYTES": "4096"])
+        try await h.waitForEffects(21, timeout: .seconds(60))
+        let rejected = try await h.read(h.rejected, count: poison.count)
+        #expect(rejected.count == poison.count)
+        let records = try rejected.map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
+        for (i, (reason, bytes)) in poison.enumerated() {
+            let record = records.first { $0.source.offset == offsets[i] && $0.source.topic == h.input }
+            #expect(record?.reason.rawValue == reason, "poison #\(i)")
+            #expect(record?.originalB64 == Data(bytes).base64EncodedString(), "poison #\(i) bytes")
+            #expect(record?.service == "probe")
+        }
+        let results = try await h.read(h.output, count: 21)
+        #expect(results.contains { Self.field("correlation_id", in: $0.value) == validID })
+        probe.signal(SIGTERM)
+        #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func postgresRestartDuringRunLosesNothing() async throws {
+        guard let dataDir = ProcessInfo.processInfo.environment["HALLMARK_PG_DATA"] else {
+            Issue.record("HALLMARK_PG_DATA is not set: run the tests through deploy/local/test")
+            return
+        }
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        try await h.produceRequests(3_000)
+        let probe = try h.startProbe("pg", ["HALLMARK_PROBE_DELAY_MS": "1"])
+        try await h.waitForEffects(300)
+        try PostgresServer.restart(dataDirectory: dataDir)
+        try await h.waitForEffects(3_000)
+        let effects = try await h.effects()
+        #expect(effects.distinct == 3_000)
+        #expect(effects.rows == 3_000)
+        #expect(probe.logCount("processing failed; retrying") > 0, "the restart was not noticed: nothing tested")
+        probe.signal(SIGTERM)
+        #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func sigtermFinishesInFlightAndARestartRedoesNothing() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        try await h.produceRequests(600, keys: 40)
+        let first = try h.startProbe("term1", ["HALLMARK_PROBE_DELAY_MS": "20", "HALLMARK_MAX_IN_FLIGHT": "16"])
+        try await h.waitForEffects(100)
+        first.signal(SIGTERM)
+        #expect(await first.waitForExit(timeout: .seconds(30)) == 0)
+        let finished = try await h.effects()
+        #expect(finished.distinct < 600, "everything finished before SIGTERM: nothing tested")
+        #expect(first.logCount("stage stopped") == 1)
+
+        let second = try h.startProbe("term2")
+        try await h.waitForEffects(600)
+        second.signal(SIGTERM)
+        #expect(await second.waitForExit(timeout: .seconds(30)) == 0)
+        #expect(second.logCount("duplicate skipped") == 0, "the restart re-processed finished messages")
+        #expect(try await h.effects().rows == 600)
+    }
+
+    @Test func migrationsApplyOnceWhenTwoServicesStartTogether() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        let a = try h.startProbe("mig-a")
+        let b = try h.startProbe("mig-b")
+        try await h.wait("both probes started", timeout: .seconds(60)) {
+            a.logCount("stage started") == 1 && b.logCount("stage started") == 1
+        }
+        let rows = try await h.pool.query(
+            "SELECT version, count(*)::bigint FROM \(unescaped: h.schema).schema_migrations GROUP BY version ORDER BY version")
+        let versions = try rows.map { try $0.decode((Int32, Int64).self) }
+        #expect(versions.map(\.0) == [0, 1])
+        #expect(versions.allSatisfy { $0.1 == 1 })
+        try await h.produceRequests(50)
+        try await h.waitForEffects(50, timeout: .seconds(60))
+        for p in [a, b] {
+            p.signal(SIGTERM)
+            #expect(await p.waitForExit(timeout: .seconds(30)) == 0)
+        }
+        #expect(a.rawLog.contains("cannot start") == false && b.rawLog.contains("cannot start") == false)
+    }
+
+    static func field(_ name: String, in value: [UInt8]) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any])?[name] as? String
+    }
+}
+
+/// The throwaway cluster of deploy/local/up.
+enum PostgresServer {
+    static func restart(dataDirectory: String) throws {
+        let pgCtl = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")
+            .sorted().last.map { "/usr/lib/postgresql/\($0)/bin/pg_ctl" } ?? "pg_ctl"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        process.arguments = ["-u", "postgres", "--", pgCtl, "-D", dataDirectory, "-m", "fast", "-w", "restart"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw HarnessError("pg_ctl restart failed") }
+    }
+}

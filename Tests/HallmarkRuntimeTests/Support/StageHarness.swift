@@ -1,0 +1,115 @@
+import Foundation
+import HallmarkEnvelope
+import HallmarkKafka
+import HallmarkPostgres
+import Logging
+import Testing
+
+/// One test's private world on the real broker and database: its own topics, consumer group
+/// and schema, so tests never see each other's messages.
+final class StageHarness: Sendable {
+    let id = String(UUID().uuidString.prefix(8)).lowercased()
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+    let pool: PostgresPool
+    let logger: Logger
+
+    var input: String { "test.probe.\(id).in" }
+    var output: String { "test.probe.\(id).out" }
+    var rejected: String { "test.probe.\(id).rejected" }
+    var schema: String { "probe_\(id)" }
+    var group: String { "test-probe-\(id)" }
+
+    init() async throws {
+        var logger = Logger(label: "stage-harness")
+        logger.logLevel = .warning
+        self.logger = logger
+        kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        producer = try KafkaProducer(configuration: kafka, logger: logger)
+        pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics([input, output, rejected], partitions: 4)
+    }
+
+    /// Starts a probe process in this harness's world.
+    func startProbe(_ name: String, _ extra: [String: String] = [:]) throws -> ProbeProcess {
+        try ProbeProcess(name: "\(id)-\(name)", environment: [
+            "HALLMARK_PROBE_INPUT": input, "HALLMARK_PROBE_OUTPUT": output, "HALLMARK_PROBE_SCHEMA": schema,
+            "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_INSTANCE": name,
+            "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+            "HALLMARK_METRICS_INTERVAL_MS": "2000",
+        ].merging(extra) { _, new in new })
+    }
+
+    /// A valid probe request.
+    static func request(n: Int, id: String = MessageID.random(), fail: String? = nil) -> [UInt8] {
+        let failField = fail.map { #","fail":"\#($0)""# } ?? ""
+        return Array(#"{"schema":"hallmark.probe.request.v1","id":"\#(id)","produced_at":"\#(Timestamp.now())","n":\#(n)\#(failField)}"#.utf8)
+    }
+
+    /// Sends `count` valid requests spread over `keys` keys; returns their ids.
+    @discardableResult
+    func produceRequests(_ count: Int, keys: Int = 50, from first: Int = 0) async throws -> [String] {
+        let ids = (0..<count).map { _ in MessageID.random() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, id) in ids.enumerated() {
+                if i >= 2000 { try await group.next() }
+                group.addTask {
+                    try await self.producer.send(topic: self.input, key: Array("key-\(i % keys)".utf8),
+                                                 value: Self.request(n: first + i, id: id))
+                }
+            }
+            try await group.waitForAll()
+        }
+        return ids
+    }
+
+    /// Effect rows written by the probe: all of them, and distinct message ids.
+    func effects() async throws -> (rows: Int, distinct: Int) {
+        do {
+            let rows = try await pool.withRetry(attempts: 20) {
+                try await pool.query("SELECT count(*)::bigint, count(DISTINCT message_id)::bigint FROM \(unescaped: schema).effects")
+            }
+            let (all, distinct) = try rows[0].decode((Int64, Int64).self)
+            return (Int(all), Int(distinct))
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            return (0, 0)  // the probe has not created its table yet
+        }
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes.
+    func wait(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw HarnessError("timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    func waitForEffects(_ expected: Int, timeout: Duration = .seconds(180)) async throws {
+        try await wait("\(expected) effects", timeout: timeout) { try await effects().distinct >= expected }
+    }
+
+    /// Reads a topic from the start until `count` messages arrived or `timeout` passed.
+    func read(_ topic: String, count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
+        let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
+                                         bufferCapacity: 4096, logger: logger)
+        try consumer.start()
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            consumer.beginClose()
+        }
+        var messages: [KafkaMessage] = []
+        for await message in consumer.messages {
+            messages.append(message)
+            if messages.count >= count { break }
+        }
+        timer.cancel()
+        await consumer.close()
+        return messages
+    }
+
+    func close() async {
+        await producer.close()
+        pool.close()
+    }
+}
