@@ -1,0 +1,144 @@
+import Foundation
+import HallmarkPostgres
+import Testing
+
+/// Restarts the shared server, so these run one at a time and hold the server gate exclusively
+/// (every other test waits meanwhile).
+@Suite(
+    "Reconnect after a server restart",
+    .serialized,
+    .enabled(if: ServerControl.dataDirectory != nil,
+             "HALLMARK_PG_DATA is not set: export HALLMARK_PG_DATA=<repo>/.hallmark/pg/data to run the restart tests")
+)
+struct ReconnectTests {
+    private func backendPIDs(_ pool: PostgresPool, count: Int) async throws -> Set<Int32> {
+        try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    try await pool.query("SELECT pg_backend_pid(), pg_sleep(0.05)").first!.column(0, as: Int32.self)
+                }
+            }
+            return try await group.reduce(into: []) { $0.insert($1) }
+        }
+    }
+
+    @Test func idleConnectionsAreReplacedAfterARestart() async throws {
+        try await ServerGate.withExclusive {
+            let pool = try TestDatabase.makePool(poolSize: 2)
+            defer { pool.close() }
+            let before = try await backendPIDs(pool, count: 4)
+            #expect(pool.statistics.idle == 2)
+            try await ServerControl.restart()
+            // The pool may notice the dead connection only when a query fails: allow one
+            // connectionLost, never anything else.
+            do {
+                try await pool.query("SELECT 1")
+            } catch let error as PostgresError {
+                #expect(error.code == .connectionLost)
+            }
+            let after = try await backendPIDs(pool, count: 4)
+            #expect(after.isDisjoint(with: before))
+            #expect(pool.statistics.open <= 2)
+        }
+    }
+
+    @Test func anInFlightQueryFailsWithConnectionLostAndThePoolRecovers() async throws {
+        try await ServerGate.withExclusive {
+            let pool = try TestDatabase.makePool(poolSize: 2)
+            defer { pool.close() }
+            let slow = Task { try await pool.query("SELECT pg_sleep(30)") }
+            try await waitUntil { try await pool.query(
+                "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'"
+            ).first!.column(0, as: Int.self) == 1 }
+            try await ServerControl.restart()
+            await #expect {
+                try await slow.value
+            } throws: { error in
+                guard let error = error as? PostgresError else { return false }
+                return error.code == .connectionLost && error.isConnectionError
+            }
+            let recovered = try await pool.withRetry(attempts: 5) { try await pool.query("SELECT 42") }
+            #expect(try recovered.first?.column(0, as: Int.self) == 42)
+        }
+    }
+
+    @Test func withRetryRidesOutARestart() async throws {
+        try await ServerGate.withExclusive {
+            let pool = try TestDatabase.makePool(poolSize: 4)
+            defer { pool.close() }
+            _ = try await backendPIDs(pool, count: 8)
+            try await ServerControl.restart()
+            let values = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<20 {
+                    group.addTask {
+                        try await pool.withRetry(attempts: 5, initialBackoff: .milliseconds(50)) {
+                            try await pool.query("SELECT \(i)").first!.column(0, as: Int.self)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(values.sorted() == Array(0..<20))
+        }
+    }
+
+    private func waitUntil(_ condition: () async throws -> Bool) async throws {
+        for _ in 0..<200 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("condition not met within 2 s")
+    }
+}
+
+/// Restarts the local throwaway cluster with pg_ctl (as the postgres user when running as root).
+enum ServerControl {
+    static var dataDirectory: String? {
+        ProcessInfo.processInfo.environment["HALLMARK_PG_DATA"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var pgCtl: String {
+        if let explicit = ProcessInfo.processInfo.environment["HALLMARK_PG_CTL"] { return explicit }
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        let newest = versions.compactMap(Int.init).max().map(String.init) ?? "15"
+        return "\(root)/\(newest)/bin/pg_ctl"
+    }
+
+    struct Failed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs pg_ctl on a dispatch thread (it blocks for about a second).
+    static func restart() async throws {
+        guard let data = dataDirectory else { throw Failed(description: "HALLMARK_PG_DATA is not set") }
+        // Log next to the data folder (as deploy/local/up does), so the server never inherits
+        // our output.
+        let log = URL(fileURLWithPath: data).deletingLastPathComponent().appendingPathComponent("postgres.log").path
+        var arguments = [pgCtl, "-D", data, "-l", log, "-m", "fast", "-w", "-t", "30", "restart"]
+        if getuid() == 0 { arguments = ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments }
+        let command = arguments
+        let status = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: run(command)) }
+        }
+        guard status == 0 else { throw Failed(description: "pg_ctl restart exited with \(status)") }
+    }
+
+    /// posix_spawn + waitpid: Foundation's `Process.waitUntilExit` can hang on Linux when the
+    /// child exits while the waiting thread isn't running a run loop.
+    private static func run(_ arguments: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+    }
+}
