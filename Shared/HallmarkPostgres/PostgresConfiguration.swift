@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The connection string may contain a password; it is kept private and every description of
 /// the configuration is redacted (``redactedConnectionString``).
-public struct PostgresConfiguration: Sendable, CustomStringConvertible {
+public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomReflectable {
     /// The connection URL (`postgresql://user@host:port/db?…`) or `key=value` conninfo, as given.
     let connectionString: String
     /// Maximum number of open connections in a pool. Default 4.
@@ -78,5 +78,13 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var description: String {
         "PostgresConfiguration(\(redactedConnectionString), poolSize: \(poolSize), "
             + "connectTimeout: \(connectTimeout), applicationName: \(applicationName))"
+    }
+
+    /// Keeps `dump` and debuggers from showing the raw connection string.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "connection": redactedConnectionString, "poolSize": poolSize,
+            "connectTimeout": connectTimeout, "applicationName": applicationName,
+        ])
     }
 }

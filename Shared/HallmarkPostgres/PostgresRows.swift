@@ -1,14 +1,3 @@
-/// A result column's name and type.
-public struct PostgresColumn: Sendable, Hashable {
-    public let name: String
-    public let dataType: PostgresDataType
-
-    public init(name: String, dataType: PostgresDataType) {
-        self.name = name
-        self.dataType = dataType
-    }
-}
-
 /// The complete result of a statement, copied out of libpq: safe to keep and pass around.
 ///
 /// ```swift
@@ -16,7 +5,7 @@ public struct PostgresColumn: Sendable, Hashable {
 ///     let (id, name) = try row.decode((Int64, String).self)
 /// }
 /// ```
-public struct PostgresRows: RandomAccessCollection, Sendable {
+public struct PostgresRows: RandomAccessCollection, Sendable, CustomStringConvertible {
     /// The result's columns, in order.
     public var columns: [PostgresColumn] { layout.columns }
     /// The command tag, e.g. `INSERT 0 3` or `SELECT 2`.
@@ -40,6 +29,11 @@ public struct PostgresRows: RandomAccessCollection, Sendable {
     public subscript(position: Int) -> PostgresRow {
         let width = layout.columns.count
         return PostgresRow(layout: layout, cells: cells[position * width..<(position + 1) * width])
+    }
+
+    /// Shape only: cell values never appear in descriptions.
+    public var description: String {
+        "PostgresRows(\(commandTag), \(count) rows, columns: \(columns.map(\.name).joined(separator: ", ")))"
     }
 
     /// Decodes every row as a tuple, e.g. `try rows.decode((Int64, String).self)`.

@@ -60,3 +60,20 @@ struct QueryTests {
         #expect(query.binds.map(\.value) == ["NaN", "Infinity", "-Infinity", "0.1"].map { .text($0) })
     }
 }
+
+@Suite("Redacted descriptions")
+struct RedactionTests {
+    @Test func bindsCellsAndConfigurationsNeverPrintValues() throws {
+        let secret = "hunter2-secret"
+        let query: PostgresQuery = "SELECT \(secret), \(Array(secret.utf8))"
+        #expect(!"\(query.binds)".contains(secret))
+        #expect(!String(reflecting: query.binds).contains(secret))
+        let cell = PostgresCell(bytes: Array(secret.utf8), dataType: .text, columnName: "c", columnIndex: 0)
+        #expect(!"\(cell)".contains(secret) && !"\(cell)".contains("104"))
+        let configuration = try PostgresConfiguration(url: "postgresql://u:\(secret)@h/db")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        #expect(!dumped.contains(secret))
+        #expect(!String(reflecting: configuration).contains(secret))
+    }
+}

@@ -61,3 +61,37 @@ struct TransactionTests {
         }
     }
 }
+
+/// Services call the pool from actors; the closures run on the caller's actor.
+actor Ledger {
+    let pool: PostgresPool
+    let schema: String
+    var committed = 0
+
+    init(pool: PostgresPool, schema: String) {
+        self.pool = pool
+        self.schema = schema
+    }
+
+    func record(_ amount: Int) async throws {
+        try await pool.transaction { conn in
+            try await conn.execute("INSERT INTO \(unescaped: schema).ledger VALUES (\(amount))")
+            committed += 1  // actor state, touched inside the transaction body
+        }
+    }
+}
+
+@Suite("Actor callers")
+struct ActorCallerTests {
+    @Test func transactionsFromAnActor() async throws {
+        try await TestDatabase.withSchema { pool, schema in
+            try await pool.execute("CREATE TABLE \(unescaped: schema).ledger (amount int)")
+            let ledger = Ledger(pool: pool, schema: schema)
+            try await ledger.record(5)
+            try await ledger.record(7)
+            #expect(await ledger.committed == 2)
+            let sum = try await pool.query("SELECT sum(amount)::int8 FROM \(unescaped: schema).ledger")
+            #expect(try sum.first?.column(0, as: Int.self) == 12)
+        }
+    }
+}

@@ -133,18 +133,6 @@ extension PostgresConnection {
     }
 }
 
-/// Routes server notices to the logger instead of libpq's default, stderr.
-final class NoticeSink: Sendable {
-    let logger: Logger
-    init(logger: Logger) { self.logger = logger }
-}
-
-private let noticeProcessor: PQnoticeProcessor = { context, message in
-    guard let context, let message else { return }
-    let sink = Unmanaged<NoticeSink>.fromOpaque(context).takeUnretainedValue()
-    sink.logger.debug("postgres notice: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
-}
-
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.
 private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let copies = strings.map { strdup($0) }
