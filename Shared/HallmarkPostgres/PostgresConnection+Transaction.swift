@@ -33,7 +33,7 @@ extension PostgresConnection {
 
     private func rollback() async {
         do {
-            try await query("ROLLBACK")
+            try await query("ROLLBACK", cancellable: false)
         } catch {
             // Can't tell what state the session is in: never reuse it.
             markBroken()

@@ -81,3 +81,60 @@ extension Array {
         for element in self { try await body(element) }
     }
 }
+
+@Suite("Cancellation")
+struct CancellationTests {
+    @Test func cancellingTheTaskCancelsTheRunningStatement() async throws {
+        try await TestDatabase.withSchema(poolSize: 2) { pool, _ in
+            let started = ContinuousClock.now
+            let slow = Task { try await pool.query("SELECT pg_sleep(29)") }
+            try await TestDatabase.waitUntil {
+                try await pool.query("""
+                    SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(29)' AND state = 'active'
+                    """).first!.column(0, as: Int.self) == 1
+            }
+            slow.cancel()
+            await #expect {
+                try await slow.value
+            } throws: { error in
+                guard let error = error as? PostgresError else { return false }
+                return error.isQueryCanceled && error.code == .queryFailed
+            }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            // The connection survives a cancelled statement.
+            #expect(try await pool.query("SELECT 1").count == 1)
+            #expect(pool.statistics.open <= 2)
+        }
+    }
+
+    @Test func anAlreadyCancelledTaskDoesNotRunItsStatement() async throws {
+        try await TestDatabase.withSchema(poolSize: 1) { pool, schema in
+            try await pool.execute("CREATE TABLE \(unescaped: schema).marks (n int)")
+            let task = Task {
+                try await pool.withConnection { conn in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    try await conn.execute("INSERT INTO \(unescaped: schema).marks VALUES (\(1))")
+                }
+            }
+            await #expect { try await task.value } throws: { ($0 as? PostgresError)?.isQueryCanceled == true }
+            #expect(try await pool.query("SELECT count(*) FROM \(unescaped: schema).marks").first!.column(0, as: Int.self) == 0)
+        }
+    }
+
+    @Test func aTransactionCancelledMidwayRollsBackAndKeepsItsConnection() async throws {
+        try await TestDatabase.withSchema(poolSize: 1) { pool, schema in
+            try await pool.execute("CREATE TABLE \(unescaped: schema).marks (n int)")
+            let task = Task {
+                try await pool.transaction { conn in
+                    try await conn.execute("INSERT INTO \(unescaped: schema).marks VALUES (\(1))")
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    try await conn.execute("INSERT INTO \(unescaped: schema).marks VALUES (\(2))")
+                }
+            }
+            await #expect { try await task.value } throws: { ($0 as? PostgresError)?.isQueryCanceled == true }
+            // ROLLBACK still ran, so the connection went back to the pool instead of being dropped.
+            #expect(pool.statistics == .init(open: 1, idle: 1, waiting: 0))
+            #expect(try await pool.query("SELECT count(*) FROM \(unescaped: schema).marks").first!.column(0, as: Int.self) == 0)
+        }
+    }
+}

@@ -47,7 +47,7 @@ struct ReconnectTests {
             let pool = try TestDatabase.makePool(poolSize: 2)
             defer { pool.close() }
             let slow = Task { try await pool.query("SELECT pg_sleep(30)") }
-            try await waitUntil { try await pool.query(
+            try await TestDatabase.waitUntil { try await pool.query(
                 "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'"
             ).first!.column(0, as: Int.self) == 1 }
             try await ServerControl.restart()
@@ -80,13 +80,5 @@ struct ReconnectTests {
             }
             #expect(values.sorted() == Array(0..<20))
         }
-    }
-
-    private func waitUntil(_ condition: () async throws -> Bool) async throws {
-        for _ in 0..<200 {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("condition not met within 2 s")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkPostgres
 import Logging
+import Testing
 
 /// Where the tests find their server, and why they fail when there is none.
 enum TestDatabase {
@@ -60,5 +61,17 @@ enum TestDatabase {
                 throw error
             }
         }
+    }
+
+    /// Polls `condition` every 10 ms for up to 5 s.
+    static func waitUntil(
+        isolation: isolated (any Actor)? = #isolation,
+        _ condition: () async throws -> Bool
+    ) async throws {
+        for _ in 0..<500 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("condition not met within 5 s")
     }
 }

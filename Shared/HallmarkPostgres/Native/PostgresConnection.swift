@@ -10,7 +10,8 @@ import libpq
 /// callers suspend on a continuation until it finishes. Calls on one connection run one at a
 /// time in submission order. Most code uses a ``PostgresPool`` instead of connections directly.
 ///
-/// All methods throw ``PostgresError``.
+/// All methods throw ``PostgresError``. Cancelling the calling task cancels the running
+/// statement on the server (it then throws with ``PostgresError/isQueryCanceled``).
 public final class PostgresConnection: @unchecked Sendable {
     /// A process-unique number, for logs.
     public let id: Int
@@ -19,6 +20,7 @@ public final class PostgresConnection: @unchecked Sendable {
     let connection: OpaquePointer
     private let queue: DispatchQueue
     private let notices: NoticeSink
+    private let canceller: QueryCanceller
     /// Written on `queue` after every call, read by the pool when the connection comes back.
     private let health = Locked(Health())
 
@@ -35,14 +37,16 @@ public final class PostgresConnection: @unchecked Sendable {
         self.queue = queue
         self.notices = notices
         self.logger = logger
+        self.canceller = QueryCanceller(connection: connection)
     }
 
     deinit {
         // PQfinish sends a Terminate message: do it on the connection's queue, not here.
         let handle = UncheckedHandle(pointer: connection)
-        let notices = self.notices
+        let notices = self.notices, canceller = self.canceller
         queue.async {
             PQfinish(handle.pointer)
+            canceller.release()
             withExtendedLifetime(notices) {}
         }
     }
@@ -69,9 +73,17 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with bind parameters and returns its rows (empty for commands).
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await self.query(query, cancellable: true)
+    }
+
+    /// `cancellable: false` is for clean-up (ROLLBACK, unlock) that must run even in a
+    /// cancelled task.
+    @discardableResult
+    func query(_ query: PostgresQuery, cancellable: Bool) async throws -> PostgresRows {
         try query.validate()
         let (sql, binds) = query.render()
-        return try await run { () throws(PostgresError) in try self.executeParams(sql, binds) }
+        let work: @Sendable () throws(PostgresError) -> PostgresRows = { try self.executeParams(sql, binds) }
+        return cancellable ? try await run(work) : try await runToCompletion(work)
     }
 
     /// True once the connection is known to be unusable; a pool discards it.
@@ -104,8 +116,31 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Hops onto the connection's queue for one blocking operation.
+    /// Hops onto the connection's queue for one blocking operation. Cancelling the task sends
+    /// the server a cancel request; the call then fails with SQLSTATE 57014.
     private func run<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
+        guard !Task.isCancelled else { throw Self.canceledBeforeSending }
+        let operation = canceller.nextOperation()
+        let result: Result<T, PostgresError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    guard self.canceller.start(operation) else {
+                        continuation.resume(returning: .failure(Self.canceledBeforeSending))
+                        return
+                    }
+                    let result = Result(catching: work)
+                    self.canceller.finish()
+                    self.recordHealth()
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            self.canceller.cancel(operation)
+        }
+        return try result.get()
+    }
+
+    private func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
         let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
             queue.async {
                 let result = Result(catching: work)
@@ -115,6 +150,9 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         return try result.get()
     }
+
+    private static let canceledBeforeSending = PostgresError(
+        code: .queryFailed, message: "canceled before it was sent", sqlState: "57014")
 
     private func recordHealth() {
         let broken = PQstatus(connection) != CONNECTION_OK
