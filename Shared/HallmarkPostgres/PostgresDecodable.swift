@@ -1,5 +1,3 @@
-import Foundation
-
 /// A Swift type that can be decoded from a result column.
 ///
 /// Values arrive in PostgreSQL's text output format; each conformance checks the column type

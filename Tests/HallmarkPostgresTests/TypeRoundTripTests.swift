@@ -139,3 +139,28 @@ struct TypeRoundTripTests {
         }
     }
 }
+
+enum KeyStatus: String, PostgresCodable {
+    case active, revoked
+}
+
+enum Priority: Int16, PostgresCodable {
+    case low = 1, high = 9
+}
+
+@Suite("RawRepresentable types")
+struct RawRepresentableTests {
+    @Test func enumsRoundTripThroughTheirRawValues() async throws {
+        try await TestDatabase.withSchema { pool, schema in
+            try await pool.execute("CREATE TYPE \(unescaped: schema).key_status AS ENUM ('active', 'revoked')")
+            try await pool.execute("CREATE TABLE \(unescaped: schema).keys (status \(unescaped: schema).key_status, priority int2)")
+            try await pool.execute("INSERT INTO \(unescaped: schema).keys VALUES (\(KeyStatus.revoked), \(Priority.high))")
+            let row = try #require(try await pool.query("SELECT status, priority FROM \(unescaped: schema).keys").first)
+            let (status, priority) = try row.decode((KeyStatus, Priority).self)
+            #expect(status == .revoked)
+            #expect(priority == .high)
+            let unknown = try #require(try await pool.query("SELECT 'lost'::text").first)
+            #expect(throws: PostgresError.self) { try unknown.column(0, as: KeyStatus.self) }
+        }
+    }
+}
