@@ -64,4 +64,25 @@ struct ErrorTests {
         }
         #expect(pool.statistics.open == 0)
     }
+
+    @Test func failedConnectsHandTheirSlotToWaitersAndLeakNothing() async throws {
+        let configuration = try PostgresConfiguration(url: "postgresql://hallmark@127.0.0.1:1/hallmark", poolSize: 1)
+        let pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+        defer { pool.close() }
+        let failures = await withTaskGroup(of: PostgresError.Code?.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do {
+                        try await pool.query("SELECT 1")
+                        return nil
+                    } catch {
+                        return (error as? PostgresError)?.code
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(failures == Array(repeating: .connectionFailed, count: 8))
+        #expect(pool.statistics == .init(open: 0, idle: 0, waiting: 0))
+    }
 }

@@ -81,4 +81,36 @@ struct ReconnectTests {
             #expect(values.sorted() == Array(0..<20))
         }
     }
+
+    @Test func queriesRunningThroughARestartAllSucceedWithRetry() async throws {
+        try await ServerGate.withExclusive {
+            let pool = try TestDatabase.makePool(poolSize: 4)
+            defer { pool.close() }
+            let total = try await withThrowingTaskGroup(of: Int.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        var sum = 0
+                        for i in 0..<40 {
+                            sum += try await pool.withRetry(attempts: 8, initialBackoff: .milliseconds(25)) {
+                                try await pool.query("SELECT \(worker * 1000 + i), pg_sleep(0.005)")
+                                    .first!.column(0, as: Int.self)
+                            }
+                        }
+                        return sum
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await ServerControl.restart()
+                    return 0
+                }
+                return try await group.reduce(0, +)
+            }
+            let expected = (0..<8).map { w in (0..<40).map { w * 1000 + $0 }.reduce(0, +) }.reduce(0, +)
+            #expect(total == expected)
+            let stats = pool.statistics
+            #expect(stats.open <= 4 && stats.waiting == 0)
+            #expect(try await backendPIDs(pool, count: 8).count <= 4)
+        }
+    }
 }
