@@ -22,7 +22,8 @@ extension PostgresConnection {
             await rollback()
             throw error
         }
-        let commit = try await query("COMMIT")
+        // Once the body is done, commit even if the task was cancelled meanwhile.
+        let commit = try await query("COMMIT", cancellable: false)
         guard commit.commandTag == "COMMIT" else {
             throw PostgresError(code: .queryFailed,
                                 message: "transaction was rolled back: an earlier statement in it failed",

@@ -14,17 +14,19 @@ public struct PostgresRows: RandomAccessCollection, Sendable, CustomStringConver
     public let affectedRows: Int
 
     let layout: PostgresRow.Layout
+    let rowCount: Int  // kept apart: a row may have no columns (`SELECT FROM t`)
     let cells: [[UInt8]?]  // row-major, columns.count per row
 
-    init(columns: [PostgresColumn], cells: [[UInt8]?], commandTag: String, affectedRows: Int) {
+    init(columns: [PostgresColumn], rowCount: Int, cells: [[UInt8]?], commandTag: String, affectedRows: Int) {
         self.layout = PostgresRow.Layout(columns)
+        self.rowCount = rowCount
         self.cells = cells
         self.commandTag = commandTag
         self.affectedRows = affectedRows
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { layout.columns.isEmpty ? 0 : cells.count / layout.columns.count }
+    public var endIndex: Int { rowCount }
 
     public subscript(position: Int) -> PostgresRow {
         let width = layout.columns.count

@@ -75,4 +75,12 @@ struct DecodingErrorTests {
             #expect(rows.affectedRows == 3)
         }
     }
+
+    @Test func rowsWithoutColumnsAreStillCounted() async throws {
+        try await TestDatabase.withSchema { pool, _ in
+            let rows = try await pool.query("SELECT FROM generate_series(1, 3)")
+            #expect(rows.count == 3)
+            #expect(rows.columns.isEmpty)
+        }
+    }
 }

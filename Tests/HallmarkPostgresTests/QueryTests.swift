@@ -15,6 +15,12 @@ struct QueryTests {
         ])
     }
 
+    @Test func stringLiteralsInsideInterpolationsAreBoundToo() {
+        let query: PostgresQuery = "SELECT \("'; DROP TABLE t; --")"
+        #expect(query.sql == "SELECT $1")
+        #expect(query.binds.count == 1)
+    }
+
     @Test func nilBindsNullWithTheWrappedType() {
         let missing: Int32? = nil
         let query: PostgresQuery = "SELECT \(missing)"

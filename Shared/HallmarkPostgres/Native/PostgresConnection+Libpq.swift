@@ -57,7 +57,9 @@ extension PostgresConnection {
                 values.append(strdup(text))
             case .binary(let bytes):
                 let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
-                bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                bytes.withUnsafeBytes { source in
+                    if let base = source.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: source.count) }
+                }
                 values.append(buffer)
                 lengths[index] = Int32(bytes.count)
                 formats[index] = 1
@@ -122,7 +124,7 @@ extension PostgresConnection {
         }
         let tag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
         let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        return PostgresRows(columns: columns, cells: cells, commandTag: tag, affectedRows: affected)
+        return PostgresRows(columns: columns, rowCount: Int(rowCount), cells: cells, commandTag: tag, affectedRows: affected)
     }
 
     static func firstLine(_ message: UnsafePointer<CChar>?) -> String? {
