@@ -85,7 +85,7 @@ extension Array {
 @Suite("Cancellation")
 struct CancellationTests {
     @Test func cancellingTheTaskCancelsTheRunningStatement() async throws {
-        try await TestDatabase.withSchema(poolSize: 2) { pool, _ in
+        try await TestDatabase.withSchema(poolSize: 2, cancelling: true) { pool, _ in
             let started = ContinuousClock.now
             let slow = Task { try await pool.query("SELECT pg_sleep(29)") }
             try await TestDatabase.waitUntil {
@@ -108,7 +108,7 @@ struct CancellationTests {
     }
 
     @Test func anAlreadyCancelledTaskDoesNotRunItsStatement() async throws {
-        try await TestDatabase.withSchema(poolSize: 1) { pool, schema in
+        try await TestDatabase.withSchema(poolSize: 1, cancelling: true) { pool, schema in
             try await pool.execute("CREATE TABLE \(unescaped: schema).marks (n int)")
             let task = Task {
                 try await pool.withConnection { conn in
@@ -122,7 +122,7 @@ struct CancellationTests {
     }
 
     @Test func aTransactionCancelledMidwayRollsBackAndKeepsItsConnection() async throws {
-        try await TestDatabase.withSchema(poolSize: 1) { pool, schema in
+        try await TestDatabase.withSchema(poolSize: 1, cancelling: true) { pool, schema in
             try await pool.execute("CREATE TABLE \(unescaped: schema).marks (n int)")
             let task = Task {
                 try await pool.transaction { conn in
@@ -135,6 +135,20 @@ struct CancellationTests {
             // ROLLBACK still ran, so the connection went back to the pool instead of being dropped.
             #expect(pool.statistics == .init(open: 1, idle: 1, waiting: 0))
             #expect(try await pool.query("SELECT count(*) FROM \(unescaped: schema).marks").first!.column(0, as: Int.self) == 0)
+        }
+    }
+
+    @Test func byDefaultACancelledTaskStillRunsItsStatements() async throws {
+        try await TestDatabase.withSchema(poolSize: 1) { pool, schema in
+            try await pool.execute("CREATE TABLE \(unescaped: schema).marks (n int)")
+            let task = Task {
+                try await pool.withConnection { conn in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await conn.execute("INSERT INTO \(unescaped: schema).marks VALUES (\(1))")
+                }
+            }
+            #expect(try await task.value == 1)
+            #expect(try await pool.query("SELECT count(*) FROM \(unescaped: schema).marks").first!.column(0, as: Int.self) == 1)
         }
     }
 }

@@ -29,8 +29,10 @@ enum TestDatabase {
         return logger
     }
 
-    static func makePool(poolSize: Int = 4) throws -> PostgresPool {
-        PostgresPool(configuration: try PostgresConfiguration(url: try url, poolSize: poolSize), logger: logger)
+    static func makePool(poolSize: Int = 4, cancelling: Bool = false) throws -> PostgresPool {
+        let configuration = try PostgresConfiguration(
+            url: try url, poolSize: poolSize, cancelsStatementsOnTaskCancellation: cancelling)
+        return PostgresPool(configuration: configuration, logger: logger)
     }
 
     /// A fresh, valid schema name, so tests running in parallel never share tables.
@@ -44,10 +46,11 @@ enum TestDatabase {
     @discardableResult
     static func withSchema<T>(
         poolSize: Int = 4,
+        cancelling: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresPool, String) async throws -> T
     ) async throws -> T {
-        let pool = try makePool(poolSize: poolSize)
+        let pool = try makePool(poolSize: poolSize, cancelling: cancelling)
         defer { pool.close() }
         let schema = randomSchema()
         return try await ServerGate.withShared {

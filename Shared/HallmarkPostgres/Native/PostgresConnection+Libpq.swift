@@ -26,7 +26,9 @@ extension PostgresConnection {
         }
         let notices = NoticeSink(logger: logger)
         PQsetNoticeProcessor(handle, noticeProcessor, Unmanaged.passUnretained(notices).toOpaque())
-        let connection = PostgresConnection(id: id, connection: handle, queue: queue, notices: notices, logger: logger)
+        let connection = PostgresConnection(
+            id: id, connection: handle, queue: queue, notices: notices,
+            cancelsOnTaskCancellation: configuration.cancelsStatementsOnTaskCancellation, logger: logger)
         do throws(PostgresError) {
             _ = try connection.consume(PQexec(handle, sessionSetup))
         } catch {

@@ -10,8 +10,10 @@ import libpq
 /// callers suspend on a continuation until it finishes. Calls on one connection run one at a
 /// time in submission order. Most code uses a ``PostgresPool`` instead of connections directly.
 ///
-/// All methods throw ``PostgresError``. Cancelling the calling task cancels the running
-/// statement on the server (it then throws with ``PostgresError/isQueryCanceled``).
+/// All methods throw ``PostgresError``. With
+/// ``PostgresConfiguration/cancelsStatementsOnTaskCancellation``, cancelling the calling task
+/// cancels its statement (it then throws with ``PostgresError/isQueryCanceled``); by default
+/// statements run to completion regardless.
 public final class PostgresConnection: @unchecked Sendable {
     /// A process-unique number, for logs.
     public let id: Int
@@ -21,6 +23,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private let queue: DispatchQueue
     private let notices: NoticeSink
     private let canceller: QueryCanceller
+    /// ``PostgresConfiguration/cancelsStatementsOnTaskCancellation``.
+    let cancelsOnTaskCancellation: Bool
     /// Written on `queue` after every call, read by the pool when the connection comes back.
     private let health = Locked(Health())
 
@@ -31,7 +35,9 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private static let nextID = Locked(0)
 
-    init(id: Int, connection: OpaquePointer, queue: DispatchQueue, notices: NoticeSink, logger: Logger) {
+    init(id: Int, connection: OpaquePointer, queue: DispatchQueue, notices: NoticeSink,
+         cancelsOnTaskCancellation: Bool, logger: Logger) {
+        self.cancelsOnTaskCancellation = cancelsOnTaskCancellation
         self.id = id
         self.connection = connection
         self.queue = queue
@@ -73,11 +79,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with bind parameters and returns its rows (empty for commands).
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        try await self.query(query, cancellable: true)
+        try await self.query(query, cancellable: cancelsOnTaskCancellation)
     }
 
-    /// `cancellable: false` is for clean-up (ROLLBACK, unlock) that must run even in a
-    /// cancelled task.
+    /// `cancellable: false` runs to completion even in a cancelled task (always used for
+    /// clean-up: ROLLBACK, COMMIT, unlock).
     @discardableResult
     func query(_ query: PostgresQuery, cancellable: Bool) async throws -> PostgresRows {
         try query.validate()
@@ -95,10 +101,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs static multi-statement SQL (a migration body) with the simple query protocol.
     /// Never pass anything built from runtime values: it has no bind parameters.
     func executeScript(_ sql: String) async throws {
-        _ = try await run { () throws(PostgresError) in
+        let work: @Sendable () throws(PostgresError) -> PostgresRows = {
             try self.ensureConnected()
             return try self.consume(PQexec(self.connection, sql))
         }
+        _ = cancelsOnTaskCancellation ? try await run(work) : try await runToCompletion(work)
     }
 
     /// Reads whatever the server sent while the connection sat idle (e.g. the FATAL of a server
