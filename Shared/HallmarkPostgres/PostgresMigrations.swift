@@ -19,7 +19,7 @@ import Logging
 public struct PostgresMigrations: Sendable {
     /// One migration: applied once, identified by its version.
     public struct Migration: Sendable, Hashable {
-        /// Positive and unique within the schema; migrations run in ascending order.
+        /// Unique within the schema, 0 or more (0 is the stage runtime's inbox); ascending order.
         public var version: Int
         /// A short label recorded with the version.
         public var name: String
@@ -72,7 +72,7 @@ public struct PostgresMigrations: Sendable {
         }
         var seen = Set<Int>()
         for migration in migrations {
-            guard migration.version >= 1, migration.version <= Int(Int32.max) else {
+            guard migration.version >= 0, migration.version <= Int(Int32.max) else {
                 throw PostgresError(code: .invalidConfiguration, message: "migration version \(migration.version) out of range")
             }
             guard seen.insert(migration.version).inserted else {
