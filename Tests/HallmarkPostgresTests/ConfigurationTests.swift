@@ -54,3 +54,23 @@ struct ConfigurationTests {
         }
     }
 }
+
+@Suite("Session settings")
+struct SessionSettingsTests {
+    @Test func applicationNameAndSessionDefaultsReachTheServer() async throws {
+        try await ServerGate.withShared {
+            let configuration = try PostgresConfiguration(url: try TestDatabase.url, applicationName: "hallmark-tests")
+            let pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+            defer { pool.close() }
+            let row = try #require(try await pool.query("""
+                SELECT current_setting('application_name'), current_setting('TimeZone'),
+                       current_setting('DateStyle'), current_setting('client_encoding')
+                """).first)
+            let (name, zone, style, encoding) = try row.decode((String, String, String, String).self)
+            #expect(name == "hallmark-tests")
+            #expect(zone == "UTC")
+            #expect(style.hasPrefix("ISO"))
+            #expect(encoding == "UTF8")
+        }
+    }
+}

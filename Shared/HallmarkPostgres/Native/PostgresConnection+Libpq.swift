@@ -11,9 +11,13 @@ extension PostgresConnection {
     static func open(
         _ configuration: PostgresConfiguration, id: Int, queue: DispatchQueue, logger: Logger
     ) throws(PostgresError) -> PostgresConnection {
-        // dbname is expanded as a URL/conninfo; the keywords after it override its values.
-        let keywords = ["dbname", "application_name", "connect_timeout", "client_encoding"]
-        let values = [configuration.connectionString, configuration.applicationName,
+        // dbname is expanded as a URL/conninfo: it overrides the keywords before it (defaults)
+        // and is overridden by those after it. TCP keepalives notice a vanished server within
+        // about a minute instead of the kernel's two hours.
+        let keywords = ["keepalives_idle", "keepalives_interval", "keepalives_count",
+                        "dbname", "application_name", "connect_timeout", "client_encoding"]
+        let values = ["30", "10", "3",
+                      configuration.connectionString, configuration.applicationName,
                       String(configuration.connectTimeoutSeconds), "UTF8"]
         let opened = withCStringArray(keywords) { k in withCStringArray(values) { v in PQconnectdbParams(k, v, 1) } }
         guard let handle = opened else {
