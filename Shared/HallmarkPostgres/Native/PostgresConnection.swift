@@ -82,6 +82,12 @@ public final class PostgresConnection: @unchecked Sendable {
         try await self.query(query, cancellable: cancelsOnTaskCancellation)
     }
 
+    /// Runs one statement and returns the number of affected rows.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) async throws -> Int {
+        try await self.query(query).affectedRows
+    }
+
     /// `cancellable: false` runs to completion even in a cancelled task (always used for
     /// clean-up: ROLLBACK, COMMIT, unlock).
     @discardableResult
