@@ -1,5 +1,5 @@
 /// One column value of a result row, in PostgreSQL's text output format.
-public struct PostgresCell: Sendable, Hashable {
+public struct PostgresCell: Sendable, Hashable, CustomStringConvertible {
     /// The value's bytes as the server printed them, or nil for NULL.
     public let bytes: [UInt8]?
     /// The column's type.
@@ -14,6 +14,11 @@ public struct PostgresCell: Sendable, Hashable {
         self.dataType = dataType
         self.columnName = columnName
         self.columnIndex = columnIndex
+    }
+
+    /// Name, type and size only: values never appear in descriptions.
+    public var description: String {
+        "PostgresCell(\(columnName): \(dataType), \(bytes.map { "\($0.count) bytes" } ?? "NULL"))"
     }
 
     /// True when the value is SQL NULL.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The connection string may contain a password; it is kept private and every description of
 /// the configuration is redacted (``redactedConnectionString``).
-public struct PostgresConfiguration: Sendable, CustomStringConvertible {
+public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomReflectable {
     /// The connection URL (`postgresql://user@host:port/db?…`) or `key=value` conninfo, as given.
     let connectionString: String
     /// Maximum number of open connections in a pool. Default 4.
@@ -15,6 +15,12 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     /// Reported to the server as `application_name` (visible in `pg_stat_activity`). Default:
     /// the connection string's `application_name`, else `hallmark`.
     public var applicationName: String
+    /// When true, cancelling the task that awaits a statement sends the server a cancel request
+    /// (and a task cancelled before the statement starts doesn't send it); the statement then
+    /// fails with ``PostgresError/isQueryCanceled``. Default false: statements run to completion
+    /// even in cancelled tasks, so shutdown can't turn into failed work. Clean-up (ROLLBACK,
+    /// COMMIT after a completed body, migration unlock) always runs to completion.
+    public var cancelsStatementsOnTaskCancellation: Bool
     /// The connection string with any password replaced by `***`, safe to log.
     public let redactedConnectionString: String
 
@@ -34,7 +40,8 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         url: String,
         poolSize: Int = PostgresConfiguration.defaultPoolSize,
         connectTimeout: Duration? = nil,
-        applicationName: String? = nil
+        applicationName: String? = nil,
+        cancelsStatementsOnTaskCancellation: Bool = false
     ) throws(PostgresError) {
         let options = try ConnectionOptions.parse(url)
         guard poolSize >= 1 else {
@@ -46,6 +53,7 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
             ?? options["connect_timeout"].flatMap { Int($0) }.map { .seconds($0) }
             ?? Self.defaultConnectTimeout
         self.applicationName = applicationName ?? options["application_name"] ?? "hallmark"
+        self.cancelsStatementsOnTaskCancellation = cancelsStatementsOnTaskCancellation
         self.redactedConnectionString = options.redacted
     }
 
@@ -78,5 +86,13 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var description: String {
         "PostgresConfiguration(\(redactedConnectionString), poolSize: \(poolSize), "
             + "connectTimeout: \(connectTimeout), applicationName: \(applicationName))"
+    }
+
+    /// Keeps `dump` and debuggers from showing the raw connection string.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "connection": redactedConnectionString, "poolSize": poolSize,
+            "connectTimeout": connectTimeout, "applicationName": applicationName,
+        ])
     }
 }

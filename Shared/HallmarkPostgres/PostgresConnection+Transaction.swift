@@ -1,15 +1,10 @@
 extension PostgresConnection {
-    /// Runs one statement and returns the number of affected rows.
-    @discardableResult
-    public func execute(_ query: PostgresQuery) async throws -> Int {
-        try await self.query(query).affectedRows
-    }
-
     /// Runs `body` between `BEGIN` and `COMMIT`; rolls back and rethrows if `body` throws.
     ///
     /// For another isolation level, make `SET TRANSACTION ISOLATION LEVEL …` the first statement.
     /// If the transaction was aborted by an error `body` caught, the commit turns into a
-    /// rollback and this throws ``PostgresError/Code/queryFailed``.
+    /// rollback and this throws ``PostgresError/Code/queryFailed``. If the connection is lost
+    /// during `COMMIT`, whether the transaction committed is unknown.
     public func transaction<T>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> T
@@ -22,7 +17,8 @@ extension PostgresConnection {
             await rollback()
             throw error
         }
-        let commit = try await query("COMMIT")
+        // Once the body is done, commit even if the task was cancelled meanwhile.
+        let commit = try await query("COMMIT", cancellable: false)
         guard commit.commandTag == "COMMIT" else {
             throw PostgresError(code: .queryFailed,
                                 message: "transaction was rolled back: an earlier statement in it failed",
@@ -33,23 +29,10 @@ extension PostgresConnection {
 
     private func rollback() async {
         do {
-            try await query("ROLLBACK")
+            try await query("ROLLBACK", cancellable: false)
         } catch {
             // Can't tell what state the session is in: never reuse it.
             markBroken()
-        }
-    }
-}
-
-extension PostgresPool {
-    /// Checks out a connection and runs `body` in a transaction on it (see
-    /// ``PostgresConnection/transaction(isolation:_:)``).
-    public func transaction<T>(
-        isolation: isolated (any Actor)? = #isolation,
-        _ body: (PostgresConnection) async throws -> T
-    ) async throws -> T {
-        try await withConnection { connection in
-            try await connection.transaction(body)
         }
     }
 }

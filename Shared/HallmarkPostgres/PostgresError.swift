@@ -83,6 +83,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var isForeignKeyViolation: Bool { sqlState == "23503" }
     /// True for a serialization failure or deadlock (`40001`, `40P01`): retry the transaction.
     public var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
+    /// True when the statement was cancelled (SQLSTATE `57014`), e.g. because the calling task
+    /// was cancelled or `statement_timeout` expired.
+    public var isQueryCanceled: Bool { sqlState == "57014" }
     /// True when the failure concerns the connection rather than the statement, so the same call
     /// may succeed on a new connection.
     public var isConnectionError: Bool { code == .connectionLost || code == .connectionFailed }

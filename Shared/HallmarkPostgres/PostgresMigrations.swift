@@ -57,7 +57,7 @@ public struct PostgresMigrations: Sendable {
                 return applied
             } catch {
                 do {
-                    try await connection.query("SELECT pg_advisory_unlock(hashtext(\(schema)))")
+                    try await connection.query("SELECT pg_advisory_unlock(hashtext(\(schema)))", cancellable: false)
                 } catch {
                     connection.markBroken()  // closing the session releases the lock
                 }

@@ -50,6 +50,12 @@ public final class PostgresPool: Sendable {
         public var idle: Int
         /// Callers waiting for a connection.
         public var waiting: Int
+
+        public init(open: Int, idle: Int, waiting: Int) {
+            self.open = open
+            self.idle = idle
+            self.waiting = waiting
+        }
     }
 
     /// Creates a pool; no connection is opened until the first checkout.

@@ -89,6 +89,12 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable, CustomS
             pieces.append(.bind(value.postgresBind))
         }
 
+        /// Binds an optional value: NULL (typed as `T`) for `nil`. Spelled out so the compiler
+        /// doesn't warn about interpolating optionals.
+        public mutating func appendInterpolation<T: PostgresEncodable>(_ value: T?) {
+            pieces.append(.bind(value.postgresBind))
+        }
+
         /// Appends another query's SQL and binds.
         public mutating func appendInterpolation(_ query: PostgresQuery) {
             pieces.append(contentsOf: query.pieces)

@@ -1,5 +1,5 @@
 /// One result row. Decode columns by position, by name, or all at once as a tuple.
-public struct PostgresRow: Sendable {
+public struct PostgresRow: Sendable, CustomStringConvertible {
     /// Column metadata shared by all rows of one result.
     final class Layout: Sendable {
         let columns: [PostgresColumn]
@@ -17,6 +17,11 @@ public struct PostgresRow: Sendable {
 
     /// The row's columns, in order.
     public var columns: [PostgresColumn] { layout.columns }
+
+    /// Column names only: cell values never appear in descriptions.
+    public var description: String {
+        "PostgresRow(\(layout.columns.map(\.name).joined(separator: ", ")))"
+    }
 
     /// The cell at a column position.
     public func cell(at index: Int) throws(PostgresError) -> PostgresCell {

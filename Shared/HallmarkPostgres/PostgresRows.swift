@@ -1,14 +1,3 @@
-/// A result column's name and type.
-public struct PostgresColumn: Sendable, Hashable {
-    public let name: String
-    public let dataType: PostgresDataType
-
-    public init(name: String, dataType: PostgresDataType) {
-        self.name = name
-        self.dataType = dataType
-    }
-}
-
 /// The complete result of a statement, copied out of libpq: safe to keep and pass around.
 ///
 /// ```swift
@@ -16,7 +5,7 @@ public struct PostgresColumn: Sendable, Hashable {
 ///     let (id, name) = try row.decode((Int64, String).self)
 /// }
 /// ```
-public struct PostgresRows: RandomAccessCollection, Sendable {
+public struct PostgresRows: RandomAccessCollection, Sendable, CustomStringConvertible {
     /// The result's columns, in order.
     public var columns: [PostgresColumn] { layout.columns }
     /// The command tag, e.g. `INSERT 0 3` or `SELECT 2`.
@@ -25,21 +14,28 @@ public struct PostgresRows: RandomAccessCollection, Sendable {
     public let affectedRows: Int
 
     let layout: PostgresRow.Layout
+    let rowCount: Int  // kept apart: a row may have no columns (`SELECT FROM t`)
     let cells: [[UInt8]?]  // row-major, columns.count per row
 
-    init(columns: [PostgresColumn], cells: [[UInt8]?], commandTag: String, affectedRows: Int) {
+    init(columns: [PostgresColumn], rowCount: Int, cells: [[UInt8]?], commandTag: String, affectedRows: Int) {
         self.layout = PostgresRow.Layout(columns)
+        self.rowCount = rowCount
         self.cells = cells
         self.commandTag = commandTag
         self.affectedRows = affectedRows
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { layout.columns.isEmpty ? 0 : cells.count / layout.columns.count }
+    public var endIndex: Int { rowCount }
 
     public subscript(position: Int) -> PostgresRow {
         let width = layout.columns.count
         return PostgresRow(layout: layout, cells: cells[position * width..<(position + 1) * width])
+    }
+
+    /// Shape only: cell values never appear in descriptions.
+    public var description: String {
+        "PostgresRows(\(commandTag), \(count) rows, columns: \(columns.map(\.name).joined(separator: ", ")))"
     }
 
     /// Decodes every row as a tuple, e.g. `try rows.decode((Int64, String).self)`.

@@ -11,9 +11,13 @@ extension PostgresConnection {
     static func open(
         _ configuration: PostgresConfiguration, id: Int, queue: DispatchQueue, logger: Logger
     ) throws(PostgresError) -> PostgresConnection {
-        // dbname is expanded as a URL/conninfo; the keywords after it override its values.
-        let keywords = ["dbname", "application_name", "connect_timeout", "client_encoding"]
-        let values = [configuration.connectionString, configuration.applicationName,
+        // dbname is expanded as a URL/conninfo: it overrides the keywords before it (defaults)
+        // and is overridden by those after it. TCP keepalives notice a vanished server within
+        // about a minute instead of the kernel's two hours.
+        let keywords = ["keepalives_idle", "keepalives_interval", "keepalives_count",
+                        "dbname", "application_name", "connect_timeout", "client_encoding"]
+        let values = ["30", "10", "3",
+                      configuration.connectionString, configuration.applicationName,
                       String(configuration.connectTimeoutSeconds), "UTF8"]
         let opened = withCStringArray(keywords) { k in withCStringArray(values) { v in PQconnectdbParams(k, v, 1) } }
         guard let handle = opened else {
@@ -26,7 +30,9 @@ extension PostgresConnection {
         }
         let notices = NoticeSink(logger: logger)
         PQsetNoticeProcessor(handle, noticeProcessor, Unmanaged.passUnretained(notices).toOpaque())
-        let connection = PostgresConnection(id: id, connection: handle, queue: queue, notices: notices, logger: logger)
+        let connection = PostgresConnection(
+            id: id, connection: handle, queue: queue, notices: notices,
+            cancelsOnTaskCancellation: configuration.cancelsStatementsOnTaskCancellation, logger: logger)
         do throws(PostgresError) {
             _ = try connection.consume(PQexec(handle, sessionSetup))
         } catch {
@@ -57,7 +63,9 @@ extension PostgresConnection {
                 values.append(strdup(text))
             case .binary(let bytes):
                 let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
-                bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                bytes.withUnsafeBytes { source in
+                    if let base = source.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: source.count) }
+                }
                 values.append(buffer)
                 lengths[index] = Int32(bytes.count)
                 formats[index] = 1
@@ -122,7 +130,7 @@ extension PostgresConnection {
         }
         let tag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
         let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        return PostgresRows(columns: columns, cells: cells, commandTag: tag, affectedRows: affected)
+        return PostgresRows(columns: columns, rowCount: Int(rowCount), cells: cells, commandTag: tag, affectedRows: affected)
     }
 
     static func firstLine(_ message: UnsafePointer<CChar>?) -> String? {
@@ -131,18 +139,6 @@ extension PostgresConnection {
             .trimmingCharacters(in: .whitespaces)
         return line?.isEmpty == false ? line : nil
     }
-}
-
-/// Routes server notices to the logger instead of libpq's default, stderr.
-final class NoticeSink: Sendable {
-    let logger: Logger
-    init(logger: Logger) { self.logger = logger }
-}
-
-private let noticeProcessor: PQnoticeProcessor = { context, message in
-    guard let context, let message else { return }
-    let sink = Unmanaged<NoticeSink>.fromOpaque(context).takeUnretainedValue()
-    sink.logger.debug("postgres notice: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
 }
 
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.

@@ -10,7 +10,10 @@ import libpq
 /// callers suspend on a continuation until it finishes. Calls on one connection run one at a
 /// time in submission order. Most code uses a ``PostgresPool`` instead of connections directly.
 ///
-/// All methods throw ``PostgresError``.
+/// All methods throw ``PostgresError``. With
+/// ``PostgresConfiguration/cancelsStatementsOnTaskCancellation``, cancelling the calling task
+/// cancels its statement (it then throws with ``PostgresError/isQueryCanceled``); by default
+/// statements run to completion regardless.
 public final class PostgresConnection: @unchecked Sendable {
     /// A process-unique number, for logs.
     public let id: Int
@@ -19,6 +22,9 @@ public final class PostgresConnection: @unchecked Sendable {
     let connection: OpaquePointer
     private let queue: DispatchQueue
     private let notices: NoticeSink
+    private let canceller: QueryCanceller
+    /// ``PostgresConfiguration/cancelsStatementsOnTaskCancellation``.
+    let cancelsOnTaskCancellation: Bool
     /// Written on `queue` after every call, read by the pool when the connection comes back.
     private let health = Locked(Health())
 
@@ -29,20 +35,24 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private static let nextID = Locked(0)
 
-    init(id: Int, connection: OpaquePointer, queue: DispatchQueue, notices: NoticeSink, logger: Logger) {
+    init(id: Int, connection: OpaquePointer, queue: DispatchQueue, notices: NoticeSink,
+         cancelsOnTaskCancellation: Bool, logger: Logger) {
+        self.cancelsOnTaskCancellation = cancelsOnTaskCancellation
         self.id = id
         self.connection = connection
         self.queue = queue
         self.notices = notices
         self.logger = logger
+        self.canceller = QueryCanceller(connection: connection)
     }
 
     deinit {
         // PQfinish sends a Terminate message: do it on the connection's queue, not here.
         let handle = UncheckedHandle(pointer: connection)
-        let notices = self.notices
+        let notices = self.notices, canceller = self.canceller
         queue.async {
             PQfinish(handle.pointer)
+            canceller.release()
             withExtendedLifetime(notices) {}
         }
     }
@@ -69,9 +79,23 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with bind parameters and returns its rows (empty for commands).
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await self.query(query, cancellable: cancelsOnTaskCancellation)
+    }
+
+    /// Runs one statement and returns the number of affected rows.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) async throws -> Int {
+        try await self.query(query).affectedRows
+    }
+
+    /// `cancellable: false` runs to completion even in a cancelled task (always used for
+    /// clean-up: ROLLBACK, COMMIT, unlock).
+    @discardableResult
+    func query(_ query: PostgresQuery, cancellable: Bool) async throws -> PostgresRows {
         try query.validate()
         let (sql, binds) = query.render()
-        return try await run { () throws(PostgresError) in try self.executeParams(sql, binds) }
+        let work: @Sendable () throws(PostgresError) -> PostgresRows = { try self.executeParams(sql, binds) }
+        return cancellable ? try await run(work) : try await runToCompletion(work)
     }
 
     /// True once the connection is known to be unusable; a pool discards it.
@@ -83,10 +107,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs static multi-statement SQL (a migration body) with the simple query protocol.
     /// Never pass anything built from runtime values: it has no bind parameters.
     func executeScript(_ sql: String) async throws {
-        _ = try await run { () throws(PostgresError) in
+        let work: @Sendable () throws(PostgresError) -> PostgresRows = {
             try self.ensureConnected()
             return try self.consume(PQexec(self.connection, sql))
         }
+        _ = cancelsOnTaskCancellation ? try await run(work) : try await runToCompletion(work)
     }
 
     /// Reads whatever the server sent while the connection sat idle (e.g. the FATAL of a server
@@ -104,8 +129,31 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Hops onto the connection's queue for one blocking operation.
+    /// Hops onto the connection's queue for one blocking operation. Cancelling the task sends
+    /// the server a cancel request; the call then fails with SQLSTATE 57014.
     private func run<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
+        guard !Task.isCancelled else { throw Self.canceledBeforeSending }
+        let operation = canceller.nextOperation()
+        let result: Result<T, PostgresError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    guard self.canceller.start(operation) else {
+                        continuation.resume(returning: .failure(Self.canceledBeforeSending))
+                        return
+                    }
+                    let result = Result(catching: work)
+                    self.canceller.finish()
+                    self.recordHealth()
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            self.canceller.cancel(operation)
+        }
+        return try result.get()
+    }
+
+    private func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
         let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
             queue.async {
                 let result = Result(catching: work)
@@ -115,6 +163,9 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         return try result.get()
     }
+
+    private static let canceledBeforeSending = PostgresError(
+        code: .queryFailed, message: "canceled before it was sent", sqlState: "57014")
 
     private func recordHealth() {
         let broken = PQstatus(connection) != CONNECTION_OK

@@ -1,0 +1,76 @@
+import HallmarkPostgres
+import Testing
+
+@Suite("PostgresConfiguration")
+struct ConfigurationTests {
+    @Test func defaults() throws {
+        let configuration = try PostgresConfiguration(url: "postgresql://hallmark@127.0.0.1:55432/hallmark")
+        #expect(configuration.poolSize == 4)
+        #expect(configuration.connectTimeout == .seconds(10))
+        #expect(configuration.applicationName == "hallmark")
+    }
+
+    @Test func urlParametersAreHonoured() throws {
+        let configuration = try PostgresConfiguration(
+            url: "postgresql://hallmark@127.0.0.1:55432/hallmark?application_name=signer&connect_timeout=3")
+        #expect(configuration.applicationName == "signer")
+        #expect(configuration.connectTimeout == .seconds(3))
+        let explicit = try PostgresConfiguration(
+            url: "postgresql://hallmark@127.0.0.1/hallmark?application_name=signer", applicationName: "gateway")
+        #expect(explicit.applicationName == "gateway")
+    }
+
+    @Test func passwordsAreRedacted() throws {
+        for url in ["postgresql://hallmark:hunter2@db.internal:5432/hallmark",
+                    "host=db.internal user=hallmark password=hunter2 dbname=hallmark"] {
+            let configuration = try PostgresConfiguration(url: url)
+            #expect(!configuration.description.contains("hunter2"))
+            #expect(configuration.redactedConnectionString.contains("password=***"))
+            #expect(configuration.redactedConnectionString.contains("host=db.internal"))
+        }
+    }
+
+    @Test func malformedURLIsRejectedWithoutEchoingIt() {
+        #expect {
+            try PostgresConfiguration(url: "postgresql://hallmark:hunter2@[bad")
+        } throws: { error in
+            let error = error as? PostgresError
+            return error?.code == .invalidConfiguration && !"\(error!)".contains("hunter2")
+        }
+    }
+
+    @Test func fromEnvironment() throws {
+        let configuration = try PostgresConfiguration.fromEnvironment([
+            "HALLMARK_POSTGRES_URL": "postgresql://hallmark@127.0.0.1/hallmark",
+            "HALLMARK_POSTGRES_POOL_SIZE": "9",
+        ])
+        #expect(configuration.poolSize == 9)
+        #expect(try PostgresConfiguration.fromEnvironment(["HALLMARK_POSTGRES_URL": "postgresql:///x"]).poolSize == 4)
+        #expect(throws: PostgresError.self) { try PostgresConfiguration.fromEnvironment([:]) }
+        #expect(throws: PostgresError.self) {
+            try PostgresConfiguration.fromEnvironment([
+                "HALLMARK_POSTGRES_URL": "postgresql:///x", "HALLMARK_POSTGRES_POOL_SIZE": "zero",
+            ])
+        }
+    }
+}
+
+@Suite("Session settings")
+struct SessionSettingsTests {
+    @Test func applicationNameAndSessionDefaultsReachTheServer() async throws {
+        try await ServerGate.withShared {
+            let configuration = try PostgresConfiguration(url: try TestDatabase.url, applicationName: "hallmark-tests")
+            let pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+            defer { pool.close() }
+            let row = try #require(try await pool.query("""
+                SELECT current_setting('application_name'), current_setting('TimeZone'),
+                       current_setting('DateStyle'), current_setting('client_encoding')
+                """).first)
+            let (name, zone, style, encoding) = try row.decode((String, String, String, String).self)
+            #expect(name == "hallmark-tests")
+            #expect(zone == "UTC")
+            #expect(style.hasPrefix("ISO"))
+            #expect(encoding == "UTF8")
+        }
+    }
+}
