@@ -1,0 +1,82 @@
+import Crypto
+import Foundation
+
+/// AES-256-GCM with a 12-byte nonce and a 16-byte tag, over swift-crypto.
+public enum AESGCM256 {
+    /// Key size in bytes.
+    public static let keyLength = 32
+    /// Nonce size in bytes.
+    public static let nonceLength = 12
+    /// Tag size in bytes.
+    public static let tagLength = 16
+
+    /// The three parts of a sealed message.
+    public struct Sealed: Sendable, Hashable {
+        /// The 12-byte nonce.
+        public var nonce: Data
+        /// Ciphertext, as long as the plaintext.
+        public var ciphertext: Data
+        /// The 16-byte authentication tag.
+        public var tag: Data
+
+        /// Creates the parts.
+        public init(nonce: Data, ciphertext: Data, tag: Data) {
+            self.nonce = nonce
+            self.ciphertext = ciphertext
+            self.tag = tag
+        }
+
+        /// `nonce ‖ ciphertext ‖ tag`.
+        public var combined: Data { nonce + ciphertext + tag }
+
+        /// Splits `nonce ‖ ciphertext ‖ tag`.
+        public init(combined: some DataProtocol) throws(HallmarkCryptoError) {
+            let bytes = Data(combined)
+            guard bytes.count >= AESGCM256.nonceLength + AESGCM256.tagLength else {
+                throw HallmarkCryptoError(.invalidLength, "sealed box shorter than nonce and tag")
+            }
+            nonce = bytes.prefix(AESGCM256.nonceLength)
+            ciphertext = bytes.dropFirst(AESGCM256.nonceLength).dropLast(AESGCM256.tagLength)
+            tag = bytes.suffix(AESGCM256.tagLength)
+        }
+    }
+
+    /// Seals `plaintext`. A fresh random nonce is drawn unless `nonce` is given.
+    public static func seal(_ plaintext: some DataProtocol, key: some DataProtocol, nonce: Data? = nil,
+                            aad: some DataProtocol = Data()) throws(HallmarkCryptoError) -> Sealed {
+        let symmetric = try symmetricKey(key)
+        let nonceBytes: Data
+        if let nonce { nonceBytes = nonce } else { nonceBytes = try SecureRandom.bytes(nonceLength) }
+        let gcmNonce = try gcmNonce(nonceBytes)
+        let box = try mapErrors(.invalidArgument, "AES-GCM seal failed") {
+            try AES.GCM.seal(plaintext, using: symmetric, nonce: gcmNonce, authenticating: aad)
+        }
+        return Sealed(nonce: Data(nonceBytes), ciphertext: Data(box.ciphertext), tag: Data(box.tag))
+    }
+
+    /// Opens a sealed message; throws `authenticationFailed` if anything was altered.
+    public static func open(_ sealed: Sealed, key: some DataProtocol,
+                            aad: some DataProtocol = Data()) throws(HallmarkCryptoError) -> Data {
+        let symmetric = try symmetricKey(key)
+        let gcmNonce = try gcmNonce(sealed.nonce)
+        guard sealed.tag.count == tagLength else {
+            throw HallmarkCryptoError(.invalidLength, "AES-GCM tag must be \(tagLength) bytes")
+        }
+        return try mapErrors(.authenticationFailed, "AES-GCM authentication failed") {
+            let box = try AES.GCM.SealedBox(nonce: gcmNonce, ciphertext: sealed.ciphertext, tag: sealed.tag)
+            return try AES.GCM.open(box, using: symmetric, authenticating: aad)
+        }
+    }
+
+    private static func symmetricKey(_ key: some DataProtocol) throws(HallmarkCryptoError) -> SymmetricKey {
+        guard key.count == keyLength else { throw HallmarkCryptoError(.invalidKey, "AES-256 key must be 32 bytes") }
+        return SymmetricKey(data: Data(key))
+    }
+
+    private static func gcmNonce(_ bytes: Data) throws(HallmarkCryptoError) -> AES.GCM.Nonce {
+        guard bytes.count == nonceLength else {
+            throw HallmarkCryptoError(.invalidLength, "AES-GCM nonce must be \(nonceLength) bytes")
+        }
+        return try mapErrors(.invalidLength, "bad AES-GCM nonce") { try AES.GCM.Nonce(data: bytes) }
+    }
+}
