@@ -14,7 +14,7 @@ public enum AtRestSeal {
     static let headerLength = 5
 
     /// Seals `plaintext` under the current KEK.
-    public static func seal(_ plaintext: some DataProtocol, context: AtRestContext, keyring: KeyEncryptionKeyring,
+    public static func seal(_ plaintext: Data, context: AtRestContext, keyring: KeyEncryptionKeyring,
                             nonce: Data? = nil) throws(HallmarkCryptoError) -> Data {
         let version = keyring.currentVersion
         var header = Data([formatVersion])

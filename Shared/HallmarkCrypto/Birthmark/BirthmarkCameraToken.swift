@@ -35,7 +35,7 @@ public struct BirthmarkCameraToken: Codable, Sendable, Hashable {
                             nonce: Data? = nil) throws(HallmarkCryptoError) -> BirthmarkCameraToken {
         guard nucHash.count == 32 else { throw HallmarkCryptoError(.invalidLength, "NUC hash must be 32 bytes") }
         let key = try BirthmarkKeys.derive(master: master, keyIndex: keyIndex, format: .reference)
-        let sealed = try AESGCM256.seal(nucHash, key: key, nonce: nonce)
+        let sealed = try AESGCM256.seal(Data(nucHash), key: key, nonce: nonce)
         return BirthmarkCameraToken(ciphertext: Hex.encode(sealed.ciphertext), authTag: Hex.encode(sealed.tag),
                                     nonce: Hex.encode(sealed.nonce), tableId: tableId, keyIndex: keyIndex)
     }

@@ -25,7 +25,7 @@ public struct InvisoSession: Sendable {
     }
 
     /// Seals a message with a fresh random nonce (or `nonce`, for tests).
-    public func seal(_ plaintext: some DataProtocol, direction: InvisoDirection, counter: UInt64,
+    public func seal(_ plaintext: Data, direction: InvisoDirection, counter: UInt64,
                      nonce: Data? = nil) throws(HallmarkCryptoError) -> InvisoWireMessage {
         guard counter <= InvisoWireMessage.maximumCounter else {
             throw HallmarkCryptoError(.invalidArgument, "E2EE-1 counter out of range")

@@ -42,8 +42,9 @@ public enum AESGCM256 {
     }
 
     /// Seals `plaintext`. A fresh random nonce is drawn unless `nonce` is given.
-    public static func seal(_ plaintext: some DataProtocol, key: some DataProtocol, nonce: Data? = nil,
-                            aad: some DataProtocol = Data()) throws(HallmarkCryptoError) -> Sealed {
+    /// Parameters are concrete `Data` so calls from other modules stay specialized.
+    public static func seal(_ plaintext: Data, key: Data, nonce: Data? = nil,
+                            aad: Data = Data()) throws(HallmarkCryptoError) -> Sealed {
         let symmetric = try symmetricKey(key)
         let nonceBytes: Data
         if let nonce { nonceBytes = nonce } else { nonceBytes = try SecureRandom.bytes(nonceLength) }
@@ -55,8 +56,7 @@ public enum AESGCM256 {
     }
 
     /// Opens a sealed message; throws `authenticationFailed` if anything was altered.
-    public static func open(_ sealed: Sealed, key: some DataProtocol,
-                            aad: some DataProtocol = Data()) throws(HallmarkCryptoError) -> Data {
+    public static func open(_ sealed: Sealed, key: Data, aad: Data = Data()) throws(HallmarkCryptoError) -> Data {
         let symmetric = try symmetricKey(key)
         let gcmNonce = try gcmNonce(sealed.nonce)
         guard sealed.tag.count == tagLength else {
@@ -68,9 +68,9 @@ public enum AESGCM256 {
         }
     }
 
-    private static func symmetricKey(_ key: some DataProtocol) throws(HallmarkCryptoError) -> SymmetricKey {
+    private static func symmetricKey(_ key: Data) throws(HallmarkCryptoError) -> SymmetricKey {
         guard key.count == keyLength else { throw HallmarkCryptoError(.invalidKey, "AES-256 key must be 32 bytes") }
-        return SymmetricKey(data: Data(key))
+        return SymmetricKey(data: key)
     }
 
     private static func gcmNonce(_ bytes: Data) throws(HallmarkCryptoError) -> AES.GCM.Nonce {

@@ -49,14 +49,14 @@ public enum SmileIDEncryption {
     }
 
     /// Encrypts `plaintext` into an envelope. `iv` is random unless given (tests only).
-    public static func encrypt(_ plaintext: some DataProtocol, secret: String, timestamp: String, requestId: String,
+    public static func encrypt(_ plaintext: Data, secret: String, timestamp: String, requestId: String,
                                iv: Data? = nil) throws(HallmarkCryptoError) -> SmileIDEnvelope {
         try encrypt(plaintext, keys: keys(secret: secret, timestamp: timestamp, requestId: requestId),
                     timestamp: timestamp, iv: iv)
     }
 
     /// Encrypts with already derived keys.
-    public static func encrypt(_ plaintext: some DataProtocol, keys: Keys, timestamp: String,
+    public static func encrypt(_ plaintext: Data, keys: Keys, timestamp: String,
                                iv: Data? = nil) throws(HallmarkCryptoError) -> SmileIDEnvelope {
         let sealed = try AESGCM256.seal(plaintext, key: keys.encKey, nonce: iv)
         return SmileIDEnvelope(iv: Base64.encode(sealed.nonce), authTag: Base64.encode(sealed.tag),
