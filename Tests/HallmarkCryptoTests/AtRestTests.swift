@@ -73,3 +73,25 @@ import Testing
         #expect(HallmarkCryptoError(.invalidKey, "why").description == "invalid_key: why")
     }
 }
+
+@Suite struct RandomRoundTripTests {
+    @Test func randomValuesRoundTrip() throws {
+        var rng = TestRNG(seed: 2026)
+        let ring = try KeyEncryptionKeyring(keys: [7: rng.bytes(32)], currentVersion: 7)
+        for i in 0..<50 {
+            let value = rng.bytes(Int.random(in: 0...300, using: &rng))
+            let context = AtRestContext(table: "t\(i)", column: "c", rowId: String(i))
+            #expect(try AtRestSeal.open(AtRestSeal.seal(value, context: context, keyring: ring), context: context,
+                                        keyring: ring) == value)
+            let key = rng.bytes(32), nonce = rng.bytes(12), aad = rng.bytes(i)
+            let sealed = try AESGCM256.seal(value, key: key, nonce: nonce, aad: aad)
+            #expect(try AESGCM256.open(AESGCM256.Sealed(combined: sealed.combined), key: key, aad: aad) == value)
+            let master = rng.bytes(32), nuc = rng.bytes(32), index = Int.random(in: 0...999, using: &rng)
+            let token = try BirthmarkCameraToken.seal(nucHash: nuc, master: master, tableId: i, keyIndex: index)
+            #expect(try token.open(master: master) == nuc)
+            let mobile = try BirthmarkMobileToken.seal(nucHash: nuc, master: master, tableReferences: [i, i + 1, i + 2],
+                                                       keyIndices: [index, 0, 999], used: 0)
+            #expect(try mobile.open(master: master, keyIndex: index) == nuc)
+        }
+    }
+}

@@ -15,7 +15,7 @@ import Testing
             #expect(try SmileIDEncryption.decrypt(parsed, keys: keys) == plain)
             for field in [\SmileIDEnvelope.iv, \.authTag, \.encryptedData] where !(size == 0 && field == \.encryptedData) {
                 let bytes = try Base64.decode(envelope[keyPath: field])
-                for i in [0, bytes.count - 1] {
+                for i in 0..<bytes.count {
                     var bad = envelope
                     bad[keyPath: field] = Base64.encode(flipped(bytes, at: i))
                     expectCode(.authenticationFailed) { _ = try SmileIDEncryption.decrypt(bad, keys: keys) }

@@ -24,6 +24,9 @@ import Testing
         let body = Data(#"{ "z": "a/b", "a": [1, 2.5, true, null], "m": {"y": 1, "b": "é"} }"#.utf8)
         #expect(SmileIDSignature.canonicalBody(body)
                 == Data(#"{"a":[1,2.5,true,null],"m":{"b":"é","y":1},"z":"a/b"}"#.utf8))
+        // Pins Foundation's key order (numeric, case-insensitive), which is what the SDK signs.
+        let order = SmileIDSignature.canonicalBody(Data(#"{"a10":1,"B":3,"a9":2,"a":4}"#.utf8)).map { String(decoding: $0, as: UTF8.self) }
+        #expect(order == #"{"a":4,"a9":2,"a10":1,"B":3}"#)
         #expect(SmileIDSignature.canonicalBody(Data("not json".utf8)) == nil)
         #expect(SmileIDSignature.canonicalBody(Data(#"{"a":"#.utf8)) == nil)
     }

@@ -2,17 +2,25 @@ import Foundation
 
 /// FAIL reasons of BM-TOKEN validation, in the order they are checked.
 public enum BirthmarkTokenReason: String, Error, Sendable, Hashable, CaseIterable {
+    /// Bad shape: lengths, hex/base64, index outside 0...999, not three pairs.
     case malformed
+    /// None of the named tables exists.
     case unknownTable = "unknown_table"
+    /// No (table, index) key opens the token: tampered or forged.
     case authenticationFailed = "authentication_failed"
+    /// The NUC hash belongs to no provisioned device.
     case unknownDevice = "unknown_device"
+    /// The table that opened the token is not one of the device's three.
     case tableNotAssigned = "table_not_assigned"
+    /// The device is blacklisted.
     case blacklisted
 }
 
 /// PASS or FAIL with one reason.
 public enum BirthmarkTokenOutcome: Sendable, Hashable {
+    /// The token is genuine and its device in good standing.
     case pass
+    /// Rejected for one reason.
     case fail(BirthmarkTokenReason)
 
     /// True for `.pass`.
@@ -40,8 +48,11 @@ public struct BirthmarkDeviceRecord: Sendable, Hashable {
 
 /// A token that decrypted: the NUC hash and the (table, index) that opened it.
 public struct BirthmarkOpenedToken: Sendable, Hashable {
+    /// The camera's 32-byte NUC hash (look devices up by its blind index).
     public let nucHash: Data
+    /// The table whose key opened it.
     public let tableId: Int
+    /// The key index used.
     public let keyIndex: Int
 }
 
