@@ -84,8 +84,12 @@ import Testing
             #expect(try AtRestSeal.open(AtRestSeal.seal(value, context: context, keyring: ring), context: context,
                                         keyring: ring) == value)
             let key = rng.bytes(32), nonce = rng.bytes(12), aad = rng.bytes(i)
-            let sealed = try AESGCM256.seal(value, key: key, nonce: nonce, aad: aad)
-            #expect(try AESGCM256.open(AESGCM256.Sealed(combined: sealed.combined), key: key, aad: aad) == value)
+            // The two AES-GCM backends agree byte for byte and open each other's output.
+            let sealed = try AESGCM256.seal(value, key: key, nonce: nonce, aad: aad, backend: .openSSL)
+            #expect(try AESGCM256.seal(value, key: key, nonce: nonce, aad: aad, backend: .swiftCrypto) == sealed)
+            #expect(try AESGCM256.open(AESGCM256.Sealed(combined: sealed.combined), key: key, aad: aad,
+                                       backend: .swiftCrypto) == value)
+            #expect(try AESGCM256.open(sealed, key: key, aad: aad, backend: .openSSL) == value)
             let master = rng.bytes(32), nuc = rng.bytes(32), index = Int.random(in: 0...999, using: &rng)
             let token = try BirthmarkCameraToken.seal(nucHash: nuc, master: master, tableId: i, keyIndex: index)
             #expect(try token.open(master: master) == nuc)

@@ -81,13 +81,21 @@ import Testing
          String(gcmCipher.prefix(120)), "76fc6ece0f4e1768cddf8853bb2d551b"),
     ])
     func aesGCMSpec(key: String, iv: String, plain: String, aad: String, cipher: String, tag: String) throws {
-        let sealed = try AESGCM256.seal(hex(plain), key: hex(key), nonce: hex(iv), aad: hex(aad))
-        #expect(Hex.encode(sealed.ciphertext) == cipher)
-        #expect(Hex.encode(sealed.tag) == tag)
-        #expect(try AESGCM256.open(sealed, key: hex(key), aad: hex(aad)) == hex(plain))
-        #expect(throws: HallmarkCryptoError.self) {
-            try AESGCM256.open(AESGCM256.Sealed(nonce: sealed.nonce, ciphertext: sealed.ciphertext,
-                                                tag: flipped(sealed.tag, at: 0)), key: hex(key), aad: hex(aad))
+        for backend in AESGCM256.Backend.allCases {
+            let sealed = try AESGCM256.seal(hex(plain), key: hex(key), nonce: hex(iv), aad: hex(aad), backend: backend)
+            #expect(Hex.encode(sealed.ciphertext) == cipher, "\(backend)")
+            #expect(Hex.encode(sealed.tag) == tag, "\(backend)")
+            for opener in AESGCM256.Backend.allCases {
+                #expect(try AESGCM256.open(sealed, key: hex(key), aad: hex(aad), backend: opener) == hex(plain))
+                expectCode(.authenticationFailed) {
+                    _ = try AESGCM256.open(AESGCM256.Sealed(nonce: sealed.nonce, ciphertext: sealed.ciphertext,
+                                                            tag: flipped(sealed.tag, at: 0)),
+                                           key: hex(key), aad: hex(aad), backend: opener)
+                }
+                expectCode(.authenticationFailed) {
+                    _ = try AESGCM256.open(sealed, key: hex(key), aad: hex(aad) + Data([0]), backend: opener)
+                }
+            }
         }
     }
 

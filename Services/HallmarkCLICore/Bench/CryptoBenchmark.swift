@@ -24,14 +24,8 @@ public struct CryptoBenchmark: Sendable {
     public struct Results: Sendable {
         /// PBKDF2 derivations per second by contender, in display order.
         public var pbkdf2: [(name: String, perSecond: Double)] = []
-        /// AES-256-GCM seal throughput, 1 KB messages, MB/s.
-        public var aesGCM1KBMBps = 0.0
-        /// AES-256-GCM seal throughput, 1 MB messages, MB/s.
-        public var aesGCM1MBMBps = 0.0
-        /// AES-256-GCM open throughput, 1 KB messages, MB/s.
-        public var aesGCMOpen1KBMBps = 0.0
-        /// AES-256-GCM open throughput, 1 MB messages, MB/s.
-        public var aesGCMOpen1MBMBps = 0.0
+        /// AES-256-GCM throughput (MB/s) per backend: seal and open of 1 KB and 1 MB messages.
+        public var aesGCM: [(name: String, seal1KB: Double, open1KB: Double, seal1MB: Double, open1MB: Double)] = []
         /// HKDF-SHA256 derivations (32 bytes) per second.
         public var hkdfPerSecond = 0.0
         /// Whether the SHA-NI kernel ran.
@@ -69,12 +63,18 @@ public struct CryptoBenchmark: Sendable {
         results.pbkdf2 = zip(contenders, best).map { ($0.0.0, $0.1) }
 
         let key = Data(repeating: 7, count: 32), nonce = Data(count: 12)
-        let kb = Data(repeating: 1, count: 1024), mb = Data(repeating: 1, count: 1 << 20)
-        results.aesGCM1KBMBps = try measure(perCall: 1) { _ = try AESGCM256.seal(kb, key: key, nonce: nonce) } / 1024
-        results.aesGCM1MBMBps = try measure(perCall: 1) { _ = try AESGCM256.seal(mb, key: key, nonce: nonce) }
-        let sealedKB = try AESGCM256.seal(kb, key: key, nonce: nonce), sealedMB = try AESGCM256.seal(mb, key: key, nonce: nonce)
-        results.aesGCMOpen1KBMBps = try measure(perCall: 1) { _ = try AESGCM256.open(sealedKB, key: key) } / 1024
-        results.aesGCMOpen1MBMBps = try measure(perCall: 1) { _ = try AESGCM256.open(sealedMB, key: key) }
+        for backend in AESGCM256.Backend.allCases {
+            var rates: [Double] = []
+            for size in [1024, 1 << 20] {
+                let message = Data(repeating: 1, count: size)
+                let sealed = try AESGCM256.seal(message, key: key, nonce: nonce, backend: backend)
+                let mb = Double(size) / 1_048_576
+                rates.append(try measure(perCall: 1) { _ = try AESGCM256.seal(message, key: key, nonce: nonce, backend: backend) } * mb)
+                rates.append(try measure(perCall: 1) { _ = try AESGCM256.open(sealed, key: key, backend: backend) } * mb)
+            }
+            results.aesGCM.append((backend == .openSSL ? "OpenSSL EVP" : "swift-crypto AES.GCM",
+                                   rates[0], rates[1], rates[2], rates[3]))
+        }
         results.hkdfPerSecond = try measure(perCall: 1) {
             _ = try HKDFSHA256.derive(ikm: key, info: Data("inviso-session-v1".utf8), length: 32)
         }
