@@ -1,9 +1,8 @@
 import Foundation
 import libcrypto
 
-/// AES-256-GCM through OpenSSL's EVP interface. Internal: callers use `AESGCM256`.
-/// swift-crypto's seal path runs at ≈ 0.8 GB/s here (it copies through generic
-/// `DataProtocol` code); EVP reaches the AES-NI/VAES kernels directly.
+/// AES-256-GCM through OpenSSL's EVP interface: `AESGCM256`'s second backend, used to
+/// cross-check swift-crypto and for callers that seal many small messages.
 enum NativeAESGCM {
     /// Largest chunk handed to one EVP call (its lengths are `Int32`).
     private static let chunk = 1 << 30

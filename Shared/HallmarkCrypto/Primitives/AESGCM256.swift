@@ -1,15 +1,16 @@
 import Crypto
 import Foundation
 
-/// AES-256-GCM with a 12-byte nonce and a 16-byte tag. OpenSSL's EVP by default (several
-/// times faster than swift-crypto's seal here); swift-crypto on request. Both give identical bytes.
+/// AES-256-GCM with a 12-byte nonce and a 16-byte tag: swift-crypto by default, OpenSSL's EVP
+/// on request (measured here: EVP ≈ 1.3× faster for 1 KB messages, swift-crypto ≈ 1.5×
+/// faster for 1 MB). Both give identical bytes.
 public enum AESGCM256 {
     /// The implementation to run.
     public enum Backend: String, Sendable, CaseIterable {
-        /// OpenSSL libcrypto EVP (default).
-        case openSSL
-        /// swift-crypto `AES.GCM`.
+        /// swift-crypto `AES.GCM` (default).
         case swiftCrypto
+        /// OpenSSL libcrypto EVP.
+        case openSSL
     }
 
     /// Key size in bytes.
@@ -53,7 +54,7 @@ public enum AESGCM256 {
     /// Seals `plaintext`. A fresh random nonce is drawn unless `nonce` is given.
     /// Parameters are concrete `Data` so calls from other modules stay specialized.
     public static func seal(_ plaintext: Data, key: Data, nonce: Data? = nil, aad: Data = Data(),
-                            backend: Backend = .openSSL) throws(HallmarkCryptoError) -> Sealed {
+                            backend: Backend = .swiftCrypto) throws(HallmarkCryptoError) -> Sealed {
         let symmetric = try symmetricKey(key)
         let nonceBytes: Data
         if let nonce { nonceBytes = nonce } else { nonceBytes = try SecureRandom.bytes(nonceLength) }
@@ -72,7 +73,7 @@ public enum AESGCM256 {
 
     /// Opens a sealed message; throws `authenticationFailed` if anything was altered.
     public static func open(_ sealed: Sealed, key: Data, aad: Data = Data(),
-                            backend: Backend = .openSSL) throws(HallmarkCryptoError) -> Data {
+                            backend: Backend = .swiftCrypto) throws(HallmarkCryptoError) -> Data {
         let symmetric = try symmetricKey(key)
         let gcmNonce = try gcmNonce(sealed.nonce)
         guard sealed.tag.count == tagLength else {
