@@ -11,11 +11,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-#if defined(__linux__)
+#if defined(__linux__) || defined(__APPLE__)
 #include <sys/random.h>
-#else
-#include <unistd.h>
 #endif
+#include <unistd.h>
 
 typedef void (*compress_fn)(uint32_t state[8], const uint32_t w[16]);
 
