@@ -140,3 +140,31 @@ import Testing
         expectCode(.malformedJSON) { _ = try LogCheckpoint.parse(Data(#"{"tree_size":-1,"root_hash":"#.utf8)) }
     }
 }
+
+@Suite struct MerkleNodeStoreTests {
+    /// Proofs from stored perfect subtrees (as an aggregator would keep them) equal the
+    /// array-based proofs for every size, leaf and old size up to 64.
+    @Test func storedNodesGiveTheSameProofs() throws {
+        var store: [String: Data] = [:]
+        var frontier = MerkleFrontier()
+        let hashes = MerkleTreeTests.leaves64.map(MerkleTree.leafHash)
+        for size in 1...64 {
+            for node in frontier.append(leafHash: hashes[size - 1]) { store["\(node.level)/\(node.index)"] = node.hash }
+            let lookup: MerkleTree.NodeLookup = { level, index in
+                guard let hash = store["\(level)/\(index)"] else { throw HallmarkCryptoError(.invalidProof, "missing node") }
+                return hash
+            }
+            let tree = Array(hashes.prefix(size))
+            #expect(try MerkleTree.root(treeSize: size, node: lookup) == frontier.root)
+            for index in 0..<size {
+                #expect(try MerkleTree.inclusionProof(leafIndex: index, treeSize: size, node: lookup)
+                        == MerkleTree.inclusionProof(leafIndex: index, leafHashes: tree))
+            }
+            for old in 0...size {
+                #expect(try MerkleTree.consistencyProof(oldSize: old, treeSize: size, node: lookup)
+                        == MerkleTree.consistencyProof(oldSize: old, leafHashes: tree))
+            }
+        }
+        #expect(store.count == 127)  // 64 leaves + 32 + 16 + 8 + 4 + 2 + 1
+    }
+}

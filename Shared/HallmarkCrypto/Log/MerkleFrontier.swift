@@ -21,16 +21,25 @@ public struct MerkleFrontier: Sendable, Hashable {
         self.subtrees = subtrees
     }
 
-    /// Appends a leaf hash (`MerkleTree.leafHash` of the leaf).
-    public mutating func append(leafHash: Data) {
+    /// Appends a leaf hash (`MerkleTree.leafHash` of the leaf) and returns the perfect
+    /// subtrees this completes, smallest first: the leaf itself at level 0, then every node
+    /// whose right edge it closes. A log that stores these can answer proofs through
+    /// `MerkleTree.inclusionProof(leafIndex:treeSize:node:)` in O(log² n) lookups.
+    @discardableResult
+    public mutating func append(leafHash: Data) -> [MerkleTree.Node] {
         var hash = leafHash
+        var completed = [MerkleTree.Node(level: 0, index: size, hash: hash)]
         var s = size
+        var level = 0
         while s & 1 == 1 {
             hash = MerkleTree.nodeHash(subtrees.removeLast(), hash)
             s >>= 1
+            level += 1
+            completed.append(MerkleTree.Node(level: level, index: s, hash: hash))
         }
         subtrees.append(hash)
         size += 1
+        return completed
     }
 
     /// The current tree head.
