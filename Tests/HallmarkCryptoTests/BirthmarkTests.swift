@@ -120,3 +120,20 @@ import Testing
         #expect(bytes.dropFirst(32).prefix(12) == Data(count: 12))
     }
 }
+
+@Suite struct BirthmarkProvisioningHelperTests {
+    @Test func assignmentsAreDistinctAndInRange() throws {
+        var seen = Set<Int>()
+        for _ in 0..<200 {
+            let tables = try BirthmarkKeys.randomTableAssignment(tableCount: 10)
+            #expect(tables.count == 3 && Set(tables).count == 3 && tables.allSatisfy { (0..<10).contains($0) })
+            seen.formUnion(tables)
+            #expect(BirthmarkKeys.keyIndices.contains(try BirthmarkKeys.randomKeyIndex()))
+        }
+        #expect(seen.count == 10)
+        #expect(try BirthmarkKeys.randomTableAssignment(tableCount: 3) == [0, 1, 2])
+        expectCode(.invalidArgument) { _ = try BirthmarkKeys.randomTableAssignment(tableCount: 2) }
+        expectCode(.invalidArgument) { _ = try SecureRandom.uniform(below: 0) }
+        #expect(try BirthmarkKeys.newMasterKey().count == 32)
+    }
+}
