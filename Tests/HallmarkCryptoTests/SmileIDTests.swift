@@ -93,3 +93,33 @@ import Testing
         #expect(SmileIDTimestamp.check("yesterday", now: now) == .malformed)
     }
 }
+
+@Suite struct SmileIDBatchTests {
+    @Test func batchesMatchSingleCalls() throws {
+        let body = Data(#"{"job_id":"job-1","user_id":"user-1"}"#.utf8)
+        let requests = [
+            SmileIDSignature.Request(secret: "test-secret", timestamp: vectorTimestamp, headers: vectorHeaders, payload: body),
+            SmileIDSignature.Request(secret: "test-secret", timestamp: vectorTimestamp, headers: vectorHeaders),
+            SmileIDSignature.Request(secret: "test-secret", timestamp: vectorTimestamp, headers: ["A": "1", "a": "2"]),
+            SmileIDSignature.Request(secret: "test-secret", timestamp: vectorTimestamp, payload: Data("test payload".utf8)),
+        ]
+        let macs = SmileIDSignature.signBatch(requests)
+        #expect(try macs[0].get() == "NfIMuN27o4N21wG5w1/zpFWxD6IKLAKVcDKdj+Nc+3I=")
+        #expect(try macs[1].get() == "bFCfQxhjFvDLCq+opLmD9TfK6IQR3Kwwwy2qWJYMldI=")
+        #expect(throws: HallmarkCryptoError.self) { try macs[2].get() }
+        #expect(try macs[3].get() == "d0z1cqkMp2cMNM9risySEwXvNJOAoG+dHRv+tBaokKk=")
+
+        var reencoded = requests[0]
+        reencoded.payload = Data(#"{"user_id": "user-1", "job_id": "job-1"}"#.utf8)
+        let checks: [(mac: String, request: SmileIDSignature.Request)] = [
+            (try macs[0].get(), requests[0]), (try macs[0].get(), reencoded), (try macs[1].get(), requests[3]),
+            ("AAAA", requests[1]), (try macs[3].get(), requests[3]),
+        ]
+        let verdicts = SmileIDSignature.verifyBatch(checks, secrets: ["old", "test-secret"])
+        #expect(try verdicts[0].get() == SmileIDSignature.Verification(secretIndex: 1, usedCanonicalBody: false))
+        #expect(try verdicts[1].get() == SmileIDSignature.Verification(secretIndex: 1, usedCanonicalBody: true))
+        #expect(try verdicts[2].get() == nil)
+        #expect(throws: HallmarkCryptoError.self) { try verdicts[3].get() }
+        #expect(try verdicts[4].get() == SmileIDSignature.Verification(secretIndex: 1, usedCanonicalBody: false))
+    }
+}
