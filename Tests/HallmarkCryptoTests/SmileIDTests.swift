@@ -91,6 +91,8 @@ import Testing
         #expect(SmileIDTimestamp.check("2025-01-01T00:05:01Z", now: now) == .future)
         #expect(SmileIDTimestamp.check("2024-12-31T23:54:59.999Z", now: now) == .stale)
         #expect(SmileIDTimestamp.check("yesterday", now: now) == .malformed)
+        #expect(SmileIDTimestamp.check("2025-01-01T02:00:00+02:00", now: now) == .ok)
+        #expect(abs((SmileIDTimestamp.parse("2025-01-01T00:00:00.123Z")?.timeIntervalSince(now) ?? 0) - 0.123) < 0.001)
     }
 }
 

@@ -16,12 +16,9 @@ public enum SmileIDTimestamp {
 
     /// Parses `2025-01-01T00:00:00.000Z`-style timestamps (fractional seconds optional).
     public static func parse(_ text: String) -> Date? {
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: text) { return date }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        return plain.date(from: text)
+        // Format styles are Sendable values, so nothing is shared between threads.
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 
     /// Whether `timestamp` lies within `window` seconds of `now`.
