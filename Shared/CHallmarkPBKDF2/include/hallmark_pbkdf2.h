@@ -1,5 +1,55 @@
 #ifndef HALLMARK_PBKDF2_H
 #define HALLMARK_PBKDF2_H
-/* Placeholder: the fast PBKDF2-HMAC-SHA256 path lands with the crypto module. */
-int hallmark_pbkdf2_placeholder(void);
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fast PBKDF2-HMAC-SHA256 (RFC 8018). The HMAC inner/outer SHA-256 states are computed
+ * once per password; each iteration is then two single-block compressions. On x86-64 CPUs
+ * with the SHA extensions the compressions use SHA-NI, and independent derivations run
+ * two at a time, interleaved, to hide the latency of sha256rnds2. */
+
+/** Which compression implementation to use. */
+typedef enum {
+    HALLMARK_PBKDF2_IMPL_AUTO = 0,     /* SHA-NI when the CPU has it, otherwise portable */
+    HALLMARK_PBKDF2_IMPL_PORTABLE = 1, /* plain C */
+    HALLMARK_PBKDF2_IMPL_SHANI = 2     /* SHA-NI; fails when the CPU lacks it */
+} hallmark_pbkdf2_impl;
+
+/** One derivation of a batch. `out` receives `out_len` bytes. */
+typedef struct {
+    const uint8_t *password;
+    size_t password_len;
+    const uint8_t *salt;
+    size_t salt_len;
+    uint32_t iterations;
+    uint8_t *out;
+    size_t out_len;
+} hallmark_pbkdf2_job;
+
+/** 1 when this CPU has the SHA extensions (cpuid leaf 7, EBX bit 29) and SSE4.1. */
+int hallmark_pbkdf2_cpu_has_sha_ni(void);
+
+/** Derives one key. Returns 0 on success, -1 on bad arguments (iterations 0, out_len 0,
+ *  NULL pointers with non-zero lengths) or an unavailable implementation. */
+int hallmark_pbkdf2_sha256(const uint8_t *password, size_t password_len,
+                           const uint8_t *salt, size_t salt_len,
+                           uint32_t iterations, uint8_t *out, size_t out_len,
+                           hallmark_pbkdf2_impl impl);
+
+/** Derives `count` keys, interleaving independent output blocks two at a time on the
+ *  SHA-NI path. Returns 0 on success, -1 when any job is invalid (no output written then). */
+int hallmark_pbkdf2_sha256_batch(const hallmark_pbkdf2_job *jobs, size_t count,
+                                 hallmark_pbkdf2_impl impl);
+
+/** Fills `buf` from the kernel CSPRNG (getrandom). Returns 0, or -1 when it is unavailable. */
+int hallmark_random_bytes(uint8_t *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,0 +1,10 @@
+import Crypto
+import Foundation
+
+/// SHA-256 (FIPS 180-4) over swift-crypto.
+public enum SHA256Hash {
+    /// The 32-byte digest of `data`.
+    public static func digest(_ data: some DataProtocol) -> Data {
+        Data(SHA256.hash(data: data))
+    }
+}
