@@ -59,14 +59,15 @@ let package = Package(
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
                           path: "Services/HallmarkCLI", linkerSettings: rpath),
 
+        .target(name: "HallmarkTestSupport", path: "Tests/HallmarkTestSupport"),
         .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore"],
                     path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
         .testTarget(name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka"],
                     path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),
-        .testTarget(name: "HallmarkPostgresTests", dependencies: ["HallmarkPostgres"],
+        .testTarget(name: "HallmarkPostgresTests", dependencies: ["HallmarkPostgres", "HallmarkTestSupport"],
                     path: "Tests/HallmarkPostgresTests", linkerSettings: rpath),
         .testTarget(name: "HallmarkRuntimeTests",
-                    dependencies: ["HallmarkRuntime", "HallmarkCLICore"],
+                    dependencies: ["HallmarkRuntime", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,7 @@ public struct HallmarkCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hallmark",
         abstract: "Hallmark's admin command-line tool.",
-        subcommands: [BenchCommand.self, ProbeCommand.self, TrafficCommand.self])
+        subcommands: [CryptoCommand.self, BenchCommand.self, ProbeCommand.self, TrafficCommand.self])
 
     public init() {}
 }
@@ -15,7 +15,7 @@ public struct BenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks against the real broker and database.",
-        subcommands: [BenchKafkaCommand.self])
+        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self])
 
     public init() {}
 }

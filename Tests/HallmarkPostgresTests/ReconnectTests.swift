@@ -1,3 +1,4 @@
+import HallmarkTestSupport
 import Foundation
 import HallmarkPostgres
 import Testing
@@ -7,7 +8,7 @@ import Testing
 @Suite(
     "Reconnect after a server restart",
     .serialized,
-    .enabled(if: ServerControl.dataDirectory != nil,
+    .enabled(if: PostgresServerControl.dataDirectory != nil,
              "HALLMARK_PG_DATA is not set: export HALLMARK_PG_DATA=<repo>/.hallmark/pg/data to run the restart tests")
 )
 struct ReconnectTests {
@@ -28,7 +29,7 @@ struct ReconnectTests {
             defer { pool.close() }
             let before = try await backendPIDs(pool, count: 4)
             #expect(pool.statistics.idle == 2)
-            try await ServerControl.restart()
+            try await PostgresServerControl.restart()
             // The pool may notice the dead connection only when a query fails: allow one
             // connectionLost, never anything else.
             do {
@@ -50,7 +51,7 @@ struct ReconnectTests {
             try await TestDatabase.waitUntil { try await pool.query(
                 "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'"
             ).first!.column(0, as: Int.self) == 1 }
-            try await ServerControl.restart()
+            try await PostgresServerControl.restart()
             await #expect {
                 try await slow.value
             } throws: { error in
@@ -67,7 +68,7 @@ struct ReconnectTests {
             let pool = try TestDatabase.makePool(poolSize: 4)
             defer { pool.close() }
             _ = try await backendPIDs(pool, count: 8)
-            try await ServerControl.restart()
+            try await PostgresServerControl.restart()
             let values = try await withThrowingTaskGroup(of: Int.self) { group in
                 for i in 0..<20 {
                     group.addTask {
@@ -101,7 +102,7 @@ struct ReconnectTests {
                 }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(100))
-                    try await ServerControl.restart()
+                    try await PostgresServerControl.restart()
                     return 0
                 }
                 return try await group.reduce(0, +)

@@ -2,6 +2,7 @@ import Foundation
 import HallmarkEnvelope
 import HallmarkKafka
 import HallmarkPostgres
+import HallmarkTestSupport
 import Testing
 
 /// The stage loop run as its own process (`hallmark probe`) against the real broker and
@@ -90,7 +91,7 @@ struct StageLoopIntegrationTests {
     }
 
     @Test func postgresRestartDuringRunLosesNothing() async throws {
-        guard let dataDir = ProcessInfo.processInfo.environment["HALLMARK_PG_DATA"] else {
+        guard PostgresServerControl.dataDirectory != nil else {
             Issue.record("HALLMARK_PG_DATA is not set: run the tests through deploy/local/test")
             return
         }
@@ -99,7 +100,7 @@ struct StageLoopIntegrationTests {
         try await h.produceRequests(3_000)
         let probe = try h.startProbe("pg", ["HALLMARK_PROBE_DELAY_MS": "1"])
         try await h.waitForEffects(300)
-        try PostgresServer.restart(dataDirectory: dataDir)
+        try await PostgresServerControl.restart()
         try await h.waitForEffects(3_000)
         let effects = try await h.effects()
         #expect(effects.distinct == 3_000)
@@ -153,20 +154,5 @@ struct StageLoopIntegrationTests {
 
     static func field(_ name: String, in value: [UInt8]) -> String? {
         (try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any])?[name] as? String
-    }
-}
-
-/// The throwaway cluster of deploy/local/up.
-enum PostgresServer {
-    static func restart(dataDirectory: String) throws {
-        let pgCtl = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")
-            .sorted().last.map { "/usr/lib/postgresql/\($0)/bin/pg_ctl" } ?? "pg_ctl"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        process.arguments = ["-u", "postgres", "--", pgCtl, "-D", dataDirectory, "-m", "fast", "-w", "restart"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessError("pg_ctl restart failed") }
     }
 }

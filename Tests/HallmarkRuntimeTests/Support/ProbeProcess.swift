@@ -20,7 +20,7 @@ final class ProbeProcess: @unchecked Sendable {
             throw HarnessError("no hallmark binary at \(Self.binary.path): build first (swift build --build-tests)")
         }
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-\(name)-\(UUID()).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.executableURL = Self.binary
         process.arguments = ["probe"]

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Restarts the local throwaway cluster with pg_ctl (as the postgres user when running as root).
-enum ServerControl {
-    static var dataDirectory: String? {
+/// Restarts the local throwaway cluster (deploy/local/up) with pg_ctl, as the postgres user
+/// when running as root. Shared by every test target that restarts the database.
+public enum PostgresServerControl {
+    public static var dataDirectory: String? {
         ProcessInfo.processInfo.environment["HALLMARK_PG_DATA"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -14,12 +15,12 @@ enum ServerControl {
         return "\(root)/\(newest)/bin/pg_ctl"
     }
 
-    struct Failed: Error, CustomStringConvertible {
-        let description: String
+    public struct Failed: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Runs pg_ctl on a dispatch thread (it blocks for about a second).
-    static func restart() async throws {
+    public static func restart() async throws {
         guard let data = dataDirectory else { throw Failed(description: "HALLMARK_PG_DATA is not set") }
         // Log next to the data folder (as deploy/local/up does), so the server never inherits
         // our output.
