@@ -91,6 +91,28 @@ final class StageHarness: Sendable {
 
     /// Reads a topic from the start until `count` messages arrived or `timeout` passed.
     func read(_ topic: String, count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
+        try await read(topic, timeout: timeout) { $0.count >= count }
+    }
+
+    /// The ids answered on the output topic, read until all of `ids` are there or time runs out.
+    func answered(_ ids: [String], timeout: Duration = .seconds(60)) async throws -> Set<String> {
+        let wanted = Set(ids)
+        var seen = Set<String>()
+        _ = try await read(output, timeout: timeout) { messages in
+            if let last = messages.last, let id = Self.field("correlation_id", in: last.value), wanted.contains(id) {
+                seen.insert(id)
+            }
+            return seen.count == wanted.count
+        }
+        return seen
+    }
+
+    static func field(_ name: String, in value: [UInt8]) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any])?[name] as? String
+    }
+
+    /// Reads a topic from the start until `done` holds or `timeout` passed.
+    func read(_ topic: String, timeout: Duration, until done: ([KafkaMessage]) -> Bool) async throws -> [KafkaMessage] {
         let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
                                          bufferCapacity: 4096, logger: logger)
         try consumer.start()
@@ -101,7 +123,7 @@ final class StageHarness: Sendable {
         var messages: [KafkaMessage] = []
         for await message in consumer.messages {
             messages.append(message)
-            if messages.count >= count { break }
+            if done(messages) { break }
         }
         timer.cancel()
         await consumer.close()
