@@ -76,6 +76,8 @@ struct StageLoopIntegrationTests {
         try await h.waitForEffects(21, timeout: .seconds(60))
         let rejected = try await h.read(h.rejected, count: poison.count)
         #expect(rejected.count == poison.count)
+        let rejectedSchema = try JSONSchemaValidator.load("hallmark.rejected.v1")
+        for message in rejected { try rejectedSchema.validate(bytes: message.value) }
         let records = try rejected.map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
         for (i, (reason, bytes)) in poison.enumerated() {
             let record = records.first { $0.source.offset == offsets[i] && $0.source.topic == h.input }
@@ -86,6 +88,18 @@ struct StageLoopIntegrationTests {
         #expect(try await h.answered([validID]) == [validID])
         probe.signal(SIGTERM)
         #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+
+        // Every message type the run produced matches its schema in proto-json/.
+        let resultSchema = try JSONSchemaValidator.load("hallmark.probe.result.v1")
+        for message in try await h.read(h.output, count: 21) { try resultSchema.validate(bytes: message.value) }
+        try JSONSchemaValidator.load("hallmark.probe.request.v1").validate(bytes: StageHarness.request(n: 3))
+        let snapshots = try await h.read(h.metrics, count: 1)
+        #expect(!snapshots.isEmpty, "no metrics snapshot was published")
+        let metricsSchema = try JSONSchemaValidator.load("hallmark.metrics.v1")
+        for snapshot in snapshots { try metricsSchema.validate(bytes: snapshot.value) }
+        let names = snapshots.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])?["counters"] as? [[String: Any]] ?? [] }
+            .compactMap { $0["name"] as? String }
+        #expect(names.contains("hallmark_stage_rejected_total"))
     }
 
     @Test func postgresRestartDuringRunLosesNothing() async throws {

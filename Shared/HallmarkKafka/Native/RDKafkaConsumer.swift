@@ -36,7 +36,10 @@ final class RDKafkaConsumer: @unchecked Sendable {
             rd_kafka_conf_set_rebalance_cb(conf, rebalance)
         }
         self.topics = topics
-        self.credits = DispatchSemaphore(value: max(1, bufferCapacity))
+        // Start at zero and signal up: libdispatch traps when a semaphore is freed with a value
+        // below the one it was created with, which a consumer closed mid-stream would have.
+        self.credits = DispatchSemaphore(value: 0)
+        for _ in 0..<max(1, bufferCapacity) { credits.signal() }
         self.logger = logger
         rd_kafka_poll_set_consumer(client.handle)
     }

@@ -17,6 +17,7 @@ final class StageHarness: Sendable {
     var input: String { "test.probe.\(id).in" }
     var output: String { "test.probe.\(id).out" }
     var rejected: String { "test.probe.\(id).rejected" }
+    var metrics: String { "test.probe.\(id).metrics" }
     var schema: String { "probe_\(id)" }
     var group: String { "test-probe-\(id)" }
 
@@ -27,7 +28,7 @@ final class StageHarness: Sendable {
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics([input, output, rejected], partitions: 4)
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics([input, output, rejected, metrics], partitions: 4)
     }
 
     /// Starts a probe process in this harness's world.
@@ -36,7 +37,7 @@ final class StageHarness: Sendable {
             "HALLMARK_PROBE_INPUT": input, "HALLMARK_PROBE_OUTPUT": output, "HALLMARK_PROBE_SCHEMA": schema,
             "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_INSTANCE": name,
             "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_METRICS_INTERVAL_MS": "2000",
+            "HALLMARK_METRICS_INTERVAL_MS": "2000", "HALLMARK_METRICS_TOPIC": metrics,
         ].merging(extra) { _, new in new })
     }
 
