@@ -21,9 +21,17 @@ struct StageLoopIntegrationTests {
 
         let answered = try await h.answered(ids)
         #expect(answered.count == 10_000, "\(10_000 - answered.count) requests got no answer")
+        try await Task.sleep(for: .seconds(5))  // lets a live snapshot see the drained backlog
         probe.signal(SIGTERM)
         #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
         #expect(probe.logCount("message rejected") == 0)
+
+        // The lag gauge saw the backlog, and a live snapshot after it drained sees none. (The
+        // last one, at shutdown, is taken after the partitions were revoked.)
+        let lags = try await h.read(h.metrics, timeout: .seconds(10)) { _ in false }
+            .compactMap { Self.gauge("hallmark_stage_consumer_lag", in: $0.value) }
+        #expect(lags.contains { $0 > 0 }, "lag snapshots: \(lags)")
+        #expect(lags.dropLast().last == 0, "lag snapshots: \(lags)")
     }
 
     @Test func killedConsumerRestartsAndEveryMessageIsProcessed() async throws {
@@ -162,5 +170,11 @@ struct StageLoopIntegrationTests {
             #expect(await p.waitForExit(timeout: .seconds(30)) == 0)
         }
         #expect(a.rawLog.contains("cannot start") == false && b.rawLog.contains("cannot start") == false)
+    }
+
+    static func gauge(_ name: String, in value: [UInt8]) -> Double? {
+        let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any]
+        let gauges = object?["gauges"] as? [[String: Any]] ?? []
+        return gauges.first { $0["name"] as? String == name }?["value"] as? Double
     }
 }

@@ -158,6 +158,26 @@ final class RDKafkaConsumer: @unchecked Sendable {
         return result
     }
 
+    /// The high watermark (end offset) of each assigned partition, from librdkafka's cache
+    /// (no broker round trip). Partitions not fetched yet are left out.
+    func highWatermarks() -> [KafkaTopicPartition: Int64] {
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else {
+            return [:]
+        }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        var result: [KafkaTopicPartition: Int64] = [:]
+        for i in 0..<Int(list.pointee.cnt) {
+            let e = list.pointee.elems[i]
+            var low: Int64 = -1
+            var high: Int64 = -1
+            let err = rd_kafka_get_watermark_offsets(client.handle, e.topic, e.partition, &low, &high)
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR, high >= 0 else { continue }
+            result[KafkaTopicPartition(topic: String(cString: e.topic), partition: e.partition)] = high
+        }
+        return result
+    }
+
     /// Asks the poll loop to commit, leave the group and end.
     func requestClose() {
         _ = state.compareExchange(expected: State.running.rawValue, desired: State.closing.rawValue,
