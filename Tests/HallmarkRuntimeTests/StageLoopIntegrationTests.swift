@@ -161,7 +161,7 @@ struct StageLoopIntegrationTests {
         let rows = try await h.pool.query(
             "SELECT version, count(*)::bigint FROM \(unescaped: h.schema).schema_migrations GROUP BY version ORDER BY version")
         let versions = try rows.map { try $0.decode((Int32, Int64).self) }
-        #expect(versions.map(\.0) == [0, 1])
+        #expect(versions.map(\.0) == [0, 1, 2])
         #expect(versions.allSatisfy { $0.1 == 1 })
         try await h.produceRequests(50)
         try await h.waitForEffects(50, timeout: .seconds(60))
@@ -170,6 +170,48 @@ struct StageLoopIntegrationTests {
             #expect(await p.waitForExit(timeout: .seconds(30)) == 0)
         }
         #expect(a.rawLog.contains("cannot start") == false && b.rawLog.contains("cannot start") == false)
+    }
+
+    @Test func messagesWithOneKeyAreProcessedInOrderWhileKeysRunConcurrently() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        // Each key's n rises in its partition's order.
+        try await h.produceOrdered(keys: 15, perKey: 100)
+        let probe = try h.startProbe("order", ["HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_PROBE_DELAY_MS": "2"])
+        try await h.waitForEffects(1_500)
+        let rows = try await h.pool.query(
+            "SELECT key, n, instance FROM \(unescaped: h.schema).effects ORDER BY seq")
+        var lastN: [String: Int] = [:]
+        var outOfOrder = 0
+        for row in rows {
+            let (key, n, _) = try row.decode((String, Int, String).self)
+            if let previous = lastN[key], n < previous { outOfOrder += 1 }
+            lastN[key] = n
+        }
+        #expect(lastN.count == 15)
+        #expect(outOfOrder == 0, "\(outOfOrder) effects were written before an earlier message of their key")
+        // Concurrency really happened: more than one transaction was open at once.
+        let overlap = try await h.pool.query("""
+            SELECT count(*)::bigint FROM \(unescaped: h.schema).effects a JOIN \(unescaped: h.schema).effects b
+            ON a.seq + 1 = b.seq AND a.key <> b.key AND b.at < a.at
+            """)
+        #expect(try overlap[0].decode(Int64.self) > 0, "no two keys overlapped: nothing concurrent was tested")
+        probe.signal(SIGTERM)
+        #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func refusesToStartWithAnOldLibrdkafka() async throws {
+        let debian = "/usr/lib/x86_64-linux-gnu"
+        guard FileManager.default.fileExists(atPath: debian + "/librdkafka.so.1") else {
+            Issue.record("Debian's librdkafka is not installed: deploy/local/setup installs it")
+            return
+        }
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        let probe = try h.startProbe("old-lib", ["LD_LIBRARY_PATH": debian])
+        #expect(await probe.waitForExit(timeout: .seconds(20)) == 1)
+        #expect(probe.rawLog.contains("needs 2.2 or later"))
+        #expect(probe.rawLog.contains("deploy/local/setup"))
     }
 
     static func gauge(_ name: String, in value: [UInt8]) -> Double? {

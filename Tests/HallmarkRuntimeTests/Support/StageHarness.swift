@@ -64,6 +64,22 @@ final class StageHarness: Sendable {
         return ids
     }
 
+    /// Sends `perKey` requests on each of `keys` keys; one key's requests go one after the
+    /// other (each acknowledged before the next), so their `n` order is their partition order.
+    func produceOrdered(keys: Int, perKey: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for k in 0..<keys {
+                group.addTask {
+                    for i in 0..<perKey {
+                        try await self.producer.send(topic: self.input, key: Array("key-\(k)".utf8),
+                                                     value: Self.request(n: i))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// Effect rows written by the probe: all of them, and distinct message ids.
     func effects() async throws -> (rows: Int, distinct: Int) {
         do {
