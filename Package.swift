@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hallmark", targets: ["hallmark"]),
+        .executable(name: "hallmark-authority", targets: ["hallmark-authority"]),
         .library(name: "HallmarkCrypto", targets: ["HallmarkCrypto"]),
         .library(name: "HallmarkKafka", targets: ["HallmarkKafka"]),
         .library(name: "HallmarkPostgres", targets: ["HallmarkPostgres"]),
@@ -53,8 +54,15 @@ let package = Package(
                                log, metrics, coreMetrics, lifecycle],
                 path: "Shared/HallmarkRuntime"),
 
+        .target(name: "AuthorityCore",
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", log, metrics, lifecycle],
+                path: "Services/AuthorityCore"),
+        .executableTarget(name: "hallmark-authority", dependencies: ["AuthorityCore", "HallmarkRuntime"],
+                          path: "Services/HallmarkAuthority", linkerSettings: rpath),
+
         .target(name: "HallmarkCLICore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", argumentParser],
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", "AuthorityCore",
+                               argumentParser],
                 path: "Services/HallmarkCLICore"),
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
                           path: "Services/HallmarkCLI", linkerSettings: rpath),
@@ -69,6 +77,9 @@ let package = Package(
         .testTarget(name: "HallmarkRuntimeTests",
                     dependencies: ["HallmarkRuntime", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
+        .testTarget(name: "AuthorityTests",
+                    dependencies: ["AuthorityCore", "HallmarkCLICore", "HallmarkTestSupport"],
+                    path: "Tests/AuthorityTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,93 @@
+import Foundation
+import HallmarkCrypto
+import HallmarkEnvelope
+import HallmarkPostgres
+import HallmarkRuntime
+
+extension AuthorityProcessor {
+    /// Where a device's NUC hash is sealed, bound into its AAD.
+    public static func nucContext(serial: String) -> AtRestContext {
+        AtRestContext(table: "devices", column: "nuc_hash", rowId: serial)
+    }
+
+    /// Provisions a new camera: 3 distinct random tables that are not retired, the NUC hash
+    /// sealed with its blind index beside it, and the table keys sealed to the camera (PROV-1).
+    func provision(_ message: StageMessage, connection: PostgresConnection) async throws -> [StageOutput] {
+        let request = try? message.decode(ProvisionRequest.self)
+        let result = try await provisionResult(request, requestId: message.header.id, connection: connection)
+        metrics.record(result)
+        return [try .json(topic: configuration.provisionOutput, key: request?.deviceSerial ?? key(of: message), result)]
+    }
+
+    private func provisionResult(_ request: ProvisionRequest?, requestId: String,
+                                 connection: PostgresConnection) async throws -> ProvisionResult {
+        func rejected(_ reason: ProvisionResult.Reason) -> ProvisionResult {
+            ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
+                            requestId: requestId, deviceSerial: request?.deviceSerial, status: .rejected, reason: reason)
+        }
+        guard let request, ProvisionRequest.isValidSerial(request.deviceSerial),
+              let publicKey = try? Base64.decode(request.devicePublicKey, length: 32),
+              (request.deviceFamily?.utf8.count ?? 0) <= 64 else { return rejected(.malformed) }
+        var nucHash: Data?
+        if let hex = request.nucHash {
+            guard let nuc = try? Hex.decode(hex, length: 32) else { return rejected(.malformed) }
+            nucHash = nuc
+        }
+        let serial = request.deviceSerial
+        let existing = try await connection.query("""
+            SELECT 1 FROM \(unescaped: schema).devices WHERE serial = \(serial)
+            """)
+        guard existing.isEmpty else { return rejected(.alreadyProvisioned) }
+        let nucIndex = nucHash.map { secrets.nucIndex($0) }
+        if let nucIndex {
+            let taken = try await connection.query("""
+                SELECT 1 FROM \(unescaped: schema).devices WHERE nuc_index = \(nucIndex)
+                """)
+            guard taken.isEmpty else { return rejected(.nucInUse) }
+        }
+        guard let chosen = try await chooseTables(connection: connection) else { return rejected(.noTables) }
+        let masters = try await tables.masterKeys(for: chosen)
+        guard masters.count == 3 else { return rejected(.noTables) }
+        let sealedNUC = try nucHash.map {
+            try AtRestSeal.seal($0, context: Self.nucContext(serial: serial), keyring: secrets.keyring)
+        }
+        let inserted = try await connection.execute("""
+            INSERT INTO \(unescaped: schema).devices
+                (serial, nuc_index, nuc_sealed, kek_version, table_a, table_b, table_c, device_family)
+            VALUES (\(serial), \(nucIndex), \(sealedNUC), \(Int64(secrets.keyring.currentVersion)),
+                    \(chosen[0]), \(chosen[1]), \(chosen[2]), \(request.deviceFamily))
+            ON CONFLICT DO NOTHING
+            """)
+        guard inserted == 1 else { return rejected(.alreadyProvisioned) }  // a concurrent request won
+        let answer = ProvisioningAnswer(deviceSerial: serial, masterKeys: masters)
+        guard let sealed = try? ProvisioningSeal.seal(answer, cameraPublicKey: publicKey) else {
+            // A low-order public key: nothing may be sealed to it. The insert rolls back.
+            throw StageRejection(.schemaViolation, "device_public_key is not a usable X25519 key")
+        }
+        return ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
+                               requestId: requestId, deviceSerial: serial, status: .provisioned,
+                               tableAssignments: chosen, sealedProvisioning: sealed)
+    }
+
+    /// Three distinct random assignable tables, checked against the database so a table
+    /// retired by another replica is never assigned; nil when fewer than three exist.
+    private func chooseTables(connection: PostgresConnection) async throws -> [Int]? {
+        for attempt in 0..<3 {
+            var pool = tables.assignable
+            if pool.count < 3 || attempt > 0 {
+                try await tables.load()
+                pool = tables.assignable
+            }
+            guard pool.count >= 3 else { return nil }
+            var chosen = Set<Int>()
+            while chosen.count < 3 { chosen.insert(pool[try SecureRandom.uniform(below: pool.count)]) }
+            let ids = chosen.sorted()
+            let rows = try await connection.query("""
+                SELECT count(*)::bigint FROM \(unescaped: schema).key_tables
+                WHERE NOT retired AND table_id IN (\(ids[0]), \(ids[1]), \(ids[2]))
+                """)
+            if try rows[0].decode(Int64.self) == 3 { return ids }
+        }
+        return nil
+    }
+}

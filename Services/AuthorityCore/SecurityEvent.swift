@@ -1,0 +1,58 @@
+/// `hallmark.security.event.v1` on `hallmark.security`: replays, tampered tokens, blacklisted
+/// devices, abuse thresholds and admin actions. Never a key, token or NUC hash.
+public struct SecurityEvent: Codable, Sendable, Hashable {
+    /// The schema name.
+    public static let schema = "hallmark.security.event.v1"
+
+    /// Event kinds.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case tokenRejected = "token_rejected"
+        case replayedToken = "replayed_token"
+        case abuseWarning = "abuse_warning"
+        case abuseBlacklisted = "abuse_blacklisted"
+        case deviceBlacklisted = "device_blacklisted"
+        case deviceUnblacklisted = "device_unblacklisted"
+        case tableRetired = "table_retired"
+        case kekRotation = "kek_rotation"
+    }
+
+    /// `info`, `warning` or `critical`.
+    public enum Severity: String, Codable, Sendable { case info, warning, critical }
+
+    public var schema = SecurityEvent.schema
+    public var id: String
+    public var producedAt: String
+    public var service = "authority"
+    public var instance: String
+    public var event: Kind
+    public var severity: Severity
+    public var requestId: String?
+    public var reason: String?
+    public var deviceSerial: String?
+    public var tableId: Int?
+    public var count: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, service, instance, event, severity, reason, count
+        case producedAt = "produced_at"
+        case requestId = "request_id"
+        case deviceSerial = "device_serial"
+        case tableId = "table_id"
+    }
+
+    /// Creates an event.
+    public init(id: String, producedAt: String, instance: String, event: Kind, severity: Severity,
+                requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
+                count: Int? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.instance = instance
+        self.event = event
+        self.severity = severity
+        self.requestId = requestId
+        self.reason = reason
+        self.deviceSerial = deviceSerial
+        self.tableId = tableId
+        self.count = count
+    }
+}

@@ -1,0 +1,33 @@
+/// `hallmark.token.result.v1`: PASS (`valid: true`) or FAIL with one reason. Nothing else:
+/// never the device, its serial or its NUC hash.
+public struct TokenResult: Codable, Sendable, Hashable {
+    /// The schema name.
+    public static let schema = "hallmark.token.result.v1"
+    /// The request schema.
+    public static let requestSchema = "hallmark.token.request.v1"
+
+    public var schema = TokenResult.schema
+    public var id: String
+    public var producedAt: String
+    public var correlationId: String
+    public var requestId: String
+    public var valid: Bool
+    public var reason: ValidationReason?
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, valid, reason
+        case producedAt = "produced_at"
+        case correlationId = "correlation_id"
+        case requestId = "request_id"
+    }
+
+    /// Creates a result.
+    public init(id: String, producedAt: String, requestId: String, reason: ValidationReason?) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationId = requestId
+        self.requestId = requestId
+        self.valid = reason == nil
+        self.reason = reason
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import HallmarkKafka
+import Logging
+import Synchronization
+
+/// Reads answer topics with a throwaway consumer group and keeps every message by the
+/// request it answers (`correlation_id`, else `request_id`), for the CLI, traffic, bench and tests.
+public final class AnswerWatcher: Sendable {
+    let consumer: KafkaConsumer
+    private let assigned = AssignmentFlag()
+    private let store = Mutex<(byRequest: [String: [[UInt8]]], byTopic: [String: [[UInt8]]])>(([:], [:]))
+
+    /// Subscribes to `topics`; `fromStart` reads everything, otherwise only what arrives after
+    /// the assignment. Call ``run()`` in a task, then ``waitUntilAssigned(timeout:)``.
+    public init(kafka: KafkaConfiguration, topics: [String], fromStart: Bool, logger: Logger) throws {
+        var config = kafka
+        config.properties["auto.offset.reset"] = fromStart ? "earliest" : "latest"
+        let flag = assigned
+        consumer = try KafkaConsumer(
+            configuration: config, groupID: "hallmark-answers-\(UInt64.random(in: 0...UInt64.max))", topics: topics,
+            bufferCapacity: 8192, logger: logger,
+            rebalanceListener: { event in if event.kind == .assigned { flag.set() } })
+    }
+
+    /// Reads until ``close()``.
+    public func run() async {
+        do { try consumer.start() } catch { return }
+        for await message in consumer.messages {
+            let id = Self.requestId(message.value)
+            store.withLock { s in
+                if let id { s.byRequest[id, default: []].append(message.value) }
+                s.byTopic[message.topic, default: []].append(message.value)
+            }
+        }
+    }
+
+    /// Waits until the consumer has its partitions, plus a moment for their start offsets.
+    public func waitUntilAssigned(timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !assigned.isSet {
+            guard ContinuousClock.now < deadline else { throw AuthorityClientError("no partition assignment in time") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+    }
+
+    /// Every answer seen so far for a request.
+    public func answers(for requestId: String) -> [[UInt8]] { store.withLock { $0.byRequest[requestId] ?? [] } }
+
+    /// Every message seen so far on a topic.
+    public func messages(on topic: String) -> [[UInt8]] { store.withLock { $0.byTopic[topic] ?? [] } }
+
+    /// Waits for the first answer to `requestId` on `topic` (any topic when nil).
+    public func answer(for requestId: String, on topic: String? = nil, timeout: Duration) async -> [UInt8]? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let found = store.withLock { s -> [UInt8]? in
+                guard let all = s.byRequest[requestId] else { return nil }
+                guard let topic else { return all.first }
+                let onTopic = Set((s.byTopic[topic] ?? []).map { $0 })
+                return all.first { onTopic.contains($0) }
+            }
+            if let found { return found }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Waits until `condition` holds over what was seen.
+    public func wait(timeout: Duration, until condition: @Sendable (AnswerWatcher) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(self) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition(self)
+    }
+
+    /// Stops reading.
+    public func close() async {
+        consumer.beginClose()
+        await consumer.close()
+    }
+
+    /// The `correlation_id` (else `request_id`) of a JSON message.
+    public static func requestId(_ value: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any] else { return nil }
+        return object["correlation_id"] as? String ?? object["request_id"] as? String
+    }
+}
+
+/// A CLI-side failure with a redacted reason.
+public struct AuthorityClientError: Error, CustomStringConvertible, Sendable {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// Set once by the consumer's poll thread when partitions are assigned.
+final class AssignmentFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import AuthorityCore
+import Foundation
+import HallmarkEnvelope
+import HallmarkKafka
+import HallmarkPostgres
+import HallmarkRuntime
+import Logging
+
+/// `hallmark authority …`: key tables, secrets and admin commands of the key-table authority.
+public struct AuthorityCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "authority", abstract: "Birthmark key-table authority: tables, secrets, admin commands.",
+        subcommands: [GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self])
+
+    public init() {}
+}
+
+/// `hallmark authority generate-tables --count N`: resumable, with a progress bar on stderr.
+public struct GenerateTablesCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "generate-tables",
+        abstract: "Generate key tables 0..<count (sealed under the KEK); interrupt and rerun to resume.")
+
+    @Option(help: "Number of key tables.") var count = 2500
+
+    public init() {}
+
+    public func run() async throws {
+        var logger = Logger(label: "hallmark.authority.tables")
+        logger.logLevel = .warning
+        let env = ProcessInfo.processInfo.environment
+        let config = try AuthorityConfiguration.fromEnvironment(env)
+        let secrets = try AuthoritySecrets.fromEnvironment(env)
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env), logger: logger)
+        defer { pool.close() }
+        try await StageDatabase(pool: pool, schema: config.schema).migrate(AuthorityMigrations.all(schema: config.schema),
+                                                                          logger: logger)
+        let created = try await TableGenerator(pool: pool, schema: config.schema, secrets: secrets)
+            .generate(count: count) { done, total in ProgressBar.draw(done: done, total: total) }
+        FileHandle.standardError.write(Data("\n".utf8))
+        print("key tables: \(count) present, \(created) created now")
+    }
+}
+
+/// `hallmark authority init-secrets --file F`: writes a development KEK + index key file if missing.
+public struct InitSecretsCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "init-secrets", abstract: "Write a development secrets file (KEK v1 + index key) if missing.")
+
+    @Option(help: "Path of the secrets file.") var file: String
+
+    public init() {}
+
+    public func run() async throws {
+        if FileManager.default.fileExists(atPath: file) {
+            print("secrets file already present")
+            return
+        }
+        let url = URL(fileURLWithPath: file)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        guard FileManager.default.createFile(atPath: file, contents: Data(try AuthoritySecrets.generateText().utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw AuthorityClientError("cannot write the secrets file")
+        }
+        print("wrote a development secrets file")
+    }
+}
+
+/// Draws `[#####.....] done/total` on stderr.
+enum ProgressBar {
+    static func draw(done: Int, total: Int) {
+        let width = 30
+        let filled = total == 0 ? width : done * width / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let percent = total == 0 ? 100 : done * 100 / total
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) (\(percent)%)".utf8))
+    }
+}
