@@ -8,7 +8,13 @@ import Synchronization
 public final class AnswerWatcher: Sendable {
     let consumer: KafkaConsumer
     private let assigned = AssignmentFlag()
-    private let store = Mutex<(byRequest: [String: [[UInt8]]], byTopic: [String: [[UInt8]]])>(([:], [:]))
+    private let store = Mutex<Store>(Store())
+
+    struct Store {
+        var byRequest: [String: [[UInt8]]] = [:]
+        var byTopic: [String: [[UInt8]]] = [:]
+        var firstArrival: [String: ContinuousClock.Instant] = [:]
+    }
 
     /// Subscribes to `topics`; `fromStart` reads everything, otherwise only what arrives after
     /// the assignment. Call ``run()`` in a task, then ``waitUntilAssigned(timeout:)``.
@@ -27,8 +33,12 @@ public final class AnswerWatcher: Sendable {
         do { try consumer.start() } catch { return }
         for await message in consumer.messages {
             let id = Self.requestId(message.value)
+            let now = ContinuousClock.now
             store.withLock { s in
-                if let id { s.byRequest[id, default: []].append(message.value) }
+                if let id {
+                    s.byRequest[id, default: []].append(message.value)
+                    if s.firstArrival[id] == nil { s.firstArrival[id] = now }
+                }
                 s.byTopic[message.topic, default: []].append(message.value)
             }
         }
@@ -46,6 +56,9 @@ public final class AnswerWatcher: Sendable {
 
     /// Every answer seen so far for a request.
     public func answers(for requestId: String) -> [[UInt8]] { store.withLock { $0.byRequest[requestId] ?? [] } }
+
+    /// When the first answer to each request arrived.
+    public func arrivals() -> [String: ContinuousClock.Instant] { store.withLock { $0.firstArrival } }
 
     /// Every message seen so far on a topic.
     public func messages(on topic: String) -> [[UInt8]] { store.withLock { $0.byTopic[topic] ?? [] } }

@@ -1,0 +1,130 @@
+import AuthorityCore
+import Foundation
+import HallmarkCLICore
+import HallmarkCrypto
+import HallmarkEnvelope
+import HallmarkPostgres
+import Testing
+
+/// KEK rotation under load, a replica killed mid-load, abuse thresholds.
+@Suite("Authority under stress", .serialized)
+struct AuthorityResilienceTests {
+    /// Sends `count` fresh tokens (alternating formats) spread over the cameras; returns the ids.
+    static func sendTokens(_ h: AuthorityHarness, cameras: [ProvisioningFile], count: Int) async throws -> [String] {
+        var requests: [(String, [UInt8], String)] = []
+        for i in 0..<count {
+            let cam = cameras[i % cameras.count]
+            let id = MessageID.random()
+            let bytes = i % 2 == 0 ? try ProvisioningFile.requestBytes(cam.referenceRequest().token, id: id)
+                                   : try ProvisioningFile.requestBytes(cam.mobileToken(), id: id)
+            requests.append((id, bytes, cam.deviceSerial))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, request) in requests.enumerated() {
+                if i >= 500 { try await group.next() }
+                group.addTask {
+                    try await h.producer.send(topic: h.configuration.tokenInput, key: Array(request.2.utf8), value: request.1)
+                }
+            }
+            try await group.waitForAll()
+        }
+        return requests.map(\.0)
+    }
+
+    static func verdicts(_ h: AuthorityHarness, _ ids: [String]) -> [TokenResult] {
+        ids.compactMap { id in
+            h.watcher.answers(for: id).first.flatMap { try? JSONDecoder().decode(TokenResult.self, from: Data($0)) }
+        }
+    }
+
+    static func waitAnswered(_ h: AuthorityHarness, _ ids: [String], timeout: Duration) async -> Bool {
+        await h.watcher.wait(timeout: timeout) { w in ids.allSatisfy { !w.answers(for: $0).isEmpty } }
+    }
+
+    @Test func kekRotationWhileValidationsRunNothingFails() async throws {
+        let h = try await AuthorityHarness()
+        let a = try await h.start("k1")
+        defer { a.signal(SIGKILL) }
+        var cameras: [ProvisioningFile] = []
+        for i in 0..<4 { cameras.append(try await h.provisioned("CAM-\(h.id)-k\(i)")) }
+
+        // Rotation: add kek.2 (now current) beside kek.1, start a replica with it while the old
+        // one keeps serving; its maintenance re-seals every row in the background.
+        let old = try String(contentsOfFile: h.secretsFile, encoding: .utf8)
+        let rotated = FileManager.default.temporaryDirectory.appendingPathComponent("authority-\(h.id)-v2.secrets").path
+        try (old + "kek.2=\(Hex.encode(try SecureRandom.bytes(32)))\n").write(toFile: rotated, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: rotated) }
+        let first = try await Self.sendTokens(h, cameras: cameras, count: 400)
+        let b = try await h.start("k2", ["HALLMARK_AUTHORITY_KEK_FILE": rotated, "HALLMARK_AUTHORITY_RESEAL_BATCH": "5"])
+        defer { b.signal(SIGKILL) }
+        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .rotateKEK))
+        let second = try await Self.sendTokens(h, cameras: cameras, count: 400)
+        #expect(await Self.waitAnswered(h, first + second, timeout: .seconds(120)))
+        let results = Self.verdicts(h, first + second)
+        #expect(results.count == 800)
+        #expect(results.allSatisfy(\.valid), "failures: \(results.filter { !$0.valid }.prefix(5))")
+
+        // Every row moved to KEK 2, and validation still passes with only the rotated replica.
+        let schema = h.configuration.schema
+        let deadline = ContinuousClock.now + .seconds(60)
+        var left = Int64.max
+        while left > 0, ContinuousClock.now < deadline {
+            let rows = try await h.pool.query("""
+                SELECT (SELECT count(*) FROM \(unescaped: schema).key_tables WHERE kek_version <> 2)
+                     + (SELECT count(*) FROM \(unescaped: schema).devices WHERE kek_version <> 2)
+                """)
+            left = try rows[0].decode(Int64.self)
+            if left > 0 { try await Task.sleep(for: .milliseconds(300)) }
+        }
+        #expect(left == 0, "\(left) rows still under KEK 1")
+        a.signal(SIGKILL)
+        _ = await a.waitForExit(timeout: .seconds(10))
+        let third = try await Self.sendTokens(h, cameras: cameras, count: 50)
+        #expect(await Self.waitAnswered(h, third, timeout: .seconds(90)))
+        #expect(Self.verdicts(h, third).allSatisfy(\.valid))
+        // A replica that has only the new file opens everything at start-up (strict load).
+        let c = try await h.start("k3", ["HALLMARK_AUTHORITY_KEK_FILE": rotated])
+        c.signal(SIGTERM)
+        #expect(await c.waitForExit(timeout: .seconds(30)) == 0)
+        await h.close()
+    }
+
+    @Test func replicaKilledDuringLoadEveryRequestAnswered() async throws {
+        let h = try await AuthorityHarness()
+        let a = try await h.start("s1")
+        let b = try await h.start("s2")
+        defer { a.signal(SIGKILL); b.signal(SIGKILL) }
+        var cameras: [ProvisioningFile] = []
+        for i in 0..<20 { cameras.append(try await h.provisioned("CAM-\(h.id)-s\(i)")) }
+        let ids = try await Self.sendTokens(h, cameras: cameras, count: 5_000)
+        _ = await h.watcher.wait(timeout: .seconds(60)) { w in ids.prefix(1_500).filter { !w.answers(for: $0).isEmpty }.count > 800 }
+        a.signal(SIGKILL)
+        #expect(await a.waitForExit(timeout: .seconds(10)) != nil)
+        let restarted = try await h.start("s1-again")
+        defer { restarted.signal(SIGKILL) }
+        #expect(await Self.waitAnswered(h, ids, timeout: .seconds(240)))
+        let results = Self.verdicts(h, ids)
+        #expect(results.count == 5_000, "\(5_000 - results.count) requests unanswered")
+        #expect(results.allSatisfy(\.valid), "failures: \(results.filter { !$0.valid }.prefix(5))")
+        await h.close()
+    }
+
+    @Test func abuseThresholdsWarnThenBlacklist() async throws {
+        let h = try await AuthorityHarness()
+        let service = try await h.start("abuse", ["HALLMARK_AUTHORITY_WARN_THRESHOLD": "5",
+                                                  "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "8"])
+        defer { service.signal(SIGKILL) }
+        let cam = try await h.provisioned("CAM-\(h.id)-abuse")
+        var verdicts: [TokenResult] = []
+        for _ in 0..<9 { verdicts.append(try await h.validate(cam.referenceRequest().token)) }
+        #expect(verdicts.prefix(8).allSatisfy(\.valid), "\(verdicts.map(\.reason))")
+        #expect(verdicts[8].reason == .blacklisted)
+        #expect(await h.waitForSecurity(.abuseWarning))
+        #expect(await h.waitForSecurity(.abuseBlacklisted))
+        let events = h.securityEvents()
+        #expect(events.filter { $0.event == .abuseWarning }.count == 1)
+        #expect(events.first { $0.event == .abuseWarning }?.count == 5)
+        #expect(events.first { $0.event == .abuseBlacklisted }?.count == 8)
+        await h.close()
+    }
+}

@@ -1,0 +1,143 @@
+import AuthorityCore
+import Foundation
+import HallmarkCLICore
+import HallmarkCrypto
+import HallmarkEnvelope
+import HallmarkKafka
+import HallmarkPostgres
+import HallmarkRuntime
+import Logging
+
+/// One test's private authority on the real broker and database: its own topics, group,
+/// schema and secrets, tables generated in-process, answers collected from the start.
+final class AuthorityHarness: Sendable {
+    let id = String(UUID().uuidString.prefix(8)).lowercased()
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+    let pool: PostgresPool
+    let logger: Logger
+    let configuration: AuthorityConfiguration
+    let secretsFile: String
+    let watcher: AnswerWatcher
+    let reader: Task<Void, Never>
+
+    var rejected: String { "test.authority.\(id).rejected" }
+    var metrics: String { "test.authority.\(id).metrics" }
+
+    init(tables: Int = 24) async throws {
+        var logger = Logger(label: "authority-harness")
+        logger.logLevel = .warning
+        self.logger = logger
+        var c = AuthorityConfiguration()
+        let id = self.id
+        c.schema = "authority_\(id)"
+        c.provisionInput = "test.authority.\(id).provision.in"
+        c.provisionOutput = "test.authority.\(id).provision.out"
+        c.tokenInput = "test.authority.\(id).token.in"
+        c.tokenOutput = "test.authority.\(id).token.out"
+        c.adminInput = "test.authority.\(id).admin"
+        c.securityTopic = "test.authority.\(id).security"
+        configuration = c
+        kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        producer = try KafkaProducer(configuration: kafka, logger: logger)
+        pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        let rejectedTopic = "test.authority.\(id).rejected"
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
+            c.topics + [c.securityTopic, rejectedTopic, "test.authority.\(id).metrics"], partitions: 4)
+        secretsFile = FileManager.default.temporaryDirectory.appendingPathComponent("authority-\(id).secrets").path
+        _ = FileManager.default.createFile(atPath: secretsFile, contents: Data(try AuthoritySecrets.generateText().utf8))
+        try await StageDatabase(pool: pool, schema: c.schema).migrate(AuthorityMigrations.all(schema: c.schema),
+                                                                     logger: logger)
+        try await TableGenerator(pool: pool, schema: c.schema, secrets: try secrets()).generate(count: tables)
+        watcher = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic],
+                                    fromStart: true, logger: logger)
+        let w = watcher
+        reader = Task { await w.run() }
+    }
+
+    func secrets() throws -> AuthoritySecrets {
+        try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile])
+    }
+
+    /// Starts an authority process in this harness's world and waits until it consumes.
+    func start(_ name: String, _ extra: [String: String] = [:]) async throws -> AuthorityProcess {
+        let c = configuration
+        let process = try AuthorityProcess(name: "\(id)-\(name)", environment: [
+            "HALLMARK_AUTHORITY_SCHEMA": c.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": c.provisionInput,
+            "HALLMARK_AUTHORITY_PROVISION_OUTPUT": c.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": c.tokenInput,
+            "HALLMARK_AUTHORITY_TOKEN_OUTPUT": c.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": c.adminInput,
+            "HALLMARK_SECURITY_TOPIC": c.securityTopic, "HALLMARK_REJECTED_TOPIC": rejected,
+            "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "2000",
+            "HALLMARK_GROUP_ID": "test-authority-\(id)", "HALLMARK_INSTANCE": name,
+            "HALLMARK_AUTHORITY_KEK_FILE": secretsFile, "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300",
+            "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+        ].merging(extra) { _, new in new })
+        try await process.waitUntilStarted()
+        return process
+    }
+
+    /// Provisions a camera through the running authority.
+    func provision(_ serial: String, nucHash: Data? = nil) async throws -> CameraProvisioner.Outcome {
+        try await CameraProvisioner(producer: producer, watcher: watcher, configuration: configuration)
+            .provision(serial: serial, nucHash: nucHash, timeout: .seconds(60))
+    }
+
+    func provisioned(_ serial: String) async throws -> ProvisioningFile {
+        guard case .provisioned(let file) = try await provision(serial) else { throw HarnessError("\(serial) rejected") }
+        return file
+    }
+
+    /// Sends raw request bytes (with envelope id `id`) and waits for the token result.
+    func validate(_ bytes: [UInt8], id: String, key: String = "camera") async throws -> TokenResult {
+        try await producer.send(topic: configuration.tokenInput, key: Array(key.utf8), value: bytes)
+        guard let answer = await watcher.answer(for: id, on: configuration.tokenOutput, timeout: .seconds(60)) else {
+            throw HarnessError("no answer to \(id)")
+        }
+        return try JSONDecoder().decode(TokenResult.self, from: Data(answer))
+    }
+
+    func validate(_ token: BirthmarkCameraToken) async throws -> TokenResult {
+        let id = MessageID.random()
+        return try await validate(try ProvisioningFile.requestBytes(token, id: id), id: id)
+    }
+
+    func validate(_ token: BirthmarkMobileToken) async throws -> TokenResult {
+        let id = MessageID.random()
+        return try await validate(try ProvisioningFile.requestBytes(token, id: id), id: id)
+    }
+
+    /// Sends a JSON object (envelope fields added) and waits for its answer.
+    func validate(json body: [String: Any]) async throws -> TokenResult {
+        let id = MessageID.random()
+        var object = body
+        object["schema"] = object["schema"] ?? TokenResult.requestSchema
+        object["id"] = id
+        object["produced_at"] = Timestamp.now()
+        let bytes = try JSONSerialization.data(withJSONObject: object)
+        return try await validate(Array(bytes), id: id)
+    }
+
+    func sendAdmin(_ command: AdminCommand) async throws {
+        try await producer.send(topic: configuration.adminInput, key: nil, value: try JSONCoding.encode(command))
+    }
+
+    /// Security events seen so far, decoded.
+    func securityEvents() -> [SecurityEvent] {
+        watcher.messages(on: configuration.securityTopic).compactMap {
+            try? JSONDecoder().decode(SecurityEvent.self, from: Data($0))
+        }
+    }
+
+    func waitForSecurity(_ kind: SecurityEvent.Kind, count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
+        await watcher.wait(timeout: timeout) { [self] _ in securityEvents().filter { $0.event == kind }.count >= count }
+    }
+
+    func close() async {
+        reader.cancel()
+        await watcher.close()
+        _ = await producer.close()
+        _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: configuration.schema) CASCADE")
+        pool.close()
+        try? FileManager.default.removeItem(atPath: secretsFile)
+    }
+}

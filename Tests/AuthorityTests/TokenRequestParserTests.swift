@@ -1,0 +1,92 @@
+import AuthorityCore
+import Foundation
+import HallmarkCrypto
+import Testing
+
+/// The strict request reader and the DESIGN.md BM-TOKEN vectors through it (no broker).
+struct TokenRequestParserTests {
+    static let nuc = "53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67"
+    static let vectorToken: [String: Any] = [
+        "ciphertext": "931056d7b8175b08806799160f675e830c66ef209e7f6d8df39a564ee0df66f1",
+        "auth_tag": "13039450b7b065044952ee3c7356df5d", "nonce": "000102030405060708090a0b",
+        "table_id": 7, "key_index": 42,
+    ]
+
+    static func bytes(_ object: [String: Any]) -> [UInt8] {
+        var o = object
+        o["schema"] = "hallmark.token.request.v1"
+        o["id"] = UUID().uuidString.lowercased()
+        o["produced_at"] = "2026-01-01T00:00:00Z"
+        return Array(try! JSONSerialization.data(withJSONObject: o))
+    }
+
+    @Test func designVectorOpensToItsNUCHashThroughTheParser() throws {
+        let token = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": Self.vectorToken])))
+        #expect(token.referencedTables == [7])
+        // DESIGN's master is "0123456789abcdef" ×4 as text: 64 hex digits → 32 bytes.
+        let master = try Hex.decode(String(repeating: "0123456789abcdef", count: 4), length: 32)
+        let key = try BirthmarkKeys.derive(master: master, keyIndex: 42, format: .reference)
+        #expect(Hex.encode(key) == "c13b03997112013e09fc642cd46adb24516c28b46cea50f7fc8e712e62e4cfd7")
+        guard case .success(let opened) = BirthmarkTokenValidator.open(token, masterKeys: [7: master]) else {
+            Issue.record("the DESIGN vector did not open")
+            return
+        }
+        #expect(Hex.encode(opened.nucHash) == Self.nuc)
+        #expect(BirthmarkTokenValidator.open(token, masterKeys: [8: master]) == .failure(.unknownTable))
+        let mobileKey = try BirthmarkKeys.derive(master: master, keyIndex: 42, format: .mobile)
+        #expect(Hex.encode(mobileKey) == "3d82bc38c7b4675a5fa3af803f7e05cb73f0a3c75dde1f19d2f4a4450efc488a")
+    }
+
+    @Test func refusesEveryMalformedShape() throws {
+        let good = Self.vectorToken
+        func with(_ key: String, _ value: Any?) -> [String: Any] {
+            var t = good
+            t[key] = value
+            return ["camera_token": t]
+        }
+        let mobile: [String: Any] = ["encrypted_nuc_token": String(repeating: "A", count: 123) + "=",
+                                     "table_references": [1, 2, 3], "key_indices": [4, 5, 6]]
+        #expect(TokenRequestParser.parse(Self.bytes(["camera_token": good])) != nil)
+        #expect(TokenRequestParser.parse(Self.bytes(mobile)) != nil)
+        let cases: [(String, [String: Any])] = [
+            ("bad hex", with("ciphertext", String(repeating: "zz", count: 32))),
+            ("upper-case and odd hex", with("nonce", "000102030405060708090a0")),
+            ("short ciphertext", with("ciphertext", String(repeating: "ab", count: 31))),
+            ("long tag", with("auth_tag", String(repeating: "ab", count: 17))),
+            ("key index 1000", with("key_index", 1000)),
+            ("negative key index", with("key_index", -1)),
+            ("negative table", with("table_id", -1)),
+            ("table out of range", with("table_id", 2_000_000)),
+            ("fractional index", with("key_index", 4.5)),
+            ("boolean index", with("key_index", true)),
+            ("string table", with("table_id", "7")),
+            ("missing tag", with("auth_tag", nil)),
+            ("extra token field", with("image_hash", "00")),
+            ("image hash beside a good token", ["camera_token": good, "image_hash": String(repeating: "0", count: 64)]),
+            ("image hashes beside a good token", ["camera_token": good, "image_hashes": [] as [Any]]),
+            ("unknown field", ["camera_token": good, "gps_hash": "00"]),
+            ("both formats", ["camera_token": good].merging(mobile) { a, _ in a }),
+            ("no token", [:]),
+            ("two pairs", mobile.merging(["table_references": [1, 2]]) { _, b in b }),
+            ("missing key indices", mobile.filter { $0.key != "key_indices" }),
+            ("mobile bad base64", mobile.merging(["encrypted_nuc_token": "!!!"]) { _, b in b }),
+            ("mobile short", mobile.merging(["encrypted_nuc_token": "AAAA"]) { _, b in b }),
+            ("mobile index out of range", mobile.merging(["key_indices": [1, 2, 1000]]) { _, b in b }),
+        ]
+        for (name, body) in cases {
+            #expect(TokenRequestParser.parse(Self.bytes(body)) == nil, "\(name) was accepted")
+        }
+        #expect(TokenRequestParser.parse(Array("not json".utf8)) == nil)
+        #expect(TokenRequestParser.parse(Array("[1,2]".utf8)) == nil)
+    }
+
+    @Test func replayKeyIgnoresTheEnvelopeAndFollowsNonceAndCiphertext() throws {
+        let a = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": Self.vectorToken])))
+        let b = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": Self.vectorToken])))
+        #expect(TokenRequestParser.replayKey(a) == TokenRequestParser.replayKey(b))
+        var other = Self.vectorToken
+        other["nonce"] = "000102030405060708090a0c"
+        let c = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": other])))
+        #expect(TokenRequestParser.replayKey(a) != TokenRequestParser.replayKey(c))
+    }
+}
