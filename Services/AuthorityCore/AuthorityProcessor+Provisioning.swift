@@ -46,7 +46,7 @@ extension AuthorityProcessor {
             guard taken.isEmpty else { return rejected(.nucInUse) }
         }
         guard let chosen = try await chooseTables(connection: connection) else { return rejected(.noTables) }
-        let masters = try await tables.masterKeys(for: chosen)
+        let masters = try await tables.masterKeys(for: chosen, on: connection)
         guard masters.count == 3 else { return rejected(.noTables) }
         let sealedNUC = try nucHash.map {
             try AtRestSeal.seal($0, context: Self.nucContext(serial: serial), keyring: secrets.keyring)
@@ -75,18 +75,21 @@ extension AuthorityProcessor {
         for attempt in 0..<3 {
             var pool = tables.assignable
             if pool.count < 3 || attempt > 0 {
-                try await tables.load()
+                try await tables.load(on: connection)
                 pool = tables.assignable
             }
             guard pool.count >= 3 else { return nil }
             var chosen = Set<Int>()
-            while chosen.count < 3 { chosen.insert(pool[try SecureRandom.uniform(below: pool.count)]) }
+            while chosen.count < 3 {
+                let pick = try SecureRandom.uniform(below: pool.count)
+                chosen.insert(pool[pick])
+            }
             let ids = chosen.sorted()
             let rows = try await connection.query("""
                 SELECT count(*)::bigint FROM \(unescaped: schema).key_tables
                 WHERE NOT retired AND table_id IN (\(ids[0]), \(ids[1]), \(ids[2]))
                 """)
-            if try rows[0].decode(Int64.self) == 3 { return ids }
+            if try rows[0].column(0, as: Int64.self) == 3 { return ids }
         }
         return nil
     }

@@ -29,7 +29,7 @@ extension AuthorityProcessor {
                        security: inout [StageOutput]) async throws -> ValidationReason? {
         guard let token = TokenRequestParser.parse(message.value),
               let replayKey = TokenRequestParser.replayKey(token) else { return .malformed }
-        let masters = try await tables.masterKeys(for: token.referencedTables)
+        let masters = try await tables.masterKeys(for: token.referencedTables, on: connection)
         let opened: BirthmarkOpenedToken
         switch BirthmarkTokenValidator.open(token, masterKeys: masters) {
         case .success(let o): opened = o
@@ -44,7 +44,7 @@ extension AuthorityProcessor {
             return .replayedToken
         }
         let index = secrets.nucIndex(opened.nucHash)
-        guard var device = try await devices.lookup(nucIndex: index, on: connection) else {
+        guard let device = try await devices.lookup(nucIndex: index, on: connection) else {
             security.append(try securityOutput(message, .tokenRejected, .warning, reason: "unknown_device"))
             return .unknownDevice
         }
@@ -56,7 +56,6 @@ extension AuthorityProcessor {
         let outcome = BirthmarkTokenValidator.judge(opened, device: device.record)
         if count >= configuration.blacklistThreshold, !device.blacklisted,
            try await autoBlacklist(device, connection: connection) {
-            device.blacklisted = true
             devices.invalidate(serial: device.serial)
             security.append(try securityOutput(message, .abuseBlacklisted, .critical, reason: "validation_rate",
                                                serial: device.serial, count: count))
@@ -72,11 +71,10 @@ extension AuthorityProcessor {
         let id = UUID(uuidString: message.header.id)!  // checked by the envelope parser
         let window = Double(configuration.replayWindowSeconds)
         let inserted = try await connection.execute("""
-            INSERT INTO \(unescaped: schema).seen_tokens (token_hash, message_id, expires_at)
+            INSERT INTO \(unescaped: schema).seen_tokens AS s (token_hash, message_id, expires_at)
             VALUES (\(replayKey), \(id), now() + \(window) * interval '1 second')
             ON CONFLICT (token_hash) DO UPDATE SET message_id = EXCLUDED.message_id, expires_at = EXCLUDED.expires_at
-            WHERE \(unescaped: schema).seen_tokens.expires_at <= now()
-               OR \(unescaped: schema).seen_tokens.message_id = EXCLUDED.message_id
+            WHERE s.expires_at <= now() OR s.message_id = EXCLUDED.message_id
             """)
         return inserted == 1
     }
@@ -86,16 +84,16 @@ extension AuthorityProcessor {
     func countValidation(of device: DeviceEntry, connection: PostgresConnection) async throws -> Int {
         let rows = try await connection.query("""
             WITH bumped AS (
-                INSERT INTO \(unescaped: schema).validation_counts (device_id, hour, count)
+                INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count)
                 VALUES (\(device.id), date_trunc('hour', now()), 1)
-                ON CONFLICT (device_id, hour) DO UPDATE SET count = \(unescaped: schema).validation_counts.count + 1
+                ON CONFLICT (device_id, hour) DO UPDATE SET count = v.count + 1
                 RETURNING count, hour)
             SELECT ((SELECT count FROM bumped) + COALESCE((
                 SELECT sum(count) FROM \(unescaped: schema).validation_counts
                 WHERE device_id = \(device.id) AND hour > now() - interval '24 hours'
                   AND hour < (SELECT hour FROM bumped)), 0))::bigint
             """)
-        return Int(try rows[0].decode(Int64.self))
+        return Int(try rows[0].column(0, as: Int64.self))
     }
 
     /// Sets the device's warning mark unless set in the last 24 h; true when it was set now.

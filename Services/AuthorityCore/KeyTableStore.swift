@@ -33,9 +33,12 @@ public final class KeyTableStore: Sendable {
     /// Reads and opens every table. With `strict`, a row that does not open is an error (a
     /// wrong KEK file at start-up); otherwise such a row keeps the key already in memory (a
     /// replica started before a KEK rotation still validates while rows move to the new KEK).
-    public func load(strict: Bool = false) async throws {
+    /// With `connection`, reads on it (a message's transaction) rather than taking another
+    /// pooled connection, so a full pool cannot deadlock on a reload.
+    public func load(strict: Bool = false, on connection: PostgresConnection? = nil) async throws {
         let previous = state.withLock { $0.masters }
-        let rows = try await pool.query("SELECT table_id, master_sealed, retired FROM \(unescaped: schema).key_tables")
+        let query: PostgresQuery = "SELECT table_id, master_sealed, retired FROM \(unescaped: schema).key_tables"
+        let rows = if let connection { try await connection.query(query) } else { try await pool.query(query) }
         var next = Snapshot()
         for (id64, sealed, retired) in try rows.decode((Int64, Data, Bool).self) {
             let id = Int(id64)
@@ -54,7 +57,7 @@ public final class KeyTableStore: Sendable {
 
     /// Master keys for the given ids that exist; reloads once if one is missing and the last
     /// load is over a second old.
-    public func masterKeys(for ids: [Int]) async throws -> [Int: Data] {
+    public func masterKeys(for ids: [Int], on connection: PostgresConnection? = nil) async throws -> [Int: Data] {
         let (found, stale) = state.withLock { s -> ([Int: Data], Bool) in
             var out: [Int: Data] = [:]
             for id in ids { if let m = s.masters[id] { out[id] = m } }
@@ -62,7 +65,7 @@ public final class KeyTableStore: Sendable {
             return (out, old)
         }
         guard found.count < Set(ids).count, stale else { return found }
-        try await load()
+        try await load(on: connection)
         return state.withLock { s in
             var out: [Int: Data] = [:]
             for id in ids { if let m = s.masters[id] { out[id] = m } }

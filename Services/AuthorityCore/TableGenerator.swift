@@ -24,7 +24,7 @@ public struct TableGenerator: Sendable {
         let rows = try await pool.query("""
             SELECT table_id FROM \(unescaped: schema).key_tables WHERE table_id < \(count)
             """)
-        let present = Set(try rows.decode(Int64.self).map { Int($0) })
+        let present = Set(try rows.map { Int(try $0.column(0, as: Int64.self)) })
         return (0..<count).filter { !present.contains($0) }
     }
 

@@ -65,7 +65,7 @@ struct AuthorityIntegrationTests {
         #expect(try await h.validate(cam.mobileToken()).valid)  // sent after it, on the same key: answered after it
         try await Task.sleep(for: .seconds(1))
         let answers = h.watcher.answers(for: id).compactMap { try? JSONDecoder().decode(TokenResult.self, from: Data($0)) }
-        #expect(!answers.isEmpty && answers.allSatisfy(\.valid), "redelivery answers: \(answers)")
+        #expect(!answers.isEmpty && answers.allSatisfy { $0.valid }, "redelivery answers: \(answers)")
 
         // Blacklisted, then lifted.
         try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,

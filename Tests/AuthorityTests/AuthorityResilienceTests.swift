@@ -28,7 +28,7 @@ struct AuthorityResilienceTests {
             }
             try await group.waitForAll()
         }
-        return requests.map(\.0)
+        return requests.map { $0.0 }
     }
 
     static func verdicts(_ h: AuthorityHarness, _ ids: [String]) -> [TokenResult] {
@@ -62,7 +62,7 @@ struct AuthorityResilienceTests {
         #expect(await Self.waitAnswered(h, first + second, timeout: .seconds(120)))
         let results = Self.verdicts(h, first + second)
         #expect(results.count == 800)
-        #expect(results.allSatisfy(\.valid), "failures: \(results.filter { !$0.valid }.prefix(5))")
+        #expect(results.allSatisfy { $0.valid }, "failures: \(results.filter { !$0.valid }.prefix(5))")
 
         // Every row moved to KEK 2, and validation still passes with only the rotated replica.
         let schema = h.configuration.schema
@@ -81,7 +81,7 @@ struct AuthorityResilienceTests {
         _ = await a.waitForExit(timeout: .seconds(10))
         let third = try await Self.sendTokens(h, cameras: cameras, count: 50)
         #expect(await Self.waitAnswered(h, third, timeout: .seconds(90)))
-        #expect(Self.verdicts(h, third).allSatisfy(\.valid))
+        #expect(Self.verdicts(h, third).allSatisfy { $0.valid })
         // A replica that has only the new file opens everything at start-up (strict load).
         let c = try await h.start("k3", ["HALLMARK_AUTHORITY_KEK_FILE": rotated])
         c.signal(SIGTERM)
@@ -105,7 +105,7 @@ struct AuthorityResilienceTests {
         #expect(await Self.waitAnswered(h, ids, timeout: .seconds(240)))
         let results = Self.verdicts(h, ids)
         #expect(results.count == 5_000, "\(5_000 - results.count) requests unanswered")
-        #expect(results.allSatisfy(\.valid), "failures: \(results.filter { !$0.valid }.prefix(5))")
+        #expect(results.allSatisfy { $0.valid }, "failures: \(results.filter { !$0.valid }.prefix(5))")
         await h.close()
     }
 
@@ -117,7 +117,7 @@ struct AuthorityResilienceTests {
         let cam = try await h.provisioned("CAM-\(h.id)-abuse")
         var verdicts: [TokenResult] = []
         for _ in 0..<9 { verdicts.append(try await h.validate(cam.referenceRequest().token)) }
-        #expect(verdicts.prefix(8).allSatisfy(\.valid), "\(verdicts.map(\.reason))")
+        #expect(verdicts.prefix(8).allSatisfy { $0.valid }, "\(verdicts.map(\.reason))")
         #expect(verdicts[8].reason == .blacklisted)
         #expect(await h.waitForSecurity(.abuseWarning))
         #expect(await h.waitForSecurity(.abuseBlacklisted))

@@ -6,11 +6,11 @@ import Testing
 /// The strict request reader and the DESIGN.md BM-TOKEN vectors through it (no broker).
 struct TokenRequestParserTests {
     static let nuc = "53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67"
-    static let vectorToken: [String: Any] = [
+    static var vectorToken: [String: Any] { [
         "ciphertext": "931056d7b8175b08806799160f675e830c66ef209e7f6d8df39a564ee0df66f1",
         "auth_tag": "13039450b7b065044952ee3c7356df5d", "nonce": "000102030405060708090a0b",
         "table_id": 7, "key_index": 42,
-    ]
+    ] }
 
     static func bytes(_ object: [String: Any]) -> [UInt8] {
         var o = object

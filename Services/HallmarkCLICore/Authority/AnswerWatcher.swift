@@ -7,7 +7,7 @@ import Synchronization
 /// request it answers (`correlation_id`, else `request_id`), for the CLI, traffic, bench and tests.
 public final class AnswerWatcher: Sendable {
     let consumer: KafkaConsumer
-    private let assigned = AssignmentFlag()
+    private let assigned: AssignmentFlag
     private let store = Mutex<Store>(Store())
 
     struct Store {
@@ -21,7 +21,8 @@ public final class AnswerWatcher: Sendable {
     public init(kafka: KafkaConfiguration, topics: [String], fromStart: Bool, logger: Logger) throws {
         var config = kafka
         config.properties["auto.offset.reset"] = fromStart ? "earliest" : "latest"
-        let flag = assigned
+        let flag = AssignmentFlag()
+        assigned = flag
         consumer = try KafkaConsumer(
             configuration: config, groupID: "hallmark-answers-\(UInt64.random(in: 0...UInt64.max))", topics: topics,
             bufferCapacity: 8192, logger: logger,

@@ -92,7 +92,8 @@ struct AuthorityBench {
             try await group.waitForAll()
         }
         let ids = requests.map(\.id)
-        _ = await watcher.wait(timeout: .seconds(600)) { w in w.arrivals().count >= ids.count + files.count }
+        let cameraCount = files.count
+        _ = await watcher.wait(timeout: .seconds(600)) { w in w.arrivals().count >= ids.count + cameraCount }
         let arrivals = watcher.arrivals()
         let sent = sentAt.snapshot()
         var latencies: [Double] = []

@@ -11,7 +11,7 @@ import Logging
 /// One test's private authority on the real broker and database: its own topics, group,
 /// schema and secrets, tables generated in-process, answers collected from the start.
 final class AuthorityHarness: Sendable {
-    let id = String(UUID().uuidString.prefix(8)).lowercased()
+    let id: String
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
     let pool: PostgresPool
@@ -29,7 +29,8 @@ final class AuthorityHarness: Sendable {
         logger.logLevel = .warning
         self.logger = logger
         var c = AuthorityConfiguration()
-        let id = self.id
+        let id = String(UUID().uuidString.prefix(8)).lowercased()
+        self.id = id
         c.schema = "authority_\(id)"
         c.provisionInput = "test.authority.\(id).provision.in"
         c.provisionOutput = "test.authority.\(id).provision.out"
@@ -48,10 +49,12 @@ final class AuthorityHarness: Sendable {
         _ = FileManager.default.createFile(atPath: secretsFile, contents: Data(try AuthoritySecrets.generateText().utf8))
         try await StageDatabase(pool: pool, schema: c.schema).migrate(AuthorityMigrations.all(schema: c.schema),
                                                                      logger: logger)
-        try await TableGenerator(pool: pool, schema: c.schema, secrets: try secrets()).generate(count: tables)
-        watcher = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic],
-                                    fromStart: true, logger: logger)
-        let w = watcher
+        try await TableGenerator(pool: pool, schema: c.schema,
+                                 secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
+            .generate(count: tables)
+        let w = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic],
+                                  fromStart: true, logger: logger)
+        watcher = w
         reader = Task { await w.run() }
     }
 
