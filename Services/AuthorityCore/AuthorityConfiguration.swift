@@ -34,6 +34,9 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     /// Pause between re-sealing passes (rows under an old KEK).
     /// `HALLMARK_AUTHORITY_RESEAL_INTERVAL_S` [60].
     public var resealIntervalSeconds = 60
+    /// How often validation counts are flushed to PostgreSQL.
+    /// `HALLMARK_AUTHORITY_COUNT_FLUSH_MS` [1000].
+    public var countFlushMilliseconds = 1_000
     /// Rows re-sealed per transaction. `HALLMARK_AUTHORITY_RESEAL_BATCH` [200].
     public var resealBatch = 200
 
@@ -68,6 +71,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         try number("HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS", &c.deviceCacheTTLMilliseconds)
         try number("HALLMARK_AUTHORITY_RESEAL_INTERVAL_S", &c.resealIntervalSeconds)
         try number("HALLMARK_AUTHORITY_RESEAL_BATCH", &c.resealBatch)
+        try number("HALLMARK_AUTHORITY_COUNT_FLUSH_MS", &c.countFlushMilliseconds)
         guard c.blacklistThreshold > c.warnThreshold else {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
                                      reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")

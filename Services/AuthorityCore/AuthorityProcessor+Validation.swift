@@ -48,8 +48,9 @@ extension AuthorityProcessor {
             security.append(try securityOutput(message, .tokenRejected, .warning, reason: "unknown_device"))
             return .unknownDevice
         }
-        let count = try await countValidation(of: device, connection: connection)
-        if count >= configuration.warnThreshold, try await markWarned(device, connection: connection) {
+        let count = counter.record(device.id)
+        if count >= configuration.warnThreshold, counter.mayWarn(device.id),
+           try await markWarned(device, connection: connection) {
             security.append(try securityOutput(message, .abuseWarning, .warning, reason: "validation_rate",
                                                serial: device.serial, count: count))
         }
@@ -77,23 +78,6 @@ extension AuthorityProcessor {
             WHERE s.expires_at <= now() OR s.message_id = EXCLUDED.message_id
             """)
         return inserted == 1
-    }
-
-    /// Counts one validation for the device; returns its validations in the rolling 24 h
-    /// (hourly buckets), this one included.
-    func countValidation(of device: DeviceEntry, connection: PostgresConnection) async throws -> Int {
-        let rows = try await connection.query("""
-            WITH bumped AS (
-                INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count)
-                VALUES (\(device.id), date_trunc('hour', now()), 1)
-                ON CONFLICT (device_id, hour) DO UPDATE SET count = v.count + 1
-                RETURNING count, hour)
-            SELECT ((SELECT count FROM bumped) + COALESCE((
-                SELECT sum(count) FROM \(unescaped: schema).validation_counts
-                WHERE device_id = \(device.id) AND hour > now() - interval '24 hours'
-                  AND hour < (SELECT hour FROM bumped)), 0))::bigint
-            """)
-        return Int(try rows[0].column(0, as: Int64.self))
     }
 
     /// Sets the device's warning mark unless set in the last 24 h; true when it was set now.

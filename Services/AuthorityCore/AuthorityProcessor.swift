@@ -13,18 +13,20 @@ public struct AuthorityProcessor: StageProcessor {
     let devices: DeviceDirectory
     let metrics: AuthorityMetrics
     let maintenance: AuthorityMaintenance?
+    let counter: ValidationCounter
     let instance: String
 
     /// Creates the processor.
     public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
                 devices: DeviceDirectory, metrics: AuthorityMetrics, maintenance: AuthorityMaintenance?,
-                instance: String) {
+                counter: ValidationCounter, instance: String) {
         self.configuration = configuration
         self.secrets = secrets
         self.tables = tables
         self.devices = devices
         self.metrics = metrics
         self.maintenance = maintenance
+        self.counter = counter
         self.instance = instance
     }
 

@@ -30,9 +30,13 @@ public enum AuthorityService {
                                                metrics: metrics, logger: context.logger)
         let devices = DeviceDirectory(schema: configuration.schema, capacity: configuration.deviceCacheSize,
                                       ttl: .milliseconds(configuration.deviceCacheTTLMilliseconds))
+        let counter = ValidationCounter(pool: database.pool, schema: configuration.schema,
+                                        interval: .milliseconds(configuration.countFlushMilliseconds),
+                                        logger: context.logger)
         let processor = AuthorityProcessor(configuration: configuration, secrets: secrets, tables: tables,
                                            devices: devices, metrics: metrics, maintenance: maintenance,
-                                           instance: context.instance)
-        return [maintenance, try context.stage(processor, inputTopics: configuration.inputTopics)]
+                                           counter: counter, instance: context.instance)
+        // Stopped in reverse order: the stage first, then the counter's last flush.
+        return [maintenance, counter, try context.stage(processor, inputTopics: configuration.inputTopics)]
     }
 }

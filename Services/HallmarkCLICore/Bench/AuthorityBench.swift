@@ -29,13 +29,16 @@ struct AuthorityBench {
 
     /// Runs the stage in this process, provisions cameras through it, then sends `count`
     /// fresh tokens (both formats) and waits for every verdict.
-    func run(count: Int, cameras: Int, inFlight: Int) async throws -> Result {
+    func run(count: Int, cameras: Int, inFlight: Int, keyByCamera: Bool) async throws -> Result {
         let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
+        let counter = ValidationCounter(pool: pool, schema: configuration.schema, interval: .seconds(1), logger: logger)
+        let counting = Task { try await counter.run() }
+        defer { counting.cancel() }
         try await tables.load(strict: true)
         let processor = AuthorityProcessor(
             configuration: configuration, secrets: secrets, tables: tables,
             devices: DeviceDirectory(schema: configuration.schema, capacity: 100_000, ttl: .seconds(2)),
-            metrics: AuthorityMetrics(), maintenance: nil, instance: "bench")
+            metrics: AuthorityMetrics(), maintenance: nil, counter: counter, instance: "bench")
         var stageConfig = StageConfiguration(service: "authority", inputTopics: configuration.inputTopics,
                                              groupID: "bench-authority-\(UUID())", maxInFlight: inFlight)
         stageConfig.instance = "bench"
@@ -69,13 +72,14 @@ struct AuthorityBench {
         for i in 0..<count {
             let cam = files[i % files.count]
             let id = MessageID.random()
+            let key = Array((keyByCamera ? cam.deviceSerial : id).utf8)
             if i % 2 == 0 {
                 let token = try cam.referenceRequest().token
-                requests.append((id, try ProvisioningFile.requestBytes(token, id: id), Array(cam.deviceSerial.utf8)))
+                requests.append((id, try ProvisioningFile.requestBytes(token, id: id), key))
                 if samples.count < 2_000 { samples.append(.reference(token)) }
             } else {
                 let token = try cam.mobileToken()
-                requests.append((id, try ProvisioningFile.requestBytes(token, id: id), Array(cam.deviceSerial.utf8)))
+                requests.append((id, try ProvisioningFile.requestBytes(token, id: id), key))
                 if samples.count < 2_000 { samples.append(.mobile(token)) }
             }
         }

@@ -21,6 +21,8 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
     @Option(help: "Key tables to generate.") var tables = 100
     @Option(help: "Stage messages in flight.") var inFlight = 256
     @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "PostgreSQL connections (each message holds one for its transaction).") var poolSize = 48
+    @Flag(help: "Key token requests by camera serial (per-camera order) instead of by request.") var keyByCamera = false
 
     public init() {}
 
@@ -31,7 +33,9 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env), logger: logger)
+        var pgConfig = try PostgresConfiguration.fromEnvironment(env)
+        pgConfig.poolSize = poolSize
+        let pool = PostgresPool(configuration: pgConfig, logger: logger)
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         var config = AuthorityConfiguration()
         config.schema = "bench_authority_\(run)"
@@ -51,8 +55,9 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
         let bench = AuthorityBench(kafka: kafka, producer: producer, pool: pool, database: database,
                                    configuration: config, secrets: secrets, logger: logger)
         print("hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
-              + "\(partitions) partitions, stage in flight \(inFlight)")
-        let result = try await bench.run(count: count, cameras: cameras, inFlight: inFlight)
+              + "\(partitions) partitions, stage in flight \(inFlight), \(poolSize) PostgreSQL connections, "
+              + "keyed by \(keyByCamera ? "camera" : "request")")
+        let result = try await bench.run(count: count, cameras: cameras, inFlight: inFlight, keyByCamera: keyByCamera)
         print(String(format: "through broker + PostgreSQL: %9.0f validations/s (%d/%d PASS)",
                      result.rate, result.passed, count))
         print(String(format: "  end-to-end latency under that load: p50 %.2f ms, p99 %.2f ms", result.p50, result.p99))

@@ -1,0 +1,103 @@
+import Foundation
+import HallmarkPostgres
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Validations per device over a rolling 24 h (hourly buckets in `validation_counts`), counted
+/// in memory and flushed in one batch every interval rather than in each message's
+/// transaction: a per-device counter row updated by every validation would be locked until
+/// each transaction commits and serialize a busy device's validations.
+///
+/// A device's count is its stored total as of the last flush plus this replica's unflushed
+/// validations, so it may lag other replicas' validations by one interval: fine for
+/// thresholds in the thousands. Counts are at-least-once (a redelivered message counts again).
+public final class ValidationCounter: Service, Sendable {
+    struct State {
+        var pending: [Int64: Int] = [:]
+        var known: [Int64: Int] = [:]
+        var warnedAt: [Int64: ContinuousClock.Instant] = [:]
+    }
+
+    let pool: PostgresPool
+    let schema: String
+    let interval: Duration
+    let logger: Logger
+    private let state = Mutex(State())
+
+    /// Creates a counter over `schema`.validation_counts.
+    public init(pool: PostgresPool, schema: String, interval: Duration, logger: Logger) {
+        self.pool = pool
+        self.schema = schema
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Counts one validation; returns the device's validations in the window, this one included.
+    public func record(_ deviceID: Int64) -> Int {
+        state.withLock { s in
+            s.pending[deviceID, default: 0] += 1
+            return (s.known[deviceID] ?? 0) + s.pending[deviceID]!
+        }
+    }
+
+    /// True once per device per 24 h on this replica: when it may warn about the device
+    /// (the device row's `warned_at` then dedupes across replicas).
+    public func mayWarn(_ deviceID: Int64) -> Bool {
+        state.withLock { s in
+            let now = ContinuousClock.now
+            if let at = s.warnedAt[deviceID], now - at < .seconds(86_400) { return false }
+            s.warnedAt[deviceID] = now
+            return true
+        }
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            await flushLogging()
+        }
+        await flushLogging()
+    }
+
+    private func flushLogging() async {
+        do { try await flush() } catch {
+            logger.warning("validation counts not flushed", metadata: ["error": "\(String(describing: type(of: error)))"])
+        }
+    }
+
+    /// Writes the pending counts (one statement) and reloads those devices' totals.
+    public func flush() async throws {
+        let batch = state.withLock { s -> [Int64: Int] in
+            let b = s.pending
+            s.pending = [:]
+            return b
+        }
+        guard !batch.isEmpty else { return }
+        let devices = batch.keys.sorted()  // a fixed order: concurrent flushers never deadlock
+        do {
+            var values: PostgresQuery = ""
+            var ids: PostgresQuery = ""
+            for (i, id) in devices.enumerated() {
+                let sep: PostgresQuery = i == 0 ? "" : ", "
+                values = "\(values)\(sep)(\(id), date_trunc('hour', now()), \(batch[id]!))"
+                ids = "\(ids)\(sep)\(id)"
+            }
+            let totals = try await pool.transaction { connection in
+                try await connection.execute("""
+                    INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count) VALUES \(values)
+                    ON CONFLICT (device_id, hour) DO UPDATE SET count = v.count + EXCLUDED.count
+                    """)
+                return try await connection.query("""
+                    SELECT device_id, sum(count)::bigint FROM \(unescaped: schema).validation_counts
+                    WHERE hour > now() - interval '24 hours' AND device_id IN (\(ids)) GROUP BY device_id
+                    """).decode((Int64, Int64).self)
+            }
+            state.withLock { s in for (id, total) in totals { s.known[id] = Int(total) } }
+        } catch {
+            // Put the counts back for the next flush.
+            state.withLock { s in for (id, n) in batch { s.pending[id, default: 0] += n } }
+            throw error
+        }
+    }
+}
