@@ -54,7 +54,7 @@ public final class ValidationCounter: Service, Sendable {
 
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
             await flushLogging()
         }
         await flushLogging()
