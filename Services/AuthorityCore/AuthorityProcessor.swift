@@ -3,31 +3,29 @@ import HallmarkEnvelope
 import HallmarkPostgres
 import HallmarkRuntime
 
-/// The authority's stage: provisioning requests, token validation requests and admin
-/// commands, each in its message's transaction.
+/// The authority's transactional stage: provisioning requests and admin commands, each in
+/// its message's transaction (token validation is ``TokenProcessor``).
 public struct AuthorityProcessor: StageProcessor {
-    public let schemas: Set<String> = [ProvisionRequest.schema, TokenResult.requestSchema, AdminCommand.schema]
+    public let schemas: Set<String> = [ProvisionRequest.schema, AdminCommand.schema]
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let tables: KeyTableStore
     let devices: DeviceDirectory
     let metrics: AuthorityMetrics
     let maintenance: AuthorityMaintenance?
-    let counter: ValidationCounter
-    let instance: String
+    let events: AuthorityEvents
 
     /// Creates the processor.
     public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
                 devices: DeviceDirectory, metrics: AuthorityMetrics, maintenance: AuthorityMaintenance?,
-                counter: ValidationCounter, instance: String) {
+                instance: String) {
         self.configuration = configuration
         self.secrets = secrets
         self.tables = tables
         self.devices = devices
         self.metrics = metrics
         self.maintenance = maintenance
-        self.counter = counter
-        self.instance = instance
+        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics)
     }
 
     var schema: String { configuration.schema }
@@ -38,8 +36,7 @@ public struct AuthorityProcessor: StageProcessor {
         }
         switch message.header.schema {
         case ProvisionRequest.schema: return try await provision(message, connection: connection)
-        case AdminCommand.schema: return try await administer(message, connection: connection)
-        default: return try await validate(message, connection: connection)
+        default: return try await administer(message, connection: connection)
         }
     }
 
@@ -49,13 +46,7 @@ public struct AuthorityProcessor: StageProcessor {
     }
 
     func securityOutput(_ message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
-                        reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
-                        count: Int? = nil) throws -> StageOutput {
-        metrics.securityEvents.increment()
-        let event = SecurityEvent(
-            id: MessageID.derived(from: message.header.id, "security-\(event.rawValue)"), producedAt: Timestamp.now(),
-            instance: instance, event: event, severity: severity, requestId: message.header.id, reason: reason,
-            deviceSerial: serial, tableId: tableId, count: count)
-        return try .json(topic: configuration.securityTopic, key: serial, event)
+                        reason: String? = nil, serial: String? = nil, tableId: Int? = nil) throws -> StageOutput {
+        try events.output(for: message, event, severity, reason: reason, serial: serial, tableId: tableId)
     }
 }

@@ -1,10 +1,14 @@
 import Foundation
+import HallmarkKafka
+import HallmarkPostgres
 import HallmarkRuntime
+import Logging
 import ServiceLifecycle
 
-/// Builds the authority's services from a ``ServiceContext``: loads the secrets and the key
-/// tables (strictly: a KEK file that does not open them stops start-up), then returns the
-/// stage and the maintenance service.
+/// Builds the authority's services: loads the secrets and the key tables (strictly: a KEK
+/// file that does not open them stops start-up), then returns maintenance, the validation
+/// counter, the replay ledger, the transactional stage (provisioning, admin) and the token
+/// stage.
 public enum AuthorityService {
     /// The runner definition for `configuration`.
     public static func definition(_ configuration: AuthorityConfiguration) -> ServiceRunner.Definition {
@@ -12,7 +16,7 @@ public enum AuthorityService {
                                  migrations: AuthorityMigrations.all(schema: configuration.schema))
     }
 
-    /// The services to run.
+    /// The services to run in a ``ServiceRunner`` process.
     public static func services(_ context: ServiceContext,
                                 configuration: AuthorityConfiguration) async throws -> [any Service] {
         guard let database = context.database else { throw AuthorityError(.configuration, "no database") }
@@ -20,23 +24,55 @@ public enum AuthorityService {
         do { secrets = try AuthoritySecrets.fromEnvironment(context.environment) } catch {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
-        let tables = KeyTableStore(pool: database.pool, schema: configuration.schema, secrets: secrets)
-        do { try await tables.load(strict: true) } catch let error as AuthorityError {
+        var stage = try StageConfiguration.fromEnvironment(
+            context.environment, service: context.service, inputTopics: configuration.inputTopics)
+        stage.instance = context.instance
+        do {
+            return try await services(configuration: configuration, secrets: secrets, database: database,
+                                      kafka: context.kafka, producer: context.producer, stage: stage,
+                                      logger: context.logger)
+        } catch let error as AuthorityError {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
-        context.logger.info("key tables loaded", metadata: ["tables": "\(tables.count)"])
+    }
+
+    /// The services, from parts (also used in-process by `hallmark bench authority`). `stage`
+    /// gives the group and limits; the token stage uses its group id + `-tokens`.
+    public static func services(configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
+                                database: StageDatabase, kafka: KafkaConfiguration, producer: KafkaProducer,
+                                stage: StageConfiguration, logger: Logger) async throws -> [any Service] {
+        let pool = database.pool
+        let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
+        try await tables.load(strict: true)
+        logger.info("key tables loaded", metadata: ["tables": "\(tables.count)"])
         let metrics = AuthorityMetrics()
-        let maintenance = AuthorityMaintenance(pool: database.pool, configuration: configuration, secrets: secrets,
-                                               metrics: metrics, logger: context.logger)
+        let maintenance = AuthorityMaintenance(pool: pool, configuration: configuration, secrets: secrets,
+                                               metrics: metrics, logger: logger)
         let devices = DeviceDirectory(schema: configuration.schema, capacity: configuration.deviceCacheSize,
                                       ttl: .milliseconds(configuration.deviceCacheTTLMilliseconds))
-        let counter = ValidationCounter(pool: database.pool, schema: configuration.schema,
-                                        interval: .milliseconds(configuration.countFlushMilliseconds),
-                                        logger: context.logger)
+        let counter = ValidationCounter(pool: pool, schema: configuration.schema,
+                                        interval: .milliseconds(configuration.countFlushMilliseconds), logger: logger)
+        let ledger = ReplayLedger(pool: pool, schema: configuration.schema,
+                                  windowSeconds: configuration.replayWindowSeconds, logger: logger)
         let processor = AuthorityProcessor(configuration: configuration, secrets: secrets, tables: tables,
                                            devices: devices, metrics: metrics, maintenance: maintenance,
-                                           counter: counter, instance: context.instance)
-        // Stopped in reverse order: the stage first, then the counter's last flush.
-        return [maintenance, counter, try context.stage(processor, inputTopics: configuration.inputTopics)]
+                                           instance: stage.instance)
+        let tokens = TokenProcessor(configuration: configuration, secrets: secrets, tables: tables, devices: devices,
+                                    ledger: ledger, counter: counter, pool: pool, metrics: metrics,
+                                    instance: stage.instance)
+        var adminConfig = stage
+        adminConfig.inputTopics = [configuration.provisionInput, configuration.adminInput]
+        // Token validation has no per-message transaction (see TokenProcessor): a stage of its
+        // own, without the inbox, in its own consumer group.
+        var tokenConfig = stage
+        tokenConfig.inputTopics = [configuration.tokenInput]
+        tokenConfig.groupID += "-tokens"
+        // Stopped in reverse order: the stages first, then the ledger, the counter's last
+        // flush, and maintenance.
+        return [maintenance, counter, ledger,
+                StageService(configuration: adminConfig, kafka: kafka, producer: producer, database: database,
+                             processor: processor, logger: logger),
+                StageService(configuration: tokenConfig, kafka: kafka, producer: producer, database: nil,
+                             processor: tokens, logger: logger)]
     }
 }

@@ -26,10 +26,10 @@ public final class DeviceDirectory: Sendable {
     }
 
     /// The device with this NUC blind index, or nil.
-    public func lookup(nucIndex: Data, on connection: PostgresConnection) async throws -> DeviceEntry? {
+    public func lookup(nucIndex: Data, pool: PostgresPool) async throws -> DeviceEntry? {
         let now = ContinuousClock.now
         if let hit = cache.withLock({ $0[nucIndex] }), now - hit.fetchedAt < ttl { return hit.entry }
-        let rows = try await connection.query("""
+        let rows = try await pool.query("""
             SELECT device_id, serial, table_a, table_b, table_c, blacklisted
             FROM \(unescaped: schema).devices WHERE nuc_index = \(nucIndex)
             """)

@@ -66,6 +66,7 @@ struct AuthorityIntegrationTests {
         try await Task.sleep(for: .seconds(1))
         let answers = h.watcher.answers(for: id).compactMap { try? JSONDecoder().decode(TokenResult.self, from: Data($0)) }
         #expect(!answers.isEmpty && answers.allSatisfy { $0.valid }, "redelivery answers: \(answers)")
+        #expect(Set(answers.map(\.id)).count == 1, "a redelivered request got a different answer id")
 
         // Blacklisted, then lifted.
         try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,

@@ -30,26 +30,18 @@ struct AuthorityBench {
     /// Runs the stage in this process, provisions cameras through it, then sends `count`
     /// fresh tokens (both formats) and waits for every verdict.
     func run(count: Int, cameras: Int, inFlight: Int, keyByCamera: Bool) async throws -> Result {
-        let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
-        let counter = ValidationCounter(pool: pool, schema: configuration.schema, interval: .seconds(1), logger: logger)
-        let counting = Task { try await counter.run() }
-        defer { counting.cancel() }
-        try await tables.load(strict: true)
-        let processor = AuthorityProcessor(
-            configuration: configuration, secrets: secrets, tables: tables,
-            devices: DeviceDirectory(schema: configuration.schema, capacity: 100_000, ttl: .seconds(2)),
-            metrics: AuthorityMetrics(), maintenance: nil, counter: counter, instance: "bench")
         var stageConfig = StageConfiguration(service: "authority", inputTopics: configuration.inputTopics,
                                              groupID: "bench-authority-\(UUID())", maxInFlight: inFlight)
         stageConfig.instance = "bench"
-        let stage = StageService(configuration: stageConfig, kafka: kafka, producer: producer, database: database,
-                                 processor: processor, logger: logger)
+        let services = try await AuthorityService.services(
+            configuration: configuration, secrets: secrets, database: database, kafka: kafka, producer: producer,
+            stage: stageConfig, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [configuration.provisionOutput, configuration.tokenOutput],
                                         fromStart: true, logger: logger)
         let reader = Task { await watcher.run() }
-        let stageTask = Task { try await stage.run() }
+        let running = services.map { service in Task { try await service.run() } }
         defer {
-            stageTask.cancel()
+            running.reversed().forEach { $0.cancel() }
             reader.cancel()
         }
         let provisioner = CameraProvisioner(producer: producer, watcher: watcher, configuration: configuration)
@@ -115,6 +107,8 @@ struct AuthorityBench {
         let elapsed = last - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         await watcher.close()
+        let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
+        try await tables.load(strict: true)
         let masters = try await tables.masterKeys(for: Array(0..<tables.count))
         return Result(rate: Double(latencies.count) / max(seconds, 1e-9), passed: passed, p50: pct(0.5), p99: pct(0.99),
                       samples: samples, masters: masters)
