@@ -23,20 +23,26 @@ public final class ReplayLedger: Service, Sendable {
     let schema: String
     let windowSeconds: Int
     let maxBatch: Int
+    let writers: Int
     let logger: Logger
     private let queue = Mutex<[Claim]>([])
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
     /// Creates a ledger over `schema`.seen_tokens.
-    public init(pool: PostgresPool, schema: String, windowSeconds: Int, maxBatch: Int = 500, logger: Logger) {
+    /// `writers` batches may be in flight at once (PostgreSQL uses a core per connection).
+    public init(pool: PostgresPool, schema: String, windowSeconds: Int, maxBatch: Int = 500, writers: Int = 3,
+                logger: Logger) {
         self.pool = pool
         self.schema = schema
         self.windowSeconds = windowSeconds
         self.maxBatch = maxBatch
+        self.writers = max(1, writers)
         self.logger = logger
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
+
+    private let active = Mutex(0)
 
     /// Records the key for `messageID`; true when fresh, false when a replay. Throws when the
     /// database cannot be reached (the stage retries the message).
@@ -48,16 +54,21 @@ public final class ReplayLedger: Service, Sendable {
     }
 
     public func run() async throws {
-        for await _ in wake.cancelOnGracefulShutdown() {
-            while true {
-                let batch = queue.withLock { q -> [Claim] in
-                    let n = min(q.count, maxBatch)
-                    let b = Array(q.prefix(n))
-                    q.removeFirst(n)
-                    return b
+        await withDiscardingTaskGroup { group in
+            for await _ in wake.cancelOnGracefulShutdown() {
+                // Up to `writers` batches in flight; each writer drains the queue, then ends.
+                while startWriter() {
+                    group.addTask { [self] in
+                        while true {
+                            let batch = takeBatch()
+                            if batch.isEmpty { break }
+                            await write(batch)
+                        }
+                        active.withLock { $0 -= 1 }
+                        // Claims that arrived while this writer was finishing get a fresh look.
+                        if queue.withLock({ !$0.isEmpty }) { wakeContinuation.yield() }
+                    }
                 }
-                if batch.isEmpty { break }
-                await write(batch)
             }
         }
         let left = queue.withLock { q -> [Claim] in
@@ -65,6 +76,25 @@ public final class ReplayLedger: Service, Sendable {
             return q
         }
         for claim in left { claim.continuation.resume(throwing: CancellationError()) }
+    }
+
+    /// Reserves a writer slot when there is work and a free slot.
+    private func startWriter() -> Bool {
+        guard queue.withLock({ !$0.isEmpty }) else { return false }
+        return active.withLock { n in
+            guard n < writers else { return false }
+            n += 1
+            return true
+        }
+    }
+
+    private func takeBatch() -> [Claim] {
+        queue.withLock { q -> [Claim] in
+            let n = min(q.count, maxBatch)
+            let b = Array(q.prefix(n))
+            q.removeFirst(n)
+            return b
+        }
     }
 
     private func write(_ batch: [Claim]) async {
@@ -75,6 +105,8 @@ public final class ReplayLedger: Service, Sendable {
             firstByKey[claim.key] = claim
             order.append(claim.key)
         }
+        // One key order for every batch, so concurrent batches never deadlock on each other.
+        order.sort { $0.lexicographicallyPrecedes($1) }
         do {
             var values: PostgresQuery = ""
             let window = Double(windowSeconds)
