@@ -49,7 +49,7 @@ public final class AnswerWatcher: Sendable {
     public func waitUntilAssigned(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !assigned.isSet {
-            guard ContinuousClock.now < deadline else { throw AuthorityClientError("no partition assignment in time") }
+            guard ContinuousClock.now < deadline else { throw AuthorityClientError(.timeout, "no partition assignment in time") }
             try await Task.sleep(for: .milliseconds(100))
         }
         try await Task.sleep(for: .milliseconds(500))
@@ -101,13 +101,6 @@ public final class AnswerWatcher: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any] else { return nil }
         return object["correlation_id"] as? String ?? object["request_id"] as? String
     }
-}
-
-/// A CLI-side failure with a redacted reason.
-public struct AuthorityClientError: Error, CustomStringConvertible, Sendable {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
 }
 
 /// Set once by the consumer's poll thread when partitions are assigned.

@@ -62,7 +62,7 @@ public struct InitSecretsCommand: AsyncParsableCommand {
                                                 attributes: [.posixPermissions: 0o700])
         guard FileManager.default.createFile(atPath: file, contents: Data(try AuthoritySecrets.generateText().utf8),
                                              attributes: [.posixPermissions: 0o600]) else {
-            throw AuthorityClientError("cannot write the secrets file")
+            throw AuthorityClientError(.io, "cannot write the secrets file")
         }
         print("wrote a development secrets file")
     }

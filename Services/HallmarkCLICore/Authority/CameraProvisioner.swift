@@ -35,7 +35,7 @@ public struct CameraProvisioner: Sendable {
         try await producer.send(topic: configuration.provisionInput, key: Array(serial.utf8),
                                 value: try JSONCoding.encode(request))
         guard let bytes = await watcher.answer(for: request.id, timeout: timeout) else {
-            throw AuthorityClientError("no provisioning answer within the timeout")
+            throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")
         }
         let result = try JSONDecoder().decode(ProvisionResult.self, from: Data(bytes))
         guard result.status == .provisioned, let sealed = result.sealedProvisioning else {
@@ -43,7 +43,7 @@ public struct CameraProvisioner: Sendable {
         }
         let answer = try ProvisioningSeal.open(sealed, cameraPrivateKey: keys.privateKey)
         guard answer.deviceSerial == serial, Set(answer.tableAssignments) == Set(result.tableAssignments ?? []) else {
-            throw AuthorityClientError("the sealed answer does not match the request")
+            throw AuthorityClientError(.mismatch, "the sealed answer does not match the request")
         }
         return .provisioned(ProvisioningFile(answer: answer, nucHash: nuc))
     }

@@ -47,7 +47,7 @@ public struct ProvisionCommand: AsyncParsableCommand {
             let path = out ?? "\(serial).provisioning.json"
             guard FileManager.default.createFile(atPath: path, contents: Data(try JSONCoding.encode(file)),
                                                  attributes: [.posixPermissions: 0o600]) else {
-                throw AuthorityClientError("cannot write the provisioning file")
+                throw AuthorityClientError(.io, "cannot write the provisioning file")
             }
             print("provisioned \(serial): tables \(file.tableAssignments.map(String.init).joined(separator: ", ")); wrote \(path)")
         }

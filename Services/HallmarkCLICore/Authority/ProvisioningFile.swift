@@ -50,7 +50,7 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
 
     /// A table's master key.
     public func masterKey(_ table: Int) throws -> Data {
-        guard let hex = masterKeys[String(table)] else { throw AuthorityClientError("table \(table) is not assigned") }
+        guard let hex = masterKeys[String(table)] else { throw AuthorityClientError(.mismatch, "table \(table) is not assigned") }
         return try Hex.decode(hex, length: 32)
     }
 

@@ -56,7 +56,7 @@ struct AuthorityBench {
             }
             for try await f in group { if let f { files.append(f) } }
         }
-        guard !files.isEmpty else { throw AuthorityClientError("no camera was provisioned") }
+        guard !files.isEmpty else { throw AuthorityClientError(.failed, "no camera was provisioned") }
 
         var requests: [(id: String, bytes: [UInt8], key: [UInt8])] = []
         var samples: [BirthmarkToken] = []
@@ -125,7 +125,7 @@ struct AuthorityBench {
                 if case .success = BirthmarkTokenValidator.open(token, masterKeys: masters) { opened += 1 }
             }
         }
-        guard opened > 0 else { throw AuthorityClientError("no sample opened in process") }
+        guard opened > 0 else { throw AuthorityClientError(.failed, "no sample opened in process") }
         let elapsed = (ContinuousClock.now - start).components
         return Double(opened) / (Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     }
