@@ -51,6 +51,12 @@ extension AuthorityProcessor {
         let sealedNUC = try nucHash.map {
             try AtRestSeal.seal($0, context: Self.nucContext(serial: serial), keyring: secrets.keyring)
         }
+        // Sealed before the insert: a public key nothing can be sealed to (a low-order point)
+        // is refused without recording a device.
+        let answer = ProvisioningAnswer(deviceSerial: serial, masterKeys: masters)
+        guard let sealed = try? ProvisioningSeal.seal(answer, cameraPublicKey: publicKey) else {
+            return rejected(.malformed)
+        }
         let inserted = try await connection.execute("""
             INSERT INTO \(unescaped: schema).devices
                 (serial, nuc_index, nuc_sealed, kek_version, table_a, table_b, table_c, device_family)
@@ -59,11 +65,6 @@ extension AuthorityProcessor {
             ON CONFLICT DO NOTHING
             """)
         guard inserted == 1 else { return rejected(.alreadyProvisioned) }  // a concurrent request won
-        let answer = ProvisioningAnswer(deviceSerial: serial, masterKeys: masters)
-        guard let sealed = try? ProvisioningSeal.seal(answer, cameraPublicKey: publicKey) else {
-            // A low-order public key: nothing may be sealed to it. The insert rolls back.
-            throw StageRejection(.schemaViolation, "device_public_key is not a usable X25519 key")
-        }
         return ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
                                requestId: requestId, deviceSerial: serial, status: .provisioned,
                                tableAssignments: chosen, sealedProvisioning: sealed)

@@ -3,6 +3,7 @@ import Foundation
 import HallmarkCLICore
 import HallmarkCrypto
 import HallmarkEnvelope
+import HallmarkPostgres
 import HallmarkTestSupport
 import Testing
 
@@ -131,6 +132,31 @@ struct AuthorityIntegrationTests {
             let result = try await h.validate(json: body)
             #expect(result.reason == .malformed, "\(name): \(String(describing: result.reason))")
         }
+        // Provisioning requests with bad fields are answered `rejected`/`malformed`, recording nothing.
+        let key = Base64.encode(try X25519.generate().publicKey)
+        let nuc = Hex.encode(try SecureRandom.bytes(32))
+        let badProvisioning: [(String, ProvisionRequest)] = [
+            ("low-order public key", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
+                                                      deviceSerial: "CAM-\(h.id)-z", devicePublicKey: Base64.encode(Data(count: 32)),
+                                                      nucHash: nuc, deviceFamily: nil)),
+            ("short public key", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
+                                                  deviceSerial: "CAM-\(h.id)-s", devicePublicKey: "AAAA", nucHash: nuc,
+                                                  deviceFamily: nil)),
+            ("serial with a space", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
+                                                     deviceSerial: "CAM \(h.id)", devicePublicKey: key, nucHash: nuc,
+                                                     deviceFamily: nil)),
+            ("bad NUC hex", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
+                                             deviceSerial: "CAM-\(h.id)-n", devicePublicKey: key, nucHash: "xyz",
+                                             deviceFamily: nil)),
+        ]
+        for (name, request) in badProvisioning {
+            let result = try await h.provisionRaw(request)
+            #expect(result.status == .rejected && result.reason == .malformed, "\(name): \(result.status)")
+            #expect(result.sealedProvisioning == nil && result.tableAssignments == nil)
+        }
+        let devices = try await h.pool.query("SELECT count(*)::bigint FROM \(unescaped: h.configuration.schema).devices")
+        #expect(try devices[0].column(0, as: Int64.self) == 1, "a malformed provisioning request recorded a device")
+
         // The genuine token was never consumed by the image-hash request: it still passes.
         #expect(try await h.validate(json: ["camera_token": good]).valid)
         try Self.validateSchemas(h, expectSecurity: false)

@@ -85,6 +85,16 @@ final class AuthorityHarness: Sendable {
             .provision(serial: serial, nucHash: nucHash, timeout: .seconds(60))
     }
 
+    /// Sends a provisioning request as given and waits for its result.
+    func provisionRaw(_ request: ProvisionRequest) async throws -> ProvisionResult {
+        try await producer.send(topic: configuration.provisionInput, key: nil, value: try JSONCoding.encode(request))
+        guard let answer = await watcher.answer(for: request.id, on: configuration.provisionOutput,
+                                                timeout: .seconds(60)) else {
+            throw HarnessError("no provisioning answer to \(request.id)")
+        }
+        return try JSONDecoder().decode(ProvisionResult.self, from: Data(answer))
+    }
+
     func provisioned(_ serial: String) async throws -> ProvisioningFile {
         guard case .provisioned(let file) = try await provision(serial) else { throw HarnessError("\(serial) rejected") }
         return file
