@@ -11,7 +11,8 @@ import Logging
 public struct AuthorityCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Birthmark key-table authority: tables, secrets, admin commands.",
-        subcommands: [GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self])
+        subcommands: [GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
+                      AuthorityStatusCommand.self])
 
     public init() {}
 }
