@@ -58,13 +58,18 @@ public final class KeyTableStore: Sendable {
     /// Master keys for the given ids that exist; reloads once if one is missing and the last
     /// load is over a second old.
     public func masterKeys(for ids: [Int], on connection: PostgresConnection? = nil) async throws -> [Int: Data] {
-        let (found, stale) = state.withLock { s -> ([Int: Data], Bool) in
+        // Whoever finds the snapshot stale claims the reload (by stamping it now), so a burst of
+        // tokens naming unknown tables causes one reload a second, not one each.
+        let (found, reload) = state.withLock { s -> ([Int: Data], Bool) in
             var out: [Int: Data] = [:]
             for id in ids { if let m = s.masters[id] { out[id] = m } }
-            let old = s.loadedAt.map { ContinuousClock.now - $0 > .seconds(1) } ?? true
-            return (out, old)
+            guard out.count < Set(ids).count else { return (out, false) }
+            let now = ContinuousClock.now
+            guard s.loadedAt.map({ now - $0 > .seconds(1) }) ?? true else { return (out, false) }
+            s.loadedAt = now
+            return (out, true)
         }
-        guard found.count < Set(ids).count, stale else { return found }
+        guard reload else { return found }
         try await load(on: connection)
         return state.withLock { s in
             var out: [Int: Data] = [:]

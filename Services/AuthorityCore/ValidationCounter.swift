@@ -19,6 +19,9 @@ public final class ValidationCounter: Service, Sendable {
         var warnedAt: [Int64: ContinuousClock.Instant] = [:]
     }
 
+    /// Devices whose stored totals are kept between flushes.
+    static let knownLimit = 200_000
+
     let pool: PostgresPool
     let schema: String
     let interval: Duration
@@ -93,7 +96,11 @@ public final class ValidationCounter: Service, Sendable {
                     WHERE hour > now() - interval '24 hours' AND device_id IN (\(ids)) GROUP BY device_id
                     """).decode((Int64, Int64).self)
             }
-            state.withLock { s in for (id, total) in totals { s.known[id] = Int(total) } }
+            state.withLock { s in
+                // Bounded: past the limit, keep only the devices seen in this interval.
+                if s.known.count > Self.knownLimit { s.known = s.known.filter { batch[$0.key] != nil } }
+                for (id, total) in totals { s.known[id] = Int(total) }
+            }
         } catch {
             // Put the counts back for the next flush.
             state.withLock { s in for (id, n) in batch { s.pending[id, default: 0] += n } }
