@@ -181,6 +181,27 @@ struct AuthorityIntegrationTests {
         await h.close()
     }
 
+    /// The KEK comes from a file or a variable; a KEK that does not open the stored tables stops
+    /// start-up with one clear line, and no key material in the output.
+    @Test func wrongKEKRefusesToStartAndTheVariableWorks() async throws {
+        let h = try await AuthorityHarness(tables: 4)
+        let wrong = try AuthoritySecrets.generateText()
+        let refused = try AuthorityProcess(name: "\(h.id)-wrong", environment: [
+            "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": "",
+            "HALLMARK_AUTHORITY_KEK": wrong, "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
+        ])
+        #expect(await refused.waitForExit(timeout: .seconds(60)) == 1)
+        #expect(refused.rawLog.contains("cannot start"))
+        let wrongKeys = wrong.split(separator: "\n").compactMap { $0.split(separator: "=").last.map(String.init) }
+        #expect(!wrongKeys.contains { refused.rawLog.contains($0) }, "a key was printed")
+        let text = try String(contentsOfFile: h.secretsFile, encoding: .utf8)
+        let service = try await h.start("variable", ["HALLMARK_AUTHORITY_KEK_FILE": "", "HALLMARK_AUTHORITY_KEK": text])
+        defer { service.signal(SIGKILL) }
+        let cam = try await h.provisioned("CAM-\(h.id)-v")
+        #expect(try await h.validate(cam.referenceRequest().token).valid)
+        await h.close()
+    }
+
     static func flip(_ hex: String) -> String {
         var chars = Array(hex)
         chars[0] = chars[0] == "0" ? "1" : "0"
