@@ -59,8 +59,8 @@ public struct TokenProcessor: StageProcessor {
     }
 
     private func judge(_ message: StageMessage, security: inout [StageOutput]) async throws -> ValidationReason? {
-        guard let token = TokenRequestParser.parse(message.value),
-              let replayKey = TokenRequestParser.replayKey(token) else { return .malformed }
+        guard let parsed = TokenRequestParser.parseWithParts(message.value) else { return .malformed }
+        let token = parsed.token
         let masters = try await tables.masterKeys(for: token.referencedTables)
         let opened: BirthmarkOpenedToken
         switch BirthmarkTokenValidator.open(token, masterKeys: masters) {
@@ -72,7 +72,7 @@ public struct TokenProcessor: StageProcessor {
             return ValidationReason(r)
         }
         let id = UUID(uuidString: message.header.id)!  // checked by the envelope parser
-        guard try await ledger.claim(replayKey, messageID: id) else {
+        guard try await ledger.claim(parsed.replayKey, messageID: id) else {
             security.append(try events.output(for: message, .replayedToken, .warning, reason: "replayed_token"))
             return .replayedToken
         }

@@ -1,9 +1,9 @@
 import Foundation
 import HallmarkCrypto
 
-/// Reads a `hallmark.token.request.v1` body strictly: exactly one token format, no field
-/// outside the schema, and never an image hash (a request carrying one is `malformed`: the
-/// authority must not see images).
+/// Reads a `hallmark.token.request.v1` body strictly, in one JSON pass: exactly one token
+/// format, no field outside the schema, and never an image hash (a request carrying one is
+/// `malformed`: the authority must not see images).
 public enum TokenRequestParser {
     /// Table ids above this are out of range (malformed) rather than unknown.
     public static let maxTableId = 1_000_000
@@ -12,57 +12,93 @@ public enum TokenRequestParser {
     static let referenceFields: Set<String> = ["camera_token"]
     static let mobileFields: Set<String> = ["encrypted_nuc_token", "table_references", "key_indices"]
     static let tokenFields: Set<String> = ["ciphertext", "auth_tag", "nonce", "table_id", "key_index"]
+    static let allowed = envelopeFields.union(referenceFields).union(mobileFields)
+
+    /// A parsed token with its decoded binary parts.
+    public struct Parsed: Sendable {
+        /// The token.
+        public let token: BirthmarkToken
+        /// Nonce, ciphertext and tag, decoded once.
+        public let parts: AESGCM256.Sealed
+
+        /// The replay key: a hash of nonce and ciphertext (tag excluded: GCM tags are bound to
+        /// both, and a token with a changed tag fails authentication anyway).
+        public var replayKey: Data {
+            SHA256Hash.digest(Data("hallmark-replay-v1".utf8) + parts.nonce + parts.ciphertext)
+        }
+    }
 
     /// The token, or nil when the request is malformed.
-    public static func parse(_ bytes: [UInt8]) -> BirthmarkToken? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
-        let keys = Set(object.keys)
-        // Anything beyond the envelope and the token fields is refused, image hashes above all.
-        guard keys.isSubset(of: envelopeFields.union(referenceFields).union(mobileFields)),
-              !keys.contains(where: { $0.lowercased().contains("image") }) else { return nil }
-        let hasReference = !keys.isDisjoint(with: referenceFields)
-        let hasMobile = !keys.isDisjoint(with: mobileFields)
-        guard hasReference != hasMobile else { return nil }
+    public static func parse(_ bytes: [UInt8]) -> BirthmarkToken? { parseWithParts(bytes)?.token }
+
+    /// The token and its parts, or nil when the request is malformed.
+    public static func parseWithParts(_ bytes: [UInt8]) -> Parsed? {
         // Typed decoding refuses booleans, fractions and strings where integers belong.
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)) else { return nil }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)),
+              body.keys.isSubset(of: allowed),
+              !body.keys.contains(where: { $0.lowercased().contains("image") }) else { return nil }
+        let hasReference = !body.keys.isDisjoint(with: referenceFields)
+        let hasMobile = !body.keys.isDisjoint(with: mobileFields)
+        guard hasReference != hasMobile else { return nil }
         if hasReference {
-            guard let token = object["camera_token"] as? [String: Any], Set(token.keys) == tokenFields,
-                  let parsed = body.cameraToken, (0...maxTableId).contains(parsed.tableId),
-                  BirthmarkKeys.keyIndices.contains(parsed.keyIndex),
-                  (try? parsed.sealedParts()) != nil else { return nil }
-            return .reference(parsed)
+            guard let strict = body.cameraToken, strict.keys == tokenFields else { return nil }
+            let token = strict.token
+            guard (0...maxTableId).contains(token.tableId), BirthmarkKeys.keyIndices.contains(token.keyIndex),
+                  let parts = try? token.sealedParts() else { return nil }
+            return Parsed(token: .reference(token), parts: parts)
         }
         guard let sealed = body.encryptedNucToken, let tableIds = body.tableReferences,
               let keyIndices = body.keyIndices, tableIds.count == 3, keyIndices.count == 3,
               tableIds.allSatisfy({ (0...maxTableId).contains($0) }),
               keyIndices.allSatisfy({ BirthmarkKeys.keyIndices.contains($0) }) else { return nil }
-        let parsed = BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tableIds, keyIndices: keyIndices)
-        guard (try? parsed.sealedParts()) != nil else { return nil }
-        return .mobile(parsed)
+        let token = BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tableIds, keyIndices: keyIndices)
+        guard let parts = try? token.sealedParts() else { return nil }
+        return Parsed(token: .mobile(token), parts: parts)
     }
 
-    struct Body: Decodable {
-        var cameraToken: BirthmarkCameraToken?
-        var encryptedNucToken: String?
-        var tableReferences: [Int]?
-        var keyIndices: [Int]?
-        enum CodingKeys: String, CodingKey {
-            case cameraToken = "camera_token"
-            case encryptedNucToken = "encrypted_nuc_token"
-            case tableReferences = "table_references"
-            case keyIndices = "key_indices"
-        }
-    }
-
-    /// The replay key of a token: a hash of its nonce and ciphertext (tag excluded: GCM tags
-    /// are bound to both, and a token with a changed tag fails authentication anyway).
+    /// The replay key of a token (see ``Parsed/replayKey``).
     public static func replayKey(_ token: BirthmarkToken) -> Data? {
         let parts: AESGCM256.Sealed?
         switch token {
         case .reference(let t): parts = try? t.sealedParts()
         case .mobile(let t): parts = try? t.sealedParts()
         }
-        guard let parts else { return nil }
-        return SHA256Hash.digest(Data("hallmark-replay-v1".utf8) + parts.nonce + parts.ciphertext)
+        return parts.map { Parsed(token: token, parts: $0).replayKey }
+    }
+
+    struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// The request body, remembering which keys it had.
+    struct Body: Decodable {
+        var keys: Set<String>
+        var cameraToken: StrictCameraToken?
+        var encryptedNucToken: String?
+        var tableReferences: [Int]?
+        var keyIndices: [Int]?
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: AnyKey.self)
+            keys = Set(c.allKeys.map(\.stringValue))
+            cameraToken = try c.decodeIfPresent(StrictCameraToken.self, forKey: AnyKey(stringValue: "camera_token"))
+            encryptedNucToken = try c.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "encrypted_nuc_token"))
+            tableReferences = try c.decodeIfPresent([Int].self, forKey: AnyKey(stringValue: "table_references"))
+            keyIndices = try c.decodeIfPresent([Int].self, forKey: AnyKey(stringValue: "key_indices"))
+        }
+    }
+
+    /// A reference token with the keys it had.
+    struct StrictCameraToken: Decodable {
+        var keys: Set<String>
+        var token: BirthmarkCameraToken
+
+        init(from decoder: any Decoder) throws {
+            keys = Set(try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue))
+            token = try BirthmarkCameraToken(from: decoder)
+        }
     }
 }
