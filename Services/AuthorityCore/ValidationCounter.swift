@@ -64,7 +64,9 @@ public final class ValidationCounter: Service, Sendable {
     }
 
     private func flushLogging() async {
-        do { try await flush() } catch {
+        do { try await flush() } catch is CancellationError {
+            // Cancelled rather than shut down gracefully: the counts are approximate anyway.
+        } catch {
             logger.warning("validation counts not flushed", metadata: ["error": "\(String(describing: type(of: error)))"])
         }
     }

@@ -62,7 +62,7 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
                      result.rate, result.passed, count))
         print(String(format: "  end-to-end latency under that load: p50 %.2f ms, p99 %.2f ms", result.p50, result.p99))
         if let h = registry.snapshot().histograms.first(where: { $0.name == "hallmark_authority_validation_ns" }) {
-            print(String(format: "  validation in its transaction: p50 %.3f ms, p99 %.3f ms", h.p50 / 1e6, h.p99 / 1e6))
+            print(String(format: "  validation step (parse, open, replay batch, device): p50 %.3f ms, p99 %.3f ms", h.p50 / 1e6, h.p99 / 1e6))
         }
         let local = try AuthorityBench.inProcessRate(samples: result.samples, masters: result.masters)
         print(String(format: "in-process derive + open alone: %9.0f tokens/s (one core)", local))
