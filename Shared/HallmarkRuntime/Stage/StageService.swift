@@ -144,7 +144,7 @@ public final class StageService<Processor: StageProcessor>: Service, Sendable {
             do {
                 try consumer.storeOffset(partition, nextOffset: next)
             } catch {
-                logger.warning("offset not stored", metadata: ["partition": "\(partition)", "error": "\(error)"])
+                logger.warning("offset not stored", metadata: ["partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))"])
             }
         case .abandoned:
             // Never store past it: stop tracking the partition so the next owner re-reads it.
