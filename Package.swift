@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Only the `Native/` folders import them.
@@ -53,8 +54,17 @@ let package = Package(
                                log, metrics, coreMetrics, lifecycle],
                 path: "Shared/HallmarkRuntime"),
 
+        .target(name: "SignerCore",
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", "HallmarkPostgres",
+                               log, metrics, lifecycle,
+                               .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                               .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+                path: "Services/SignerCore"),
+        .executableTarget(name: "hallmark-signer", dependencies: ["SignerCore"],
+                          path: "Services/HallmarkSigner", linkerSettings: rpath),
+
         .target(name: "HallmarkCLICore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", argumentParser],
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", "SignerCore", argumentParser],
                 path: "Services/HallmarkCLICore"),
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
                           path: "Services/HallmarkCLI", linkerSettings: rpath),
@@ -69,6 +79,10 @@ let package = Package(
         .testTarget(name: "HallmarkRuntimeTests",
                     dependencies: ["HallmarkRuntime", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
+        .testTarget(name: "SignerTests",
+                    dependencies: ["SignerCore", "HallmarkCLICore", "HallmarkTestSupport",
+                                   .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+                    path: "Tests/SignerTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]
 )
