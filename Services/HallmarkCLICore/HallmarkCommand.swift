@@ -15,7 +15,7 @@ public struct BenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks against the real broker and database.",
-        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self])
+        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self, BenchSignerCommand.self])
 
     public init() {}
 }

@@ -15,13 +15,17 @@ import Foundation
 /// | `HALLMARK_SIGNER_SIGNING_VERSION` | — | the signing version for environment secrets |
 /// | `HALLMARK_SIGNER_WINDOW_SECONDS` | 300 | timestamp window (±) and replay memory |
 /// | `HALLMARK_SIGNER_WORKERS` | active cores | PBKDF2 worker threads |
-/// | `HALLMARK_SIGNER_BATCH` | 4 | derivations one worker takes at once (pairs interleave) |
+/// | `HALLMARK_SIGNER_BATCH` | 2 | derivations one worker takes at once (the fast backend interleaves pairs) |
 /// | `HALLMARK_SIGNER_KEY_CACHE_SIZE` | 4096 | derived keys kept (0 disables the cache) |
 /// | `HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
 /// | `HALLMARK_SIGNER_ALERT_REJECTIONS` | 20 | rejections per partner per alert window that raise a security event |
 /// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the alert window |
 /// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | largest uncompressed zip content read |
+///
+/// Each message in flight holds a database connection while its keys are derived, so
+/// `hallmark-signer` defaults `HALLMARK_POSTGRES_POOL_SIZE` to 16 (instead of the runtime's 4)
+/// to keep every worker fed.
 public struct SignerConfiguration: Sendable {
     public var signInput = "smileid.sign.requests"
     public var signOutput = "smileid.sign.results"
@@ -32,7 +36,7 @@ public struct SignerConfiguration: Sendable {
     public var secretsDirectory: String?
     public var timestampWindow: TimeInterval = 300
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    public var batchSize = 4
+    public var batchSize = 2
     public var keyCacheSize = 4096
     public var keyCacheTTL: TimeInterval = 600
     public var sweepInterval: Duration = .seconds(30)

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import HallmarkCrypto
+import HallmarkKafka
+import Logging
+
+/// `hallmark bench signer`: verify requests through `hallmark-signer` processes on the real
+/// broker and PostgreSQL, with 1 and then 2 replicas, beside the machine's bound (batched
+/// PBKDF2 derivations per second across all cores) measured in the same run.
+public struct BenchSignerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "signer",
+        abstract: "Signer verify throughput and latency (1 and 2 replicas) against the PBKDF2 bound.")
+
+    @Option(help: "Verify requests per phase (each needs one PBKDF2 derivation).") var messages = 2_000
+    @Option(help: "Replica counts to run, comma-separated.") var replicas = "1,2"
+    @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "The hallmark-signer binary (default: beside this hallmark binary).") var signerBinary: String?
+
+    public init() {}
+
+    public func run() async throws {
+        var logger = Logger(label: "hallmark.bench")
+        logger.logLevel = .warning
+        let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        let binary = signerBinary.map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("hallmark-signer")
+        let counts = replicas.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+
+        // A throw-away secret, never printed; removed at the end.
+        let secret = Base64.encode(try SecureRandom.bytes(32))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-bench-secrets-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(secret.utf8).write(to: folder.appendingPathComponent("bench"))
+        try Data("bench".utf8).write(to: folder.appendingPathComponent("signing-version"))
+
+        print("hallmark bench signer: \(messages) verify requests per phase, \(partitions) partitions, \(cores) cores, SHA-NI \(PBKDF2.hasSHAExtensions)")
+        let (requests, bound) = SignerBench.signMeasuringBound(count: messages, secret: secret, threads: cores)
+        print(String(format: "bound: batched PBKDF2 on %d threads:  %8.1f derivations/s", cores, bound))
+        let bench = SignerBench(kafka: kafka, logger: logger, binary: binary, secretsDirectory: folder, secret: secret)
+        for n in counts {
+            let r = try await bench.run(requests, replicas: n, partitions: partitions)
+            print(String(format: "%d replica%@: %8.1f msgs/s (%.0f%% of bound), p50 %.0f ms, p99 %.0f ms, %d/%d accepted",
+                         n, n == 1 ? " " : "s", r.rate, 100 * r.rate / bound, r.p50, r.p99, r.accepted, messages))
+        }
+        print("goal: at least 85% of the bound; latencies are from send to verdict with the whole load sent at once")
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import HallmarkCrypto
+import HallmarkEnvelope
+import HallmarkKafka
+import Logging
+import SignerCore
+
+/// The phases of `hallmark bench signer`.
+struct SignerBench {
+    let kafka: KafkaConfiguration
+    let logger: Logger
+    let binary: URL
+    let secretsDirectory: URL
+    let secret: String
+
+    /// The machine's bound: PBKDF2 (200,000 iterations) derivations per second with one
+    /// thread per core, each running pairs through the batched fast path. It also signs the
+    /// load's requests, so the bound is measured on exactly the work the service repeats.
+    static func signMeasuringBound(count: Int, secret: String, threads: Int) -> (requests: [VerifyRequest], rate: Double) {
+        let base = Date()
+        let plans: [(headers: [String: String], body: Data)] = (0..<count).map { i in
+            // Distinct timestamps → distinct salts: no key is derived twice.
+            let headers = ["Content-Type": "application/json", "SmileID-Partner-ID": "partner-\(i % 64)",
+                           "SmileID-Source-SDK": "iOS",
+                           "SmileID-Request-Timestamp": Timestamp.format(base.addingTimeInterval(Double(i) / 1000))]
+            return (headers, Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i % 97)"}"#.utf8))
+        }
+        let next = NextIndex(count: count)
+        let start = ContinuousClock.now
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            while let range = next.take(2) {
+                let batch = range.map {
+                    SmileIDSignature.Request(secret: secret, timestamp: plans[$0].headers["SmileID-Request-Timestamp"]!,
+                                             headers: plans[$0].headers, payload: plans[$0].body)
+                }
+                next.store(SmileIDSignature.signBatch(batch).map { (try? $0.get()) ?? "" }, at: range)
+            }
+        }
+        let rate = Double(count) / (ContinuousClock.now - start).seconds
+        let requests = plans.enumerated().map { i, plan in
+            var headers = plan.headers
+            headers["SmileID-Request-Mac"] = next.macs[i]
+            return VerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), method: "POST",
+                                 path: "/v1/submit_job", headers: headers, bodyB64: plan.body.base64EncodedString())
+        }
+        return (requests, rate)
+    }
+
+    /// Sends every request at once to `replicas` fresh signers; throughput from the first
+    /// send to the last verdict, latency per request from its send to its verdict.
+    func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int) async throws
+        -> (rate: Double, p50: Double, p99: Double, accepted: Int)
+    {
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let (input, output) = ("bench.signer.\(run).verify.in", "bench.signer.\(run).verify.out")
+        try await KafkaAdmin(configuration: kafka, logger: logger)
+            .createTopics([input, output, "bench.signer.\(run).sign.in", "bench.signer.\(run).sign.out"],
+                          partitions: partitions)
+        let env = [
+            "HALLMARK_SIGNER_VERIFY_INPUT": input, "HALLMARK_SIGNER_VERIFY_OUTPUT": output,
+            "HALLMARK_SIGNER_SIGN_INPUT": "bench.signer.\(run).sign.in",
+            "HALLMARK_SIGNER_SIGN_OUTPUT": "bench.signer.\(run).sign.out",
+            "HALLMARK_SIGNER_SCHEMA": "bench_signer_\(run)", "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
+            "HALLMARK_GROUP_ID": "bench-signer-\(run)", "HALLMARK_MAX_IN_FLIGHT": "64",
+            "HALLMARK_POSTGRES_POOL_SIZE": "24", "HALLMARK_LOG_LEVEL": "warning",
+        ]
+        var processes: [BenchProcess] = []
+        defer { processes.forEach { $0.stop() } }
+        for i in 0..<replicas {
+            processes.append(try BenchProcess(binary: binary, environment: env.merging(["HALLMARK_INSTANCE": "bench-\(i)"]) { $1 }))
+        }
+        for p in processes { try await p.waitForLog("stage started") }
+        try await Task.sleep(for: .seconds(replicas > 1 ? 4 : 2))  // group assignment settles
+
+        let reader = try KafkaConsumer(configuration: kafka, groupID: "bench-reader-\(run)", topics: [output],
+                                       bufferCapacity: 8192, logger: logger)
+        try reader.start()
+        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let sentAt = SentTimes()
+        let start = ContinuousClock.now
+        let sending = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for r in requests {
+                    let value = try JSONCoding.encode(r)
+                    let key = Array((r.headers["SmileID-Partner-ID"] ?? "").utf8)
+                    sentAt.set(r.id, .now)
+                    group.addTask { try await producer.send(topic: input, key: key, value: value) }
+                }
+                try await group.waitForAll()
+            }
+        }
+        var latencies: [Double] = []
+        var accepted = 0
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(600))
+            reader.beginClose()
+        }
+        for await message in reader.messages {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
+                  let id = object["request_id"] as? String, let sent = sentAt.get(id) else { continue }
+            latencies.append((ContinuousClock.now - sent).seconds * 1000)
+            if object["verdict"] as? String == "accepted" { accepted += 1 }
+            if latencies.count == requests.count { break }
+        }
+        let elapsed = ContinuousClock.now - start
+        timeout.cancel()
+        try await sending.value
+        await reader.close()
+        await producer.close()
+        latencies.sort()
+        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        return (Double(latencies.count) / elapsed.seconds, pct(0.50), pct(0.99), accepted)
+    }
+}
+
+/// Hands out index ranges to the signing threads and keeps their MACs.
+final class NextIndex: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private let count: Int
+    private(set) var macs: [String]
+
+    init(count: Int) {
+        self.count = count
+        macs = Array(repeating: "", count: count)
+    }
+
+    func take(_ n: Int) -> Range<Int>? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < count else { return nil }
+        let range = next..<min(count, next + n)
+        next = range.upperBound
+        return range
+    }
+
+    func store(_ values: [String], at range: Range<Int>) {
+        lock.lock()
+        macs.replaceSubrange(range, with: values)
+        lock.unlock()
+    }
+}
+
+/// Send instants by request id.
+final class SentTimes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var times: [String: ContinuousClock.Instant] = [:]
+
+    func set(_ id: String, _ t: ContinuousClock.Instant) {
+        lock.lock()
+        times[id] = t
+        lock.unlock()
+    }
+
+    func get(_ id: String) -> ContinuousClock.Instant? {
+        lock.lock()
+        defer { lock.unlock() }
+        return times[id]
+    }
+}
