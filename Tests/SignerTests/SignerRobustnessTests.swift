@@ -134,11 +134,12 @@ extension SignerRobustnessTests {
         try await Task.sleep(for: .seconds(3))
         // Few distinct timestamps (so few PBKDF2 keys to sign with here); every MAC differs.
         let timestamps = (0..<20).map { Timestamp.format(Date().addingTimeInterval(Double($0) / 10)) }
+        let signer = MemoSigner(secret: "load")
         var requests: [VerifyRequest] = []
         for i in 0..<1_900 {
             let body = Data(#"{"n":"\#(10_000 + i)"}"#.utf8)
-            requests.append(Fixtures.verify(try Fixtures.signedHeaders(
-                secret: "load", timestamp: timestamps[i % 20], partner: "p\(i % 97)", body: body), body: body))
+            requests.append(Fixtures.verify(try signer.signedHeaders(
+                timestamp: timestamps[i % 20], partner: "p\(100 + i % 97)", body: body), body: body))
         }
         // 100 replays of earlier requests under new ids.
         for i in 0..<100 { requests.append(Fixtures.verify(requests[i * 7].headers, body: Data(base64Encoded: requests[i * 7].bodyB64)!)) }
