@@ -42,8 +42,3 @@ final class BenchProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: logFile)
     }
 }
-
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -59,8 +59,3 @@ final class SignerProcess: @unchecked Sendable {
         }
     }
 }
-
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
