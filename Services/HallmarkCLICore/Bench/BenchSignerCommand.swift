@@ -15,6 +15,7 @@ public struct BenchSignerCommand: AsyncParsableCommand {
     @Option(help: "Verify requests per phase (each needs one PBKDF2 derivation).") var messages = 2_000
     @Option(help: "Replica counts to run, comma-separated.") var replicas = "1,2"
     @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Requests in each paced latency phase.") var latencyMessages = 300
     @Option(help: "The hallmark-signer binary (default: beside this hallmark binary).") var signerBinary: String?
 
     public init() {}
@@ -42,10 +43,17 @@ public struct BenchSignerCommand: AsyncParsableCommand {
         print(String(format: "bound: batched PBKDF2 on %d threads:  %8.1f derivations/s", cores, bound))
         let bench = SignerBench(kafka: kafka, logger: logger, binary: binary, secretsDirectory: folder, secret: secret)
         for n in counts {
+            let before = SignerBench.measureBound(seconds: 3, threads: cores)
             let r = try await bench.run(requests, replicas: n, partitions: partitions)
-            print(String(format: "%d replica%@: %8.1f msgs/s (%.0f%% of bound), p50 %.0f ms, p99 %.0f ms, %d/%d accepted",
-                         n, n == 1 ? " " : "s", r.rate, 100 * r.rate / bound, r.p50, r.p99, r.accepted, messages))
+            let after = SignerBench.measureBound(seconds: 3, threads: cores)
+            let local = (before + after) / 2
+            print(String(format: "%d replica%@ throughput: %7.1f msgs/s = %3.0f%% of the bound measured around it (%.1f/s), p50 %.0f ms, p99 %.0f ms (whole load at once), %d/%d accepted",
+                         n, n == 1 ? " " : "s", r.rate, 100 * r.rate / local, local, r.p50, r.p99, r.accepted, messages))
+            let paced = Array(requests.prefix(latencyMessages))
+            let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: local / 2)
+            print(String(format: "%d replica%@ latency at %.0f msgs/s (half the bound): p50 %.0f ms, p99 %.0f ms, %d/%d accepted",
+                         n, n == 1 ? " " : "s", local / 2, l.p50, l.p99, l.accepted, paced.count))
         }
-        print("goal: at least 85% of the bound; latencies are from send to verdict with the whole load sent at once")
+        print("goal: throughput at least 85% of the bound")
     }
 }

@@ -46,9 +46,30 @@ struct SignerBench {
         return (requests, rate)
     }
 
-    /// Sends every request at once to `replicas` fresh signers; throughput from the first
-    /// send to the last verdict, latency per request from its send to its verdict.
-    func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int) async throws
+    /// PBKDF2 derivations per second with one thread per core running pairs through the
+    /// batched fast path, for about `seconds`: the bound, measured right before a phase.
+    static func measureBound(seconds: Double, threads: Int) -> Double {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let tally = DerivationTally()
+        let start = ContinuousClock.now
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            var n = 0
+            while ContinuousClock.now < deadline {
+                let salts = [Data("bound-\(t)-\(n)".utf8), Data("bound-\(t)-\(n + 1)".utf8)]
+                _ = try? PBKDF2.deriveBatch(salts.map {
+                    PBKDF2.Request(password: Data("bench".utf8), salt: $0, iterations: SmileIDSignature.iterations)
+                })
+                n += 2
+                tally.add(2)
+            }
+        }
+        return Double(tally.value) / (ContinuousClock.now - start).seconds
+    }
+
+    /// Sends the requests to `replicas` fresh signers (fresh topics and schema), all at once or
+    /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
+    /// request from its send to its verdict.
+    func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil) async throws
         -> (rate: Double, p50: Double, p99: Double, accepted: Int)
     {
         let run = String(UUID().uuidString.prefix(8)).lowercased()
@@ -62,7 +83,9 @@ struct SignerBench {
             "HALLMARK_SIGNER_SIGN_OUTPUT": "bench.signer.\(run).sign.out",
             "HALLMARK_SIGNER_SCHEMA": "bench_signer_\(run)", "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
             "HALLMARK_GROUP_ID": "bench-signer-\(run)", "HALLMARK_MAX_IN_FLIGHT": "64",
-            "HALLMARK_POSTGRES_POOL_SIZE": "24", "HALLMARK_LOG_LEVEL": "warning",
+            "HALLMARK_POSTGRES_POOL_SIZE": "24", "HALLMARK_LOG_LEVEL": "info",
+            // The same signed requests serve every phase (each has its own replay table).
+            "HALLMARK_SIGNER_WINDOW_SECONDS": "3600",
         ]
         var processes: [BenchProcess] = []
         defer { processes.forEach { $0.stop() } }
@@ -80,7 +103,8 @@ struct SignerBench {
         let start = ContinuousClock.now
         let sending = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for r in requests {
+                for (i, r) in requests.enumerated() {
+                    if let pace { try await Task.sleep(until: start + .seconds(Double(i) / pace)) }
                     let value = try JSONCoding.encode(r)
                     let key = Array((r.headers["SmileID-Partner-ID"] ?? "").utf8)
                     sentAt.set(r.id, .now)
