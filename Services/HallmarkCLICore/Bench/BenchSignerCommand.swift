@@ -50,6 +50,7 @@ public struct BenchSignerCommand: AsyncParsableCommand {
             print(String(format: "%d replica%@ throughput: %7.1f msgs/s = %3.0f%% of the bound measured around it (%.1f/s), p50 %.0f ms, p99 %.0f ms (whole load at once), %d/%d accepted",
                          n, n == 1 ? " " : "s", r.rate, 100 * r.rate / local, local, r.p50, r.p99, r.accepted, messages))
             let paced = Array(requests.prefix(latencyMessages))
+            guard !paced.isEmpty else { continue }
             let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: local / 2)
             print(String(format: "%d replica%@ latency at %.0f msgs/s (half the bound): p50 %.0f ms, p99 %.0f ms, %d/%d accepted",
                          n, n == 1 ? " " : "s", local / 2, l.p50, l.p99, l.accepted, paced.count))
