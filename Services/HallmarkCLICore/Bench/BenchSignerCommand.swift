@@ -47,8 +47,9 @@ public struct BenchSignerCommand: AsyncParsableCommand {
             let r = try await bench.run(requests, replicas: n, partitions: partitions)
             let after = SignerBench.measureBound(seconds: 3, threads: cores)
             let local = (before + after) / 2
-            print(String(format: "%d replica%@ throughput: %7.1f msgs/s = %3.0f%% of the bound measured around it (%.1f/s), p50 %.0f ms, p99 %.0f ms (whole load at once), %d/%d accepted",
-                         n, n == 1 ? " " : "s", r.rate, 100 * r.rate / local, local, r.p50, r.p99, r.accepted, messages))
+            print(String(format: "%d replica%@ throughput: %7.1f msgs/s = %3.0f%% of the bound measured around it (%.1f/s), p50 %.0f ms, p99 %.0f ms (whole load at once), %d/%d accepted, signer CPU %.1f ms/msg (bound %.1f ms/derivation)",
+                         n, n == 1 ? " " : "s", r.rate, 100 * r.rate / local, local, r.p50, r.p99, r.accepted, messages,
+                         r.cpuPerMessage * 1000, 1000 * Double(cores) / local))
             let paced = Array(requests.prefix(latencyMessages))
             guard !paced.isEmpty else { continue }
             let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: local / 2)

@@ -70,7 +70,7 @@ struct SignerBench {
     /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
     /// request from its send to its verdict.
     func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil) async throws
-        -> (rate: Double, p50: Double, p99: Double, accepted: Int)
+        -> (rate: Double, p50: Double, p99: Double, accepted: Int, cpuPerMessage: Double)
     {
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         let (input, output) = ("bench.signer.\(run).verify.in", "bench.signer.\(run).verify.out")
@@ -100,6 +100,7 @@ struct SignerBench {
         try reader.start()
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let sentAt = SentTimes()
+        let cpuBefore = processes.map(\.cpuSeconds).reduce(0, +)
         let start = ContinuousClock.now
         let sending = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -127,12 +128,14 @@ struct SignerBench {
             if latencies.count == requests.count { break }
         }
         let elapsed = ContinuousClock.now - start
+        let cpu = processes.map(\.cpuSeconds).reduce(0, +) - cpuBefore
         timeout.cancel()
         try await sending.value
         await reader.close()
         await producer.close()
         latencies.sort()
         func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        return (Double(latencies.count) / elapsed.seconds, pct(0.50), pct(0.99), accepted)
+        return (Double(latencies.count) / elapsed.seconds, pct(0.50), pct(0.99), accepted,
+                cpu / Double(max(1, latencies.count)))
     }
 }
