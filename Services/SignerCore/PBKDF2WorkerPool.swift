@@ -66,6 +66,7 @@ public final class PBKDF2WorkerPool: Service, Sendable {
 
     private func workLoop() {
         while let batch = queue.take(max: batchSize) {
+            guard !batch.isEmpty else { continue }  // another worker took the item meanwhile
             let start = ContinuousClock.now
             let outcome: Result<[Data], any Error>
             do {
