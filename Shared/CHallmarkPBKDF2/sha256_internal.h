@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-extern const uint32_t hallmark_sha256_k[64];
+/* FIPS 180-4 round constants, 16-byte aligned so the SHA-NI kernel can load them as vectors. */
+extern const uint32_t hallmark_sha256_k[64] __attribute__((aligned(16)));
 
 /* One compression of a block given as 16 native-endian message words. */
 void hallmark_sha256_compress_portable(uint32_t state[8], const uint32_t w[16]);

@@ -45,6 +45,10 @@ public final class KafkaConsumer: Sendable {
         try native.storeOffset(partition, nextOffset: nextOffset)
     }
 
+    /// The end offset of each assigned partition, as last seen by the fetcher (no round trip).
+    /// With a reader's own low-water marks it gives the consumer lag.
+    public func highWatermarks() -> [KafkaTopicPartition: Int64] { native.highWatermarks() }
+
     /// Commits the stored offsets now and waits for the broker.
     public func commit() async throws {
         let native = self.native

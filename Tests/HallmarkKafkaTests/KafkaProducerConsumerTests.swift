@@ -61,6 +61,28 @@ struct KafkaProducerConsumerTests {
         for (partition, offset) in lastOffset { #expect(committed[partition] == offset + 1) }
     }
 
+    /// A consumer closed with fetched messages still unread must release cleanly (its buffer
+    /// semaphore is below capacity then; libdispatch traps on such a semaphore if mishandled).
+    @Test func consumerClosedMidStreamIsReleasedCleanly() async throws {
+        let config = KafkaTestSupport.configuration
+        let topic = KafkaTestSupport.uniqueName("test.midstream")
+        try await KafkaAdmin(configuration: config, logger: KafkaTestSupport.logger).createTopics([topic], partitions: 1)
+        let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+        for i in 0..<200 { try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8)) }
+        await producer.close()
+        for round in 0..<3 {
+            var consumer: KafkaConsumer? = try KafkaConsumer(
+                configuration: config, groupID: KafkaTestSupport.uniqueName("test.midstream.\(round)"), topics: [topic],
+                bufferCapacity: 16, logger: KafkaTestSupport.logger)
+            try consumer?.start()
+            var first: KafkaMessage?
+            for await message in consumer!.messages { first = message; break }
+            #expect(first?.offset == 0)
+            await consumer?.close()
+            consumer = nil
+        }
+    }
+
     @Test func sendFailsWithTypedErrorWhenBrokerIsUnreachable() async throws {
         var config = KafkaConfiguration(brokers: "127.0.0.1:1")
         config.properties = ["message.timeout.ms": "300", "log_level": "0"]

@@ -19,6 +19,19 @@ struct OffsetTrackerTests {
         #expect(tracker.inFlight() == 0)
     }
 
+    @Test func lowWaterMarkIsTheFirstUnfinishedOffset() {
+        var tracker = OffsetTracker()
+        tracker.assign(p, generation: 1)
+        #expect(tracker.lowWaterMarks().isEmpty, "nothing seen yet")
+        for o in Int64(5)...7 { _ = tracker.begin(p, offset: o, generation: 1) }
+        #expect(tracker.lowWaterMarks() == [p: 5])
+        _ = tracker.finish(p, offset: 5, generation: 1)
+        _ = tracker.finish(p, offset: 7, generation: 1)
+        #expect(tracker.lowWaterMarks() == [p: 6])
+        _ = tracker.finish(p, offset: 6, generation: 1)
+        #expect(tracker.lowWaterMarks() == [p: 8])
+    }
+
     @Test func messagesFromBeforeAnAssignmentAreStale() {
         var tracker = OffsetTracker()
         do { let r = tracker.begin(p, offset: 1, generation: 0); #expect(!r, "not assigned") }

@@ -21,9 +21,17 @@ struct StageLoopIntegrationTests {
 
         let answered = try await h.answered(ids)
         #expect(answered.count == 10_000, "\(10_000 - answered.count) requests got no answer")
+        try await Task.sleep(for: .seconds(5))  // lets a live snapshot see the drained backlog
         probe.signal(SIGTERM)
         #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
         #expect(probe.logCount("message rejected") == 0)
+
+        // The lag gauge saw the backlog, and a live snapshot after it drained sees none. (The
+        // last one, at shutdown, is taken after the partitions were revoked.)
+        let lags = try await h.read(h.metrics, timeout: .seconds(10)) { _ in false }
+            .compactMap { Self.gauge("hallmark_stage_consumer_lag", in: $0.value) }
+        #expect(lags.contains { $0 > 0 }, "lag snapshots: \(lags)")
+        #expect(lags.dropLast().last == 0, "lag snapshots: \(lags)")
     }
 
     @Test func killedConsumerRestartsAndEveryMessageIsProcessed() async throws {
@@ -76,6 +84,8 @@ struct StageLoopIntegrationTests {
         try await h.waitForEffects(21, timeout: .seconds(60))
         let rejected = try await h.read(h.rejected, count: poison.count)
         #expect(rejected.count == poison.count)
+        let rejectedSchema = try JSONSchemaValidator.load("hallmark.rejected.v1")
+        for message in rejected { try rejectedSchema.validate(bytes: message.value) }
         let records = try rejected.map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
         for (i, (reason, bytes)) in poison.enumerated() {
             let record = records.first { $0.source.offset == offsets[i] && $0.source.topic == h.input }
@@ -86,6 +96,18 @@ struct StageLoopIntegrationTests {
         #expect(try await h.answered([validID]) == [validID])
         probe.signal(SIGTERM)
         #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+
+        // Every message type the run produced matches its schema in proto-json/.
+        let resultSchema = try JSONSchemaValidator.load("hallmark.probe.result.v1")
+        for message in try await h.read(h.output, count: 21) { try resultSchema.validate(bytes: message.value) }
+        try JSONSchemaValidator.load("hallmark.probe.request.v1").validate(bytes: StageHarness.request(n: 3))
+        let snapshots = try await h.read(h.metrics, count: 1)
+        #expect(!snapshots.isEmpty, "no metrics snapshot was published")
+        let metricsSchema = try JSONSchemaValidator.load("hallmark.metrics.v1")
+        for snapshot in snapshots { try metricsSchema.validate(bytes: snapshot.value) }
+        let names = snapshots.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])?["counters"] as? [[String: Any]] ?? [] }
+            .compactMap { $0["name"] as? String }
+        #expect(names.contains("hallmark_stage_rejected_total"))
     }
 
     @Test func postgresRestartDuringRunLosesNothing() async throws {
@@ -139,7 +161,7 @@ struct StageLoopIntegrationTests {
         let rows = try await h.pool.query(
             "SELECT version, count(*)::bigint FROM \(unescaped: h.schema).schema_migrations GROUP BY version ORDER BY version")
         let versions = try rows.map { try $0.decode((Int32, Int64).self) }
-        #expect(versions.map(\.0) == [0, 1])
+        #expect(versions.map(\.0) == [0, 1, 2])
         #expect(versions.allSatisfy { $0.1 == 1 })
         try await h.produceRequests(50)
         try await h.waitForEffects(50, timeout: .seconds(60))
@@ -148,5 +170,53 @@ struct StageLoopIntegrationTests {
             #expect(await p.waitForExit(timeout: .seconds(30)) == 0)
         }
         #expect(a.rawLog.contains("cannot start") == false && b.rawLog.contains("cannot start") == false)
+    }
+
+    @Test func messagesWithOneKeyAreProcessedInOrderWhileKeysRunConcurrently() async throws {
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        // Each key's n rises in its partition's order.
+        try await h.produceOrdered(keys: 15, perKey: 100)
+        let probe = try h.startProbe("order", ["HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_PROBE_DELAY_MS": "2"])
+        try await h.waitForEffects(1_500)
+        let rows = try await h.pool.query(
+            "SELECT key, n, instance FROM \(unescaped: h.schema).effects ORDER BY seq")
+        var lastN: [String: Int] = [:]
+        var outOfOrder = 0
+        for row in rows {
+            let (key, n, _) = try row.decode((String, Int, String).self)
+            if let previous = lastN[key], n < previous { outOfOrder += 1 }
+            lastN[key] = n
+        }
+        #expect(lastN.count == 15)
+        #expect(outOfOrder == 0, "\(outOfOrder) effects were written before an earlier message of their key")
+        // Concurrency really happened: more than one transaction was open at once.
+        let overlap = try await h.pool.query("""
+            SELECT count(*)::bigint FROM \(unescaped: h.schema).effects a JOIN \(unescaped: h.schema).effects b
+            ON a.seq + 1 = b.seq AND a.key <> b.key AND b.at < a.at
+            """)
+        #expect(try overlap[0].decode(Int64.self) > 0, "no two keys overlapped: nothing concurrent was tested")
+        probe.signal(SIGTERM)
+        #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func refusesToStartWithAnOldLibrdkafka() async throws {
+        let debian = "/usr/lib/x86_64-linux-gnu"
+        guard FileManager.default.fileExists(atPath: debian + "/librdkafka.so.1") else {
+            Issue.record("Debian's librdkafka is not installed: deploy/local/setup installs it")
+            return
+        }
+        let h = try await StageHarness()
+        defer { Task { await h.close() } }
+        let probe = try h.startProbe("old-lib", ["LD_LIBRARY_PATH": debian])
+        #expect(await probe.waitForExit(timeout: .seconds(20)) == 1)
+        #expect(probe.rawLog.contains("needs 2.2 or later"))
+        #expect(probe.rawLog.contains("deploy/local/setup"))
+    }
+
+    static func gauge(_ name: String, in value: [UInt8]) -> Double? {
+        let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any]
+        let gauges = object?["gauges"] as? [[String: Any]] ?? []
+        return gauges.first { $0["name"] as? String == name }?["value"] as? Double
     }
 }

@@ -41,6 +41,10 @@ public struct ProbeProcessor: StageProcessor {
                 instance text NOT NULL,
                 at timestamptz NOT NULL DEFAULT now()
             );
+            """),
+         // Which key each effect had and the order effects were written, for ordering tests.
+         .init(version: 2, name: "effects_key_order", sql: """
+            ALTER TABLE \(schema).effects ADD COLUMN key text, ADD COLUMN seq bigserial;
             """)]
     }
 
@@ -64,8 +68,11 @@ public struct ProbeProcessor: StageProcessor {
         if delay > .zero { try await Task.sleep(for: delay) }
         if let connection = context.connection {
             let id = UUID(uuidString: message.header.id)!
-            try await connection.execute(
-                "INSERT INTO \(unescaped: schema).effects (message_id, n, instance) VALUES (\(id), \(request.n), \(instance))")
+            let key = message.kafka.key.map { String(decoding: $0, as: UTF8.self) }
+            try await connection.execute("""
+                INSERT INTO \(unescaped: schema).effects (message_id, n, instance, key)
+                VALUES (\(id), \(request.n), \(instance), \(key))
+                """)
         }
         let result = Result(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
                             correlationID: message.header.id, n: request.n, instance: instance)

@@ -36,7 +36,10 @@ final class RDKafkaConsumer: @unchecked Sendable {
             rd_kafka_conf_set_rebalance_cb(conf, rebalance)
         }
         self.topics = topics
-        self.credits = DispatchSemaphore(value: max(1, bufferCapacity))
+        // Start at zero and signal up: libdispatch traps when a semaphore is freed with a value
+        // below the one it was created with, which a consumer closed mid-stream would have.
+        self.credits = DispatchSemaphore(value: 0)
+        for _ in 0..<max(1, bufferCapacity) { credits.signal() }
         self.logger = logger
         rd_kafka_poll_set_consumer(client.handle)
     }
@@ -151,6 +154,26 @@ final class RDKafkaConsumer: @unchecked Sendable {
         for i in 0..<Int(list.pointee.cnt) {
             let e = list.pointee.elems[i]
             result[KafkaTopicPartition(topic: String(cString: e.topic), partition: e.partition)] = e.offset
+        }
+        return result
+    }
+
+    /// The high watermark (end offset) of each assigned partition, from librdkafka's cache
+    /// (no broker round trip). Partitions not fetched yet are left out.
+    func highWatermarks() -> [KafkaTopicPartition: Int64] {
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else {
+            return [:]
+        }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        var result: [KafkaTopicPartition: Int64] = [:]
+        for i in 0..<Int(list.pointee.cnt) {
+            let e = list.pointee.elems[i]
+            var low: Int64 = -1
+            var high: Int64 = -1
+            let err = rd_kafka_get_watermark_offsets(client.handle, e.topic, e.partition, &low, &high)
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR, high >= 0 else { continue }
+            result[KafkaTopicPartition(topic: String(cString: e.topic), partition: e.partition)] = high
         }
         return result
     }

@@ -26,9 +26,12 @@ public struct MetricsPublisher: Service {
     }
 
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: interval)
-            await publish()
+        // Shutdown cancels the sleep; the runner publishes a last snapshot after every service stopped.
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                await publish()
+            }
         }
     }
 
@@ -42,7 +45,7 @@ public struct MetricsPublisher: Service {
         do {
             try await producer.send(topic: topic, key: Array(instance.utf8), value: JSONCoding.encode(snapshot))
         } catch {
-            logger.warning("metrics snapshot not published", metadata: ["error": "\(error)"])
+            logger.warning("metrics snapshot not published", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
         }
     }
 }

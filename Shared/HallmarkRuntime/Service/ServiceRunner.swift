@@ -71,8 +71,13 @@ public enum ServiceRunner {
                 registry: registry, producer: producer, topic: metricsTopic, service: definition.service,
                 instance: instance, interval: .milliseconds(Int64(env["HALLMARK_METRICS_INTERVAL_MS"] ?? "") ?? 10_000),
                 logger: logger)
+            var support: [any Service] = [publisher]
+            if let database {
+                let hours = Int64(env["HALLMARK_INBOX_RETENTION_HOURS"] ?? "") ?? 7 * 24
+                support.append(InboxSweeper(database: database, retention: .seconds(hours * 3600), logger: logger))
+            }
             // The group stops services in reverse order: stages first, the publisher last.
-            let services: [any Service] = [publisher] + (try await makeServices(context))
+            let services: [any Service] = support + (try await makeServices(context))
             let group = ServiceGroup(configuration: .init(
                 services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
                                                 failureTerminationBehavior: .gracefullyShutdownGroup) },
@@ -86,20 +91,10 @@ public enum ServiceRunner {
             exit(0)
         } catch {
             pool?.close()
-            let line = "hallmark-\(definition.service): cannot start: \(describe(error))\n"
+            let line = "hallmark-\(definition.service): cannot start: \(ErrorPolicy.safeDescription(error))\n"
             FileHandle.standardError.write(Data(line.utf8))
-            logger.critical("cannot start", metadata: ["error": "\(describe(error))"])
+            logger.critical("cannot start", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
             exit(1)
-        }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case let e as KafkaError where e.code == .unsupportedLibrary: return e.reason
-        case let e as KafkaError: return e.description
-        case let e as PostgresError: return e.description
-        case let e as ConfigurationError: return e.description
-        default: return String(describing: type(of: error))
         }
     }
 }

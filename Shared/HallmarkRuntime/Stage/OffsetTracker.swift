@@ -11,6 +11,8 @@ struct OffsetTracker: Sendable {
         var offsets: [Int64] = []
         var done: [Bool] = []
         var head = 0
+        /// The offset stored last (everything before it is finished).
+        var stored: Int64?
 
         var inFlight: Int { offsets.count - head }
 
@@ -57,6 +59,7 @@ struct OffsetTracker: Sendable {
             lane.head += 1
         }
         lane.compact()
+        if let advanced { lane.stored = advanced }
         lanes[partition] = lane
         return advanced
     }
@@ -65,6 +68,12 @@ struct OffsetTracker: Sendable {
     func inFlight(in partitions: [KafkaTopicPartition]? = nil) -> Int {
         guard let partitions else { return lanes.values.reduce(0) { $0 + $1.inFlight } }
         return partitions.reduce(0) { $0 + (lanes[$1]?.inFlight ?? 0) }
+    }
+
+    /// The first offset not yet finished in each partition that has seen a message since its
+    /// assignment: the point the consumer lag is measured from.
+    func lowWaterMarks() -> [KafkaTopicPartition: Int64] {
+        lanes.compactMapValues { lane in lane.head < lane.offsets.count ? lane.offsets[lane.head] : lane.stored }
     }
 
     private static func search(_ offsets: [Int64], from low: Int, for offset: Int64) -> Int? {

@@ -10,6 +10,7 @@ final class StageMetrics: Sendable {
     let retries: Counter
     let processingTime: Timer
     let inFlight: Meter
+    let consumerLag: Meter
     private let service: String
     private let rejected = Mutex<[RejectionReason: Counter]>([:])
 
@@ -22,6 +23,7 @@ final class StageMetrics: Sendable {
         retries = Counter(label: "hallmark_stage_retries_total", dimensions: dims)
         processingTime = Timer(label: "hallmark_stage_processing_ns", dimensions: dims)
         inFlight = Meter(label: "hallmark_stage_in_flight", dimensions: dims)
+        consumerLag = Meter(label: "hallmark_stage_consumer_lag", dimensions: dims)
     }
 
     /// One counter per reason code; reasons are a small fixed set per stage.

@@ -45,15 +45,15 @@ extension StageService {
                 return await reject(message, id: header.id, invalid.code, invalid.reason, log)
             } catch {
                 attempt += 1
-                let transient = Self.isTransient(error)
+                let transient = ErrorPolicy.isTransient(error)
                 if !transient && attempt >= configuration.maxAttempts {
                     return await reject(message, id: header.id, .processingFailed,
-                                        "failed \(attempt) times: \(Self.safeDescription(error))", log)
+                                        "failed \(attempt) times: \(ErrorPolicy.safeDescription(error))", log)
                 }
                 if pastShutdownGrace { return .abandoned }
                 metrics.retries.increment()
                 log.warning("processing failed; retrying", metadata: [
-                    "attempt": "\(attempt)", "transient": "\(transient)", "error": "\(Self.safeDescription(error))",
+                    "attempt": "\(attempt)", "transient": "\(transient)", "error": "\(ErrorPolicy.safeDescription(error))",
                 ])
                 try? await Task.sleep(for: backoff(attempt))
             }
@@ -116,7 +116,7 @@ extension StageService {
             } catch {
                 attempt += 1
                 if pastShutdownGrace { return .abandoned }
-                log.warning("rejected record not sent; retrying", metadata: ["error": "\(Self.safeDescription(error))"])
+                log.warning("rejected record not sent; retrying", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
                 try? await Task.sleep(for: backoff(attempt))
             }
         }
@@ -130,26 +130,5 @@ extension StageService {
     private func backoff(_ attempt: Int) -> Duration {
         let factor = 1 << min(attempt - 1, 16)
         return min(configuration.initialBackoff * factor, configuration.maxBackoff)
-    }
-
-    /// Failures worth retrying without limit: the database or broker is away for a while.
-    static func isTransient(_ error: any Error) -> Bool {
-        if let pg = error as? PostgresError {
-            if [.connectionLost, .connectionFailed].contains(pg.code) { return true }
-            // serialization_failure, deadlock_detected, admin/crash shutdown, cannot_connect_now
-            return ["40001", "40P01", "57P01", "57P02", "57P03"].contains(pg.sqlState ?? "")
-        }
-        if let kafka = error as? KafkaError { return [.delivery, .produce, .timeout].contains(kafka.code) }
-        return false
-    }
-
-    /// Hallmark's error types describe themselves without secrets; anything else by type only.
-    static func safeDescription(_ error: any Error) -> String {
-        switch error {
-        case let e as PostgresError: return e.description
-        case let e as KafkaError: return e.description
-        case let e as EnvelopeError: return e.description
-        default: return String(describing: type(of: error))
-        }
     }
 }

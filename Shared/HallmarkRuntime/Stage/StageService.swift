@@ -76,6 +76,7 @@ public final class StageService<Processor: StageProcessor>: Service, Sendable {
         let laneCount = configuration.maxInFlight
         let lanes = (0..<laneCount).map { _ in AsyncStream.makeStream(of: KafkaMessage.self) }
         await withDiscardingTaskGroup { group in
+            group.addTask { await self.reportLag(of: consumer) }
             for lane in lanes {
                 group.addTask {
                     for await message in lane.stream { await self.handle(message, consumer: consumer) }
@@ -95,7 +96,26 @@ public final class StageService<Processor: StageProcessor>: Service, Sendable {
                 metrics.inFlight.increment()
                 lanes[laneIndex(for: message, count: laneCount)].continuation.yield(message)
             }
+            // The stream ends only after shutdown began; make sure every helper task sees it.
+            stopping.store(true, ordering: .releasing)
             lanes.forEach { $0.continuation.finish() }
+        }
+    }
+
+    /// Every 2 s, sets the lag gauge: messages between each partition's lowest unfinished
+    /// offset and its end. Checks for shutdown often so it never delays it.
+    private func reportLag(of consumer: KafkaConsumer) async {
+        var tick = 0
+        while !stopping.load(ordering: .acquiring) {
+            if tick % 20 == 0 {
+                let ends = consumer.highWatermarks()
+                let marks = tracker.withLock { $0.lowWaterMarks() }
+                metrics.consumerLag.set(marks.reduce(Int64(0)) { sum, mark in
+                    sum + max(0, (ends[mark.key] ?? mark.value) - mark.value)
+                })
+            }
+            tick += 1
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -124,7 +144,7 @@ public final class StageService<Processor: StageProcessor>: Service, Sendable {
             do {
                 try consumer.storeOffset(partition, nextOffset: next)
             } catch {
-                logger.warning("offset not stored", metadata: ["partition": "\(partition)", "error": "\(error)"])
+                logger.warning("offset not stored", metadata: ["partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))"])
             }
         case .abandoned:
             // Never store past it: stop tracking the partition so the next owner re-reads it.

@@ -17,6 +17,7 @@ final class StageHarness: Sendable {
     var input: String { "test.probe.\(id).in" }
     var output: String { "test.probe.\(id).out" }
     var rejected: String { "test.probe.\(id).rejected" }
+    var metrics: String { "test.probe.\(id).metrics" }
     var schema: String { "probe_\(id)" }
     var group: String { "test-probe-\(id)" }
 
@@ -27,7 +28,7 @@ final class StageHarness: Sendable {
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics([input, output, rejected], partitions: 4)
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics([input, output, rejected, metrics], partitions: 4)
     }
 
     /// Starts a probe process in this harness's world.
@@ -36,7 +37,7 @@ final class StageHarness: Sendable {
             "HALLMARK_PROBE_INPUT": input, "HALLMARK_PROBE_OUTPUT": output, "HALLMARK_PROBE_SCHEMA": schema,
             "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_INSTANCE": name,
             "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_METRICS_INTERVAL_MS": "2000",
+            "HALLMARK_METRICS_INTERVAL_MS": "2000", "HALLMARK_METRICS_TOPIC": metrics,
         ].merging(extra) { _, new in new })
     }
 
@@ -61,6 +62,22 @@ final class StageHarness: Sendable {
             try await group.waitForAll()
         }
         return ids
+    }
+
+    /// Sends `perKey` requests on each of `keys` keys; one key's requests go one after the
+    /// other (each acknowledged before the next), so their `n` order is their partition order.
+    func produceOrdered(keys: Int, perKey: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for k in 0..<keys {
+                group.addTask {
+                    for i in 0..<perKey {
+                        try await self.producer.send(topic: self.input, key: Array("key-\(k)".utf8),
+                                                     value: Self.request(n: i))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     /// Effect rows written by the probe: all of them, and distinct message ids.

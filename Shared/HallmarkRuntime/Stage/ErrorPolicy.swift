@@ -1,0 +1,30 @@
+import HallmarkEnvelope
+import HallmarkKafka
+import HallmarkPostgres
+
+/// How the runtime treats errors: which are worth retrying, and what of them is safe to log.
+public enum ErrorPolicy {
+    /// Failures worth retrying without limit: the database or broker is away for a while.
+    public static func isTransient(_ error: any Error) -> Bool {
+        if let pg = error as? PostgresError {
+            if [.connectionLost, .connectionFailed].contains(pg.code) { return true }
+            // serialization_failure, deadlock_detected, admin/crash shutdown, cannot_connect_now
+            return ["40001", "40P01", "57P01", "57P02", "57P03"].contains(pg.sqlState ?? "")
+        }
+        if let kafka = error as? KafkaError { return [.delivery, .produce, .timeout].contains(kafka.code) }
+        return false
+    }
+
+    /// Hallmark's error types describe themselves without secrets; anything else by type only.
+    public static func safeDescription(_ error: any Error) -> String {
+        switch error {
+        case let e as KafkaError where e.code == .unsupportedLibrary: return e.reason
+        case let e as KafkaError: return e.description
+        case let e as PostgresError: return e.description
+        case let e as EnvelopeError: return e.description
+        case let e as ConfigurationError: return e.description
+        case let e as StageRejection: return e.description
+        default: return String(describing: type(of: error))
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import HallmarkPostgres
+import Logging
+import ServiceLifecycle
+
+/// Deletes inbox entries older than the retention, so `<schema>.hallmark_inbox` stays bounded.
+///
+/// The retention must exceed how long a message can be redelivered (the topic's retention);
+/// an id swept earlier would be processed again if it came back.
+public struct InboxSweeper: Service {
+    let database: StageDatabase
+    let retention: Duration
+    let interval: Duration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - retention: `HALLMARK_INBOX_RETENTION_HOURS`, default 7 days (Kafka's default retention).
+    ///   - interval: how often to sweep; default 10 minutes.
+    public init(database: StageDatabase, retention: Duration = .seconds(7 * 24 * 3600),
+                interval: Duration = .seconds(600), logger: Logger) {
+        self.database = database
+        self.retention = retention
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        // Shutdown cancels the long sleep instead of waiting it out.
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let removed = try await sweep()
+                    if removed > 0 { logger.info("inbox swept", metadata: ["removed": "\(removed)"]) }
+                } catch {
+                    logger.warning("inbox sweep failed", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Deletes the expired entries now; returns how many.
+    @discardableResult
+    public func sweep() async throws -> Int {
+        let seconds = Double(retention.components.seconds)
+        return try await database.pool.execute("""
+            DELETE FROM \(unescaped: database.schema).hallmark_inbox
+            WHERE processed_at < now() - make_interval(secs => \(seconds))
+            """)
+    }
+}
