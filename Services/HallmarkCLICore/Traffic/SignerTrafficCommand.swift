@@ -49,12 +49,12 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
             let partner = headers["SmileID-Partner-ID"] ?? ""
             func request(_ expected: String, _ edit: (inout [String: Any]) -> Void) throws {
                 let newID = MessageID.random()
-                var o = object
-                o["schema"] = VerifyRequest.schemaName
-                o["id"] = newID
-                o["produced_at"] = Timestamp.now()
-                o["method"] = "POST"
-                o["path"] = "/v1/submit_job"
+                // Only the verify request's fields: the result's own ids do not travel on.
+                var o: [String: Any] = [
+                    "schema": VerifyRequest.schemaName, "id": newID, "produced_at": Timestamp.now(),
+                    "method": "POST", "path": "/v1/submit_job", "headers": object["headers"] ?? [:],
+                    "body_b64": object["body_b64"] ?? "",
+                ]
                 edit(&o)
                 verify.append((newID, expected, Array(try JSONSerialization.data(withJSONObject: o)), partner))
             }
