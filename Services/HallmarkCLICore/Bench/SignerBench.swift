@@ -94,16 +94,19 @@ struct SignerBench {
         try await KafkaAdmin(configuration: kafka, logger: logger)
             .createTopics([input, output, "bench.signer.\(run).sign.in", "bench.signer.\(run).sign.out"],
                           partitions: partitions)
-        let env = [
+        let base = [
             "HALLMARK_SIGNER_VERIFY_INPUT": input, "HALLMARK_SIGNER_VERIFY_OUTPUT": output,
             "HALLMARK_SIGNER_SIGN_INPUT": "bench.signer.\(run).sign.in",
             "HALLMARK_SIGNER_SIGN_OUTPUT": "bench.signer.\(run).sign.out",
             "HALLMARK_SIGNER_SCHEMA": "bench_signer_\(run)", "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
-            "HALLMARK_GROUP_ID": "bench-signer-\(run)", "HALLMARK_MAX_IN_FLIGHT": "64",
-            "HALLMARK_POSTGRES_POOL_SIZE": "24", "HALLMARK_LOG_LEVEL": "info",
+            "HALLMARK_GROUP_ID": "bench-signer-\(run)", "HALLMARK_LOG_LEVEL": "info",
             // The same signed requests serve every phase (each has its own replay table).
             "HALLMARK_SIGNER_WINDOW_SECONDS": "3600",
         ]
+        // Concurrency settings the caller did not set: enough in flight to keep every worker fed.
+        let outer = ProcessInfo.processInfo.environment
+        let tuning = ["HALLMARK_MAX_IN_FLIGHT": "64", "HALLMARK_POSTGRES_POOL_SIZE": "24"].filter { outer[$0.key] == nil }
+        let env = base.merging(tuning) { $1 }
         var processes: [BenchProcess] = []
         defer { processes.forEach { $0.stop() } }
         for i in 0..<replicas {
