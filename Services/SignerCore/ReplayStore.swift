@@ -10,18 +10,22 @@ public struct ReplayStore: Sendable {
         self.schema = schema
     }
 
-    /// Claims the pair inside the message's transaction; false when a live entry exists (a
-    /// replay). An expired entry is taken over. A concurrent claim of the same pair waits on
-    /// the primary key until the other transaction ends, so exactly one wins; a rolled-back
-    /// claim (crash before commit) leaves nothing behind, so re-processing gets the same verdict.
+    /// Claims the pair for `messageID`; false when a live entry belongs to another message
+    /// (a replay). An expired entry is taken over; the message's own entry (a redelivery)
+    /// is claimed again, so a redelivered message gets the same verdict.
+    ///
+    /// Runs in its own short transaction, committed before the verdict is produced: a replica
+    /// that crashes after producing "accepted" leaves its claim behind, so a copy of the
+    /// request on another replica is a replay, never a second acceptance. A concurrent claim
+    /// of the same pair waits on the primary key until the other commits; exactly one wins.
     public func claim(partner: String, mac: String, expires: Date, messageID: UUID,
-                      on connection: PostgresConnection) async throws -> Bool {
-        try await connection.execute("""
+                      pool: PostgresPool) async throws -> Bool {
+        try await pool.execute("""
             INSERT INTO \(unescaped: schema).replay AS r (partner_id, mac, expires_at, message_id)
             VALUES (\(partner), \(mac), \(expires), \(messageID))
             ON CONFLICT (partner_id, mac) DO UPDATE
                 SET expires_at = EXCLUDED.expires_at, message_id = EXCLUDED.message_id
-                WHERE r.expires_at <= now()
+                WHERE r.expires_at <= now() OR r.message_id = EXCLUDED.message_id
             """) == 1
     }
 

@@ -14,9 +14,9 @@ extension SignerProcessor {
             verdict = (reason, nil)
         case .valid(let version, let partner, let mac, let expires):
             var fresh = true
-            if let connection = context.connection {
+            if let pool = database {
                 fresh = try await replay.claim(partner: partner, mac: mac, expires: expires,
-                                               messageID: UUID(uuidString: message.header.id)!, on: connection)
+                                               messageID: UUID(uuidString: message.header.id)!, pool: pool)
             }
             verdict = fresh ? (nil, version) : (.replay, nil)
         }

@@ -1,10 +1,12 @@
 import Foundation
 import HallmarkEnvelope
+import HallmarkPostgres
 import HallmarkRuntime
 
 /// The signer stage: sign requests become signed requests, verify requests become verdicts
-/// (DESIGN §2). Runs inside the runtime's per-message transaction, so the replay claim
-/// commits together with the inbox entry, after the result is acknowledged.
+/// (DESIGN §2). The replay claim commits on its own before the verdict is produced (see
+/// ``ReplayStore/claim(partner:mac:expires:messageID:pool:)``); the runtime's inbox skips
+/// redeliveries of committed messages.
 public struct SignerProcessor: StageProcessor {
     public let schemas: Set<String> = [SignRequest.schemaName, VerifyRequest.schemaName]
     let configuration: SignerConfiguration
@@ -14,12 +16,15 @@ public struct SignerProcessor: StageProcessor {
     let replay: ReplayStore
     let limiter: SecurityEventLimiter
     let instance: String
+    /// The pool replay claims are committed through; nil runs without replay protection.
+    let database: PostgresPool?
     let metrics = SignerMetrics()
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
     public init(configuration: SignerConfiguration, secrets: SecretStore, deriver: KeyDeriver, instance: String,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                database: PostgresPool?, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.database = database
         self.configuration = configuration
         self.secrets = secrets
         self.signer = RequestSigner(deriver: deriver)

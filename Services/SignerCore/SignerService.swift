@@ -30,7 +30,8 @@ public enum SignerService {
         ])
         let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, logger: context.logger)
         let processor = SignerProcessor(configuration: c, secrets: store,
-                                        deriver: KeyDeriver(pool: pool, cache: cache), instance: context.instance)
+                                        deriver: KeyDeriver(pool: pool, cache: cache), instance: context.instance,
+                                        database: context.database?.pool)
         var services: [any Service] = [pool, SecretReloadService(store: store, logger: context.logger)]
         if let database = context.database {
             services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: database.pool,
