@@ -19,6 +19,7 @@ import Foundation
 /// | `HALLMARK_SIGNER_KEY_CACHE_SIZE` | 4096 | derived keys kept (0 disables the cache) |
 /// | `HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
+/// | `HALLMARK_SIGNER_REPLAY_POOL_SIZE` | 4 | connections for replay claims (a pool of their own) |
 /// | `HALLMARK_SIGNER_ALERT_REJECTIONS` | 20 | rejections per partner per alert window that raise a security event |
 /// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the alert window |
 /// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | largest uncompressed zip content read |
@@ -40,6 +41,7 @@ public struct SignerConfiguration: Sendable {
     public var keyCacheSize = 4096
     public var keyCacheTTL: TimeInterval = 600
     public var sweepInterval: Duration = .seconds(30)
+    public var replayPoolSize = 4
     public var alertRejections = 20
     public var alertWindow: TimeInterval = 60
     public var maxZipBytes = 64 << 20
@@ -75,6 +77,7 @@ public struct SignerConfiguration: Sendable {
         if let v = try number("HALLMARK_SIGNER_KEY_CACHE_SIZE", min: 0) { c.keyCacheSize = v }
         if let v = try number("HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS", min: 1) { c.keyCacheTTL = TimeInterval(v) }
         if let v = try number("HALLMARK_SIGNER_SWEEP_SECONDS", min: 1) { c.sweepInterval = .seconds(v) }
+        if let v = try number("HALLMARK_SIGNER_REPLAY_POOL_SIZE", min: 1) { c.replayPoolSize = v }
         if let v = try number("HALLMARK_SIGNER_ALERT_REJECTIONS", min: 1) { c.alertRejections = v }
         if let v = try number("HALLMARK_SIGNER_ALERT_WINDOW_SECONDS", min: 1) { c.alertWindow = TimeInterval(v) }
         if let v = try number("HALLMARK_SIGNER_MAX_ZIP_BYTES", min: 1) { c.maxZipBytes = v }

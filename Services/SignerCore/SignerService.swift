@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkPostgres
 import HallmarkRuntime
 import Logging
 import ServiceLifecycle
@@ -28,13 +29,21 @@ public enum SignerService {
         context.logger.info("secrets loaded", metadata: [
             "versions": "\(store.secrets.versions.map(\.version))", "signing_version": "\(store.secrets.signing.version)",
         ])
+        // Replay claims commit on their own while the message's transaction holds a connection
+        // of the stage's pool: a separate pool, so claims never wait for the stage's connections
+        // (sharing one would deadlock once every connection is held by a waiting message).
+        let replayPool = context.database.map { database in
+            var config = database.pool.configuration
+            config.poolSize = c.replayPoolSize
+            return PostgresPool(configuration: config, logger: context.logger)
+        }
         let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, logger: context.logger)
         let processor = SignerProcessor(configuration: c, secrets: store,
                                         deriver: KeyDeriver(pool: pool, cache: cache), instance: context.instance,
-                                        database: context.database?.pool)
+                                        database: replayPool)
         var services: [any Service] = [pool, SecretReloadService(store: store, logger: context.logger)]
-        if let database = context.database {
-            services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: database.pool,
+        if let replayPool {
+            services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: replayPool,
                                           interval: c.sweepInterval, logger: context.logger))
         }
         // Last, so the group stops it first: the stage drains while the pool still runs.
