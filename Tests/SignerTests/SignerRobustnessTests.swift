@@ -84,7 +84,9 @@ struct SignerRobustnessTests {
         defer { Task { await h.close() } }
         let a = try await h.startSigner("replica-a")
         let b = try await h.startSigner("replica-b")
-        try await Task.sleep(for: .seconds(3))  // let the group settle on both members
+        // The second member's first assignment ends the rebalance for both.
+        try await b.waitForLog("partitions assigned")
+        try await Task.sleep(for: .seconds(1))
         let timestamp = Timestamp.now()
         var requests: [VerifyRequest] = []
         for i in 0..<40 {
