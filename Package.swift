@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Only the `Native/` folders import them.
@@ -54,6 +55,15 @@ let package = Package(
                                log, metrics, coreMetrics, lifecycle],
                 path: "Shared/HallmarkRuntime"),
 
+        .target(name: "SignerCore",
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", "HallmarkPostgres",
+                               log, metrics, lifecycle,
+                               .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                               .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+                path: "Services/SignerCore"),
+        .executableTarget(name: "hallmark-signer", dependencies: ["SignerCore"],
+                          path: "Services/HallmarkSigner", linkerSettings: rpath),
+
         .target(name: "AuthorityCore",
                 dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", log, metrics, lifecycle],
                 path: "Services/AuthorityCore"),
@@ -61,7 +71,7 @@ let package = Package(
                           path: "Services/HallmarkAuthority", linkerSettings: rpath),
 
         .target(name: "HallmarkCLICore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", "AuthorityCore",
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkEnvelope", "SignerCore", "AuthorityCore",
                                argumentParser],
                 path: "Services/HallmarkCLICore"),
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
@@ -80,6 +90,10 @@ let package = Package(
         .testTarget(name: "AuthorityTests",
                     dependencies: ["AuthorityCore", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/AuthorityTests", linkerSettings: rpath),
+        .testTarget(name: "SignerTests",
+                    dependencies: ["SignerCore", "HallmarkCLICore", "HallmarkTestSupport",
+                                   .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+                    path: "Tests/SignerTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]
 )

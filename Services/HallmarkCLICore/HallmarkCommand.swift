@@ -16,7 +16,8 @@ public struct BenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks against the real broker and database.",
-        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self, BenchAuthorityCommand.self])
+        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self, BenchSignerCommand.self,
+                      BenchAuthorityCommand.self])
 
     public init() {}
 }

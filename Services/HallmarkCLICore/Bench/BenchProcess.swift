@@ -1,0 +1,54 @@
+import Foundation
+
+/// A service process started by a benchmark; its output goes to a temporary log file.
+final class BenchProcess: @unchecked Sendable {
+    let process = Process()
+    let logFile: URL
+
+    init(binary: URL, environment: [String: String]) throws {
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw BenchError("no executable at \(binary.path): build it first (swift build -c release)")
+        }
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-bench-\(UUID()).log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: logFile)
+        process.executableURL = binary
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    /// Waits until the log has a line with this `msg`; throws if the process exits first.
+    func waitForLog(_ message: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            if text.contains("\"msg\":\"\(message)\"") { return }
+            guard process.isRunning else { throw BenchError("service exited: \(text.suffix(1000))") }
+            guard ContinuousClock.now < deadline else { throw BenchError("service did not log '\(message)'") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// CPU seconds the process has used so far (user + system, from `/proc`); 0 elsewhere.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // Fields after the command name; utime and stime are the 14th and 15th overall.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// SIGTERM, then SIGKILL if it has not exited within 10 s; removes the log.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: logFile)
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import HallmarkCrypto
+import HallmarkKafka
+import Logging
+
+/// `hallmark bench signer`: verify requests through `hallmark-signer` processes on the real
+/// broker and PostgreSQL, with 1 and then 2 replicas, beside the machine's bound (batched
+/// PBKDF2 derivations per second across all cores) measured in the same run.
+public struct BenchSignerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "signer",
+        abstract: "Signer verify throughput and latency (1 and 2 replicas) against the PBKDF2 bound.")
+
+    @Option(help: "Verify requests per phase (each needs one PBKDF2 derivation).") var messages = 2_000
+    @Option(help: "Replica counts to run, comma-separated.") var replicas = "1,2"
+    @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Requests in each paced latency phase.") var latencyMessages = 300
+    @Option(help: "The hallmark-signer binary (default: beside this hallmark binary).") var signerBinary: String?
+
+    public init() {}
+
+    public func run() async throws {
+        var logger = Logger(label: "hallmark.bench")
+        logger.logLevel = .warning
+        let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        let binary = signerBinary.map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("hallmark-signer")
+        let counts = replicas.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+
+        // A throw-away secret, never printed; removed at the end.
+        let secret = Base64.encode(try SecureRandom.bytes(32))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-bench-secrets-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(secret.utf8).write(to: folder.appendingPathComponent("bench"))
+        try Data("bench".utf8).write(to: folder.appendingPathComponent("signing-version"))
+
+        print("hallmark bench signer: \(messages) verify requests per phase, \(partitions) partitions, \(cores) cores, SHA-NI \(PBKDF2.hasSHAExtensions)")
+        let (requests, bound) = SignerBench.signMeasuringBound(count: messages, secret: secret, threads: cores)
+        print(String(format: "bound while signing the load: batched PBKDF2 on %d threads: %.1f derivations/s", cores, bound))
+        let bench = SignerBench(kafka: kafka, logger: logger, binary: binary, secretsDirectory: folder, secret: secret)
+        for n in counts {
+            let before = SignerBench.measureBound(seconds: 3, threads: cores)
+            let r = try await bench.run(requests, replicas: n, partitions: partitions)
+            let after = SignerBench.measureBound(seconds: 3, threads: cores)
+            let wall = (before.wall + after.wall) / 2
+            let cpuBound = (before.cpu + after.cpu) / 2
+            let label = n == 1 ? "1 replica " : "\(n) replicas"
+            print(String(format: "%@ throughput: %6.1f msgs/s; bound around it %6.1f/s → %3.0f%%; p50 %.0f ms, p99 %.0f ms (whole load at once); %d/%d accepted",
+                         label, r.rate, wall, 100 * r.rate / wall, r.p50, r.p99, r.accepted, messages))
+            print(String(format: "%@ CPU: signer %.2f ms per message vs bound %.2f ms per derivation → %3.0f%% of the CPU goes to PBKDF2 (bound on idle cores %.1f/s)",
+                         label, r.cpuPerMessage * 1000, 1000 * Double(cores) / cpuBound,
+                         100 * (Double(cores) / cpuBound) / max(r.cpuPerMessage, 1e-9), cpuBound))
+            let paced = Array(requests.prefix(latencyMessages))
+            guard !paced.isEmpty else { continue }
+            let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: wall / 2)
+            print(String(format: "%@ latency at %.0f msgs/s (half the bound): p50 %.0f ms, p99 %.0f ms, %d/%d accepted",
+                         label, wall / 2, l.p50, l.p99, l.accepted, paced.count))
+        }
+        print("goal: throughput at least 85% of the bound")
+    }
+}

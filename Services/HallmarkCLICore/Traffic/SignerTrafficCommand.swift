@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import HallmarkEnvelope
+import HallmarkKafka
+import Logging
+import SignerCore
+
+/// `hallmark traffic signer`: sign requests through the running signer, then their results
+/// as verify requests (stages chain), plus a tampered copy and a replay; checks every verdict.
+public struct SignerTrafficCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "signer",
+        abstract: "Sign sample requests, verify the signed ones, a tampered one and a replay; wait for every answer.")
+
+    @Option(help: "Sign requests to send (each is verified afterwards).") var count = 20
+    @Option(help: "Seconds to wait for each set of answers.") var timeout = 60
+    @Flag(help: "Print one sign result and each kind of verify result as JSON.") var show = false
+
+    public init() {}
+
+    public func run() async throws {
+        var logger = Logger(label: "hallmark.traffic")
+        logger.logLevel = .warning
+        let env = ProcessInfo.processInfo.environment
+        let c = try SignerConfiguration.fromEnvironment(env)
+        let kafka = try KafkaConfiguration.fromEnvironment(env)
+        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        defer { Task { await producer.close() } }
+
+        let signIDs = (0..<count).map { _ in MessageID.random() }
+        let signed = try await exchange(kafka: kafka, producer: producer, output: c.signOutput, ids: signIDs, logger: logger) {
+            for (i, id) in signIDs.enumerated() {
+                let request = SignRequest(id: id, producedAt: Timestamp.now(), headers: [
+                    "Content-Type": "application/json", "SmileID-Partner-ID": "sample-\(i % 4)",
+                    "SmileID-Source-SDK": "hallmark-cli", "SmileID-Source-SDK-Version": "1.0.0",
+                ], bodyB64: Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8).base64EncodedString())
+                try await producer.send(topic: c.signInput, key: Array("sample-\(i % 4)".utf8), value: JSONCoding.encode(request))
+            }
+        }
+        print("signed \(signed.count)/\(count) on \(c.signOutput)")
+        if show, let first = signed.values.first { print(String(decoding: first, as: UTF8.self)) }
+        guard signed.count == count else { throw ExitCode.failure }
+
+        // Each sign result is a valid verify request body: same headers + body_b64 shape.
+        var verify: [(id: String, expected: String, value: [UInt8], key: String)] = []
+        for (i, id) in signIDs.enumerated() {
+            let object = try JSONSerialization.jsonObject(with: Data(signed[id]!)) as! [String: Any]
+            let headers = object["headers"] as? [String: String] ?? [:]
+            let partner = headers["SmileID-Partner-ID"] ?? ""
+            func request(_ expected: String, _ edit: (inout [String: Any]) -> Void) throws {
+                let newID = MessageID.random()
+                // Only the verify request's fields: the result's own ids do not travel on.
+                var o: [String: Any] = [
+                    "schema": VerifyRequest.schemaName, "id": newID, "produced_at": Timestamp.now(),
+                    "method": "POST", "path": "/v1/submit_job", "headers": object["headers"] ?? [:],
+                    "body_b64": object["body_b64"] ?? "",
+                ]
+                edit(&o)
+                verify.append((newID, expected, Array(try JSONSerialization.data(withJSONObject: o)), partner))
+            }
+            try request("accepted") { _ in }
+            if i == 0 {
+                try request("replay") { _ in }
+                try request("bad_mac") { $0["body_b64"] = Data(#"{"job_id":"tampered"}"#.utf8).base64EncodedString() }
+            }
+        }
+        let verdicts = try await exchange(kafka: kafka, producer: producer, output: c.verifyOutput,
+                                          ids: verify.map(\.id), logger: logger) {
+            for v in verify { try await producer.send(topic: c.verifyInput, key: Array(v.key.utf8), value: v.value) }
+        }
+        var tally: [String: Int] = [:]
+        var wrong = 0
+        var shown = Set<String>()
+        for v in verify {
+            guard let value = verdicts[v.id],
+                  let result = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any] else { continue }
+            let outcome = (result["reason"] as? String) ?? (result["verdict"] as? String ?? "?")
+            tally[outcome, default: 0] += 1
+            if outcome != v.expected { wrong += 1 }
+            if show, shown.insert(outcome).inserted { print(String(decoding: value, as: UTF8.self)) }
+        }
+        print("verified \(verdicts.count)/\(verify.count) on \(c.verifyOutput): \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        if verdicts.count < verify.count || wrong > 0 {
+            print("\(wrong) verdicts differ from the expected ones")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Starts a reader at the end of `output`, runs `send`, and collects the results whose
+    /// `request_id` is one of `ids` (raw bytes by request id).
+    func exchange(kafka: KafkaConfiguration, producer: KafkaProducer, output: String, ids: [String], logger: Logger,
+                  send: () async throws -> Void) async throws -> [String: [UInt8]] {
+        var readerConfig = kafka
+        readerConfig.properties["auto.offset.reset"] = "latest"
+        let consumer = try KafkaConsumer(configuration: readerConfig, groupID: "hallmark-traffic-\(MessageID.random())",
+                                         topics: [output], logger: logger)
+        try consumer.start()
+        try await Task.sleep(for: .seconds(3))  // the reader's assignment, so it sees this run's answers
+        try await send()
+        let seconds = timeout
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            consumer.beginClose()
+        }
+        let wanted = Set(ids)
+        var found: [String: [UInt8]] = [:]
+        for await message in consumer.messages {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
+                  let id = object["request_id"] as? String, wanted.contains(id) else { continue }
+            found[id] = message.value
+            if found.count == wanted.count { break }
+        }
+        timer.cancel()
+        await consumer.close()
+        return found
+    }
+}

@@ -1,0 +1,9 @@
+/// Why a verify request was rejected (DESIGN §2); each has its own metric.
+public enum VerifyReason: String, Sendable, CaseIterable, Codable {
+    case badMAC = "bad_mac"
+    case missingHeader = "missing_header"
+    case staleTimestamp = "stale_timestamp"
+    case futureTimestamp = "future_timestamp"
+    case replay
+    case malformed
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HallmarkCrypto
+import HallmarkEnvelope
+import SignerCore
+import Testing
+
+/// Bad input, security events, replicas and crashes, with the service as its own process.
+@Suite("Signer robustness", .serialized)
+struct SignerRobustnessTests {
+    /// 200 malformed messages of many kinds: each yields a rejected record; valid messages
+    /// after them are still answered.
+    @Test func malformedMessagesAreRejectedAndTheServiceKeepsAnswering() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "k"], signing: "v1")
+        defer { Task { await h.close() } }
+        let signer = try await h.startSigner("malformed", ["HALLMARK_MAX_MESSAGE_BYTES": "65536"])
+        let envelope = { (schema: String) in #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())""# }
+        let kinds: [(topic: String, make: () -> [UInt8])] = [
+            (h.verifyInput, { Array("not json".utf8) }),
+            (h.verifyInput, { Array("[1,2,3]".utf8) }),
+            (h.verifyInput, { [0xFF, 0xFE, 0x7B, 0x7D] }),
+            (h.verifyInput, { Array("{}".utf8) }),
+            (h.verifyInput, { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now())"}"#.utf8) }),
+            (h.verifyInput, { Array(#"{"schema":"hallmark.verify.request.v1","id":"\#(MessageID.random())","produced_at":"yesterday"}"#.utf8) }),
+            (h.verifyInput, { Array("{\(envelope("hallmark.other.v1")),\"headers\":{}}".utf8) }),
+            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"body_b64\":\"\"}".utf8) }),
+            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":7,\"body_b64\":\"\"}".utf8) }),
+            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{\"a\":1},\"body_b64\":\"\"}".utf8) }),
+            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{},\"body_b64\":\"***\"}".utf8) }),
+            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"path\":\"/\",\"headers\":{},\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }),
+            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}".utf8) }),
+        ]
+        for i in 0..<200 {
+            let kind = kinds[i % kinds.count]
+            try await h.send(kind.topic, key: "bad-\(i % 7)", kind.make())
+        }
+        let body = Data("after".utf8)
+        let valid = Fixtures.verify(try Fixtures.signedHeaders(secret: "k", body: body), body: body)
+        try await h.send(h.verifyInput, key: "partner-1", message: valid)
+        let answered = try await h.results(h.verifyOutput, for: [valid.id])
+        #expect(answered[valid.id]?.first?["verdict"] as? String == "accepted")
+        let rejected = try await h.read(h.rejected) { $0.count >= 200 }
+        #expect(rejected.count == 200)
+        let sources = Set(rejected.compactMap { r -> String? in
+            guard let s = r["source"] as? [String: Any] else { return nil }
+            return "\(s["topic"] ?? "")/\(s["partition"] ?? "")/\(s["offset"] ?? "")"
+        })
+        #expect(sources.count == 200)
+        let reasons = Set(rejected.compactMap { $0["reason"] as? String })
+        #expect(reasons.isSuperset(of: ["invalid_json", "invalid_envelope", "unknown_schema", "schema_violation", "oversized"]),
+                "\(reasons)")
+        #expect(signer.process.isRunning)
+    }
+
+    /// Rejections for one partner past the configured rate raise one security event.
+    @Test func rejectionRateRaisesASecurityEvent() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "k"], signing: "v1")
+        defer { Task { await h.close() } }
+        let signer = try await h.startSigner("alerts", ["HALLMARK_SIGNER_ALERT_REJECTIONS": "5"])
+        let body = Data("x".utf8)
+        var ids: [String] = []
+        for _ in 0..<8 {
+            let r = Fixtures.verify(try Fixtures.signedHeaders(secret: "wrong", partner: "attacker", body: body), body: body)
+            ids.append(r.id)
+            try await h.send(h.verifyInput, key: "attacker", message: r)
+        }
+        let results = try await h.results(h.verifyOutput, for: ids)
+        #expect(results.count == ids.count)
+        #expect(results.values.allSatisfy { $0.first?["reason"] as? String == "bad_mac" })
+        let events = try await h.read(h.security, timeout: .seconds(10)) { $0.count >= 2 }
+        #expect(events.count == 1)
+        #expect(events.first?["partner_id"] as? String == "attacker")
+        #expect(events.first?["rejections"] as? Int == 6)
+        #expect(events.first?["last_reason"] as? String == "bad_mac")
+        #expect(signer.process.isRunning)
+    }
+
+    /// Two replicas in one group share the load; a replay sent through each is caught by the
+    /// shared table: exactly one copy is accepted.
+    @Test func twoReplicasShareLoadAndCatchReplays() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "shared"], signing: "v1")
+        defer { Task { await h.close() } }
+        let a = try await h.startSigner("replica-a")
+        let b = try await h.startSigner("replica-b")
+        // The second member's first assignment ends the rebalance for both.
+        try await b.waitForLog("partitions assigned")
+        try await Task.sleep(for: .seconds(1))
+        let timestamp = Timestamp.now()
+        var requests: [VerifyRequest] = []
+        for i in 0..<40 {
+            let body = Data(#"{"n":"\#(1000 + i)"}"#.utf8)
+            requests.append(Fixtures.verify(try Fixtures.signedHeaders(
+                secret: "shared", timestamp: timestamp, partner: "p\(i)", body: body), body: body))
+        }
+        let body = Data("replayed".utf8)
+        let headers = try Fixtures.signedHeaders(secret: "shared", partner: "victim", body: body)
+        let replays = (0..<8).map { _ in Fixtures.verify(headers, body: body) }
+        for (i, r) in requests.enumerated() { try await h.send(h.verifyInput, key: "p\(i)", message: r) }
+        // Different Kafka keys spread the copies over every partition, so over both replicas.
+        for (i, r) in replays.enumerated() { try await h.send(h.verifyInput, key: "route-\(i)", message: r) }
+        let results = try await h.results(h.verifyOutput, for: (requests + replays).map(\.id))
+        #expect(requests.allSatisfy { results[$0.id]?.first?["verdict"] as? String == "accepted" })
+        let replayVerdicts = replays.map { results[$0.id]?.first?["reason"] as? String ?? "accepted" }
+        #expect(replayVerdicts.filter { $0 == "accepted" }.count == 1)
+        #expect(replayVerdicts.filter { $0 == "replay" }.count == 7)
+        let processed = try await processedByInstance(h, instances: ["replica-a", "replica-b"])
+        #expect(processed["replica-a", default: 0] > 0 && processed["replica-b", default: 0] > 0, "\(processed)")
+        #expect(processed.values.reduce(0, +) == 48)
+        _ = (a, b)
+    }
+
+    /// The latest `hallmark_stage_processed_total` of each instance, from the metrics topic.
+    func processedByInstance(_ h: SignerHarness, instances: Set<String>) async throws -> [String: Int] {
+        var latest: [String: Int] = [:]
+        _ = try await h.read(h.metricsTopic, timeout: .seconds(15)) { snapshots in
+            guard let s = snapshots.last, let instance = s["instance"] as? String else { return false }
+            let counters = s["counters"] as? [[String: Any]] ?? []
+            let value = counters.first { $0["name"] as? String == "hallmark_stage_processed_total" }?["value"] as? Double
+            latest[instance] = Int(value ?? 0)
+            return instances.allSatisfy { latest[$0] != nil } && latest.values.reduce(0, +) >= 48
+        }
+        return latest
+    }
+}
+
+extension SignerRobustnessTests {
+    /// One replica killed with SIGKILL during a 2,000-message load and restarted: every
+    /// request gets its verdict, and no verdict contradicts another.
+    @Test func sigkillDuringLoadLosesNoVerdict() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "load"], signing: "v1")
+        defer { Task { await h.close() } }
+        let a = try await h.startSigner("load-a")
+        var b = try await h.startSigner("load-b")
+        try await Task.sleep(for: .seconds(3))
+        // Few distinct timestamps (so few PBKDF2 keys to sign with here); every MAC differs.
+        let timestamps = (0..<20).map { Timestamp.format(Date().addingTimeInterval(Double($0) / 10)) }
+        let signer = MemoSigner(secret: "load")
+        var requests: [VerifyRequest] = []
+        for i in 0..<1_900 {
+            let body = Data(#"{"n":"\#(10_000 + i)"}"#.utf8)
+            requests.append(Fixtures.verify(try signer.signedHeaders(
+                timestamp: timestamps[i % 20], partner: "p\(100 + i % 97)", body: body), body: body))
+        }
+        // 100 replays of earlier requests under new ids.
+        for i in 0..<100 { requests.append(Fixtures.verify(requests[i * 7].headers, body: Data(base64Encoded: requests[i * 7].bodyB64)!)) }
+        requests.shuffle()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for r in requests {
+                group.addTask { try await h.send(h.verifyInput, key: r.headers["SmileID-Partner-ID"], message: r) }
+            }
+            try await group.waitForAll()
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        b.signal(SIGKILL)
+        #expect(await b.waitForExit(timeout: .seconds(10)) != nil)
+        try await Task.sleep(for: .seconds(2))
+        b = try await h.startSigner("load-b")
+        let results = try await h.results(h.verifyOutput, for: requests.map(\.id), timeout: .seconds(240))
+        #expect(results.count == requests.count)
+        var acceptedPerMAC: [String: Int] = [:]
+        for r in requests {
+            let verdicts = Set((results[r.id] ?? []).map { ($0["reason"] as? String) ?? ($0["verdict"] as? String ?? "") })
+            #expect(verdicts.count == 1, "\(r.id): \(verdicts)")
+            if verdicts == ["accepted"] { acceptedPerMAC[r.headers["SmileID-Request-Mac"]!, default: 0] += 1 }
+            #expect(verdicts.isSubset(of: ["accepted", "replay"]))
+        }
+        #expect(acceptedPerMAC.count == 1_900)
+        #expect(acceptedPerMAC.values.allSatisfy { $0 == 1 })
+        #expect(a.process.isRunning && b.process.isRunning)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HallmarkCrypto
+import HallmarkEnvelope
+import SignerCore
+import Testing
+
+/// `hallmark-signer` as its own process against the real broker and PostgreSQL.
+@Suite("Signer service", .serialized)
+struct SignerServiceTests {
+    /// Vectors A, B (sign and verify) and D (zip verify) as messages. Their timestamp is in
+    /// 2025, so this signer runs with a window wide enough to reach it.
+    @Test func designVectorsAsMessages() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "test-secret"], signing: "v1")
+        defer { Task { await h.close() } }
+        let signer = try await h.startSigner("vectors", ["HALLMARK_SIGNER_WINDOW_SECONDS": "\(20 * 365 * 86_400)"])
+        var signIDs: [String] = []
+        for body in [Fixtures.vectorABody, Data()] {
+            let id = MessageID.random()
+            signIDs.append(id)
+            try await h.send(h.signInput, key: "002", message: SignRequest(
+                id: id, producedAt: Timestamp.now(), headers: Fixtures.vectorHeaders, bodyB64: body.base64EncodedString()))
+        }
+        var a = Fixtures.vectorHeaders
+        a["SmileID-Request-Mac"] = Fixtures.vectorAMAC
+        var b = Fixtures.vectorHeaders
+        b["SmileID-Request-Mac"] = Fixtures.vectorBMAC
+        let zip = try Fixtures.vectorDZip(
+            infoJSON: #"{"timestamp":"\#(Fixtures.vectorTimestamp)","mac":"\#(Fixtures.vectorDMAC)"}"#)
+        let requests = [Fixtures.verify(a, body: Fixtures.vectorABody), Fixtures.verify(b, body: Data()),
+                        Fixtures.verify(["SmileID-Partner-ID": "002", "Content-Type": "application/zip"], body: zip)]
+        for r in requests {
+            try SchemaCheck.validate(try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(r))),
+                                     against: VerifyRequest.schemaName)
+            try await h.send(h.verifyInput, key: "002", message: r)
+        }
+        let signed = try await h.results(h.signOutput, for: signIDs)
+        let macs = signIDs.map { (signed[$0]?.first?["headers"] as? [String: String])?["SmileID-Request-Mac"] }
+        #expect(macs == [Fixtures.vectorAMAC, Fixtures.vectorBMAC])
+        for result in signed.values.flatMap({ $0 }) { try SchemaCheck.validate(result, against: SignResult.schemaName) }
+        let verified = try await h.results(h.verifyOutput, for: requests.map(\.id))
+        for r in requests {
+            let result = try #require(verified[r.id]?.first)
+            #expect(result["verdict"] as? String == "accepted", "\(result)")
+            #expect(result["secret_version"] as? String == "v1")
+            try SchemaCheck.validate(result, against: VerifyResult.schemaName)
+        }
+        #expect(!signer.rawLog.contains("test-secret"))
+    }
+
+    /// One verdict per request for every rejection reason, replays and redeliveries.
+    @Test func verdictsForTamperedStaleReplayedAndRedeliveredRequests() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "s3cret-one"], signing: "v1")
+        defer { Task { await h.close() } }
+        let signer = try await h.startSigner("verdicts")
+        let body = Data(#"{"job_id":"job-9","user_id":"user-9"}"#.utf8)
+        let good = try Fixtures.signedHeaders(secret: "s3cret-one", body: body)
+        var tamperedHeader = good
+        tamperedHeader["SmileID-Source-SDK"] = "android"
+        var removedHeader = good
+        removedHeader["SmileID-Source-SDK"] = nil
+        var removedMAC = good
+        removedMAC["SmileID-Request-Mac"] = nil
+        let iosCanonical = Data(#"{"a":"x/y","b":1}"#.utf8)
+        let cases: [(String, VerifyRequest)] = [
+            ("accepted", Fixtures.verify(good, body: body)),
+            ("bad_mac", Fixtures.verify(try Fixtures.signedHeaders(secret: "wrong", body: body), body: body)),
+            ("bad_mac", Fixtures.verify(good, body: Data(#"{"job_id":"job-X","user_id":"user-9"}"#.utf8))),
+            ("bad_mac", Fixtures.verify(tamperedHeader, body: body)),
+            ("bad_mac", Fixtures.verify(removedHeader, body: body)),
+            ("missing_header", Fixtures.verify(removedMAC, body: body)),
+            ("stale_timestamp", Fixtures.verify(try Fixtures.signedHeaders(
+                secret: "s3cret-one", timestamp: Timestamp.format(Date().addingTimeInterval(-400)), body: body), body: body)),
+            ("future_timestamp", Fixtures.verify(try Fixtures.signedHeaders(
+                secret: "s3cret-one", timestamp: Timestamp.format(Date().addingTimeInterval(400)), body: body), body: body)),
+            ("accepted", Fixtures.verify(try Fixtures.signedHeaders(secret: "s3cret-one", partner: "ios", body: iosCanonical),
+                                         body: Data(#"{"b":1,"a":"x\/y"}"#.utf8))),
+        ]
+        for (_, r) in cases { try await h.send(h.verifyInput, key: r.headers["SmileID-Partner-ID"], message: r) }
+        let first = try await h.results(h.verifyOutput, for: cases.map(\.1.id))
+        for (expected, r) in cases {
+            let verdict = first[r.id]?.first.map { ($0["reason"] as? String) ?? ($0["verdict"] as? String ?? "") }
+            #expect(verdict == expected, "\(expected): \(String(describing: first[r.id]))")
+        }
+        // The same request under a new message id is a replay; the same message id again is a
+        // redelivery, skipped by the inbox: its one verdict stays "accepted".
+        let replay = Fixtures.verify(good, body: body)
+        try await h.send(h.verifyInput, key: "partner-1", message: replay)
+        try await h.send(h.verifyInput, key: "partner-1", message: cases[0].1)
+        let marker = Fixtures.verify(removedMAC, body: body)
+        try await h.send(h.verifyInput, key: "partner-1", message: marker)
+        let after = try await h.results(h.verifyOutput, for: [replay.id, marker.id, cases[0].1.id])
+        #expect(after[replay.id]?.first?["reason"] as? String == "replay")
+        #expect(after[cases[0].1.id]?.count == 1)
+        #expect(after[cases[0].1.id]?.first?["verdict"] as? String == "accepted")
+        for result in (first.values.flatMap { $0 } + after.values.flatMap { $0 }) {
+            try SchemaCheck.validate(result, against: VerifyResult.schemaName)
+        }
+        let rows = try await h.pool.query("SELECT count(*)::bigint FROM \(unescaped: h.schema).replay")
+        #expect(try rows[0].decode(Int64.self) == 2)
+        #expect(!signer.rawLog.contains("s3cret-one"))
+    }
+
+    /// Sign with v2 once it is the signing version; v1 still verifies until it is retired.
+    @Test func rotationOnSIGHUP() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "first-secret"], signing: "v1")
+        defer { Task { await h.close() } }
+        let signer = try await h.startSigner("rotation")
+        let body = Data("rotation".utf8)
+        func signOnce() async throws -> String? {
+            let id = MessageID.random()
+            try await h.send(h.signInput, key: "p", message: SignRequest(
+                id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p"], bodyB64: body.base64EncodedString()))
+            return try await h.results(h.signOutput, for: [id])[id]?.first?["secret_version"] as? String
+        }
+        func verifyOnce(_ secret: String) async throws -> String? {
+            let r = Fixtures.verify(try Fixtures.signedHeaders(secret: secret, partner: "p", body: body), body: body)
+            try await h.send(h.verifyInput, key: "p", message: r)
+            let result = try await h.results(h.verifyOutput, for: [r.id])[r.id]?.first
+            return (result?["secret_version"] as? String) ?? (result?["reason"] as? String)
+        }
+        #expect(try await signOnce() == "v1")
+        try h.writeSecrets(["v1": "first-secret", "v2": "second-secret"], signing: "v2")
+        signer.signal(SIGHUP)
+        try await signer.waitForLog("secrets reloaded")
+        #expect(try await signOnce() == "v2")
+        #expect(try await verifyOnce("first-secret") == "v1")
+        #expect(try await verifyOnce("second-secret") == "v2")
+        try h.writeSecrets(["v2": "second-secret"], signing: "v2")
+        signer.signal(SIGHUP)
+        try await signer.waitForLog("secrets reloaded", count: 2)
+        #expect(try await verifyOnce("first-secret") == "bad_mac")
+        #expect(signer.process.isRunning)
+        for secret in ["first-secret", "second-secret"] { #expect(!signer.rawLog.contains(secret)) }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HallmarkCrypto
+import Logging
+import SignerCore
+import Testing
+
+@Suite("Signer units")
+struct SignerUnitTests {
+    @Test func configurationReadsVariablesAndNamesBadOnes() throws {
+        let c = try SignerConfiguration.fromEnvironment([
+            "HALLMARK_SIGNER_WINDOW_SECONDS": "60", "HALLMARK_SIGNER_WORKERS": "3",
+            "HALLMARK_SIGNER_KEY_CACHE_SIZE": "0", "HALLMARK_SIGNER_VERIFY_INPUT": "in.v",
+        ])
+        #expect(c.timestampWindow == 60)
+        #expect(c.workers == 3)
+        #expect(c.keyCacheSize == 0)
+        #expect(c.verifyInput == "in.v")
+        #expect(c.signInput == "smileid.sign.requests")
+        let error = #expect(throws: SignerError.self) {
+            try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_WINDOW_SECONDS": "soon"])
+        }
+        #expect(error?.description.contains("HALLMARK_SIGNER_WINDOW_SECONDS") == true)
+        #expect(error?.description.contains("soon") == false)
+    }
+
+    @Test func secretFolderNeedsASigningMarkerAndNeverPrintsSecrets() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("very-secret-1\n".utf8).write(to: dir.appendingPathComponent("v1"))
+        try Data("very-secret-2".utf8).write(to: dir.appendingPathComponent("v2"))
+        #expect(throws: SignerError.self) { try SecretSet.load(directory: dir.path) }
+        try Data("v2\n".utf8).write(to: dir.appendingPathComponent("signing-version"))
+        let set = try SecretSet.load(directory: dir.path)
+        #expect(set.versions.map(\.version) == ["v1", "v2"])
+        #expect(set.signing.version == "v2")
+        for text in ["\(set)", "\(set.signing)", String(reflecting: set.signing), "\(set.versions)"] {
+            #expect(!text.contains("very-secret"))
+        }
+        let fromEnv = try SecretSet.load(directory: nil, environment: [
+            "HALLMARK_SIGNER_SECRET_V7": "x", "HALLMARK_SIGNER_SIGNING_VERSION": "V7",
+        ])
+        #expect(fromEnv.signing.version == "v7")
+    }
+
+    @Test func keyCacheExpiresAndStaysBounded() async throws {
+        let cache = DerivedKeyCache(capacity: 3, ttl: 0.2)
+        for i in 0..<5 { cache.put(version: "v1", salt: Data([UInt8(i)]), key: Data([UInt8(i)])) }
+        #expect(cache.count == 3)
+        #expect(cache.get(version: "v1", salt: Data([0])) == nil)
+        #expect(cache.get(version: "v1", salt: Data([4])) == Data([4]))
+        #expect(cache.get(version: "v2", salt: Data([4])) == nil)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(cache.get(version: "v1", salt: Data([4])) == nil)
+    }
+
+    @Test func limiterAlertsOncePerWindowPastTheThreshold() {
+        let limiter = SecurityEventLimiter(threshold: 3, window: 60)
+        let t = Date()
+        let alerts = (0..<10).map { limiter.record(partner: "p", now: t.addingTimeInterval(Double($0))) }
+        #expect(alerts.compactMap { $0 } == [4])
+        #expect(limiter.record(partner: "other", now: t) == nil)
+        #expect(limiter.record(partner: "p", now: t.addingTimeInterval(61)) == nil)
+    }
+
+    /// Vector C through the worker pool and the cache: the dedicated threads give the
+    /// reference bytes, and a second request for the same salt is served from the cache.
+    @Test func workerPoolDerivesVectorCInBatches() async throws {
+        let pool = PBKDF2WorkerPool(workers: 2, batchSize: 4, logger: Logger(label: "test"))
+        pool.startDetached()
+        defer { pool.stop() }
+        let cache = DerivedKeyCache(capacity: 16, ttl: 60)
+        let deriver = KeyDeriver(pool: pool, cache: cache)
+        let data = Data("test payload".utf8)
+        let salt = SmileIDSignature.salt(dataCount: data.count, timestamp: Fixtures.vectorTimestamp)
+        let secret = SecretVersion(version: "v1", secret: "test-secret")
+        let keys = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<4 { group.addTask { try await deriver.keys(versions: [secret], salt: salt)[0] } }
+            return try await group.reduce(into: [Data]()) { $0.append($1) }
+        }
+        let mac = Base64.encode(HMACSHA256.mac(key: keys[0], data: data))
+        #expect(mac == "d0z1cqkMp2cMNM9risySEwXvNJOAoG+dHRv+tBaokKk=")
+        #expect(Set(keys).count == 1)
+        #expect(cache.count == 1)
+        // Distinct salts in one job come back in order.
+        let salts = (0..<5).map { SmileIDSignature.salt(dataCount: $0, timestamp: Fixtures.vectorTimestamp) }
+        let direct = try salts.map {
+            try PBKDF2.deriveSHA256(password: Data("test-secret".utf8), salt: $0, iterations: SmileIDSignature.iterations)
+        }
+        let pooled = try await pool.derive(salts.map {
+            PBKDF2.Request(password: Data("test-secret".utf8), salt: $0, iterations: SmileIDSignature.iterations)
+        })
+        #expect(pooled == direct)
+    }
+
+    @Test func stoppedPoolFailsInsteadOfHanging() async {
+        let pool = PBKDF2WorkerPool(workers: 1, batchSize: 1, logger: Logger(label: "test"))
+        pool.stop()
+        await #expect(throws: SignerError.self) {
+            _ = try await pool.derive([PBKDF2.Request(password: Data("a".utf8), salt: Data("b".utf8), iterations: 1)])
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import Foundation
+import HallmarkTestSupport
+
+/// Validates produced messages against `proto-json/` with the shared validator.
+enum SchemaCheck {
+    static func validate(_ instance: Any, against name: String) throws {
+        let validator = try JSONSchemaValidator.load(name)
+        try validator.lint()
+        try validator.validate(instance)
+    }
+}
