@@ -186,7 +186,7 @@ struct AuthorityIntegrationTests {
     @Test func wrongKEKRefusesToStartAndTheVariableWorks() async throws {
         let h = try await AuthorityHarness(tables: 4)
         let wrong = try AuthoritySecrets.generateText()
-        let refused = try AuthorityProcess(name: "\(h.id)-wrong", environment: [
+        let refused = try ServiceProcess("hallmark-authority", name: "\(h.id)-wrong", environment: [
             "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": "",
             "HALLMARK_AUTHORITY_KEK": wrong, "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
         ])

@@ -1,4 +1,5 @@
 import AuthorityCore
+import HallmarkTestSupport
 import Foundation
 import HallmarkCLICore
 import HallmarkCrypto
@@ -63,9 +64,9 @@ final class AuthorityHarness: Sendable {
     }
 
     /// Starts an authority process in this harness's world and waits until it consumes.
-    func start(_ name: String, _ extra: [String: String] = [:]) async throws -> AuthorityProcess {
+    func start(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
         let c = configuration
-        let process = try AuthorityProcess(name: "\(id)-\(name)", environment: [
+        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: [
             "HALLMARK_AUTHORITY_SCHEMA": c.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": c.provisionInput,
             "HALLMARK_AUTHORITY_PROVISION_OUTPUT": c.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": c.tokenInput,
             "HALLMARK_AUTHORITY_TOKEN_OUTPUT": c.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": c.adminInput,
@@ -75,7 +76,7 @@ final class AuthorityHarness: Sendable {
             "HALLMARK_AUTHORITY_KEK_FILE": secretsFile, "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300",
             "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
         ].merging(extra) { _, new in new })
-        try await process.waitUntilStarted()
+        try await process.waitForLog("stage started")
         return process
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkTestSupport
 import HallmarkEnvelope
 import HallmarkKafka
 import HallmarkPostgres
@@ -32,8 +33,8 @@ final class StageHarness: Sendable {
     }
 
     /// Starts a probe process in this harness's world.
-    func startProbe(_ name: String, _ extra: [String: String] = [:]) throws -> ProbeProcess {
-        try ProbeProcess(name: "\(id)-\(name)", environment: [
+    func startProbe(_ name: String, _ extra: [String: String] = [:]) throws -> ServiceProcess {
+        try ServiceProcess("hallmark", arguments: ["probe"], name: "\(id)-\(name)", environment: [
             "HALLMARK_PROBE_INPUT": input, "HALLMARK_PROBE_OUTPUT": output, "HALLMARK_PROBE_SCHEMA": schema,
             "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_INSTANCE": name,
             "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkTestSupport
 import HallmarkCrypto
 import HallmarkEnvelope
 import HallmarkKafka
@@ -56,8 +57,8 @@ final class SignerHarness: Sendable {
     }
 
     /// Starts a signer in this harness's world and waits until its consumer started.
-    func startSigner(_ name: String, _ extra: [String: String] = [:]) async throws -> SignerProcess {
-        let process = try SignerProcess(name: "\(id)-\(name)", environment: [
+    func startSigner(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
+        let process = try ServiceProcess("hallmark-signer", name: "\(id)-\(name)", environment: [
             "HALLMARK_SIGNER_SIGN_INPUT": signInput, "HALLMARK_SIGNER_SIGN_OUTPUT": signOutput,
             "HALLMARK_SIGNER_VERIFY_INPUT": verifyInput, "HALLMARK_SIGNER_VERIFY_OUTPUT": verifyOutput,
             "HALLMARK_SIGNER_SCHEMA": schema, "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
