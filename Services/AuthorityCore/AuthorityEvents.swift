@@ -14,7 +14,7 @@ struct AuthorityEvents: Sendable {
         metrics.securityEvents.increment()
         let event = SecurityEvent(
             id: MessageID.derived(from: message.header.id, "security-\(event.rawValue)"), producedAt: Timestamp.now(),
-            instance: instance, event: event, severity: severity, requestId: message.header.id, reason: reason,
+            service: "authority", instance: instance, event: event, severity: severity, requestId: message.header.id, reason: reason,
             deviceSerial: serial, tableId: tableId, count: count)
         return try .json(topic: topic, key: serial, event)
     }

@@ -46,7 +46,8 @@ extension SignerProcessor {
         guard let count = limiter.record(partner: partner, now: now()) else { return nil }
         metrics.securityEvents.increment()
         return SecurityEvent(id: MessageID.derived(from: message.header.id, "security"), producedAt: Timestamp.now(),
-                             instance: instance, partnerID: String(partner.prefix(128)), rejections: count,
-                             windowSeconds: Int(configuration.alertWindow), lastReason: reason.rawValue)
+                             service: "signer", instance: instance, event: .rejectionRate, severity: .warning,
+                             requestId: message.header.id, reason: reason.rawValue, count: count,
+                             partnerID: String(partner.prefix(128)), windowSeconds: Int(configuration.alertWindow))
     }
 }

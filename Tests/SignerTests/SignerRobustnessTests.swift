@@ -71,9 +71,11 @@ struct SignerRobustnessTests {
         #expect(results.values.allSatisfy { $0.first?["reason"] as? String == "bad_mac" })
         let events = try await h.read(h.security, timeout: .seconds(10)) { $0.count >= 2 }
         #expect(events.count == 1)
+        #expect(events.first?["event"] as? String == "rejection_rate")
         #expect(events.first?["partner_id"] as? String == "attacker")
-        #expect(events.first?["rejections"] as? Int == 6)
-        #expect(events.first?["last_reason"] as? String == "bad_mac")
+        #expect(events.first?["count"] as? Int == 6)
+        #expect(events.first?["reason"] as? String == "bad_mac")
+        for event in events { try SchemaCheck.validate(event, against: "hallmark.security.event.v1") }
         #expect(signer.process.isRunning)
     }
 

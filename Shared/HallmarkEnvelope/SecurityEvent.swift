@@ -1,5 +1,6 @@
-/// `hallmark.security.event.v1` on `hallmark.security`: replays, tampered tokens, blacklisted
-/// devices, abuse thresholds and admin actions. Never a key, token or NUC hash.
+/// `hallmark.security.event.v1` on `hallmark.security`, shared by every service: replays,
+/// tampered tokens, blacklisted devices, abuse thresholds, admin actions, partners past their
+/// rejection rate. Carries codes and counts, never a key, secret, token, NUC hash or payload.
 public struct SecurityEvent: Codable, Sendable, Hashable {
     /// The schema name.
     public static let schema = "hallmark.security.event.v1"
@@ -14,6 +15,8 @@ public struct SecurityEvent: Codable, Sendable, Hashable {
         case deviceUnblacklisted = "device_unblacklisted"
         case tableRetired = "table_retired"
         case kekRotation = "kek_rotation"
+        /// The signer: one partner's rejections passed the configured rate.
+        case rejectionRate = "rejection_rate"
     }
 
     /// `info`, `warning` or `critical`.
@@ -22,7 +25,7 @@ public struct SecurityEvent: Codable, Sendable, Hashable {
     public var schema = SecurityEvent.schema
     public var id: String
     public var producedAt: String
-    public var service = "authority"
+    public var service: String
     public var instance: String
     public var event: Kind
     public var severity: Severity
@@ -31,6 +34,10 @@ public struct SecurityEvent: Codable, Sendable, Hashable {
     public var deviceSerial: String?
     public var tableId: Int?
     public var count: Int?
+    /// The partner a rate event is about.
+    public var partnerID: String?
+    /// The window a rate or count covers.
+    public var windowSeconds: Int?
 
     enum CodingKeys: String, CodingKey {
         case schema, id, service, instance, event, severity, reason, count
@@ -38,14 +45,17 @@ public struct SecurityEvent: Codable, Sendable, Hashable {
         case requestId = "request_id"
         case deviceSerial = "device_serial"
         case tableId = "table_id"
+        case partnerID = "partner_id"
+        case windowSeconds = "window_seconds"
     }
 
     /// Creates an event.
-    public init(id: String, producedAt: String, instance: String, event: Kind, severity: Severity,
+    public init(id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
                 requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil) {
+                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil) {
         self.id = id
         self.producedAt = producedAt
+        self.service = service
         self.instance = instance
         self.event = event
         self.severity = severity
@@ -54,5 +64,7 @@ public struct SecurityEvent: Codable, Sendable, Hashable {
         self.deviceSerial = deviceSerial
         self.tableId = tableId
         self.count = count
+        self.partnerID = partnerID
+        self.windowSeconds = windowSeconds
     }
 }
