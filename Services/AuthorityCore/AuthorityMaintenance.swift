@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
 import HallmarkPostgres
+import HallmarkRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -47,7 +48,7 @@ public final class AuthorityMaintenance: Service, Sendable {
                     try await cleanUp()
                     if moved > 0 { logger.info("re-sealed rows under the current KEK", metadata: ["rows": "\(moved)"]) }
                 } catch {
-                    logger.warning("maintenance pass failed", metadata: ["error": "\(String(describing: type(of: error)))"])
+                    logger.warning("maintenance pass failed", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
                 }
             }
         } onGracefulShutdown: { [wakeContinuation] in

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkPostgres
+import HallmarkRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -129,7 +130,7 @@ public final class ReplayLedger: Service, Sendable {
             }
         } catch {
             logger.warning("replay records not written", metadata: ["claims": "\(batch.count)",
-                                                                     "error": "\(String(describing: type(of: error)))"])
+                                                                     "error": "\(ErrorPolicy.safeDescription(error))"])
             for claim in batch { claim.continuation.resume(throwing: error) }
         }
     }

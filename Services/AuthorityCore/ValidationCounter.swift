@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkPostgres
+import HallmarkRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -67,7 +68,7 @@ public final class ValidationCounter: Service, Sendable {
         do { try await flush() } catch is CancellationError {
             // Cancelled rather than shut down gracefully: the counts are approximate anyway.
         } catch {
-            logger.warning("validation counts not flushed", metadata: ["error": "\(String(describing: type(of: error)))"])
+            logger.warning("validation counts not flushed", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
         }
     }
 
