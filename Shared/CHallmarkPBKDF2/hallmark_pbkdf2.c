@@ -266,3 +266,58 @@ int hallmark_random_bytes(uint8_t *buf, size_t len) {
     }
     return 0;
 }
+
+/* HMAC with a precomputed key over up to three concatenated pieces (HKDF's T(i-1) || info || i). */
+static void hmac_pieces(const hallmark_hmac_key *k, const uint8_t *a, size_t an, const uint8_t *b, size_t bn,
+                        const uint8_t *c3, size_t cn, compress_fn f, uint8_t out[32]) {
+    sha256_ctx c;
+    uint32_t w[8];
+    uint8_t inner[32];
+    sha_init(&c, k->inner, 64, f);
+    if (an) sha_update(&c, a, an);
+    if (bn) sha_update(&c, b, bn);
+    if (cn) sha_update(&c, c3, cn);
+    sha_final_words(&c, w);
+    words_to_bytes(w, inner);
+    sha_init(&c, k->outer, 64, f);
+    sha_update(&c, inner, 32);
+    sha_final_words(&c, w);
+    words_to_bytes(w, out);
+    memset(inner, 0, sizeof inner);
+}
+
+void hallmark_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *data, size_t data_len,
+                          uint8_t out[32]) {
+    compress_fn f = compressor(hallmark_pbkdf2_cpu_has_sha_ni());
+    hallmark_hmac_key k;
+    hmac_key_setup(&k, key, key_len, f);
+    hmac_pieces(&k, data, data_len, NULL, 0, NULL, 0, f, out);
+    memset(&k, 0, sizeof k);
+}
+
+int hallmark_hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len,
+                         const uint8_t *info, size_t info_len, uint8_t *out, size_t out_len) {
+    if (out_len == 0 || out_len > 255 * 32 || out == NULL) return -1;
+    compress_fn f = compressor(hallmark_pbkdf2_cpu_has_sha_ni());
+    hallmark_hmac_key k;
+    uint8_t prk[32], t[32];
+    /* Extract: PRK = HMAC(salt, IKM); an empty salt is a zero key, as RFC 5869 says. */
+    hmac_key_setup(&k, salt, salt_len, f);
+    hmac_pieces(&k, ikm, ikm_len, NULL, 0, NULL, 0, f, prk);
+    /* Expand: T(i) = HMAC(PRK, T(i-1) || info || i). */
+    hmac_key_setup(&k, prk, 32, f);
+    size_t done = 0, tlen = 0;
+    uint8_t counter = 1;
+    while (done < out_len) {
+        hmac_pieces(&k, t, tlen, info, info_len, &counter, 1, f, t);
+        tlen = 32;
+        size_t take = out_len - done < 32 ? out_len - done : 32;
+        memcpy(out + done, t, take);
+        done += take;
+        counter++;
+    }
+    memset(&k, 0, sizeof k);
+    memset(prk, 0, sizeof prk);
+    memset(t, 0, sizeof t);
+    return 0;
+}

@@ -46,6 +46,16 @@ int hallmark_pbkdf2_sha256(const uint8_t *password, size_t password_len,
 int hallmark_pbkdf2_sha256_batch(const hallmark_pbkdf2_job *jobs, size_t count,
                                  hallmark_pbkdf2_impl impl);
 
+/** HMAC-SHA256 (RFC 2104) of `data` under `key` into `out` (32 bytes), on the same
+ *  SHA-256 compressions (SHA-NI when present). */
+void hallmark_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *data, size_t data_len,
+                          uint8_t out[32]);
+
+/** HKDF-SHA256 (RFC 5869) extract-then-expand; an empty salt is 32 zero bytes. Returns 0,
+ *  or -1 when `out_len` is 0 or above 255 * 32. */
+int hallmark_hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len,
+                         const uint8_t *info, size_t info_len, uint8_t *out, size_t out_len);
+
 /** Fills `buf` from the kernel CSPRNG (getrandom). Returns 0, or -1 when it is unavailable. */
 int hallmark_random_bytes(uint8_t *buf, size_t len);
 

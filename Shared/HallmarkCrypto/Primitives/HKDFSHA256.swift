@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 
-/// HKDF-SHA256 (RFC 5869) over swift-crypto. An empty salt is a zero-length salt, which
-/// RFC 5869 treats as 32 zero bytes.
+/// HKDF-SHA256 (RFC 5869). An empty salt is a zero-length salt, which RFC 5869 treats as 32
+/// zero bytes. ``derive(ikm:salt:info:length:)`` runs on the crypto module's own SHA-256
+/// (see ``HMACSHA256``); tests check it against swift-crypto and the RFC 5869 vectors.
 public enum HKDFSHA256 {
     /// Largest output RFC 5869 allows for SHA-256 (255 blocks).
     public static let maximumLength = 255 * 32
@@ -10,6 +11,16 @@ public enum HKDFSHA256 {
     /// Extract-then-expand.
     public static func derive(ikm: some DataProtocol, salt: some DataProtocol = Data(),
                               info: some DataProtocol = Data(), length: Int) throws(HallmarkCryptoError) -> Data {
+        try checkLength(length)
+        guard let key = NativeHMAC.hkdf(ikm: ikm, salt: salt, info: info, length: length) else {
+            throw HallmarkCryptoError(.derivationFailed, "HKDF derivation failed")
+        }
+        return key
+    }
+
+    /// Extract-then-expand through swift-crypto (the reference the fast path is tested against).
+    public static func referenceDerive(ikm: some DataProtocol, salt: some DataProtocol = Data(),
+                                       info: some DataProtocol = Data(), length: Int) throws(HallmarkCryptoError) -> Data {
         try checkLength(length)
         let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Data(ikm)), salt: salt,
                                          info: info, outputByteCount: length)

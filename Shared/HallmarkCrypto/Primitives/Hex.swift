@@ -17,23 +17,27 @@ public enum Hex {
     /// Decodes hex (either case). Throws `malformedHex` on odd length or a non-hex digit,
     /// `invalidLength` when `length` is given and does not match the decoded size.
     public static func decode(_ text: String, length: Int? = nil) throws(HallmarkCryptoError) -> Data {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else { throw HallmarkCryptoError(.malformedHex, "hex has an odd number of digits") }
-        var out = Data(capacity: utf8.count / 2)
-        var i = 0
-        while i < utf8.count {
-            guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else {
-                throw HallmarkCryptoError(.malformedHex, "hex contains a non-hex character")
+        var text = text
+        let decoded: [UInt8]? = text.withUTF8 { utf8 in
+            guard utf8.count % 2 == 0 else { return nil }
+            var out = [UInt8](repeating: 0, count: utf8.count / 2)
+            for i in out.indices {
+                guard let hi = nibble(utf8[2 * i]), let lo = nibble(utf8[2 * i + 1]) else { return nil }
+                out[i] = hi << 4 | lo
             }
-            out.append(hi << 4 | lo)
-            i += 2
+            return out
         }
-        if let length, out.count != length {
-            throw HallmarkCryptoError(.invalidLength, "expected \(length) bytes of hex, got \(out.count)")
+        guard let decoded else {
+            throw HallmarkCryptoError(.malformedHex, text.utf8.count % 2 == 0 ? "hex contains a non-hex character"
+                                                                             : "hex has an odd number of digits")
         }
-        return out
+        if let length, decoded.count != length {
+            throw HallmarkCryptoError(.invalidLength, "expected \(length) bytes of hex, got \(decoded.count)")
+        }
+        return Data(decoded)
     }
 
+    @inline(__always)
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
