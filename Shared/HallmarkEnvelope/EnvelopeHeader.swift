@@ -31,33 +31,39 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
     /// - Throws: ``EnvelopeError`` `invalid_json` when the bytes are not a JSON object,
     ///   `invalid_envelope` when `schema`, `id` or `produced_at` is missing or malformed.
     public static func parse(_ bytes: [UInt8]) throws -> EnvelopeHeader {
-        let object: Any
+        try read(bytes).header
+    }
+
+    /// Reads a raw message once: its checked envelope and all its top-level members, so a
+    /// stage can check the body without parsing the bytes again.
+    /// - Throws: as ``parse(_:)``.
+    public static func read(_ bytes: [UInt8]) throws(EnvelopeError) -> (header: EnvelopeHeader, fields: [String: JSONValue]) {
+        let value: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+            value = try JSONReader.parse(bytes)
         } catch {
-            throw EnvelopeError(.invalidJSON, "the message is not valid UTF-8 JSON")
+            throw EnvelopeError(.invalidJSON, "the message is not valid UTF-8 JSON (\(error.reason) at byte \(error.offset))")
         }
-        guard let fields = object as? [String: Any] else {
+        guard case .object(let fields) = value else {
             throw EnvelopeError(.invalidJSON, "the message is not a JSON object")
         }
-        guard let schema = fields["schema"] as? String, !schema.isEmpty else {
+        guard let schema = fields["schema"]?.string, !schema.isEmpty else {
             throw EnvelopeError(.invalidEnvelope, "`schema` is missing or not a string")
         }
-        guard let id = fields["id"] as? String, UUID(uuidString: id) != nil else {
+        guard let id = fields["id"]?.string, UUID(uuidString: id) != nil else {
             throw EnvelopeError(.invalidEnvelope, "`id` is missing or not a UUID")
         }
-        guard let producedAt = fields["produced_at"] as? String, Timestamp.parse(producedAt) != nil else {
+        guard let producedAt = fields["produced_at"]?.string, Timestamp.parse(producedAt) != nil else {
             throw EnvelopeError(.invalidEnvelope, "`produced_at` is missing or not ISO 8601")
         }
-        func optionalString(_ name: String) throws -> String? {
-            guard let value = fields[name], !(value is NSNull) else { return nil }
-            guard let string = value as? String else {
-                throw EnvelopeError(.invalidEnvelope, "`\(name)` is not a string")
-            }
+        func optionalString(_ name: String) throws(EnvelopeError) -> String? {
+            guard let value = fields[name], !value.isNull else { return nil }
+            guard let string = value.string else { throw EnvelopeError(.invalidEnvelope, "`\(name)` is not a string") }
             return string
         }
-        return EnvelopeHeader(schema: schema, id: id.lowercased(), producedAt: producedAt,
-                              correlationID: try optionalString("correlation_id"),
-                              replyTo: try optionalString("reply_to"))
+        let header = EnvelopeHeader(schema: schema, id: id.lowercased(), producedAt: producedAt,
+                                    correlationID: try optionalString("correlation_id"),
+                                    replyTo: try optionalString("reply_to"))
+        return (header, fields)
     }
 }
