@@ -42,6 +42,33 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Enqueues every message, in order, and returns at once; ``KafkaDeliveryGroup/wait()``
+    /// returns when all are acknowledged. Messages with one key keep their order, also across
+    /// groups enqueued one after the other. When the local queue is full it waits for room.
+    /// - Throws: ``KafkaError`` `produce` when a message cannot be enqueued (those before it
+    ///   are already on their way).
+    public func enqueue(_ messages: [KafkaOutgoingMessage]) async throws -> KafkaDeliveryGroup {
+        let group = KafkaDeliveryGroup()
+        defer { group.seal() }
+        var index = 0
+        while index < messages.count {
+            let code = native.produce(messages[index], into: group)
+            if code == 0 {
+                index += 1
+            } else if code == RDKafkaProducer.queueFullCode {
+                try await Task.sleep(for: .milliseconds(1))
+            } else {
+                throw KafkaError(.produce, RDKafkaProducer.describe(code), librdkafkaCode: code)
+            }
+        }
+        return group
+    }
+
+    /// Sends every message and waits until all are acknowledged (see ``enqueue(_:)``).
+    public func send(_ messages: [KafkaOutgoingMessage]) async throws {
+        try await enqueue(messages).wait()
+    }
+
     /// Messages enqueued but not yet acknowledged.
     public var queueLength: Int { native.queueLength }
 

@@ -92,4 +92,50 @@ struct KafkaProducerConsumerTests {
         }
         await producer.close(timeout: .seconds(1))
     }
+
+    /// Groups enqueued one after another keep each key's order across groups, and a group's
+    /// single wait covers all of its messages.
+    @Test func enqueuedGroupsAreAcknowledgedTogetherAndKeepKeyOrder() async throws {
+        let config = KafkaTestSupport.configuration
+        let topic = KafkaTestSupport.uniqueName("test.groups")
+        try await KafkaAdmin(configuration: config, logger: KafkaTestSupport.logger).createTopics([topic], partitions: 3)
+        let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+        var groups: [KafkaDeliveryGroup] = []
+        for g in 0..<4 {
+            let batch = (0..<250).map { i in
+                KafkaOutgoingMessage(topic: topic, key: Array("key-\(i % 5)".utf8), value: Array("\(g * 250 + i)".utf8))
+            }
+            groups.append(try await producer.enqueue(batch))
+        }
+        for group in groups { try await group.wait() }
+        #expect(producer.queueLength == 0)
+        try await producer.send([])  // an empty group is acknowledged at once
+        await producer.close()
+
+        let consumer = try KafkaConsumer(configuration: config, groupID: KafkaTestSupport.uniqueName("test.groups"),
+                                         topics: [topic], logger: KafkaTestSupport.logger)
+        try consumer.start()
+        var seen: [String: [Int]] = [:]
+        var received = 0
+        for await message in consumer.messages {
+            seen[String(decoding: message.key ?? [], as: UTF8.self), default: []]
+                .append(Int(String(decoding: message.value, as: UTF8.self))!)
+            received += 1
+            if received == 1000 { break }
+        }
+        await consumer.close()
+        #expect(received == 1000)
+        for (key, values) in seen { #expect(values == values.sorted(), "key \(key) out of order") }
+        #expect(Set(seen.values.flatMap { $0 }) == Set(0..<1000))
+    }
+
+    @Test func groupWaitFailsWithTypedErrorWhenBrokerIsUnreachable() async throws {
+        var config = KafkaConfiguration(brokers: "127.0.0.1:1")
+        config.properties = ["message.timeout.ms": "300", "log_level": "0"]
+        let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+        let group = try await producer.enqueue((0..<10).map { KafkaOutgoingMessage(topic: "nowhere", key: nil, value: [UInt8($0)]) })
+        let error = await #expect(throws: KafkaError.self) { try await group.wait() }
+        #expect(error?.code == .delivery)
+        await producer.close(timeout: .seconds(1))
+    }
 }

@@ -3,12 +3,35 @@ import Logging
 import Synchronization
 import rdkafka
 
-/// One in-flight message's continuation, carried through librdkafka as the message opaque.
-private final class DeliveryBox {
+/// Who hears of a message's delivery, carried through librdkafka as the message opaque.
+private class DeliveryTarget {
+    func delivered(_ m: rd_kafka_message_t) {}
+
+    static func error(of m: rd_kafka_message_t) -> KafkaError? {
+        guard m.err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        return KafkaError(.delivery, RDKafkaClient.describe(m.err), librdkafkaCode: m.err.rawValue)
+    }
+}
+
+/// One in-flight message's continuation.
+private final class DeliveryBox: DeliveryTarget {
     let continuation: CheckedContinuation<KafkaDeliveryReport, any Error>
     init(_ continuation: CheckedContinuation<KafkaDeliveryReport, any Error>) {
         self.continuation = continuation
     }
+
+    override func delivered(_ m: rd_kafka_message_t) {
+        if let error = Self.error(of: m) { return continuation.resume(throwing: error) }
+        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        continuation.resume(returning: KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset))
+    }
+}
+
+/// A message of a ``KafkaDeliveryGroup``.
+private final class GroupDelivery: DeliveryTarget {
+    let group: KafkaDeliveryGroup
+    init(_ group: KafkaDeliveryGroup) { self.group = group }
+    override func delivered(_ m: rd_kafka_message_t) { group.completed(Self.error(of: m)) }
 }
 
 /// The C side of ``KafkaProducer``: an idempotent producer handle, its topic handles and a
@@ -66,7 +89,25 @@ final class RDKafkaProducer: @unchecked Sendable {
             continuation.resume(throwing: error)
             return 0
         }
-        let box = Unmanaged.passRetained(DeliveryBox(continuation)).toOpaque()
+        return produce(rkt, partition: partition, key: key, value: value, target: DeliveryBox(continuation))
+    }
+
+    /// Enqueues one message of `group`; returns librdkafka's error code (0: enqueued).
+    func produce(_ message: KafkaOutgoingMessage, into group: KafkaDeliveryGroup) -> Int32 {
+        guard let rkt = try? topicHandle(message.topic) else {
+            let code = rd_kafka_last_error().rawValue
+            return code != 0 ? code : RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue
+        }
+        group.added()
+        let code = produce(rkt, partition: message.partition, key: message.key, value: message.value,
+                           target: GroupDelivery(group))
+        if code != 0 { group.completed(nil) }  // not enqueued: the caller retries or throws
+        return code
+    }
+
+    private func produce(_ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8],
+                         target: DeliveryTarget) -> Int32 {
+        let box = Unmanaged.passRetained(target).toOpaque()
         let result: Int32 = value.withUnsafeBytes { v in
             func send(_ k: UnsafeRawBufferPointer?) -> Int32 {
                 rd_kafka_produce(rkt, partition ?? RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
@@ -77,7 +118,7 @@ final class RDKafkaProducer: @unchecked Sendable {
             return send(nil)
         }
         guard result == 0 else {
-            Unmanaged<DeliveryBox>.fromOpaque(box).release()
+            Unmanaged<DeliveryTarget>.fromOpaque(box).release()
             return rd_kafka_last_error().rawValue
         }
         return 0
@@ -98,16 +139,7 @@ final class RDKafkaProducer: @unchecked Sendable {
 private func deliveryReport(_ rk: OpaquePointer?, _ message: UnsafePointer<rd_kafka_message_t>?,
                             _ opaque: UnsafeMutableRawPointer?) {
     guard let message, let raw = message.pointee._private else { return }
-    let box = Unmanaged<DeliveryBox>.fromOpaque(raw).takeRetainedValue()
-    let m = message.pointee
-    if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
-        box.continuation.resume(returning: KafkaDeliveryReport(topic: topic, partition: m.partition,
-                                                               offset: m.offset))
-    } else {
-        box.continuation.resume(throwing: KafkaError(.delivery, RDKafkaClient.describe(m.err),
-                                                     librdkafkaCode: m.err.rawValue))
-    }
+    Unmanaged<DeliveryTarget>.fromOpaque(raw).takeRetainedValue().delivered(message.pointee)
 }
 
 /// A flag a dedicated thread polls to know when to stop.
