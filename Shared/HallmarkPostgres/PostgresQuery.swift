@@ -29,6 +29,25 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable, CustomS
         invalidIdentifier = stringInterpolation.invalidIdentifier
     }
 
+    /// Appends another query's SQL and binds (renumbered), in constant time per piece.
+    public mutating func append(_ other: PostgresQuery) {
+        pieces.append(contentsOf: other.pieces)
+        if let bad = other.invalidIdentifier { invalidIdentifier = bad }
+    }
+
+    /// The parts one after the other with `separator` between them, e.g. the rows of a
+    /// multi-row `VALUES` list. Linear in the parts (interpolating a growing query into itself
+    /// would copy it each time).
+    public static func joined(_ parts: some Sequence<PostgresQuery>, separator: String) -> PostgresQuery {
+        var result: PostgresQuery = ""
+        result.pieces.removeAll()
+        for (i, part) in parts.enumerated() {
+            if i > 0 { result.pieces.append(.sql(separator)) }
+            result.append(part)
+        }
+        return result
+    }
+
     /// The SQL text with `$1`, `$2`, … placeholders.
     public var sql: String { render().sql }
 
