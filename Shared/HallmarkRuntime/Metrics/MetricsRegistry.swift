@@ -47,6 +47,13 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
     public func destroyRecorder(_ handler: any RecorderHandler) {}
     public func destroyTimer(_ handler: any TimerHandler) {}
 
+    /// The sum of the counters (or gauges) named `label` over all their dimensions, without
+    /// starting a new histogram interval.
+    public func total(of label: String) -> Double {
+        metrics.withLock { all in all.filter { $0.key.label == label && $0.value.kind != .histogram } }
+            .reduce(0) { $0 + $1.value.value }
+    }
+
     /// Reads every metric; histograms then start a new interval.
     public func snapshot() -> (counters: [MetricsSnapshot.Value], gauges: [MetricsSnapshot.Value],
                                histograms: [MetricsSnapshot.Histogram]) {

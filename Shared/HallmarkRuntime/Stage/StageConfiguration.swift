@@ -15,6 +15,15 @@ public struct StageConfiguration: Sendable {
     public var rejectedTopic: String
     /// Messages processed concurrently (different keys only). `HALLMARK_MAX_IN_FLIGHT`, default 64.
     public var maxInFlight: Int
+    /// Batch stages: most messages processed as one batch. `HALLMARK_MAX_BATCH`, default 512.
+    public var maxBatch: Int
+    /// Batch stages: batches processed concurrently, each over its own share of the
+    /// partitions (so per-partition order holds); more workers than cores let one batch's
+    /// database round trip overlap another's work. `HALLMARK_BATCH_WORKERS`, default 4.
+    public var batchWorkers: Int
+    /// Batch stages: batches per worker whose outputs may await acknowledgement while the
+    /// next is processed. Default 4.
+    public var batchesInFlight: Int
     /// Larger messages are rejected as `oversized`. `HALLMARK_MAX_MESSAGE_BYTES`, default 1 MiB.
     public var maxMessageBytes: Int
     /// Attempts before an unexpected (non-transient) error rejects a message. Default 5.
@@ -31,6 +40,7 @@ public struct StageConfiguration: Sendable {
 
     public init(service: String, inputTopics: [String], instance: String? = nil, groupID: String? = nil,
                 rejectedTopic: String = "hallmark.rejected", maxInFlight: Int = 64,
+                maxBatch: Int = 512, batchWorkers: Int = 4, batchesInFlight: Int = 4,
                 maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5,
                 initialBackoff: Duration = .milliseconds(50), maxBackoff: Duration = .seconds(2),
                 shutdownGrace: Duration = .seconds(20), revokeDrainTimeout: Duration = .seconds(10)) {
@@ -40,6 +50,9 @@ public struct StageConfiguration: Sendable {
         self.inputTopics = inputTopics
         self.rejectedTopic = rejectedTopic
         self.maxInFlight = maxInFlight
+        self.maxBatch = maxBatch
+        self.batchWorkers = batchWorkers
+        self.batchesInFlight = batchesInFlight
         self.maxMessageBytes = maxMessageBytes
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
@@ -57,6 +70,8 @@ public struct StageConfiguration: Sendable {
         if let v = env["HALLMARK_GROUP_ID"], !v.isEmpty { config.groupID = v }
         if let v = env["HALLMARK_REJECTED_TOPIC"], !v.isEmpty { config.rejectedTopic = v }
         if let v = try ConfigurationError.positiveInt(env, "HALLMARK_MAX_IN_FLIGHT") { config.maxInFlight = v }
+        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_MAX_BATCH") { config.maxBatch = v }
+        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_BATCH_WORKERS") { config.batchWorkers = v }
         if let v = try ConfigurationError.positiveInt(env, "HALLMARK_MAX_MESSAGE_BYTES") { config.maxMessageBytes = v }
         if let v = try ConfigurationError.positiveInt(env, "HALLMARK_SHUTDOWN_GRACE_MS") {
             config.shutdownGrace = .milliseconds(v)

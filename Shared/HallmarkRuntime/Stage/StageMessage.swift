@@ -7,6 +7,15 @@ public struct StageMessage: Sendable {
     public let header: EnvelopeHeader
     /// Where it came from, with its raw key and value.
     public let kafka: KafkaMessage
+    /// The message's top-level members, as read once with the envelope (empty when the
+    /// message was made without them).
+    public let fields: [String: JSONValue]
+
+    public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue] = [:]) {
+        self.header = header
+        self.kafka = kafka
+        self.fields = fields
+    }
 
     /// The raw JSON bytes.
     public var value: [UInt8] { kafka.value }
@@ -49,4 +58,9 @@ public struct StageRejection: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "StageRejection(\(reason): \(detail))" }
+}
+
+extension StageOutput {
+    /// As the producer takes it.
+    var outgoing: KafkaOutgoingMessage { KafkaOutgoingMessage(topic: topic, key: key, value: value) }
 }

@@ -9,6 +9,8 @@ final class StageMetrics: Sendable {
     let stale: Counter
     let retries: Counter
     let processingTime: Timer
+    /// Batch stages: messages per batch.
+    let batchSize: Recorder
     let inFlight: Meter
     let consumerLag: Meter
     private let service: String
@@ -22,6 +24,7 @@ final class StageMetrics: Sendable {
         stale = Counter(label: "hallmark_stage_stale_total", dimensions: dims)
         retries = Counter(label: "hallmark_stage_retries_total", dimensions: dims)
         processingTime = Timer(label: "hallmark_stage_processing_ns", dimensions: dims)
+        batchSize = Recorder(label: "hallmark_stage_batch_size", dimensions: dims)
         inFlight = Meter(label: "hallmark_stage_in_flight", dimensions: dims)
         consumerLag = Meter(label: "hallmark_stage_consumer_lag", dimensions: dims)
     }
