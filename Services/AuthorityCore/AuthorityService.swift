@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// Builds the authority's services: loads the secrets and the key tables (strictly: a KEK
 /// file that does not open them stops start-up), then returns maintenance, the validation
-/// counter, the replay ledger, the transactional stage (provisioning, admin) and the token
+/// counter, the transactional stage (provisioning, admin) and the token
 /// stage.
 public enum AuthorityService {
     /// The runner definition for `configuration`.
@@ -53,7 +53,7 @@ public enum AuthorityService {
         let counter = ValidationCounter(pool: pool, schema: configuration.schema,
                                         interval: .milliseconds(configuration.countFlushMilliseconds), logger: logger)
         let ledger = ReplayLedger(pool: pool, schema: configuration.schema,
-                                  windowSeconds: configuration.replayWindowSeconds, logger: logger)
+                                  windowSeconds: configuration.replayWindowSeconds)
         let processor = AuthorityProcessor(configuration: configuration, secrets: secrets, tables: tables,
                                            devices: devices, metrics: metrics, maintenance: maintenance,
                                            instance: stage.instance)
@@ -62,17 +62,17 @@ public enum AuthorityService {
                                     instance: stage.instance)
         var adminConfig = stage
         adminConfig.inputTopics = [configuration.provisionInput, configuration.adminInput]
-        // Token validation has no per-message transaction (see TokenProcessor): a stage of its
-        // own, without the inbox, in its own consumer group.
+        // Token validation has no per-message transaction (see TokenProcessor): a batch stage
+        // of its own, without the inbox, in its own consumer group.
         var tokenConfig = stage
         tokenConfig.inputTopics = [configuration.tokenInput]
         tokenConfig.groupID += "-tokens"
-        // Stopped in reverse order: the stages first, then the ledger, the counter's last
-        // flush, and maintenance.
-        return [maintenance, counter, ledger,
+        // Stopped in reverse order: the stages first, then the counter's last flush, and
+        // maintenance.
+        return [maintenance, counter,
                 StageService(configuration: adminConfig, kafka: kafka, producer: producer, database: database,
                              processor: processor, logger: logger),
-                StageService(configuration: tokenConfig, kafka: kafka, producer: producer, database: nil,
-                             processor: tokens, logger: logger)]
+                BatchStageService(configuration: tokenConfig, kafka: kafka, producer: producer, processor: tokens,
+                                  logger: logger)]
     }
 }

@@ -27,23 +27,43 @@ public final class DeviceDirectory: Sendable {
 
     /// The device with this NUC blind index, or nil.
     public func lookup(nucIndex: Data, pool: PostgresPool) async throws -> DeviceEntry? {
+        try await lookup(nucIndices: [nucIndex], pool: pool)[nucIndex]
+    }
+
+    /// The devices with these NUC blind indexes (unknown ones are absent): cached entries,
+    /// and one query for all the others.
+    public func lookup(nucIndices: [Data], pool: PostgresPool) async throws -> [Data: DeviceEntry] {
         let now = ContinuousClock.now
-        if let hit = cache.withLock({ $0[nucIndex] }), now - hit.fetchedAt < ttl { return hit.entry }
-        let rows = try await pool.query("""
-            SELECT device_id, serial, table_a, table_b, table_c, blacklisted
-            FROM \(unescaped: schema).devices WHERE nuc_index = \(nucIndex)
-            """)
-        guard let row = rows.first else {
-            _ = cache.withLock { $0.removeValue(forKey: nucIndex) }
-            return nil
-        }
-        let (id, serial, a, b, c, blacklisted) = try row.decode((Int64, String, Int64, Int64, Int64, Bool).self)
-        let entry = DeviceEntry(id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)], blacklisted: blacklisted)
+        var found: [Data: DeviceEntry] = [:]
+        var missing: [Data] = []
         cache.withLock { cache in
-            if cache.count >= capacity, let victim = cache.keys.first { cache.removeValue(forKey: victim) }
-            cache[nucIndex] = Cached(entry: entry, fetchedAt: now)
+            for index in nucIndices where found[index] == nil {
+                if let hit = cache[index], now - hit.fetchedAt < ttl { found[index] = hit.entry } else { missing.append(index) }
+            }
         }
-        return entry
+        missing = Array(Set(missing))
+        guard !missing.isEmpty else { return found }
+        let list = PostgresQuery.joined(missing.map { index -> PostgresQuery in "\(index)" }, separator: ", ")
+        let rows = try await pool.query("""
+            SELECT nuc_index, device_id, serial, table_a, table_b, table_c, blacklisted
+            FROM \(unescaped: schema).devices WHERE nuc_index IN (\(list))
+            """)
+        var fetched: [Data: DeviceEntry] = [:]
+        for (index, id, serial, a, b, c, blacklisted) in try rows.decode((Data, Int64, String, Int64, Int64, Int64, Bool).self) {
+            fetched[index] = DeviceEntry(id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)],
+                                         blacklisted: blacklisted)
+        }
+        cache.withLock { cache in
+            for index in missing {
+                guard let entry = fetched[index] else {
+                    cache.removeValue(forKey: index)
+                    continue
+                }
+                if cache.count >= capacity, let victim = cache.keys.first { cache.removeValue(forKey: victim) }
+                cache[index] = Cached(entry: entry, fetchedAt: now)
+            }
+        }
+        return found.merging(fetched) { cached, _ in cached }
     }
 
     /// Drops one device from the cache (by its serial), after an admin change.

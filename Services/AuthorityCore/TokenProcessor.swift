@@ -11,12 +11,13 @@ import HallmarkRuntime
 /// hash the token decrypts to (its keyed blind index), so neither an image hash nor a device
 /// id ever reaches the authority.
 ///
-/// It runs without a per-message transaction: master keys are in memory, devices come from
-/// a bounded cache, replay records are written in batches (``ReplayLedger``) and counts are
-/// flushed once a second (``ValidationCounter``). Redelivery is safe without the runtime's
-/// inbox: the replay record holds the message id, so the same message is judged the same way
-/// again and its answer (same derived id) is the same.
-public struct TokenProcessor: StageProcessor {
+/// It works a batch at a time, without a per-message transaction: master keys are in
+/// memory, the batch's replay records are written in one statement (``ReplayLedger``), its
+/// devices come from a bounded cache with one query for the misses, and counts are flushed
+/// once a second (``ValidationCounter``). Redelivery is safe without the runtime's inbox: the
+/// replay record holds the message id, so the same message is judged the same way again and
+/// its answer (same derived id) is the same.
+public struct TokenProcessor: BatchStageProcessor {
     public let schemas: Set<String> = [TokenResult.requestSchema]
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
@@ -45,55 +46,104 @@ public struct TokenProcessor: StageProcessor {
 
     var schema: String { configuration.schema }
 
-    public func process(_ message: StageMessage, context: StageContext) async throws -> [StageOutput] {
-        let start = ContinuousClock.now
+    /// One message on its way through the steps.
+    struct Judgement {
+        let message: StageMessage
+        var reason: ValidationReason?
+        var decided = false
+        var opened: BirthmarkOpenedToken?
+        var replayKey: Data?
         var security: [StageOutput] = []
-        let reason = try await judge(message, security: &security)
-        metrics.record(reason)
-        let elapsed = (ContinuousClock.now - start).components
-        metrics.validationTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-        let result = TokenResult(id: MessageID.derived(from: message.header.id, "token-result"),
-                                 producedAt: Timestamp.now(), requestId: message.header.id, reason: reason)
-        let key = message.kafka.key.map { String(decoding: $0, as: UTF8.self) }
-        return [try .json(topic: configuration.tokenOutput, key: key, result)] + security
+
+        mutating func decide(_ reason: ValidationReason?) {
+            self.reason = reason
+            decided = true
+        }
     }
 
-    private func judge(_ message: StageMessage, security: inout [StageOutput]) async throws -> ValidationReason? {
-        guard let parsed = TokenRequestParser.parseWithParts(message.value) else { return .malformed }
-        let token = parsed.token
-        let masters = try await tables.masterKeys(for: token.referencedTables)
-        let opened: BirthmarkOpenedToken
-        switch BirthmarkTokenValidator.open(token, masterKeys: masters) {
-        case .success(let o): opened = o
+    public func process(_ batch: [StageMessage], context: StageBatchContext) async throws -> [StageVerdict] {
+        let start = ContinuousClock.now
+        var all = batch.map { Judgement(message: $0) }
+        for i in all.indices {
+            try await open(&all[i])
+            // Long batches of CPU work: let the consumer's feeder and other workers run.
+            if i % 64 == 63 { await Task.yield() }
+        }
+        try await claim(&all)
+        try await judgeDevices(&all)
+        let elapsed = (ContinuousClock.now - start).components
+        metrics.validationTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        return all.map { j in
+            metrics.record(j.reason)
+            let result = TokenResult(id: MessageID.derived(from: j.message.header.id, "token-result"),
+                                     producedAt: Timestamp.now(), requestId: j.message.header.id, reason: j.reason)
+            let verdict = StageOutput(topic: configuration.tokenOutput, key: j.message.kafka.key, value: result.jsonBytes)
+            return .outputs([verdict] + j.security)
+        }
+    }
+
+    /// Parses and opens the token: malformed, unknown_table and authentication_failed end here.
+    private func open(_ j: inout Judgement) async throws {
+        guard let parsed = TokenRequestParser.parseWithParts(fields: j.message.fields) else { return j.decide(.malformed) }
+        let masters = try await tables.masterKeys(for: parsed.token.referencedTables)
+        switch BirthmarkTokenValidator.open(parsed.token, masterKeys: masters) {
+        case .success(let o):
+            j.opened = o
+            j.replayKey = parsed.replayKey
         case .failure(let r):
             if r == .authenticationFailed {
-                security.append(try events.output(for: message, .tokenRejected, .warning, reason: r.rawValue))
+                j.security.append(try events.output(for: j.message, .tokenRejected, .warning, reason: r.rawValue))
             }
-            return ValidationReason(r)
+            j.decide(ValidationReason(r))
         }
-        let id = UUID(uuidString: message.header.id)!  // checked by the envelope parser
-        guard try await ledger.claim(parsed.replayKey, messageID: id) else {
-            security.append(try events.output(for: message, .replayedToken, .warning, reason: "replayed_token"))
-            return .replayedToken
+    }
+
+    /// Records the opened tokens' replay keys in one statement: replayed_token ends here.
+    private func claim(_ all: inout [Judgement]) async throws {
+        let open = all.indices.filter { !all[$0].decided }
+        let claims = open.map { i in
+            // The id was checked by the envelope parser.
+            ReplayLedger.Claim(key: all[i].replayKey!, messageID: UUID(uuidString: all[i].message.header.id)!)
         }
-        guard let device = try await devices.lookup(nucIndex: secrets.nucIndex(opened.nucHash), pool: pool) else {
-            security.append(try events.output(for: message, .tokenRejected, .warning, reason: "unknown_device"))
-            return .unknownDevice
+        for (i, fresh) in zip(open, try await ledger.claim(claims)) where !fresh {
+            all[i].security.append(try events.output(for: all[i].message, .replayedToken, .warning,
+                                                     reason: "replayed_token"))
+            all[i].decide(.replayedToken)
         }
+    }
+
+    /// Finds the devices (one query for the cache's misses), counts the validation, applies
+    /// the abuse thresholds and judges the device.
+    private func judgeDevices(_ all: inout [Judgement]) async throws {
+        let open = all.indices.filter { !all[$0].decided }
+        let index = Dictionary(open.map { ($0, secrets.nucIndex(all[$0].opened!.nucHash)) }) { a, _ in a }
+        let found = try await devices.lookup(nucIndices: Array(Set(index.values)), pool: pool)
+        for i in open {
+            guard let device = found[index[i]!] else {
+                all[i].security.append(try events.output(for: all[i].message, .tokenRejected, .warning,
+                                                         reason: "unknown_device"))
+                all[i].decide(.unknownDevice)
+                continue
+            }
+            try await judge(&all[i], device: device)
+        }
+    }
+
+    private func judge(_ j: inout Judgement, device: DeviceEntry) async throws {
         let count = counter.record(device.id)
         if count >= configuration.warnThreshold, counter.mayWarn(device.id), try await markWarned(device) {
-            security.append(try events.output(for: message, .abuseWarning, .warning, reason: "validation_rate",
-                                              serial: device.serial, count: count))
+            j.security.append(try events.output(for: j.message, .abuseWarning, .warning, reason: "validation_rate",
+                                                serial: device.serial, count: count))
         }
-        let outcome = BirthmarkTokenValidator.judge(opened, device: device.record)
+        let outcome = BirthmarkTokenValidator.judge(j.opened!, device: device.record)
         if count >= configuration.blacklistThreshold, !device.blacklisted, try await autoBlacklist(device) {
             devices.invalidate(serial: device.serial)
-            security.append(try events.output(for: message, .abuseBlacklisted, .critical, reason: "validation_rate",
-                                              serial: device.serial, count: count))
+            j.security.append(try events.output(for: j.message, .abuseBlacklisted, .critical, reason: "validation_rate",
+                                                serial: device.serial, count: count))
         }
-        guard let reason = outcome.reason else { return nil }
-        security.append(try events.output(for: message, .tokenRejected, .warning, reason: reason.rawValue))
-        return ValidationReason(reason)
+        guard let reason = outcome.reason else { return j.decide(nil) }
+        j.security.append(try events.output(for: j.message, .tokenRejected, .warning, reason: reason.rawValue))
+        j.decide(ValidationReason(reason))
     }
 
     /// Sets the device's warning mark unless set in the last 24 h; true when it was set now.

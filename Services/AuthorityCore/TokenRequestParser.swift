@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCrypto
+import HallmarkEnvelope
 
 /// Reads a `hallmark.token.request.v1` body strictly, in one JSON pass: exactly one token
 /// format, no field outside the schema, and never an image hash (a request carrying one is
@@ -13,6 +14,7 @@ public enum TokenRequestParser {
     static let mobileFields: Set<String> = ["encrypted_nuc_token", "table_references", "key_indices"]
     static let tokenFields: Set<String> = ["ciphertext", "auth_tag", "nonce", "table_id", "key_index"]
     static let allowed = envelopeFields.union(referenceFields).union(mobileFields)
+    // (A name containing "image" must never be added here: see parseWithParts.)
 
     /// A parsed token with its decoded binary parts.
     public struct Parsed: Sendable {
@@ -33,27 +35,49 @@ public enum TokenRequestParser {
 
     /// The token and its parts, or nil when the request is malformed.
     public static func parseWithParts(_ bytes: [UInt8]) -> Parsed? {
-        // Typed decoding refuses booleans, fractions and strings where integers belong.
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)),
-              body.keys.isSubset(of: allowed),
-              !body.keys.contains(where: { $0.lowercased().contains("image") }) else { return nil }
-        let hasReference = !body.keys.isDisjoint(with: referenceFields)
-        let hasMobile = !body.keys.isDisjoint(with: mobileFields)
+        guard let fields = (try? JSONReader.parse(bytes))?.object else { return nil }
+        return parseWithParts(fields: fields)
+    }
+
+    /// The same, from the request's top-level members (as the stage has already read them).
+    /// Integers must be written as integers: booleans, fractions and strings are refused.
+    public static func parseWithParts(fields body: [String: JSONValue]) -> Parsed? {
+        let keys = Set(body.keys)
+        // No allowed name mentions an image, so an image hash in any spelling is refused here.
+        guard keys.isSubset(of: allowed) else { return nil }
+        let hasReference = !keys.isDisjoint(with: referenceFields)
+        let hasMobile = !keys.isDisjoint(with: mobileFields)
         guard hasReference != hasMobile else { return nil }
         if hasReference {
-            guard let strict = body.cameraToken, strict.keys == tokenFields else { return nil }
-            let token = strict.token
-            guard (0...maxTableId).contains(token.tableId), BirthmarkKeys.keyIndices.contains(token.keyIndex),
+            guard let t = body["camera_token"]?.object, Set(t.keys) == tokenFields,
+                  let ciphertext = t["ciphertext"]?.string, let tag = t["auth_tag"]?.string,
+                  let nonce = t["nonce"]?.string, let tableId = t["table_id"]?.integer,
+                  let keyIndex = t["key_index"]?.integer else { return nil }
+            let token = BirthmarkCameraToken(ciphertext: ciphertext, authTag: tag, nonce: nonce, tableId: tableId,
+                                             keyIndex: keyIndex)
+            guard (0...maxTableId).contains(tableId), BirthmarkKeys.keyIndices.contains(keyIndex),
                   let parts = try? token.sealedParts() else { return nil }
             return Parsed(token: .reference(token), parts: parts)
         }
-        guard let sealed = body.encryptedNucToken, let tableIds = body.tableReferences,
-              let keyIndices = body.keyIndices, tableIds.count == 3, keyIndices.count == 3,
+        guard let sealed = body["encrypted_nuc_token"]?.string, let tableIds = integers(body["table_references"]),
+              let keyIndices = integers(body["key_indices"]), tableIds.count == 3, keyIndices.count == 3,
               tableIds.allSatisfy({ (0...maxTableId).contains($0) }),
               keyIndices.allSatisfy({ BirthmarkKeys.keyIndices.contains($0) }) else { return nil }
         let token = BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tableIds, keyIndices: keyIndices)
         guard let parts = try? token.sealedParts() else { return nil }
         return Parsed(token: .mobile(token), parts: parts)
+    }
+
+    /// An array of integers, or nil.
+    static func integers(_ value: JSONValue?) -> [Int]? {
+        guard let array = value?.array else { return nil }
+        var out: [Int] = []
+        out.reserveCapacity(array.count)
+        for element in array {
+            guard let n = element.integer else { return nil }
+            out.append(n)
+        }
+        return out
     }
 
     /// The replay key of a token (see ``Parsed/replayKey``).
@@ -64,41 +88,5 @@ public enum TokenRequestParser {
         case .mobile(let t): parts = try? t.sealedParts()
         }
         return parts.map { Parsed(token: token, parts: $0).replayKey }
-    }
-
-    struct AnyKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    /// The request body, remembering which keys it had.
-    struct Body: Decodable {
-        var keys: Set<String>
-        var cameraToken: StrictCameraToken?
-        var encryptedNucToken: String?
-        var tableReferences: [Int]?
-        var keyIndices: [Int]?
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: AnyKey.self)
-            keys = Set(c.allKeys.map(\.stringValue))
-            cameraToken = try c.decodeIfPresent(StrictCameraToken.self, forKey: AnyKey(stringValue: "camera_token"))
-            encryptedNucToken = try c.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "encrypted_nuc_token"))
-            tableReferences = try c.decodeIfPresent([Int].self, forKey: AnyKey(stringValue: "table_references"))
-            keyIndices = try c.decodeIfPresent([Int].self, forKey: AnyKey(stringValue: "key_indices"))
-        }
-    }
-
-    /// A reference token with the keys it had.
-    struct StrictCameraToken: Decodable {
-        var keys: Set<String>
-        var token: BirthmarkCameraToken
-
-        init(from decoder: any Decoder) throws {
-            keys = Set(try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue))
-            token = try BirthmarkCameraToken(from: decoder)
-        }
     }
 }

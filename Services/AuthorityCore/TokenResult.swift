@@ -1,3 +1,5 @@
+import HallmarkEnvelope
+
 /// `hallmark.token.result.v1`: PASS (`valid: true`) or FAIL with one reason. Nothing else:
 /// never the device, its serial or its NUC hash.
 public struct TokenResult: Codable, Sendable, Hashable {
@@ -29,5 +31,16 @@ public struct TokenResult: Codable, Sendable, Hashable {
         self.requestId = requestId
         self.valid = reason == nil
         self.reason = reason
+    }
+
+    /// The message bytes: the same as `JSONCoding.encode(self)` (a test holds them equal),
+    /// written directly because a verdict is produced for every validation.
+    public var jsonBytes: [UInt8] {
+        var members: [String: JSONValue] = [
+            "schema": .string(schema), "id": .string(id), "produced_at": .string(producedAt),
+            "correlation_id": .string(correlationId), "request_id": .string(requestId), "valid": .bool(valid),
+        ]
+        if let reason { members["reason"] = .string(reason.rawValue) }
+        return JSONWriter.write(.object(members))
     }
 }

@@ -82,13 +82,10 @@ public final class ValidationCounter: Service, Sendable {
         guard !batch.isEmpty else { return }
         let devices = batch.keys.sorted()  // a fixed order: concurrent flushers never deadlock
         do {
-            var values: PostgresQuery = ""
-            var ids: PostgresQuery = ""
-            for (i, id) in devices.enumerated() {
-                let sep: PostgresQuery = i == 0 ? "" : ", "
-                values = "\(values)\(sep)(\(id), date_trunc('hour', now()), \(batch[id]!))"
-                ids = "\(ids)\(sep)\(id)"
-            }
+            let values = PostgresQuery.joined(devices.map { id -> PostgresQuery in
+                "(\(id), date_trunc('hour', now()), \(batch[id]!))"
+            }, separator: ", ")
+            let ids = PostgresQuery.joined(devices.map { id -> PostgresQuery in "\(id)" }, separator: ", ")
             let totals = try await pool.transaction { connection in
                 try await connection.execute("""
                     INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count) VALUES \(values)

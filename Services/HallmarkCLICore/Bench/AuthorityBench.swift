@@ -6,9 +6,15 @@ import HallmarkKafka
 import HallmarkPostgres
 import HallmarkRuntime
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The measurements behind `hallmark bench authority`.
+///
+/// Capacity is measured the way a consumer's is: a backlog of tokens waits in the request
+/// topic, the token stage starts, and the clock runs from its first acknowledged verdict to
+/// its last. Latency is measured separately, at a steady offered rate below capacity, from
+/// the moment a request is handed to the producer to the moment its verdict is read back.
 struct AuthorityBench {
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
@@ -17,33 +23,92 @@ struct AuthorityBench {
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let logger: Logger
+    /// Verdicts the stages have had acknowledged so far (the runtime's processed counter).
+    let processed: @Sendable () -> Int
+
+    struct Request: Sendable {
+        let id: String
+        let bytes: [UInt8]
+        let key: [UInt8]
+    }
 
     struct Result {
         var rate: Double
+        /// CPU the bench process (the stage, mostly) used while draining, in cores.
+        var cores: Double
+        var drained: Int
         var passed: Int
+        var offeredRate: Double
         var p50: Double
         var p99: Double
         var samples: [BirthmarkToken]
         var masters: [Int: Data]
     }
 
-    /// Runs the stage in this process, provisions cameras through it, then sends `count`
-    /// fresh tokens (both formats) and waits for every verdict.
-    func run(count: Int, cameras: Int, inFlight: Int, keyByCamera: Bool) async throws -> Result {
+    /// Provisions cameras through the stage, drains a backlog of `count` tokens (both formats),
+    /// then sends `paced` more at `rate`/s for latency, and checks every verdict.
+    func run(count: Int, paced: Int, rate: Double, cameras: Int, inFlight: Int,
+             keyByCamera: Bool) async throws -> Result {
         var stageConfig = StageConfiguration(service: "authority", inputTopics: configuration.inputTopics,
                                              groupID: "bench-authority-\(UUID())", maxInFlight: inFlight)
         stageConfig.instance = "bench"
         let services = try await AuthorityService.services(
             configuration: configuration, secrets: secrets, database: database, kafka: kafka, producer: producer,
             stage: stageConfig, logger: logger)
-        let watcher = try AnswerWatcher(kafka: kafka, topics: [configuration.provisionOutput, configuration.tokenOutput],
-                                        fromStart: true, logger: logger)
-        let reader = Task { await watcher.run() }
-        let running = services.map { service in Task { try await service.run() } }
-        defer {
-            running.reversed().forEach { $0.cancel() }
-            reader.cancel()
+        // The token stage is last; everything else (provisioning among it) starts now.
+        var running = services.dropLast().map { service in Task { try await service.run() } }
+        defer { running.reversed().forEach { $0.cancel() } }
+        let files = try await provision(cameras)
+        let (requests, samples) = try makeRequests(count + paced, from: files, keyByCamera: keyByCamera)
+        let backlog = Array(requests.prefix(count)), later = Array(requests.dropFirst(count))
+        try await send(backlog)
+
+        let base = processed()
+        running.append(Task { [services] in try await services.last!.run() })
+        let (first, firstCount) = try await waitForProgress(above: base, timeout: .seconds(60))
+        let cpuBefore = ProcessCPU.seconds()
+        guard try await waitForProgress(atLeast: base + count, timeout: .seconds(600)) else {
+            throw AuthorityClientError(.timeout, "the backlog was not drained within 600 s")
         }
+        let drainSeconds = Self.seconds(ContinuousClock.now - first)
+        let cores = (ProcessCPU.seconds() - cpuBefore) / max(drainSeconds, 1e-9)
+        let drained = count - (firstCount - base)
+
+        let watcher = try AnswerWatcher(kafka: kafka, topics: [configuration.tokenOutput], fromStart: true, logger: logger)
+        let reader = Task { await watcher.run() }
+        defer { reader.cancel() }
+        _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= count }
+        let sentAt = SendLog()
+        let pacedStart = ContinuousClock.now
+        try await send(later, rate: rate, log: sentAt)
+        let offered = Double(later.count) / max(Self.seconds(ContinuousClock.now - pacedStart), 1e-9)
+        _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= requests.count }
+
+        let arrivals = watcher.arrivals(), sent = sentAt.snapshot()
+        var latencies = later.compactMap { r -> Double? in
+            guard let a = arrivals[r.id], let s = sent[r.id] else { return nil }
+            return Self.seconds(a - s) * 1e3
+        }
+        latencies.sort()
+        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
+        let passed = requests.reduce(0) { n, r in
+            guard let bytes = watcher.answers(for: r.id).first,
+                  let verdict = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes)) else { return n }
+            return verdict.valid ? n + 1 : n
+        }
+        await watcher.close()
+        let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
+        try await tables.load(strict: true)
+        let masters = try await tables.masterKeys(for: Array(0..<tables.count))
+        return Result(rate: Double(drained) / max(drainSeconds, 1e-9), cores: cores, drained: drained, passed: passed,
+                      offeredRate: offered, p50: pct(0.5), p99: pct(0.99), samples: samples, masters: masters)
+    }
+
+    private func provision(_ cameras: Int) async throws -> [ProvisioningFile] {
+        let watcher = try AnswerWatcher(kafka: kafka, topics: [configuration.provisionOutput], fromStart: true,
+                                        logger: logger)
+        let reader = Task { await watcher.run() }
+        defer { reader.cancel() }
         let provisioner = CameraProvisioner(producer: producer, watcher: watcher, configuration: configuration)
         var files: [ProvisioningFile] = []
         try await withThrowingTaskGroup(of: ProvisioningFile?.self) { group in
@@ -56,62 +121,72 @@ struct AuthorityBench {
             }
             for try await f in group { if let f { files.append(f) } }
         }
+        await watcher.close()
         guard !files.isEmpty else { throw AuthorityClientError(.failed, "no camera was provisioned") }
+        return files
+    }
 
-        var requests: [(id: String, bytes: [UInt8], key: [UInt8])] = []
-        var samples: [BirthmarkToken] = []
-        requests.reserveCapacity(count)
-        for i in 0..<count {
+    /// Alternates the two token formats over the cameras; keeps up to 2,000 tokens as samples.
+    private func makeRequests(_ n: Int, from files: [ProvisioningFile], keyByCamera: Bool) throws
+        -> ([Request], [BirthmarkToken])
+    {
+        var requests: [Request] = [], samples: [BirthmarkToken] = []
+        requests.reserveCapacity(n)
+        for i in 0..<n {
             let cam = files[i % files.count]
             let id = MessageID.random()
             let key = Array((keyByCamera ? cam.deviceSerial : id).utf8)
-            if i % 2 == 0 {
-                let token = try cam.referenceRequest().token
-                requests.append((id, try ProvisioningFile.requestBytes(token, id: id), key))
-                if samples.count < 2_000 { samples.append(.reference(token)) }
-            } else {
-                let token = try cam.mobileToken()
-                requests.append((id, try ProvisioningFile.requestBytes(token, id: id), key))
-                if samples.count < 2_000 { samples.append(.mobile(token)) }
+            let token: BirthmarkToken = i % 2 == 0 ? .reference(try cam.referenceRequest().token) : .mobile(try cam.mobileToken())
+            switch token {
+            case .reference(let t): requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
+            case .mobile(let t): requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
             }
+            if samples.count < 2_000 { samples.append(token) }
         }
-        let sentAt = SendLog()
+        return (requests, samples)
+    }
+
+    /// Sends every request (4,000 unacknowledged at most), paced at `rate`/s when given.
+    private func send(_ requests: [Request], rate: Double? = nil, log: SendLog? = nil) async throws {
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (i, request) in requests.enumerated() {
                 if i >= 4_000 { try await group.next() }
+                if let rate {
+                    let due = start + .nanoseconds(Int64(Double(i) / rate * 1e9))
+                    if due > ContinuousClock.now { try await Task.sleep(until: due) }
+                }
                 group.addTask {
-                    sentAt.record(request.id)
+                    log?.record(request.id)
                     try await producer.send(topic: configuration.tokenInput, key: request.key, value: request.bytes)
                 }
             }
             try await group.waitForAll()
         }
-        let ids = requests.map(\.id)
-        let cameraCount = files.count
-        _ = await watcher.wait(timeout: .seconds(600)) { w in w.arrivals().count >= ids.count + cameraCount }
-        let arrivals = watcher.arrivals()
-        let sent = sentAt.snapshot()
-        var latencies: [Double] = []
-        var last = start
-        var passed = 0
-        for id in ids {
-            guard let arrived = arrivals[id], let s = sent[id] else { continue }
-            latencies.append(Double((arrived - s).components.attoseconds) / 1e15 + Double((arrived - s).components.seconds) * 1e3)
-            last = max(last, arrived)
-            if let bytes = watcher.answers(for: id).first,
-               let verdict = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes)), verdict.valid { passed += 1 }
+    }
+
+    /// Waits until the processed count passes `base`; returns when, and the count then.
+    private func waitForProgress(above base: Int, timeout: Duration) async throws -> (ContinuousClock.Instant, Int) {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let n = processed()
+            if n > base { return (.now, n) }
+            try await Task.sleep(for: .milliseconds(1))
         }
-        latencies.sort()
-        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
-        let elapsed = last - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        await watcher.close()
-        let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
-        try await tables.load(strict: true)
-        let masters = try await tables.masterKeys(for: Array(0..<tables.count))
-        return Result(rate: Double(latencies.count) / max(seconds, 1e-9), passed: passed, p50: pct(0.5), p99: pct(0.99),
-                      samples: samples, masters: masters)
+        throw AuthorityClientError(.timeout, "the token stage answered nothing within the timeout")
+    }
+
+    private func waitForProgress(atLeast target: Int, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if processed() >= target { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     /// Single-core rate of `BirthmarkTokenValidator.open` (HKDF derive + AES-GCM open) over
@@ -126,8 +201,7 @@ struct AuthorityBench {
             }
         }
         guard opened > 0 else { throw AuthorityClientError(.failed, "no sample opened in process") }
-        let elapsed = (ContinuousClock.now - start).components
-        return Double(opened) / (Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        return Double(opened) / seconds(ContinuousClock.now - start)
     }
 }
 

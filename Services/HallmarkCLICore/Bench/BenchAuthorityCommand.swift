@@ -16,7 +16,9 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Authority validations/s and latency vs in-process derive + open.")
 
-    @Option(help: "Token validations to send.") var count = 20_000
+    @Option(help: "Tokens in the backlog the token stage drains (the capacity measurement).") var count = 100_000
+    @Option(help: "Tokens sent afterwards at a steady rate, for latency.") var paced = 10_000
+    @Option(help: "The steady rate of the latency phase, tokens/s.") var rate = 5_000.0
     @Option(help: "Provisioned cameras the tokens come from.") var cameras = 50
     @Option(help: "Key tables to generate.") var tables = 100
     @Option(help: "Stage messages in flight.") var inFlight = 256
@@ -53,21 +55,36 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
         defer { pool.close() }
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let bench = AuthorityBench(kafka: kafka, producer: producer, pool: pool, database: database,
-                                   configuration: config, secrets: secrets, logger: logger)
+                                   configuration: config, secrets: secrets, logger: logger,
+                                   processed: { Self.processed(registry) })
         print("hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
               + "\(partitions) partitions, stage in flight \(inFlight), \(poolSize) PostgreSQL connections, "
               + "keyed by \(keyByCamera ? "camera" : "request")")
-        let result = try await bench.run(count: count, cameras: cameras, inFlight: inFlight, keyByCamera: keyByCamera)
-        print(String(format: "through broker + PostgreSQL: %9.0f validations/s (%d/%d PASS)",
-                     result.rate, result.passed, count))
-        print(String(format: "  end-to-end latency under that load: p50 %.2f ms, p99 %.2f ms", result.p50, result.p99))
-        if let h = registry.snapshot().histograms.first(where: { $0.name == "hallmark_authority_validation_ns" }) {
-            print(String(format: "  validation step (parse, open, replay batch, device): p50 %.3f ms, p99 %.3f ms", h.p50 / 1e6, h.p99 / 1e6))
+        let result = try await bench.run(count: count, paced: paced, rate: rate, cameras: cameras, inFlight: inFlight,
+                                         keyByCamera: keyByCamera)
+        print(String(format: "through broker + PostgreSQL: %9.0f validations/s (backlog of %d drained; %d/%d PASS)",
+                     result.rate, count, result.passed, count + paced))
+        print(String(format: "  CPU of this process (stage + bench client) while draining: %.2f cores", result.cores))
+        print(String(format: "  end-to-end latency at %.0f tokens/s offered: p50 %.2f ms, p99 %.2f ms",
+                     result.offeredRate, result.p50, result.p99))
+        let histograms = registry.snapshot().histograms
+        if let h = histograms.first(where: { $0.name == "hallmark_authority_validation_ns" }) {
+            print(String(format: "  validating a batch (parse, open, replay records, devices): p50 %.3f ms, p99 %.3f ms",
+                         h.p50 / 1e6, h.p99 / 1e6))
+        }
+        if let h = histograms.first(where: { $0.name == "hallmark_stage_batch_size" }) {
+            print(String(format: "  batches: %d, messages per batch p50 %.0f, p99 %.0f", h.count, h.p50, h.p99))
         }
         let local = try AuthorityBench.inProcessRate(samples: result.samples, masters: result.masters)
         print(String(format: "in-process derive + open alone: %9.0f tokens/s (one core)", local))
         print(String(format: "ratio: pipeline / in-process %.3f", result.rate / local))
+        if result.passed != count + paced { throw BenchError("\(count + paced - result.passed) tokens did not PASS") }
         _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: config.schema) CASCADE")
         _ = await producer.close()
+    }
+
+    /// Verdicts acknowledged by the bench's stages (the runtime's processed counter).
+    static func processed(_ registry: MetricsRegistry) -> Int {
+        Int(registry.total(of: "hallmark_stage_processed_total"))
     }
 }

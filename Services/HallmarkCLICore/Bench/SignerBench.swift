@@ -54,7 +54,7 @@ struct SignerBench {
         let deadline = ContinuousClock.now + .seconds(seconds)
         let tally = DerivationTally()
         let start = ContinuousClock.now
-        let cpuStart = processCPUSeconds()
+        let cpuStart = ProcessCPU.seconds()
         DispatchQueue.concurrentPerform(iterations: threads) { t in
             var n = 0
             while ContinuousClock.now < deadline {
@@ -67,20 +67,8 @@ struct SignerBench {
             }
         }
         let done = Double(tally.value)
-        let cpu = processCPUSeconds() - cpuStart
+        let cpu = ProcessCPU.seconds() - cpuStart
         return (done / (ContinuousClock.now - start).seconds, cpu > 0 ? done / cpu * Double(threads) : 0)
-    }
-
-    /// This process's CPU time (user + system).
-    static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return s(usage.ru_utime) + s(usage.ru_stime)
     }
 
     /// Sends the requests to `replicas` fresh signers (fresh topics and schema), all at once or
