@@ -47,10 +47,11 @@ struct AuthorityBench {
 
     /// Provisions cameras through the stage, drains a backlog of `count` tokens (both formats),
     /// then sends `paced` more at `rate`/s for latency, and checks every verdict.
-    func run(count: Int, paced: Int, rate: Double, cameras: Int, inFlight: Int,
+    func run(count: Int, paced: Int, rate: Double, cameras: Int, batch: (size: Int, workers: Int),
              keyByCamera: Bool) async throws -> Result {
         var stageConfig = StageConfiguration(service: "authority", inputTopics: configuration.inputTopics,
-                                             groupID: "bench-authority-\(UUID())", maxInFlight: inFlight)
+                                             groupID: "bench-authority-\(UUID())", maxBatch: batch.size,
+                                             batchWorkers: batch.workers)
         stageConfig.instance = "bench"
         let services = try await AuthorityService.services(
             configuration: configuration, secrets: secrets, database: database, kafka: kafka, producer: producer,

@@ -21,7 +21,8 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
     @Option(help: "The steady rate of the latency phase, tokens/s.") var rate = 5_000.0
     @Option(help: "Provisioned cameras the tokens come from.") var cameras = 50
     @Option(help: "Key tables to generate.") var tables = 100
-    @Option(help: "Stage messages in flight.") var inFlight = 256
+    @Option(help: "Token stage: most messages per batch.") var maxBatch = 1024
+    @Option(help: "Token stage: batch workers (each over its share of the partitions).") var batchWorkers = 4
     @Option(help: "Partitions of the bench topics.") var partitions = 4
     @Option(help: "PostgreSQL connections (each message holds one for its transaction).") var poolSize = 48
     @Flag(help: "Key token requests by camera serial (per-camera order) instead of by request.") var keyByCamera = false
@@ -58,9 +59,10 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
                                    configuration: config, secrets: secrets, logger: logger,
                                    processed: { Self.processed(registry) })
         print("hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
-              + "\(partitions) partitions, stage in flight \(inFlight), \(poolSize) PostgreSQL connections, "
+              + "\(partitions) partitions, token batches up to \(maxBatch) on \(batchWorkers) workers, \(poolSize) PostgreSQL connections, "
               + "keyed by \(keyByCamera ? "camera" : "request")")
-        let result = try await bench.run(count: count, paced: paced, rate: rate, cameras: cameras, inFlight: inFlight,
+        let result = try await bench.run(count: count, paced: paced, rate: rate, cameras: cameras,
+                                         batch: (maxBatch, batchWorkers),
                                          keyByCamera: keyByCamera)
         print(String(format: "through broker + PostgreSQL: %9.0f validations/s (backlog of %d drained; %d/%d PASS)",
                      result.rate, count, result.passed, count + paced))

@@ -30,14 +30,14 @@ public final class BatchStageService<Processor: BatchStageProcessor>: Service, S
 
     public func run() async throws {
         let workers = max(1, configuration.batchWorkers)
-        let consumer = try core.makeConsumer(bufferCapacity: max(64, configuration.maxBatch * 16))
+        let consumer = try core.makeConsumer(bufferCapacity: max(64, configuration.maxBatch * 4))
         try await core.run(consumer) { await consumeAll(from: consumer, workers: workers) }
     }
 
     private func consumeAll(from consumer: KafkaConsumer, workers: Int) async {
         // A fetch brings one partition's messages in a run of thousands: each worker's queue
         // holds several batches so the others are not starved while one catches up.
-        let queues = (0..<workers).map { _ in MessageBatchQueue(capacity: max(64, configuration.maxBatch * 8)) }
+        let queues = (0..<workers).map { _ in MessageBatchQueue(capacity: max(64, configuration.maxBatch * 4)) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.core.reportLag(of: consumer) }
             for queue in queues { group.addTask { await self.work(queue, consumer: consumer) } }

@@ -15,7 +15,7 @@ public struct StageConfiguration: Sendable {
     public var rejectedTopic: String
     /// Messages processed concurrently (different keys only). `HALLMARK_MAX_IN_FLIGHT`, default 64.
     public var maxInFlight: Int
-    /// Batch stages: most messages processed as one batch. `HALLMARK_MAX_BATCH`, default 512.
+    /// Batch stages: most messages processed as one batch. `HALLMARK_MAX_BATCH`, default 1024.
     public var maxBatch: Int
     /// Batch stages: batches processed concurrently, each over its own share of the
     /// partitions (so per-partition order holds); more workers than cores let one batch's
@@ -40,7 +40,7 @@ public struct StageConfiguration: Sendable {
 
     public init(service: String, inputTopics: [String], instance: String? = nil, groupID: String? = nil,
                 rejectedTopic: String = "hallmark.rejected", maxInFlight: Int = 64,
-                maxBatch: Int = 512, batchWorkers: Int = 4, batchesInFlight: Int = 4,
+                maxBatch: Int = 1024, batchWorkers: Int = 4, batchesInFlight: Int = 4,
                 maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5,
                 initialBackoff: Duration = .milliseconds(50), maxBackoff: Duration = .seconds(2),
                 shutdownGrace: Duration = .seconds(20), revokeDrainTimeout: Duration = .seconds(10)) {
