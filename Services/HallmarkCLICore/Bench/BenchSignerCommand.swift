@@ -54,6 +54,16 @@ public struct BenchSignerCommand: AsyncParsableCommand {
             print(String(format: "%@ CPU: signer %.2f ms per message vs bound %.2f ms per derivation → %3.0f%% of the CPU goes to PBKDF2 (bound on idle cores %.1f/s)",
                          label, r.cpuPerMessage * 1000, 1000 * Double(cores) / cpuBound,
                          100 * (Double(cores) / cpuBound) / max(r.cpuPerMessage, 1e-9), cpuBound))
+            if let other = r.otherCores {
+                // The bound is every core doing PBKDF2; whatever the broker, PostgreSQL and this
+                // client used during the phase was not available to the signer.
+                let left = max(0, Double(cores) - other - r.benchCores)
+                print(String(format: "%@ cores during the phase: signer %.2f, broker + PostgreSQL + rest %.2f, this bench %.2f, idle %.2f of %d",
+                             label, r.signerCores, other, r.benchCores,
+                             max(0, Double(cores) - r.signerCores - other - r.benchCores), cores))
+                print(String(format: "%@ bound on the %.2f cores the others left: %.1f/s → throughput is %3.0f%% of it",
+                             label, left, wall * left / Double(cores), 100 * r.rate / max(wall * left / Double(cores), 1e-9)))
+            }
             let paced = Array(requests.prefix(latencyMessages))
             guard !paced.isEmpty else { continue }
             let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: wall / 2)

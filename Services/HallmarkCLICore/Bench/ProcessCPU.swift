@@ -14,3 +14,29 @@ enum ProcessCPU {
         return s(usage.ru_utime) + s(usage.ru_stime)
     }
 }
+
+/// The whole machine's CPU time (Linux `/proc/stat`), to tell how much of the cores went to
+/// processes other than the one measured (the broker, PostgreSQL).
+struct MachineCPU {
+    let busy: Double
+    let total: Double
+
+    /// Now; nil where `/proc/stat` is not available.
+    static func now() -> MachineCPU? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        // user nice system idle iowait irq softirq steal …
+        let v = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard v.count >= 8 else { return nil }
+        let idle = v[3] + v[4]
+        let total = v[0..<8].reduce(0, +)
+        let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return MachineCPU(busy: (total - idle) / tick, total: total / tick)
+    }
+
+    /// Busy CPU seconds between two snapshots.
+    static func busySeconds(from a: MachineCPU?, to b: MachineCPU?) -> Double? {
+        guard let a, let b else { return nil }
+        return b.busy - a.busy
+    }
+}

@@ -75,7 +75,7 @@ struct SignerBench {
     /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
     /// request from its send to its verdict.
     func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil) async throws
-        -> (rate: Double, p50: Double, p99: Double, accepted: Int, cpuPerMessage: Double)
+        -> Phase
     {
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         let (input, output) = ("bench.signer.\(run).verify.in", "bench.signer.\(run).verify.out")
@@ -109,6 +109,7 @@ struct SignerBench {
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let sentAt = SentTimes()
         let cpuBefore = processes.map(\.cpuSeconds).reduce(0, +)
+        let benchBefore = ProcessCPU.seconds(), machineBefore = MachineCPU.now()
         let start = ContinuousClock.now
         let sending = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -137,13 +138,33 @@ struct SignerBench {
         }
         let elapsed = ContinuousClock.now - start
         let cpu = processes.map(\.cpuSeconds).reduce(0, +) - cpuBefore
+        let benchCPU = ProcessCPU.seconds() - benchBefore
+        let machineCPU = MachineCPU.busySeconds(from: machineBefore, to: MachineCPU.now())
         timeout.cancel()
         try await sending.value
         await reader.close()
         await producer.close()
         latencies.sort()
         func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        return (Double(latencies.count) / elapsed.seconds, pct(0.50), pct(0.99), accepted,
-                cpu / Double(max(1, latencies.count)))
+        let seconds = elapsed.seconds
+        return Phase(rate: Double(latencies.count) / seconds, p50: pct(0.50), p99: pct(0.99), accepted: accepted,
+                     cpuPerMessage: cpu / Double(max(1, latencies.count)), signerCores: cpu / seconds,
+                     benchCores: benchCPU / seconds,
+                     otherCores: machineCPU.map { max(0, $0 - cpu - benchCPU) / seconds })
+    }
+
+    /// One phase's figures. Cores are CPU seconds per second of the phase.
+    struct Phase {
+        var rate: Double
+        var p50: Double
+        var p99: Double
+        var accepted: Int
+        var cpuPerMessage: Double
+        /// The signer processes.
+        var signerCores: Double
+        /// This bench (the load's producer and the verdicts' reader).
+        var benchCores: Double
+        /// Everything else on the machine (the broker, PostgreSQL); nil off Linux.
+        var otherCores: Double?
     }
 }
