@@ -116,7 +116,7 @@ public struct TokenProcessor: BatchStageProcessor {
     /// the abuse thresholds and judges the device.
     private func judgeDevices(_ all: inout [Judgement]) async throws {
         let open = all.indices.filter { !all[$0].decided }
-        let index = Dictionary(open.map { ($0, secrets.nucIndex(all[$0].opened!.nucHash)) }) { a, _ in a }
+        let index = Dictionary(uniqueKeysWithValues: open.map { ($0, secrets.nucIndex(all[$0].opened!.nucHash)) })
         let found = try await devices.lookup(nucIndices: Array(Set(index.values)), pool: pool)
         for i in open {
             guard let device = found[index[i]!] else {

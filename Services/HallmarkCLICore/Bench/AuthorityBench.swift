@@ -66,12 +66,13 @@ struct AuthorityBench {
 
         let base = processed()
         running.append(Task { [services] in try await services.last!.run() })
-        let (first, firstCount) = try await waitForProgress(above: base, timeout: .seconds(60))
+        guard let firstCount = try await waitForProcessed(every: .milliseconds(1), timeout: .seconds(60), until: { $0 > base })
+        else { throw AuthorityClientError(.timeout, "the token stage answered nothing within 60 s") }
+        let first = ContinuousClock.now
         let cpuBefore = ProcessCPU.seconds()
-        guard try await waitForProgress(atLeast: base + count, timeout: .seconds(600)) else {
-            throw AuthorityClientError(.timeout, "the backlog was not drained within 600 s")
-        }
-        let drainSeconds = Self.seconds(ContinuousClock.now - first)
+        guard try await waitForProcessed(every: .milliseconds(20), timeout: .seconds(600), until: { $0 >= base + count }) != nil
+        else { throw AuthorityClientError(.timeout, "the backlog was not drained within 600 s") }
+        let drainSeconds = (ContinuousClock.now - first).seconds
         let cores = (ProcessCPU.seconds() - cpuBefore) / max(drainSeconds, 1e-9)
         let drained = count - (firstCount - base)
 
@@ -82,13 +83,13 @@ struct AuthorityBench {
         let sentAt = SendLog()
         let pacedStart = ContinuousClock.now
         try await send(later, rate: rate, log: sentAt)
-        let offered = Double(later.count) / max(Self.seconds(ContinuousClock.now - pacedStart), 1e-9)
+        let offered = Double(later.count) / max((ContinuousClock.now - pacedStart).seconds, 1e-9)
         _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= requests.count }
 
         let arrivals = watcher.arrivals(), sent = sentAt.snapshot()
         var latencies = later.compactMap { r -> Double? in
             guard let a = arrivals[r.id], let s = sent[r.id] else { return nil }
-            return Self.seconds(a - s) * 1e3
+            return (a - s).seconds * 1e3
         }
         latencies.sort()
         func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
@@ -166,28 +167,17 @@ struct AuthorityBench {
         }
     }
 
-    /// Waits until the processed count passes `base`; returns when, and the count then.
-    private func waitForProgress(above base: Int, timeout: Duration) async throws -> (ContinuousClock.Instant, Int) {
+    /// Reads the processed count every `interval` until `done` holds; the count then, or nil
+    /// at the timeout.
+    private func waitForProcessed(every interval: Duration, timeout: Duration,
+                                  until done: (Int) -> Bool) async throws -> Int? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let n = processed()
-            if n > base { return (.now, n) }
-            try await Task.sleep(for: .milliseconds(1))
+            if done(n) { return n }
+            try await Task.sleep(for: interval)
         }
-        throw AuthorityClientError(.timeout, "the token stage answered nothing within the timeout")
-    }
-
-    private func waitForProgress(atLeast target: Int, timeout: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if processed() >= target { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        return nil
     }
 
     /// Single-core rate of `BirthmarkTokenValidator.open` (HKDF derive + AES-GCM open) over
@@ -202,7 +192,7 @@ struct AuthorityBench {
             }
         }
         guard opened > 0 else { throw AuthorityClientError(.failed, "no sample opened in process") }
-        return Double(opened) / seconds(ContinuousClock.now - start)
+        return Double(opened) / (ContinuousClock.now - start).seconds
     }
 }
 

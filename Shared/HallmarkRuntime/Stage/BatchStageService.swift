@@ -103,7 +103,7 @@ public final class BatchStageService<Processor: BatchStageProcessor>: Service, S
         for message in batch {
             switch core.intake(message, schemas: processor.schemas) {
             case .success(let m): accepted.append(m)
-            case .failure(let refusal): outgoing.append(core.rejectedOutput(message, refusal, log(message, refusal.id)))
+            case .failure(let refusal): outgoing.append(core.rejectedOutput(message, refusal, core.logger(for: message, id: refusal.id)))
             }
         }
         guard !accepted.isEmpty else { return (outgoing, 0) }
@@ -113,10 +113,11 @@ public final class BatchStageService<Processor: BatchStageProcessor>: Service, S
             switch verdict {
             case .outputs(let outputs):
                 processed += 1
-                outgoing += outputs.map(\.outgoing)
+                outgoing += outputs
             case .rejected(let r):
                 let refusal = StageCore.Refusal(id: message.header.id, reason: r.reason, detail: r.detail)
-                outgoing.append(core.rejectedOutput(message.kafka, refusal, log(message.kafka, message.header.id)))
+                outgoing.append(core.rejectedOutput(message.kafka, refusal,
+                                                    core.logger(for: message.kafka, id: message.header.id)))
             }
         }
         return (outgoing, processed)
@@ -166,13 +167,6 @@ public final class BatchStageService<Processor: BatchStageProcessor>: Service, S
         if let r = error as? StageRejection { return r }
         if let e = error as? EnvelopeError { return StageRejection(e.code, e.reason) }
         return StageRejection(.processingFailed, "failed \(attempts) times: \(ErrorPolicy.safeDescription(error))")
-    }
-
-    private func log(_ message: KafkaMessage, _ id: String?) -> Logger {
-        var log = core.logger
-        for (k, v) in core.source(of: message) { log[metadataKey: k] = v }
-        if let id { log[metadataKey: "message_id"] = "\(id)" }
-        return log
     }
 }
 

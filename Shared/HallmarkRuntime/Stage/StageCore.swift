@@ -132,6 +132,14 @@ final class StageCore: Sendable {
         }
     }
 
+    /// The stage's logger carrying a message's source (and its id, when known).
+    func logger(for message: KafkaMessage, id: String? = nil) -> Logger {
+        var log = logger
+        for (k, v) in source(of: message) { log[metadataKey: k] = v }
+        if let id { log[metadataKey: "message_id"] = "\(id)" }
+        return log
+    }
+
     func source(of message: KafkaMessage) -> Logger.Metadata {
         ["topic": "\(message.topic)", "partition": "\(message.partition)", "offset": "\(message.offset)"]
     }

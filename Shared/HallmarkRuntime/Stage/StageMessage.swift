@@ -27,19 +27,11 @@ public struct StageMessage: Sendable {
     }
 }
 
-/// A message a stage produces. It is sent, and acknowledged by the broker, before the
-/// stage's database transaction commits and its input offset is stored.
-public struct StageOutput: Sendable {
-    public var topic: String
-    public var key: [UInt8]?
-    public var value: [UInt8]
+/// A message a stage produces: what the producer takes. It is sent, and acknowledged by the
+/// broker, before the stage's database transaction commits and its input offset is stored.
+public typealias StageOutput = KafkaOutgoingMessage
 
-    public init(topic: String, key: [UInt8]?, value: [UInt8]) {
-        self.topic = topic
-        self.key = key
-        self.value = value
-    }
-
+extension StageOutput {
     /// Encodes `message` with Hallmark's JSON settings.
     public static func json<T: Encodable>(topic: String, key: String?, _ message: T) throws -> StageOutput {
         StageOutput(topic: topic, key: key.map { Array($0.utf8) }, value: try JSONCoding.encode(message))
@@ -60,7 +52,3 @@ public struct StageRejection: Error, Sendable, CustomStringConvertible {
     public var description: String { "StageRejection(\(reason): \(detail))" }
 }
 
-extension StageOutput {
-    /// As the producer takes it.
-    var outgoing: KafkaOutgoingMessage { KafkaOutgoingMessage(topic: topic, key: key, value: value) }
-}

@@ -10,17 +10,13 @@ extension StageService {
     /// Runs one message to an end: processed, duplicate, or rejected. Transient failures are
     /// retried with backoff; only shutdown past its grace period leaves a message unfinished.
     func process(_ message: KafkaMessage) async -> Outcome {
-        var log = core.logger
-        for (k, v) in core.source(of: message) { log[metadataKey: k] = v }
         let stageMessage: StageMessage
         switch core.intake(message, schemas: processor.schemas) {
         case .success(let m): stageMessage = m
-        case .failure(let refusal):
-            if let id = refusal.id { log[metadataKey: "message_id"] = "\(id)" }
-            return await reject(message, refusal, log)
+        case .failure(let refusal): return await reject(message, refusal, core.logger(for: message, id: refusal.id))
         }
         let header = stageMessage.header
-        log[metadataKey: "message_id"] = "\(header.id)"
+        let log = core.logger(for: message, id: header.id)
         var attempt = 0
         while true {
             do {
@@ -75,11 +71,7 @@ extension StageService {
 
     /// Sends all outputs at once and waits for every acknowledgement.
     func send(_ outputs: [StageOutput]) async throws {
-        if outputs.count == 1, let only = outputs.first {
-            try await core.producer.send(topic: only.topic, key: only.key, value: only.value)
-            return
-        }
-        try await core.producer.send(outputs.map(\.outgoing))
+        try await core.producer.send(outputs)
     }
 
     /// Publishes the message to the rejected topic, retrying until the broker takes it.
