@@ -4,8 +4,15 @@ HALLMARK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HALLMARK_STATE=${HALLMARK_STATE:-$HALLMARK_ROOT/.hallmark}
 HALLMARK_VENV=$HALLMARK_STATE/venv
 HALLMARK_LIB=$HALLMARK_STATE/lib
-HALLMARK_PG_DATA=$HALLMARK_STATE/pg/data
-HALLMARK_PG_RUN=$HALLMARK_STATE/pg/run
+# PostgreSQL runs as the postgres user, which must be able to reach its cluster. In a checkout
+# it cannot enter (a private temporary folder, say, as CI's `mktemp -d` makes), the cluster
+# lives in a folder of its own under /tmp instead, one per checkout.
+HALLMARK_PG_STATE=$HALLMARK_STATE/pg
+if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "$HALLMARK_ROOT" 2>/dev/null; then
+  HALLMARK_PG_STATE=/tmp/hallmark-pg-$(printf %s "$HALLMARK_ROOT" | sha256sum | cut -c1-12)
+fi
+HALLMARK_PG_DATA=$HALLMARK_PG_STATE/data
+HALLMARK_PG_RUN=$HALLMARK_PG_STATE/run
 HALLMARK_LOGS=$HALLMARK_STATE/logs
 HALLMARK_PIDS=$HALLMARK_STATE/pids
 HALLMARK_KAFKA_PORT=${HALLMARK_KAFKA_PORT:-9092}
