@@ -1,5 +1,5 @@
 import Foundation
-import HallmarkRuntime
+import HallmarkCore
 
 /// The authority's settings, from `HALLMARK_AUTHORITY_…` variables (defaults in brackets).
 public struct AuthorityConfiguration: Sendable, Hashable {
@@ -49,29 +49,31 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     public var topics: [String] { inputTopics + [provisionOutput, tokenOutput] }
 
     /// Applies the environment over the defaults.
-    public static func fromEnvironment(_ env: [String: String]) throws -> AuthorityConfiguration {
+    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AuthorityConfiguration {
+        let settings = Settings(env)
         var c = AuthorityConfiguration()
-        func text(_ name: String, _ value: inout String) { if let v = env[name], !v.isEmpty { value = v } }
-        func number(_ name: String, _ value: inout Int) throws {
-            guard let raw = env[name], !raw.isEmpty else { return }
-            guard let v = Int(raw), v > 0 else { throw ConfigurationError(variable: name, reason: "must be a positive integer") }
-            value = v
-        }
-        text("HALLMARK_AUTHORITY_SCHEMA", &c.schema)
-        text("HALLMARK_AUTHORITY_PROVISION_INPUT", &c.provisionInput)
-        text("HALLMARK_AUTHORITY_PROVISION_OUTPUT", &c.provisionOutput)
-        text("HALLMARK_AUTHORITY_TOKEN_INPUT", &c.tokenInput)
-        text("HALLMARK_AUTHORITY_TOKEN_OUTPUT", &c.tokenOutput)
-        text("HALLMARK_AUTHORITY_ADMIN_INPUT", &c.adminInput)
-        text("HALLMARK_SECURITY_TOPIC", &c.securityTopic)
-        try number("HALLMARK_AUTHORITY_REPLAY_WINDOW_S", &c.replayWindowSeconds)
-        try number("HALLMARK_AUTHORITY_WARN_THRESHOLD", &c.warnThreshold)
-        try number("HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD", &c.blacklistThreshold)
-        try number("HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", &c.deviceCacheSize)
-        try number("HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS", &c.deviceCacheTTLMilliseconds)
-        try number("HALLMARK_AUTHORITY_RESEAL_INTERVAL_S", &c.resealIntervalSeconds)
-        try number("HALLMARK_AUTHORITY_RESEAL_BATCH", &c.resealBatch)
-        try number("HALLMARK_AUTHORITY_COUNT_FLUSH_MS", &c.countFlushMilliseconds)
+        c.schema = try settings.identifier("HALLMARK_AUTHORITY_SCHEMA", default: c.schema)
+        c.provisionInput = try settings.topic("HALLMARK_AUTHORITY_PROVISION_INPUT", default: c.provisionInput)
+        c.provisionOutput = try settings.topic("HALLMARK_AUTHORITY_PROVISION_OUTPUT", default: c.provisionOutput)
+        c.tokenInput = try settings.topic("HALLMARK_AUTHORITY_TOKEN_INPUT", default: c.tokenInput)
+        c.tokenOutput = try settings.topic("HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: c.tokenOutput)
+        c.adminInput = try settings.topic("HALLMARK_AUTHORITY_ADMIN_INPUT", default: c.adminInput)
+        c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.replayWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
+                                                     in: 1...(366 * 86_400))
+        c.warnThreshold = try settings.integer("HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,
+                                               in: 1...100_000_000)
+        c.blacklistThreshold = try settings.integer("HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
+                                                    default: c.blacklistThreshold, in: 1...100_000_000)
+        c.deviceCacheSize = try settings.integer("HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", default: c.deviceCacheSize,
+                                                 in: 1...100_000_000)
+        c.deviceCacheTTLMilliseconds = try settings.integer("HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS",
+                                                            default: c.deviceCacheTTLMilliseconds, in: 1...3_600_000)
+        c.resealIntervalSeconds = try settings.integer("HALLMARK_AUTHORITY_RESEAL_INTERVAL_S",
+                                                       default: c.resealIntervalSeconds, in: 1...86_400)
+        c.resealBatch = try settings.integer("HALLMARK_AUTHORITY_RESEAL_BATCH", default: c.resealBatch, in: 1...100_000)
+        c.countFlushMilliseconds = try settings.integer("HALLMARK_AUTHORITY_COUNT_FLUSH_MS",
+                                                        default: c.countFlushMilliseconds, in: 10...3_600_000)
         guard c.blacklistThreshold > c.warnThreshold else {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
                                      reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")

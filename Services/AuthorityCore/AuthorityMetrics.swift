@@ -1,3 +1,4 @@
+import HallmarkMessages
 import Metrics
 
 /// The authority's metrics, created once with fixed dimensions.

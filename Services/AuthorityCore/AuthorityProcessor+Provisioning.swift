@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 
@@ -14,16 +15,19 @@ extension AuthorityProcessor {
     /// sealed with its blind index beside it, and the table keys sealed to the camera (PROV-1).
     func provision(_ message: StageMessage, connection: PostgresConnection) async throws -> [StageOutput] {
         let request = try? message.decode(ProvisionRequest.self)
-        let result = try await provisionResult(request, requestId: message.header.id, connection: connection)
+        let result = try await provisionResult(request, requestId: message.header.id, correlationId: message.correlationID,
+                                               connection: connection)
         metrics.record(result)
-        return [try .json(topic: configuration.provisionOutput, key: request?.deviceSerial ?? key(of: message), result)]
+        return [try .json(topic: message.replyTopic(or: configuration.provisionOutput),
+                          key: request?.deviceSerial ?? message.key, result)]
     }
 
-    private func provisionResult(_ request: ProvisionRequest?, requestId: String,
+    private func provisionResult(_ request: ProvisionRequest?, requestId: String, correlationId: String,
                                  connection: PostgresConnection) async throws -> ProvisionResult {
         func rejected(_ reason: ProvisionResult.Reason) -> ProvisionResult {
             ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
-                            requestId: requestId, deviceSerial: request?.deviceSerial, status: .rejected, reason: reason)
+                            requestId: requestId, correlationId: correlationId, deviceSerial: request?.deviceSerial,
+                            status: .rejected, reason: reason)
         }
         guard let request, ProvisionRequest.isValidSerial(request.deviceSerial),
               let publicKey = try? Base64.decode(request.devicePublicKey, length: 32),
@@ -66,7 +70,7 @@ extension AuthorityProcessor {
             """)
         guard inserted == 1 else { return rejected(.alreadyProvisioned) }  // a concurrent request won
         return ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
-                               requestId: requestId, deviceSerial: serial, status: .provisioned,
+                               requestId: requestId, correlationId: correlationId, deviceSerial: serial, status: .provisioned,
                                tableAssignments: chosen, sealedProvisioning: sealed)
     }
 

@@ -1,12 +1,15 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 
 /// The authority's transactional stage: provisioning requests and admin commands, each in
-/// its message's transaction (token validation is ``TokenProcessor``).
+/// its message's transaction (``StageUnitOfWork/perMessage``), which also records it in the
+/// inbox: a redelivered provisioning request gets its first answer again, never a second
+/// device. Token validation is ``TokenProcessor``.
 public struct AuthorityProcessor: StageProcessor {
-    public let schemas: Set<String> = [ProvisionRequest.schema, AdminCommand.schema]
+    public typealias Prepared = StageMessage
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let tables: KeyTableStore
@@ -30,19 +33,37 @@ public struct AuthorityProcessor: StageProcessor {
 
     var schema: String { configuration.schema }
 
-    public func process(_ message: StageMessage, context: StageContext) async throws -> [StageOutput] {
+    /// The stage's inputs.
+    public var inputs: [StageInput] {
+        [StageInput(topic: configuration.provisionInput, schemas: [ProvisionRequest.schemaName]),
+         StageInput(topic: configuration.adminInput, schemas: [AdminCommand.schemaName])]
+    }
+
+    public func commit(_ batch: [StageMessage], context: StageCommitContext) async throws -> [StageVerdict] {
         guard let connection = context.connection else {
             throw AuthorityError(.configuration, "the authority needs its database")
         }
-        switch message.header.schema {
-        case ProvisionRequest.schema: return try await provision(message, connection: connection)
-        default: return try await administer(message, connection: connection)
+        var verdicts: [StageVerdict] = []
+        for message in batch {
+            switch message.header.schema {
+            case ProvisionRequest.schemaName: verdicts.append(.outputs(try await provision(message, connection: connection)))
+            default: verdicts.append(try await administer(message, connection: connection))
+            }
         }
+        return verdicts
     }
 
-    /// The input's Kafka key, passed on to the answer.
-    func key(of message: StageMessage) -> String? {
-        message.kafka.key.map { String(decoding: $0, as: UTF8.self) }
+    /// A provisioning request that breaks its schema gets a `malformed` answer on the
+    /// provisioning result topic (an admin command goes to the rejected topic).
+    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        guard message.header.schema == ProvisionRequest.schemaName else { return nil }
+        let serial = message.fields["device_serial"]?.string.flatMap { ProvisionRequest.isValidSerial($0) ? $0 : nil }
+        let result = ProvisionResult(id: MessageID.derived(from: message.header.id, "provision-result"),
+                                     producedAt: Timestamp.now(), requestId: message.header.id,
+                                     correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
+                                     reason: .malformed)
+        metrics.record(result)
+        return [try .json(topic: message.replyTopic(or: configuration.provisionOutput), key: serial ?? message.key, result)]
     }
 
     func securityOutput(_ message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 import HallmarkRuntime
@@ -24,9 +25,7 @@ public enum AuthorityService {
         do { secrets = try AuthoritySecrets.fromEnvironment(context.environment) } catch {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
-        var stage = try StageConfiguration.fromEnvironment(
-            context.environment, service: context.service, inputTopics: configuration.inputTopics)
-        stage.instance = context.instance
+        let stage = try context.stageConfiguration(inputs: [])
         do {
             return try await services(configuration: configuration, secrets: secrets, database: database,
                                       kafka: context.kafka, producer: context.producer, stage: stage,
@@ -61,18 +60,22 @@ public enum AuthorityService {
                                     ledger: ledger, counter: counter, pool: pool, metrics: metrics,
                                     instance: stage.instance)
         var adminConfig = stage
-        adminConfig.inputTopics = [configuration.provisionInput, configuration.adminInput]
-        // Token validation has no per-message transaction (see TokenProcessor): a batch stage
-        // of its own, without the inbox, in its own consumer group.
+        adminConfig.inputs = processor.inputs
+        adminConfig.unitOfWork = .perMessage
+        adminConfig.dispatch = .keyLanes
+        // Token validation has no per-message transaction (see TokenProcessor): partition
+        // batches without the inbox, in a consumer group of its own.
         var tokenConfig = stage
-        tokenConfig.inputTopics = [configuration.tokenInput]
+        tokenConfig.inputs = tokens.inputs
+        tokenConfig.dispatch = .partitionBatches
+        tokenConfig.unitOfWork = .none
         tokenConfig.groupID += "-tokens"
         // Stopped in reverse order: the stages first, then the counter's last flush, and
         // maintenance.
         return [maintenance, counter,
-                StageService(configuration: adminConfig, kafka: kafka, producer: producer, database: database,
-                             processor: processor, logger: logger),
-                BatchStageService(configuration: tokenConfig, kafka: kafka, producer: producer, processor: tokens,
-                                  logger: logger)]
+                Stage(configuration: adminConfig, kafka: kafka, producer: producer, database: database,
+                      processor: processor, logger: logger),
+                Stage(configuration: tokenConfig, kafka: kafka, producer: producer, database: database,
+                      processor: tokens, logger: logger)]
     }
 }

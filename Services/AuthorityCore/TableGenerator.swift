@@ -1,3 +1,4 @@
+import HallmarkMessages
 import Foundation
 import HallmarkCrypto
 import HallmarkPostgres

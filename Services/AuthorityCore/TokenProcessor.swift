@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 
@@ -17,8 +18,8 @@ import HallmarkRuntime
 /// once a second (``ValidationCounter``). Redelivery is safe without the runtime's inbox: the
 /// replay record holds the message id, so the same message is judged the same way again and
 /// its answer (same derived id) is the same.
-public struct TokenProcessor: BatchStageProcessor {
-    public let schemas: Set<String> = [TokenResult.requestSchema]
+public struct TokenProcessor: StageProcessor {
+    public typealias Prepared = Judgement
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let tables: KeyTableStore
@@ -47,7 +48,7 @@ public struct TokenProcessor: BatchStageProcessor {
     var schema: String { configuration.schema }
 
     /// One message on its way through the steps.
-    struct Judgement {
+    public struct Judgement: Sendable {
         let message: StageMessage
         var reason: ValidationReason?
         var decided = false
@@ -61,25 +62,42 @@ public struct TokenProcessor: BatchStageProcessor {
         }
     }
 
-    public func process(_ batch: [StageMessage], context: StageBatchContext) async throws -> [StageVerdict] {
+    /// The stage's input.
+    public var inputs: [StageInput] { [StageInput(topic: configuration.tokenInput, schemas: [TokenRequest.schemaName])] }
+
+    /// Phase 1: parses and opens the token (malformed, unknown_table and authentication_failed
+    /// end here).
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Judgement {
+        var j = Judgement(message: message)
+        try await open(&j)
+        return j
+    }
+
+    /// Phase 2 for a batch: one replay statement, one device query, the verdicts.
+    public func commit(_ batch: [Judgement], context: StageCommitContext) async throws -> [StageVerdict] {
         let start = ContinuousClock.now
-        var all = batch.map { Judgement(message: $0) }
-        for i in all.indices {
-            try await open(&all[i])
-            // Long batches of CPU work: let the consumer's feeder and other workers run.
-            if i % 64 == 63 { await Task.yield() }
-        }
+        var all = batch
         try await claim(&all)
         try await judgeDevices(&all)
         let elapsed = (ContinuousClock.now - start).components
         metrics.validationTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-        return all.map { j in
-            metrics.record(j.reason)
-            let result = TokenResult(id: MessageID.derived(from: j.message.header.id, "token-result"),
-                                     producedAt: Timestamp.now(), requestId: j.message.header.id, reason: j.reason)
-            let verdict = StageOutput(topic: configuration.tokenOutput, key: j.message.kafka.key, value: result.jsonBytes)
-            return .outputs([verdict] + j.security)
-        }
+        return all.map { j in .outputs([verdict(j.message, j.reason)] + j.security) }
+    }
+
+    /// A token request that breaks its schema (upper-case hex, a table listed twice, an
+    /// extra field such as an image hash) is answered FAIL `malformed` at once.
+    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        [verdict(message, .malformed)]
+    }
+
+    /// The verdict message for `message`, on its reply topic.
+    func verdict(_ message: StageMessage, _ reason: ValidationReason?) -> StageOutput {
+        metrics.record(reason)
+        let result = TokenResult(id: MessageID.derived(from: message.header.id, "token-result"),
+                                 producedAt: Timestamp.now(), requestId: message.header.id,
+                                 correlationId: message.correlationID, reason: reason)
+        return StageOutput(topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
+                           value: result.jsonBytes)
     }
 
     /// Parses and opens the token: malformed, unknown_table and authentication_failed end here.

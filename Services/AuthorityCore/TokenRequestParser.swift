@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 
 /// Reads a `hallmark.token.request.v1` body strictly, in one JSON pass: exactly one token
 /// format, no field outside the schema, and never an image hash (a request carrying one is

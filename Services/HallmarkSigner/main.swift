@@ -4,9 +4,6 @@ import SignerCore
 
 // hallmark-signer: SIGN-1 / SIGN-FILES signing and verification over Kafka (DESIGN §1–2).
 // Configuration: `HALLMARK_SIGNER_…` variables (see SignerConfiguration) plus the runtime's.
-// Messages in flight each hold a connection while PBKDF2 runs: a larger default pool keeps
-// the workers fed. An explicit setting wins (no overwrite).
-setenv("HALLMARK_POSTGRES_POOL_SIZE", "16", 0)
 let configuration: SignerConfiguration
 do {
     configuration = try SignerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)

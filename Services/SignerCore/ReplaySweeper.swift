@@ -4,7 +4,6 @@ import Metrics
 import ServiceLifecycle
 
 /// Removes expired replay entries every interval (any replica may; deletes are idempotent).
-/// Owns the replay pool's lifetime: closes it when it stops, after the stage has drained.
 public struct ReplaySweeper: Service {
     let store: ReplayStore
     let pool: PostgresPool
@@ -32,7 +31,5 @@ public struct ReplaySweeper: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
-        // The group stops this after the stage has drained: no claim needs the pool any more.
-        pool.close()
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkRuntime
+import HallmarkSmileID
 
 /// SIGN-1 signing with the signing secret version: stamps the timestamp when the request
 /// has none, then adds the MAC header.
@@ -20,7 +22,7 @@ public struct RequestSigner: Sendable {
         }
         var out = headers
         let stamp = HeaderMap.value(HeaderMap.timestamp, in: headers) ?? timestamp ?? Timestamp.format(now)
-        guard SmileIDTimestamp.parse(stamp) != nil else {
+        guard Timestamp.parse(stamp) != nil else {
             throw StageRejection(.schemaViolation, "the timestamp is not ISO 8601")
         }
         HeaderMap.set(HeaderMap.timestamp, stamp, in: &out)

@@ -1,14 +1,16 @@
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
+import HallmarkMessages
+import HallmarkSmileID
 
-/// SIGN-1 / SIGN-FILES verification of one request, except the replay check (that needs the
-/// message's transaction; see ``ReplayStore``). Cheap checks run first, so a stale or
-/// headerless request costs no PBKDF2.
+/// SIGN-1 / SIGN-FILES verification of one request, except the replay check (phase 2; see
+/// ``ReplayStore``). Cheap checks run first, so a stale or headerless request costs no PBKDF2.
 public struct RequestVerifier: Sendable {
     /// What the checks concluded.
     public enum Outcome: Sendable, Equatable {
-        /// The MAC is good: `partner` and `mac` are the replay key, remembered until `expires`.
-        case valid(version: String, partner: String, mac: String, expires: Date)
+        /// The MAC is good: `replayKey` is remembered until `expires`.
+        case valid(version: String, replayKey: ReplayKey, expires: Date)
         case rejected(VerifyReason)
     }
 
@@ -29,7 +31,9 @@ public struct RequestVerifier: Sendable {
         let timestamp: String
         var signed: Data
         var canonicalRetry: (() throws -> Data?)?
+        var isZip = false
         if ZipUpload.looksLikeZip(body), let upload = try? ZipUpload.read(body, maxBytes: maxZipBytes) {
+            isZip = true
             guard let info = try? SmileIDSecurityInfo.parse(upload.securityInfo) else { return .rejected(.malformed) }
             (mac, timestamp) = (info.mac, info.timestamp)
             signed = SmileIDFileSignature.signingData(files: upload.files)
@@ -46,6 +50,7 @@ public struct RequestVerifier: Sendable {
             }
         }
         guard let partner = lower["smileid-partner-id"], !partner.isEmpty else { return .rejected(.missingHeader) }
+        guard ReplayKey.isValidPartner(partner) else { return .rejected(.malformed) }
         mac = mac.trimmingCharacters(in: .whitespaces)
         guard let expected = try? Base64.decode(mac, length: 32) else { return .rejected(.malformed) }
         switch SmileIDTimestamp.check(timestamp, now: now, window: window) {
@@ -54,14 +59,17 @@ public struct RequestVerifier: Sendable {
         case .future: return .rejected(.futureTimestamp)
         case .malformed: return .rejected(.malformed)
         }
-        let expires = SmileIDTimestamp.parse(timestamp)!.addingTimeInterval(window)
+        let expires = Timestamp.parse(timestamp)!.addingTimeInterval(window)
+        // A zip's MAC covers no header: its replay key is the MAC alone, so changing the
+        // partner header cannot make a replayed zip new.
+        let key = ReplayKey(partner: isZip ? nil : partner, mac: mac)
         if let version = try await match(expected, data: signed, timestamp: timestamp, secrets: secrets) {
-            return .valid(version: version, partner: partner, mac: mac, expires: expires)
+            return .valid(version: version, replayKey: key, expires: expires)
         }
         // iOS SDKs sign the canonical encoding of a JSON body but may send it re-encoded.
         if let retry = try canonicalRetry?(),
            let version = try await match(expected, data: retry, timestamp: timestamp, secrets: secrets) {
-            return .valid(version: version, partner: partner, mac: mac, expires: expires)
+            return .valid(version: version, replayKey: key, expires: expires)
         }
         return .rejected(.badMAC)
     }

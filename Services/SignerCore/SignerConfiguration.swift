@@ -1,4 +1,6 @@
 import Foundation
+import HallmarkCore
+import HallmarkMessages
 
 /// The signer's settings, each from a `HALLMARK_SIGNER_…` variable with a default.
 ///
@@ -19,14 +21,12 @@ import Foundation
 /// | `HALLMARK_SIGNER_KEY_CACHE_SIZE` | 4096 | derived keys kept (0 disables the cache) |
 /// | `HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
-/// | `HALLMARK_SIGNER_REPLAY_POOL_SIZE` | 4 | connections for replay claims (a pool of their own) |
 /// | `HALLMARK_SIGNER_ALERT_REJECTIONS` | 20 | rejections per partner per alert window that raise a security event |
 /// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the alert window |
 /// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | largest uncompressed zip content read |
 ///
-/// Each message in flight holds a database connection while its keys are derived, so
-/// `hallmark-signer` defaults `HALLMARK_POSTGRES_POOL_SIZE` to 16 (instead of the runtime's 4)
-/// to keep every worker fed.
+/// | `HALLMARK_SIGNER_SIGN_SCHEMAS` | `hallmark.sign.request.v1` | schemas taken on the sign input (request carriers) |
+/// | `HALLMARK_SIGNER_VERIFY_SCHEMAS` | `hallmark.verify.request.v1,hallmark.sign.result.v1` | schemas taken on the verify input |
 public struct SignerConfiguration: Sendable {
     public var signInput = "smileid.sign.requests"
     public var signOutput = "smileid.sign.results"
@@ -41,7 +41,10 @@ public struct SignerConfiguration: Sendable {
     public var keyCacheSize = 4096
     public var keyCacheTTL: TimeInterval = 600
     public var sweepInterval: Duration = .seconds(30)
-    public var replayPoolSize = 4
+    /// Request carriers taken on the sign input.
+    public var signSchemas: Set<String> = [SignRequest.schemaName]
+    /// Request carriers taken on the verify input: a sign result is verified as it is.
+    public var verifySchemas: Set<String> = [VerifyRequest.schemaName, SignResult.schemaName]
     public var alertRejections = 20
     public var alertWindow: TimeInterval = 60
     public var maxZipBytes = 64 << 20
@@ -49,38 +52,43 @@ public struct SignerConfiguration: Sendable {
     public init() {}
 
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
-    public static func fromEnvironment(_ env: [String: String]) throws -> SignerConfiguration {
+    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SignerConfiguration {
+        let settings = Settings(env)
         var c = SignerConfiguration()
-        func text(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
-        func number(_ name: String, min: Int) throws -> Int? {
-            guard let raw = text(name) else { return nil }
-            guard let value = Int(raw), value >= min else {
-                throw SignerError(.configuration, "\(name) must be an integer of at least \(min)")
-            }
-            return value
+        c.signInput = try settings.topic("HALLMARK_SIGNER_SIGN_INPUT", default: c.signInput)
+        c.signOutput = try settings.topic("HALLMARK_SIGNER_SIGN_OUTPUT", default: c.signOutput)
+        c.verifyInput = try settings.topic("HALLMARK_SIGNER_VERIFY_INPUT", default: c.verifyInput)
+        c.verifyOutput = try settings.topic("HALLMARK_SIGNER_VERIFY_OUTPUT", default: c.verifyOutput)
+        c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        guard c.signInput != c.verifyInput else {
+            throw ConfigurationError(variable: "HALLMARK_SIGNER_VERIFY_INPUT", reason: "must differ from the sign input")
         }
-        if let v = text("HALLMARK_SIGNER_SIGN_INPUT") { c.signInput = v }
-        if let v = text("HALLMARK_SIGNER_SIGN_OUTPUT") { c.signOutput = v }
-        if let v = text("HALLMARK_SIGNER_VERIFY_INPUT") { c.verifyInput = v }
-        if let v = text("HALLMARK_SIGNER_VERIFY_OUTPUT") { c.verifyOutput = v }
-        if let v = text("HALLMARK_SECURITY_TOPIC") { c.securityTopic = v }
-        if let v = text("HALLMARK_SIGNER_SCHEMA") {
-            guard v.range(of: "^[a-z_][a-z0-9_]*$", options: .regularExpression) != nil else {
-                throw SignerError(.configuration, "HALLMARK_SIGNER_SCHEMA must match [a-z_][a-z0-9_]*")
-            }
-            c.schema = v
-        }
-        c.secretsDirectory = text("HALLMARK_SIGNER_SECRETS_DIR")
-        if let v = try number("HALLMARK_SIGNER_WINDOW_SECONDS", min: 1) { c.timestampWindow = TimeInterval(v) }
-        if let v = try number("HALLMARK_SIGNER_WORKERS", min: 1) { c.workers = v }
-        if let v = try number("HALLMARK_SIGNER_BATCH", min: 1) { c.batchSize = v }
-        if let v = try number("HALLMARK_SIGNER_KEY_CACHE_SIZE", min: 0) { c.keyCacheSize = v }
-        if let v = try number("HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS", min: 1) { c.keyCacheTTL = TimeInterval(v) }
-        if let v = try number("HALLMARK_SIGNER_SWEEP_SECONDS", min: 1) { c.sweepInterval = .seconds(v) }
-        if let v = try number("HALLMARK_SIGNER_REPLAY_POOL_SIZE", min: 1) { c.replayPoolSize = v }
-        if let v = try number("HALLMARK_SIGNER_ALERT_REJECTIONS", min: 1) { c.alertRejections = v }
-        if let v = try number("HALLMARK_SIGNER_ALERT_WINDOW_SECONDS", min: 1) { c.alertWindow = TimeInterval(v) }
-        if let v = try number("HALLMARK_SIGNER_MAX_ZIP_BYTES", min: 1) { c.maxZipBytes = v }
+        c.schema = try settings.identifier("HALLMARK_SIGNER_SCHEMA", default: c.schema)
+        c.secretsDirectory = settings.string("HALLMARK_SIGNER_SECRETS_DIR")
+        c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_WINDOW_SECONDS", default: 300,
+                                                                        in: 1...(100 * 366 * 86_400)))
+        c.workers = try settings.integer("HALLMARK_SIGNER_WORKERS", default: c.workers, in: 1...1024)
+        c.batchSize = try settings.integer("HALLMARK_SIGNER_BATCH", default: c.batchSize, in: 1...64)
+        c.keyCacheSize = try settings.integer("HALLMARK_SIGNER_KEY_CACHE_SIZE", default: c.keyCacheSize, in: 0...10_000_000)
+        c.keyCacheTTL = TimeInterval(try settings.integer("HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS", default: 600, in: 1...86_400))
+        c.sweepInterval = try settings.seconds("HALLMARK_SIGNER_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
+        c.alertRejections = try settings.integer("HALLMARK_SIGNER_ALERT_REJECTIONS", default: c.alertRejections,
+                                                 in: 1...1_000_000)
+        c.alertWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_ALERT_WINDOW_SECONDS", default: 60, in: 1...86_400))
+        c.maxZipBytes = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_BYTES", default: c.maxZipBytes, in: 1...(1 << 30))
+        c.signSchemas = try schemas(settings, "HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
+        c.verifySchemas = try schemas(settings, "HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
         return c
+    }
+
+    /// Request-carrier schema names (a name that is no carrier is refused).
+    static func schemas(_ settings: Settings, _ name: String, default value: Set<String>) throws(ConfigurationError)
+        -> Set<String>
+    {
+        let names = Set(settings.list(name, default: Array(value)))
+        guard !names.isEmpty, names.isSubset(of: RequestCarrier.schemas) else {
+            throw ConfigurationError(variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
+        }
+        return names
     }
 }

@@ -1,3 +1,4 @@
+import HallmarkMessages
 import Metrics
 
 /// The signer's metrics, created once with fixed dimensions.

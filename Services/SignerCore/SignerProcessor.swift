@@ -1,14 +1,27 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
+import HallmarkSmileID
 
-/// The signer stage: sign requests become signed requests, verify requests become verdicts
-/// (DESIGN §2). The replay claim commits on its own before the verdict is produced (see
-/// ``ReplayStore/claim(partner:mac:expires:messageID:pool:)``); the runtime's inbox skips
-/// redeliveries of committed messages.
+/// The signer stage (DESIGN §2): requests on the sign input are signed, requests on the verify
+/// input get a verdict. Any request carrier the input is configured for is taken, so a sign
+/// result can be verified as it is.
+///
+/// Phase 1 does the PBKDF2 work (on the worker pool, holding no connection). Phase 2 claims
+/// the replay key of an accepted MAC in the message's transaction, which also records the
+/// message and its verdict in the inbox (``StageUnitOfWork/perMessage``): the verdict is sent
+/// only after the claim committed, so a copy of the request on another replica can never be
+/// accepted too, and a redelivery gets the recorded verdict, never a second one.
 public struct SignerProcessor: StageProcessor {
-    public let schemas: Set<String> = [SignRequest.schemaName, VerifyRequest.schemaName]
+    /// A message after phase 1.
+    public enum Prepared: Sendable {
+        case signed(StageMessage, SignResult)
+        case verified(StageMessage, RequestCarrier, RequestVerifier.Outcome)
+    }
+
     let configuration: SignerConfiguration
     let secrets: SecretStore
     let signer: RequestSigner
@@ -16,15 +29,12 @@ public struct SignerProcessor: StageProcessor {
     let replay: ReplayStore
     let limiter: SecurityEventLimiter
     let instance: String
-    /// The pool replay claims are committed through; nil runs without replay protection.
-    let database: PostgresPool?
     let metrics = SignerMetrics()
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
     public init(configuration: SignerConfiguration, secrets: SecretStore, deriver: KeyDeriver, instance: String,
-                database: PostgresPool?, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.database = database
+                now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.secrets = secrets
         self.signer = RequestSigner(deriver: deriver)
@@ -36,32 +46,49 @@ public struct SignerProcessor: StageProcessor {
         self.now = now
     }
 
-    public func process(_ message: StageMessage, context: StageContext) async throws -> [StageOutput] {
-        metrics.inFlight.increment()
-        defer { metrics.inFlight.decrement() }
+    /// The stage's inputs: each topic with the carriers it takes.
+    public var inputs: [StageInput] {
+        [StageInput(topic: configuration.signInput, schemas: configuration.signSchemas),
+         StageInput(topic: configuration.verifyInput, schemas: configuration.verifySchemas)]
+    }
+
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         if let ms = message.kafka.timestampMilliseconds {
             metrics.consumerLag.record(max(0, Int64(now().timeIntervalSince1970 * 1000) - ms))
         }
-        switch message.header.schema {
-        case SignRequest.schemaName: return try await sign(message, context: context)
-        default: return try await verify(message, context: context)
-        }
+        let carrier = try message.decode(RequestCarrier.self)
+        if message.kafka.topic == configuration.signInput { return try await sign(message, carrier) }
+        return .verified(message, carrier, try await verify(message, carrier))
     }
 
-    func sign(_ message: StageMessage, context: StageContext) async throws -> [StageOutput] {
-        let request = try message.decode(SignRequest.self)
-        let body = try Self.body(request.bodyB64)
-        let (headers, version) = try await signer.sign(headers: request.headers, body: body,
-                                                       timestamp: request.timestamp, secrets: secrets.secrets,
-                                                       now: now())
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        var verdicts: [StageVerdict] = []
+        for item in batch {
+            switch item {
+            case .signed(let message, let result):
+                verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.signOutput),
+                                                    key: Self.key(message, result.headers), result)]))
+            case .verified(let message, let carrier, let outcome):
+                verdicts.append(.outputs(try await verdict(message, carrier, outcome, context: context)))
+            }
+        }
+        return verdicts
+    }
+
+    func sign(_ message: StageMessage, _ carrier: RequestCarrier) async throws -> Prepared {
+        let timestamp = message.fields["timestamp"]?.string
+        let body = try Self.body(carrier.bodyB64)
+        let (headers, version) = try await signer.sign(headers: carrier.headers, body: body, timestamp: timestamp,
+                                                       secrets: secrets.secrets, now: now())
         metrics.signed.increment()
         let result = SignResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
-                                correlationID: message.header.id, requestID: message.header.id, headers: headers,
-                                bodyB64: request.bodyB64, secretVersion: version)
-        return [try .json(topic: configuration.signOutput, key: Self.key(message, headers), result)]
+                                correlationID: message.correlationID, requestID: message.header.id,
+                                method: carrier.method, path: carrier.path, headers: headers,
+                                bodyB64: carrier.bodyB64, secretVersion: version)
+        return .signed(message, result)
     }
 
-    /// The body bytes; a `body_b64` that is not base64 is a schema violation.
+    /// The body bytes (the schema already holds `body_b64` to canonical base64).
     static func body(_ b64: String) throws -> Data {
         guard let data = Data(base64Encoded: b64) else {
             throw StageRejection(.schemaViolation, "body_b64 is not base64")
@@ -71,7 +98,6 @@ public struct SignerProcessor: StageProcessor {
 
     /// The output key: the partner id when the request has one, else the input's key.
     static func key(_ message: StageMessage, _ headers: [String: String]) -> String? {
-        HeaderMap.value(HeaderMap.partner, in: headers)
-            ?? message.kafka.key.map { String(decoding: $0, as: UTF8.self) }
+        HeaderMap.value(HeaderMap.partner, in: headers) ?? message.key
     }
 }

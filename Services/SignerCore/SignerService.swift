@@ -1,6 +1,8 @@
 import Foundation
+import HallmarkCore
 import HallmarkPostgres
 import HallmarkRuntime
+import HallmarkSmileID
 import Logging
 import ServiceLifecycle
 
@@ -10,7 +12,7 @@ public enum SignerService {
     /// Topics, schema and migrations for ``ServiceRunner``.
     public static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(service: "signer",
-                                 topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput],
+                                 topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic],
                                  schema: c.schema, migrations: SignerMigrations.all(schema: c.schema))
     }
 
@@ -19,8 +21,8 @@ public enum SignerService {
         let store: SecretStore
         do {
             store = try SecretStore(directory: c.secretsDirectory, environment: context.environment,
-                                    onReload: { _ in cache.removeAll() })
-        } catch let error as SignerError {
+                                    variablePrefix: "HALLMARK_SIGNER_", onReload: { _ in cache.removeAll() })
+        } catch let error as SmileIDError {
             // The runtime prints configuration errors in full; this one names no secret.
             throw ConfigurationError(variable: c.secretsDirectory == nil ? "HALLMARK_SIGNER_SECRET_*"
                                                                          : "HALLMARK_SIGNER_SECRETS_DIR",
@@ -29,25 +31,17 @@ public enum SignerService {
         context.logger.info("secrets loaded", metadata: [
             "versions": "\(store.secrets.versions.map(\.version))", "signing_version": "\(store.secrets.signing.version)",
         ])
-        // Replay claims commit on their own while the message's transaction holds a connection
-        // of the stage's pool: a separate pool, so claims never wait for the stage's connections
-        // (sharing one would deadlock once every connection is held by a waiting message).
-        let replayPool = context.database.map { database in
-            var config = database.pool.configuration
-            config.poolSize = c.replayPoolSize
-            return PostgresPool(configuration: config, logger: context.logger)
-        }
-        let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, logger: context.logger)
-        let processor = SignerProcessor(configuration: c, secrets: store,
-                                        deriver: KeyDeriver(pool: pool, cache: cache), instance: context.instance,
-                                        database: replayPool)
+        let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, service: "signer", logger: context.logger)
+        let processor = SignerProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache),
+                                        instance: context.instance)
         var services: [any Service] = [pool, SecretReloadService(store: store, logger: context.logger)]
-        if let replayPool {
-            services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: replayPool,
+        if let database = context.database {
+            services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: database.pool,
                                           interval: c.sweepInterval, logger: context.logger))
         }
         // Last, so the group stops it first: the stage drains while the pool still runs.
-        services.append(try context.stage(processor, inputTopics: [c.signInput, c.verifyInput]))
+        services.append(try context.stage(processor, inputs: processor.inputs,
+                                          unitOfWork: context.database == nil ? .none : .perMessage))
         return services
     }
 }

@@ -1,3 +1,5 @@
+import HallmarkCore
+
 /// Connection settings shared by Hallmark's producers, consumers and topic admin.
 ///
 /// Defaults suit the local Tansu broker (DESIGN.md §4): short session and heartbeat timeouts
@@ -18,6 +20,11 @@ public struct KafkaConfiguration: Sendable {
     public var fetchWaitMaxMilliseconds: Int
     /// Partition count used when Hallmark creates a missing topic. Default 4.
     public var defaultPartitions: Int
+    /// The largest message value Hallmark produces or accepts, in bytes: producers refuse
+    /// larger values before they reach the broker, and topics Hallmark creates take values up
+    /// to it (`max.message.bytes`, with room for the record's key and framing).
+    /// `HALLMARK_MAX_MESSAGE_BYTES`, default 1 MiB.
+    public var maxMessageBytes: Int
     /// Any further librdkafka property; applied last, so it overrides everything above.
     public var properties: [String: String]
 
@@ -29,6 +36,7 @@ public struct KafkaConfiguration: Sendable {
         commitIntervalMilliseconds: Int = 1000,
         fetchWaitMaxMilliseconds: Int = 10,
         defaultPartitions: Int = 4,
+        maxMessageBytes: Int = 1 << 20,
         properties: [String: String] = [:]
     ) {
         self.brokers = brokers
@@ -38,44 +46,50 @@ public struct KafkaConfiguration: Sendable {
         self.commitIntervalMilliseconds = commitIntervalMilliseconds
         self.fetchWaitMaxMilliseconds = fetchWaitMaxMilliseconds
         self.defaultPartitions = defaultPartitions
+        self.maxMessageBytes = maxMessageBytes
         self.properties = properties
     }
 
     /// Reads `HALLMARK_KAFKA_BROKERS`, `HALLMARK_KAFKA_CLIENT_ID`, `HALLMARK_KAFKA_PARTITIONS`,
     /// `HALLMARK_KAFKA_SESSION_TIMEOUT_MS`, `HALLMARK_KAFKA_HEARTBEAT_MS`,
-    /// `HALLMARK_KAFKA_COMMIT_INTERVAL_MS`, `HALLMARK_KAFKA_FETCH_WAIT_MS` and the escape hatch `HALLMARK_KAFKA_PROPERTIES`:
-    /// librdkafka properties as `name=value` pairs separated by commas or newlines
-    /// (e.g. `linger.ms=5,compression.type=lz4`).
-    public static func fromEnvironment(_ environment: [String: String]) throws -> KafkaConfiguration {
+    /// `HALLMARK_KAFKA_COMMIT_INTERVAL_MS`, `HALLMARK_KAFKA_FETCH_WAIT_MS`, `HALLMARK_MAX_MESSAGE_BYTES`
+    /// and the escape hatch `HALLMARK_KAFKA_PROPERTIES`: librdkafka properties as `name=value`
+    /// pairs separated by commas or newlines (e.g. `linger.ms=5,compression.type=lz4`).
+    public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> KafkaConfiguration {
+        let settings = Settings(environment)
         var config = KafkaConfiguration()
-        if let v = environment["HALLMARK_KAFKA_BROKERS"], !v.isEmpty { config.brokers = v }
-        if let v = environment["HALLMARK_KAFKA_CLIENT_ID"], !v.isEmpty { config.clientID = v }
-        func int(_ name: String) throws -> Int? {
-            guard let raw = environment[name], !raw.isEmpty else { return nil }
-            guard let value = Int(raw), value > 0 else {
-                throw KafkaError(.configuration, "\(name) must be a positive integer")
-            }
-            return value
-        }
-        if let v = try int("HALLMARK_KAFKA_PARTITIONS") { config.defaultPartitions = v }
-        if let v = try int("HALLMARK_KAFKA_SESSION_TIMEOUT_MS") { config.sessionTimeoutMilliseconds = v }
-        if let v = try int("HALLMARK_KAFKA_HEARTBEAT_MS") { config.heartbeatIntervalMilliseconds = v }
-        if let v = try int("HALLMARK_KAFKA_COMMIT_INTERVAL_MS") { config.commitIntervalMilliseconds = v }
-        if let v = try int("HALLMARK_KAFKA_FETCH_WAIT_MS") { config.fetchWaitMaxMilliseconds = v }
-        if let raw = environment["HALLMARK_KAFKA_PROPERTIES"] {
+        config.brokers = settings.string("HALLMARK_KAFKA_BROKERS", default: config.brokers)
+        config.clientID = settings.string("HALLMARK_KAFKA_CLIENT_ID", default: config.clientID)
+        config.defaultPartitions = try settings.integer("HALLMARK_KAFKA_PARTITIONS", default: config.defaultPartitions,
+                                                        in: 1...10_000)
+        config.sessionTimeoutMilliseconds = try settings.integer(
+            "HALLMARK_KAFKA_SESSION_TIMEOUT_MS", default: config.sessionTimeoutMilliseconds, in: 1...3_600_000)
+        config.heartbeatIntervalMilliseconds = try settings.integer(
+            "HALLMARK_KAFKA_HEARTBEAT_MS", default: config.heartbeatIntervalMilliseconds, in: 1...3_600_000)
+        config.commitIntervalMilliseconds = try settings.integer(
+            "HALLMARK_KAFKA_COMMIT_INTERVAL_MS", default: config.commitIntervalMilliseconds, in: 1...3_600_000)
+        config.fetchWaitMaxMilliseconds = try settings.integer(
+            "HALLMARK_KAFKA_FETCH_WAIT_MS", default: config.fetchWaitMaxMilliseconds, in: 0...300_000)
+        // Up to 256 MiB: librdkafka's own ceiling on a message is 1,000,000,000 bytes.
+        config.maxMessageBytes = try settings.integer("HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
+                                                      in: 4096...(256 << 20))
+        if let raw = settings.string("HALLMARK_KAFKA_PROPERTIES") {
             config.properties = try parseProperties(raw)
         }
         return config
     }
 
-    static func parseProperties(_ raw: String) throws -> [String: String] {
+    /// Room for a record's key, headers and framing beyond ``maxMessageBytes``.
+    public static let recordOverheadBytes = 64 << 10
+
+    static func parseProperties(_ raw: String) throws(ConfigurationError) -> [String: String] {
         var result: [String: String] = [:]
         for item in raw.split(whereSeparator: { $0 == "," || $0 == "\n" }) {
             let pair = item.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
             let trimmed = String(pair)
             if trimmed.isEmpty { continue }
             guard let eq = trimmed.firstIndex(of: "="), eq != trimmed.startIndex else {
-                throw KafkaError(.configuration, "HALLMARK_KAFKA_PROPERTIES entry is not name=value")
+                throw ConfigurationError(variable: "HALLMARK_KAFKA_PROPERTIES", reason: "an entry is not name=value")
             }
             result[String(trimmed[..<eq])] = String(trimmed[trimmed.index(after: eq)...])
         }

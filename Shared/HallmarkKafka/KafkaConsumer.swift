@@ -45,6 +45,14 @@ public final class KafkaConsumer: Sendable {
         try native.storeOffset(partition, nextOffset: nextOffset)
     }
 
+    /// Stops fetching these partitions, so a consumer that cannot take a partition's next
+    /// message yet holds no more of it in memory; messages already fetched still arrive.
+    /// A partition revoked meanwhile needs no resume (a new assignment starts unpaused).
+    public func pause(_ partitions: [KafkaTopicPartition]) { native.setPaused(partitions, true) }
+
+    /// Fetches these partitions again, from the next message not yet handed out.
+    public func resume(_ partitions: [KafkaTopicPartition]) { native.setPaused(partitions, false) }
+
     /// The end offset of each assigned partition, as last seen by the fetcher (no round trip).
     /// With a reader's own low-water marks it gives the consumer lag.
     public func highWatermarks() -> [KafkaTopicPartition: Int64] { native.highWatermarks() }

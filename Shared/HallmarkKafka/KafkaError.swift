@@ -5,7 +5,14 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, Equatable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        /// A produce or delivery failure: `oversized` when librdkafka says the message can never
+    /// fit, else `code`.
+    static func produceFailure(_ librdkafkaCode: Int32, _ reason: String, code: Code) -> KafkaError {
+        KafkaError(RDKafkaProducer.sizeCodes.contains(librdkafkaCode) ? .oversized : code, reason,
+                   librdkafkaCode: librdkafkaCode)
+    }
+
+    public var description: String { rawValue }
 
         /// A setting is invalid (librdkafka refused it, or an environment variable is malformed).
         public static let configuration = Code("configuration")
@@ -25,6 +32,9 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let closed = Code("closed")
         /// A request did not complete in time.
         public static let timeout = Code("timeout")
+        /// A message is larger than the producer's or the broker's limit: it can never be
+        /// produced, so it is a permanent failure (never retried).
+        public static let oversized = Code("oversized")
     }
 
     public let code: Code
@@ -36,6 +46,13 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, Equatable {
         self.code = code
         self.reason = reason
         self.librdkafkaCode = librdkafkaCode
+    }
+
+    /// A produce or delivery failure: `oversized` when librdkafka says the message can never
+    /// fit, else `code`.
+    static func produceFailure(_ librdkafkaCode: Int32, _ reason: String, code: Code) -> KafkaError {
+        KafkaError(RDKafkaProducer.sizeCodes.contains(librdkafkaCode) ? .oversized : code, reason,
+                   librdkafkaCode: librdkafkaCode)
     }
 
     public var description: String {

@@ -7,11 +7,14 @@ import Logging
 public final class KafkaProducer: Sendable {
     private let native: RDKafkaProducer
     private let logger: Logger
+    /// The largest key plus value this producer sends (``KafkaConfiguration/maxMessageBytes``).
+    public let maxMessageBytes: Int
 
     /// Creates the producer and its delivery-report thread.
     /// - Throws: ``KafkaError`` when librdkafka is too old or refuses a property.
     public init(configuration: KafkaConfiguration, logger: Logger) throws {
         self.logger = logger
+        self.maxMessageBytes = configuration.maxMessageBytes
         self.native = try RDKafkaProducer(configuration: configuration, logger: logger)
     }
 
@@ -20,11 +23,13 @@ public final class KafkaProducer: Sendable {
     ///   - key: decides the partition (messages with one key keep their order); nil spreads.
     ///   - partition: an explicit partition, overriding the key's.
     /// - Throws: ``KafkaError`` with code `delivery` when the broker refused or the message
-    ///   timed out (`message.timeout.ms`), `produce` when it could not be enqueued.
+    ///   timed out (`message.timeout.ms`), `produce` when it could not be enqueued, `oversized`
+    ///   when it is larger than ``maxMessageBytes`` or the broker's limit (never worth a retry).
     @discardableResult
     public func send(topic: String, key: [UInt8]?, value: [UInt8], partition: Int32? = nil) async throws
         -> KafkaDeliveryReport
     {
+        try checkSize(key: key, value: value)
         while true {
             do {
                 return try await withCheckedThrowingContinuation { continuation in
@@ -34,7 +39,7 @@ public final class KafkaProducer: Sendable {
                 }
             } catch let failure as EnqueueFailure {
                 guard failure.code == RDKafkaProducer.queueFullCode else {
-                    throw KafkaError(.produce, RDKafkaProducer.describe(failure.code), librdkafkaCode: failure.code)
+                    throw KafkaError.produceFailure(failure.code, RDKafkaProducer.describe(failure.code), code: .produce)
                 }
                 // The local queue is full: wait for delivery reports to make room.
                 try await Task.sleep(for: .milliseconds(1))
@@ -45,9 +50,11 @@ public final class KafkaProducer: Sendable {
     /// Enqueues every message, in order, and returns at once; ``KafkaDeliveryGroup/wait()``
     /// returns when all are acknowledged. Messages with one key keep their order, also across
     /// groups enqueued one after the other. When the local queue is full it waits for room.
-    /// - Throws: ``KafkaError`` `produce` when a message cannot be enqueued (those before it
-    ///   are already on their way).
+    /// - Throws: ``KafkaError`` `oversized` before anything is enqueued when a message is
+    ///   larger than ``maxMessageBytes``; `produce` when a message cannot be enqueued (those
+    ///   before it are already on their way).
     public func enqueue(_ messages: [KafkaOutgoingMessage]) async throws -> KafkaDeliveryGroup {
+        for m in messages { try checkSize(key: m.key, value: m.value) }
         let group = KafkaDeliveryGroup()
         defer { group.seal() }
         var index = 0
@@ -58,7 +65,7 @@ public final class KafkaProducer: Sendable {
             } else if code == RDKafkaProducer.queueFullCode {
                 try await Task.sleep(for: .milliseconds(1))
             } else {
-                throw KafkaError(.produce, RDKafkaProducer.describe(code), librdkafkaCode: code)
+                throw KafkaError.produceFailure(code, RDKafkaProducer.describe(code), code: .produce)
             }
         }
         return group
@@ -67,6 +74,15 @@ public final class KafkaProducer: Sendable {
     /// Sends every message and waits until all are acknowledged (see ``enqueue(_:)``).
     public func send(_ messages: [KafkaOutgoingMessage]) async throws {
         try await enqueue(messages).wait()
+    }
+
+    /// Whether a message of this size may be produced.
+    public func fits(key: [UInt8]?, value: [UInt8]) -> Bool { (key?.count ?? 0) + value.count <= maxMessageBytes }
+
+    private func checkSize(key: [UInt8]?, value: [UInt8]) throws(KafkaError) {
+        guard fits(key: key, value: value) else {
+            throw KafkaError(.oversized, "a message of \((key?.count ?? 0) + value.count) bytes exceeds the limit of \(maxMessageBytes)")
+        }
     }
 
     /// Messages enqueued but not yet acknowledged.

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// How to reach PostgreSQL and how many connections a ``PostgresPool`` may open.
 ///
@@ -57,24 +58,26 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
         self.redactedConnectionString = options.redacted
     }
 
-    /// Reads `HALLMARK_POSTGRES_URL` (required) and `HALLMARK_POSTGRES_POOL_SIZE` (optional,
-    /// default 4).
+    /// Reads the connection URL from the first of `urlVariables` that is set (default
+    /// `HALLMARK_POSTGRES_URL`; a service passes its own first, e.g.
+    /// `HALLMARK_SIGNER_POSTGRES_URL`) and `HALLMARK_POSTGRES_POOL_SIZE` (1–1000, default 4).
+    /// - Throws: ``ConfigurationError`` naming the variable, never its value.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        urlVariables: [String] = [urlVariable],
         applicationName: String? = nil
-    ) throws(PostgresError) -> PostgresConfiguration {
-        guard let url = environment[urlVariable], !url.isEmpty else {
-            throw PostgresError(code: .invalidConfiguration, message: "\(urlVariable) is not set")
+    ) throws(ConfigurationError) -> PostgresConfiguration {
+        let settings = Settings(environment)
+        guard let (variable, url) = urlVariables.lazy.compactMap({ name in settings.string(name).map { (name, $0) } }).first
+        else {
+            throw ConfigurationError(variable: urlVariables.first ?? urlVariable, reason: "is not set")
         }
-        var poolSize = defaultPoolSize
-        if let text = environment[poolSizeVariable], !text.isEmpty {
-            guard let value = Int(text), value >= 1 else {
-                throw PostgresError(code: .invalidConfiguration,
-                                    message: "\(poolSizeVariable) must be a positive integer")
-            }
-            poolSize = value
+        let poolSize = try settings.integer(poolSizeVariable, default: defaultPoolSize, in: 1...1000)
+        do {
+            return try PostgresConfiguration(url: url, poolSize: poolSize, applicationName: applicationName)
+        } catch {
+            throw ConfigurationError(variable: variable, reason: error.message)
         }
-        return try PostgresConfiguration(url: url, poolSize: poolSize, applicationName: applicationName)
     }
 
     /// Whole seconds for libpq's `connect_timeout`, rounded up.

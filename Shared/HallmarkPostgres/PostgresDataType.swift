@@ -26,6 +26,10 @@ public struct PostgresDataType: Hashable, Sendable, CustomStringConvertible {
     public static let numeric = PostgresDataType(1700)
     public static let uuid = PostgresDataType(2950)
     public static let jsonb = PostgresDataType(3802)
+    public static let byteaArray = PostgresDataType(1001)
+    public static let textArray = PostgresDataType(1009)
+    public static let int8Array = PostgresDataType(1016)
+    public static let uuidArray = PostgresDataType(2951)
 
     static let integers: Set<PostgresDataType> = [.int2, .int4, .int8, .oid, .numeric]
     static let floats: Set<PostgresDataType> = [.float4, .float8, .numeric, .int2, .int4, .int8]

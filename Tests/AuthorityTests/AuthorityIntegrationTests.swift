@@ -1,8 +1,10 @@
+import HallmarkClient
 import AuthorityCore
 import Foundation
 import HallmarkCLICore
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkPostgres
 import HallmarkTestSupport
 import Testing

@@ -1,7 +1,8 @@
 import AuthorityCore
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkPostgres
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import AuthorityCore
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import Testing
 
 /// The verdict's hand-written bytes are exactly what JSONEncoder writes.

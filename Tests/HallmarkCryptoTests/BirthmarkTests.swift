@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import Testing
 @testable import HallmarkCrypto
 

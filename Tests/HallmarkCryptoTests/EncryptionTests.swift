@@ -72,7 +72,7 @@ import Testing
         for counter: UInt64 in [0, 1, 999, UInt64(Int64.max)] {
             let plain = rng.bytes(Int(counter % 50) + 1)
             let message = try session.seal(plain, direction: .gatewayToClient, counter: counter)
-            let wire = message.jsonData()
+            let wire = try message.jsonData()
             #expect(try session.open(InvisoWireMessage.parse(wire), direction: .gatewayToClient) == plain)
             expectCode(.authenticationFailed) { _ = try session.open(message, direction: .clientToGateway) }
             var other = message

@@ -1,3 +1,4 @@
+import HallmarkCore
 import HallmarkKafka
 import Testing
 
@@ -16,8 +17,12 @@ struct KafkaConfigurationTests {
     }
 
     @Test func malformedEnvironmentIsATypedError() {
-        #expect(throws: KafkaError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PARTITIONS": "x"]) }
-        #expect(throws: KafkaError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PROPERTIES": "=v"]) }
+        #expect(throws: ConfigurationError(variable: "HALLMARK_KAFKA_PARTITIONS", reason: "must be an integer in 1...10000")) {
+            try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PARTITIONS": "x"])
+        }
+        #expect(throws: ConfigurationError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PROPERTIES": "=v"]) }
+        #expect(throws: ConfigurationError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_MAX_MESSAGE_BYTES": "0"]) }
+        #expect((try? KafkaConfiguration.fromEnvironment(["HALLMARK_MAX_MESSAGE_BYTES": "2097152"]))?.maxMessageBytes == 2_097_152)
     }
 
     @Test func unknownPropertyIsRejectedWithoutItsValue() throws {

@@ -1,3 +1,4 @@
+import HallmarkCore
 import HallmarkPostgres
 import Testing
 
@@ -46,8 +47,8 @@ struct ConfigurationTests {
         ])
         #expect(configuration.poolSize == 9)
         #expect(try PostgresConfiguration.fromEnvironment(["HALLMARK_POSTGRES_URL": "postgresql:///x"]).poolSize == 4)
-        #expect(throws: PostgresError.self) { try PostgresConfiguration.fromEnvironment([:]) }
-        #expect(throws: PostgresError.self) {
+        #expect(throws: ConfigurationError.self) { try PostgresConfiguration.fromEnvironment([:]) }
+        #expect(throws: ConfigurationError.self) {
             try PostgresConfiguration.fromEnvironment([
                 "HALLMARK_POSTGRES_URL": "postgresql:///x", "HALLMARK_POSTGRES_POOL_SIZE": "zero",
             ])

@@ -1,5 +1,6 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import HallmarkRuntime
 import Logging
@@ -9,14 +10,14 @@ import Testing
 
 /// A test batch processor: answers `{"correlation_id", "n"}`; `fail: "always"` makes every
 /// batch holding it throw (until the runtime isolates it), `fail: "reject"` rejects it.
-struct EchoBatchProcessor: BatchStageProcessor {
-    let schemas: Set<String> = ["hallmark.probe.request.v1"]
+struct EchoBatchProcessor: StageProcessor {
+    typealias Prepared = StageMessage
     let output: String
     let batches = BatchSizes()
 
     struct Boom: Error {}
 
-    func process(_ batch: [StageMessage], context: StageBatchContext) async throws -> [StageVerdict] {
+    func commit(_ batch: [StageMessage], context: StageCommitContext) async throws -> [StageVerdict] {
         batches.record(batch.count)
         if batch.contains(where: { $0.fields["fail"]?.string == "always" }) { throw Boom() }
         return batch.map { m in
@@ -35,15 +36,16 @@ final class BatchSizes: Sendable {
     var largest: Int { sizes.withLock { $0.max() ?? 0 } }
 }
 
-@Suite("Batch stage against the real broker", .serialized)
+@Suite("Batch stage against the real broker", .serialized, .timeLimit(.minutes(5)))
 struct BatchStageIntegrationTests {
-    func stage(_ h: StageHarness, _ processor: EchoBatchProcessor) -> BatchStageService<EchoBatchProcessor> {
-        var config = StageConfiguration(service: "batch-test", inputTopics: [h.input], groupID: h.group,
-                                        rejectedTopic: h.rejected, maxBatch: 64, batchWorkers: 3,
-                                        initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(5))
+    func stage(_ h: StageHarness, _ processor: EchoBatchProcessor) -> Stage<EchoBatchProcessor> {
+        var config = StageConfiguration(service: "batch-test", inputs: [StageInput(topic: h.input, schemas: [ProbeRequest.schemaName])],
+                                        groupID: h.group, dispatch: .partitionBatches, rejectedTopic: h.rejected,
+                                        maxBatch: 64, batchWorkers: 3, initialBackoff: .milliseconds(1),
+                                        maxBackoff: .milliseconds(5))
         config.instance = "batch-\(h.id)"
-        return BatchStageService(configuration: config, kafka: h.kafka, producer: h.producer, processor: processor,
-                                 logger: h.logger)
+        return Stage(configuration: config, kafka: h.kafka, producer: h.producer, database: nil, processor: processor,
+                     logger: h.logger)
     }
 
     @Test func answersEverythingInKeyOrderAndIsolatesPoison() async throws {

@@ -1,5 +1,6 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import Testing
 
 /// The strict reader: the same values as `JSONSerialization` on valid documents, refusals

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import Testing
 
 @testable import HallmarkRuntime

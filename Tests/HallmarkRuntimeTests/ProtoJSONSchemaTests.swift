@@ -1,5 +1,6 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkTestSupport
 import Testing
 
@@ -22,7 +23,7 @@ struct ProtoJSONSchemaTests {
         let record = RejectedRecord(
             id: MessageID.random(), producedAt: Timestamp.now(), service: "probe", instance: "i", reason: .invalidJSON,
             detail: "the message is not valid UTF-8 JSON", source: .init(topic: "t", partition: 1, offset: 7),
-            originalID: nil, originalB64: "e25vdA==")
+            originalID: nil, original: Array("{not".utf8), limit: 1 << 20)
         let good = try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(record))) as! [String: Any]
         try schema.validate(good)
 
@@ -51,8 +52,8 @@ struct ProtoJSONSchemaTests {
     }
 
     @Test func validatorRefusesUnknownKeywords() throws {
-        let validator = try JSONSchemaValidator(schema: ["type": "object", "dependentRequired": ["a": ["b"]]])
-        #expect(throws: JSONSchemaValidator.Failure.self) { try validator.lint() }
-        #expect(throws: JSONSchemaValidator.Failure.self) { try validator.validate(["a": 1]) }
+        #expect(throws: JSONSchemaError.self) { try JSONSchema(json: #"{"type":"object","dependentRequired":{"a":["b"]}}"#) }
+        #expect(throws: JSONSchemaError.self) { try JSONSchema(json: #"{"properties":{"a":{"format":"email"}}}"#) }
+        #expect(throws: JSONSchemaError.self) { try JSONSchema(json: #"{"pattern":"(?=lookahead)"}"#) }
     }
 }

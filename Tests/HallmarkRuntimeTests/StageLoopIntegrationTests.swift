@@ -1,7 +1,10 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
 import HallmarkKafka
 import HallmarkPostgres
+import HallmarkRuntime
 import HallmarkTestSupport
 import Testing
 
@@ -90,9 +93,17 @@ struct StageLoopIntegrationTests {
         for (i, (reason, bytes)) in poison.enumerated() {
             let record = records.first { $0.source.offset == offsets[i] && $0.source.topic == h.input }
             #expect(record?.reason.rawValue == reason, "poison #\(i)")
-            #expect(record?.originalB64 == Data(bytes).base64EncodedString(), "poison #\(i) bytes")
+            #expect(record?.originalSize == bytes.count, "poison #\(i) size")
+            #expect(record?.originalSHA256 == Hex.encode(SHA256Hash.digest(bytes)), "poison #\(i) digest")
             #expect(record?.service == "probe")
+            // The whole original while the record fits the 4 KiB limit; its start otherwise.
+            let truncated = reason == "oversized"
+            #expect(record?.originalTruncated == truncated, "poison #\(i) truncation")
+            let carried = record.flatMap { Data(base64Encoded: $0.originalB64) } ?? Data()
+            #expect(truncated ? (carried.count > 1000 && bytes.starts(with: carried)) : carried == Data(bytes),
+                    "poison #\(i) bytes")
         }
+        #expect(rejected.allSatisfy { $0.value.count + ($0.key?.count ?? 0) <= 4096 }, "a record exceeds the limit")
         #expect(try await h.answered([validID]) == [validID])
         probe.signal(SIGTERM)
         #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
@@ -161,7 +172,7 @@ struct StageLoopIntegrationTests {
         let rows = try await h.pool.query(
             "SELECT version, count(*)::bigint FROM \(unescaped: h.schema).schema_migrations GROUP BY version ORDER BY version")
         let versions = try rows.map { try $0.decode((Int32, Int64).self) }
-        #expect(versions.map(\.0) == [0, 1, 2])
+        #expect(versions.map(\.0) == [0, 1, 2, Int32(StageDatabase.runtimeVersions + 1)])
         #expect(versions.allSatisfy { $0.1 == 1 })
         try await h.produceRequests(50)
         try await h.waitForEffects(50, timeout: .seconds(60))

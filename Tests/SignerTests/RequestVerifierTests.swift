@@ -1,3 +1,4 @@
+import HallmarkSmileID
 import Foundation
 import HallmarkCrypto
 import Logging
@@ -15,7 +16,7 @@ struct RequestVerifierTests {
     let vectorNow = Date(timeIntervalSince1970: 1_735_689_600)  // 2025-01-01T00:00:00Z
 
     init() throws {
-        pool = PBKDF2WorkerPool(workers: 2, batchSize: 4, logger: Logger(label: "test"))
+        pool = PBKDF2WorkerPool(workers: 2, batchSize: 4, service: "signer", logger: Logger(label: "test"))
         pool.startDetached()
         let deriver = KeyDeriver(pool: pool, cache: DerivedKeyCache(capacity: 64, ttl: 60))
         verifier = RequestVerifier(deriver: deriver, window: 300, maxZipBytes: 1 << 20)
@@ -30,7 +31,7 @@ struct RequestVerifierTests {
 
     func reason(_ o: RequestVerifier.Outcome) -> String {
         switch o {
-        case .valid(let version, _, _, _): return "accepted:\(version)"
+        case .valid(let version, _, _): return "accepted:\(version)"
         case .rejected(let r): return r.rawValue
         }
     }

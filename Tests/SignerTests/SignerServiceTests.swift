@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import SignerCore
 import Testing
 

@@ -1,4 +1,6 @@
+import HallmarkSmileID
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
 import Logging
 import SignerCore
@@ -16,7 +18,7 @@ struct SignerUnitTests {
         #expect(c.keyCacheSize == 0)
         #expect(c.verifyInput == "in.v")
         #expect(c.signInput == "smileid.sign.requests")
-        let error = #expect(throws: SignerError.self) {
+        let error = #expect(throws: ConfigurationError.self) {
             try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_WINDOW_SECONDS": "soon"])
         }
         #expect(error?.description.contains("HALLMARK_SIGNER_WINDOW_SECONDS") == true)
@@ -29,7 +31,7 @@ struct SignerUnitTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data("very-secret-1\n".utf8).write(to: dir.appendingPathComponent("v1"))
         try Data("very-secret-2".utf8).write(to: dir.appendingPathComponent("v2"))
-        #expect(throws: SignerError.self) { try SecretSet.load(directory: dir.path) }
+        #expect(throws: SmileIDError.self) { try SecretSet.load(directory: dir.path) }
         try Data("v2\n".utf8).write(to: dir.appendingPathComponent("signing-version"))
         let set = try SecretSet.load(directory: dir.path)
         #expect(set.versions.map(\.version) == ["v1", "v2"])
@@ -39,7 +41,7 @@ struct SignerUnitTests {
         }
         let fromEnv = try SecretSet.load(directory: nil, environment: [
             "HALLMARK_SIGNER_SECRET_V7": "x", "HALLMARK_SIGNER_SIGNING_VERSION": "V7",
-        ])
+        ], variablePrefix: "HALLMARK_SIGNER_")
         #expect(fromEnv.signing.version == "v7")
     }
 
@@ -66,7 +68,7 @@ struct SignerUnitTests {
     /// Vector C through the worker pool and the cache: the dedicated threads give the
     /// reference bytes, and a second request for the same salt is served from the cache.
     @Test func workerPoolDerivesVectorCInBatches() async throws {
-        let pool = PBKDF2WorkerPool(workers: 2, batchSize: 4, logger: Logger(label: "test"))
+        let pool = PBKDF2WorkerPool(workers: 2, batchSize: 4, service: "signer", logger: Logger(label: "test"))
         pool.startDetached()
         defer { pool.stop() }
         let cache = DerivedKeyCache(capacity: 16, ttl: 60)
@@ -94,9 +96,9 @@ struct SignerUnitTests {
     }
 
     @Test func stoppedPoolFailsInsteadOfHanging() async {
-        let pool = PBKDF2WorkerPool(workers: 1, batchSize: 1, logger: Logger(label: "test"))
+        let pool = PBKDF2WorkerPool(workers: 1, batchSize: 1, service: "signer", logger: Logger(label: "test"))
         pool.stop()
-        await #expect(throws: SignerError.self) {
+        await #expect(throws: SmileIDError.self) {
             _ = try await pool.derive([PBKDF2.Request(password: Data("a".utf8), salt: Data("b".utf8), iterations: 1)])
         }
     }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import AuthorityCore
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import Logging
 

@@ -1,7 +1,9 @@
+import HallmarkClient
 import ArgumentParser
 import AuthorityCore
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import HallmarkPostgres
 import HallmarkRuntime

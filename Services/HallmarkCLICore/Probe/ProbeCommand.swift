@@ -1,14 +1,18 @@
 import ArgumentParser
 import Foundation
+import HallmarkCore
+import HallmarkMessages
 import HallmarkRuntime
+import ProbeCore
 
 /// `hallmark probe`: runs the probe stage as a service (see ``ProbeProcessor``).
 ///
 /// Environment: `HALLMARK_PROBE_INPUT` (default `hallmark.probe.requests`),
 /// `HALLMARK_PROBE_OUTPUT` (default `hallmark.probe.results`), `HALLMARK_PROBE_DELAY_MS`
 /// (default 0), `HALLMARK_PROBE_SCHEMA` (default `probe`), `HALLMARK_PROBE_DATABASE` (`0` to
-/// run without a database), plus the
-/// runtime's `HALLMARK_…` settings.
+/// run without a database), `HALLMARK_PROBE_DISPATCH` (`lanes` or `batches`, default
+/// `lanes`), plus the runtime's `HALLMARK_…` settings. With a database each message commits
+/// in its own transaction (`batches`: one per batch).
 public struct ProbeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "probe", abstract: "Run the probe stage (a reference stage for smoke tests).")
@@ -16,19 +20,21 @@ public struct ProbeCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let input = env["HALLMARK_PROBE_INPUT"] ?? "hallmark.probe.requests"
-        let output = env["HALLMARK_PROBE_OUTPUT"] ?? "hallmark.probe.results"
-        let delay = Duration.milliseconds(Int(env["HALLMARK_PROBE_DELAY_MS"] ?? "") ?? 0)
-        let withDatabase = env["HALLMARK_PROBE_DATABASE"] != "0"
-        let schema = env["HALLMARK_PROBE_SCHEMA"] ?? "probe"
+        let settings = Settings()
+        let input = try settings.topic("HALLMARK_PROBE_INPUT", default: "hallmark.probe.requests")
+        let output = try settings.topic("HALLMARK_PROBE_OUTPUT", default: "hallmark.probe.results")
+        let delay = try settings.milliseconds("HALLMARK_PROBE_DELAY_MS", default: .zero, in: 0...600_000)
+        let withDatabase = try settings.flag("HALLMARK_PROBE_DATABASE", default: true)
+        let schema = try settings.identifier("HALLMARK_PROBE_SCHEMA", default: "probe")
+        let batches = settings.string("HALLMARK_PROBE_DISPATCH", default: "lanes") == "batches"
         let definition = ServiceRunner.Definition(
             service: "probe", topics: [input, output], schema: withDatabase ? schema : nil,
             migrations: ProbeProcessor.migrations(schema: schema))
         await ServiceRunner.run(definition) { context in
-            [try context.stage(ProbeProcessor(outputTopic: output, instance: context.instance, schema: schema,
-                                              delay: delay),
-                               inputTopics: [input])]
+            [try context.stage(ProbeProcessor(outputTopic: output, instance: context.instance, schema: schema, delay: delay),
+                               inputs: [StageInput(topic: input, schemas: [ProbeRequest.schemaName])],
+                               dispatch: batches ? .partitionBatches : .keyLanes,
+                               unitOfWork: withDatabase ? (batches ? .perBatch : .perMessage) : .none)]
         }
     }
 }

@@ -1,8 +1,10 @@
+import HallmarkClient
 import ArgumentParser
 import AuthorityCore
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import Logging
 

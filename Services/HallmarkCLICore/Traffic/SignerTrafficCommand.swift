@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import Logging
 import SignerCore

@@ -1,6 +1,8 @@
+import HallmarkClient
 import ArgumentParser
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import Logging
 

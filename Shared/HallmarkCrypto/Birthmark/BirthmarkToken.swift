@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// A camera token in either BM-TOKEN format.
 public enum BirthmarkToken: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// PROV-1: the sealed provisioning answer,
 /// `b64(ephemeralPublicKey (32) ‖ nonce (12) ‖ ciphertext ‖ tag)` with the AES-GCM key
@@ -17,7 +18,7 @@ public enum ProvisioningSeal {
         else { ephemeral = try X25519.generate() }
         let key = try aeadKey(shared: X25519.sharedSecret(privateKey: ephemeral.privateKey, publicKey: camera),
                               ephemeralPublic: ephemeral.publicKey, cameraPublic: camera)
-        let sealed = try AESGCM256.seal(JSONCoding.encode(answer), key: key, nonce: nonce)
+        let sealed = try AESGCM256.seal(JSONCoding.encodeData(answer, what: "provisioning answer"), key: key, nonce: nonce)
         return Base64.encode(ephemeral.publicKey + sealed.combined)
     }
 

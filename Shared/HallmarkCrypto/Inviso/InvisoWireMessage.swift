@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// An E2EE-1 wire message: `{"version":1,"counter":n,"nonce":b64(12),"ciphertext":b64,"tag":b64(16)}`.
 public struct InvisoWireMessage: Codable, Sendable, Hashable {
@@ -37,5 +38,5 @@ public struct InvisoWireMessage: Codable, Sendable, Hashable {
     }
 
     /// Compact JSON with sorted keys.
-    public func jsonData() -> Data { JSONCoding.encode(self) }
+    public func jsonData() throws(HallmarkCryptoError) -> Data { try JSONCoding.encodeData(self, what: "E2EE-1 message") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// A BM-LOG checkpoint `{tree_size, root_hash, timestamp}`, signed with Ed25519.
 ///
@@ -75,5 +76,5 @@ public struct LogCheckpoint: Codable, Sendable, Hashable {
     }
 
     /// Compact JSON with sorted keys.
-    public func jsonData() -> Data { JSONCoding.encode(self) }
+    public func jsonData() throws(HallmarkCryptoError) -> Data { try JSONCoding.encodeData(self, what: "checkpoint") }
 }

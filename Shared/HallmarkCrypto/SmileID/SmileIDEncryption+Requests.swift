@@ -16,7 +16,7 @@ extension SmileIDEncryption {
     public static func encryptBody(_ body: Data, secret: String, timestamp: String, requestId: String,
                                    iv: Data? = nil) throws(HallmarkCryptoError) -> (body: Data, headers: [String: String]) {
         let envelope = try encrypt(body, secret: secret, timestamp: timestamp, requestId: requestId, iv: iv)
-        return (envelope.jsonData(), headers(requestId: requestId))
+        return (try envelope.jsonData(), headers(requestId: requestId))
     }
 
     /// Decrypts a body produced by `encryptBody`.
@@ -36,7 +36,7 @@ extension SmileIDEncryption {
         var out: [String: String] = [:]
         for (name, key) in zip(names, keys) {
             let envelope = try encrypt(fields[name]!, keys: key, timestamp: timestamp)
-            out[name + "_encrypted"] = Base64.encode(envelope.jsonData())
+            out[name + "_encrypted"] = Base64.encode(try envelope.jsonData())
         }
         return out
     }

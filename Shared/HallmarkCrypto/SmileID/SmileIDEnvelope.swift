@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// ENC-1 envelope, version 1.0: the JSON object that replaces an encrypted payload.
 public struct SmileIDEnvelope: Codable, Sendable, Hashable {
@@ -43,5 +44,5 @@ public struct SmileIDEnvelope: Codable, Sendable, Hashable {
     }
 
     /// Compact UTF-8 JSON with sorted keys and unescaped slashes.
-    public func jsonData() -> Data { JSONCoding.encode(self) }
+    public func jsonData() throws(HallmarkCryptoError) -> Data { try JSONCoding.encodeData(self, what: "ENC-1 envelope") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// The zip's `security_info.json`: `{"mac": …, "timestamp": …}` in any key order.
 public struct SmileIDSecurityInfo: Codable, Sendable, Hashable {
@@ -19,5 +20,5 @@ public struct SmileIDSecurityInfo: Codable, Sendable, Hashable {
     }
 
     /// Compact JSON with sorted keys.
-    public func jsonData() -> Data { JSONCoding.encode(self) }
+    public func jsonData() throws(HallmarkCryptoError) -> Data { try JSONCoding.encodeData(self, what: "security_info.json") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// The SIGN-1 timestamp window check (default ±300 s), as a pure function of "now".
 public enum SmileIDTimestamp {
@@ -10,20 +11,13 @@ public enum SmileIDTimestamp {
         case stale = "stale_timestamp"
         /// Further in the future than the window.
         case future = "future_timestamp"
-        /// Not an ISO 8601 date-time.
+        /// Not a UTC RFC 3339 date-time (see `Timestamp`).
         case malformed
-    }
-
-    /// Parses `2025-01-01T00:00:00.000Z`-style timestamps (fractional seconds optional).
-    public static func parse(_ text: String) -> Date? {
-        // Format styles are Sendable values, so nothing is shared between threads.
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
     }
 
     /// Whether `timestamp` lies within `window` seconds of `now`.
     public static func check(_ timestamp: String, now: Date, window: TimeInterval = 300) -> Check {
-        guard let date = parse(timestamp) else { return .malformed }
+        guard let date = Timestamp.parse(timestamp) else { return .malformed }
         let delta = date.timeIntervalSince(now)
         if delta < -window { return .stale }
         if delta > window { return .future }

@@ -19,6 +19,10 @@ enum RDKafkaAdmin {
             guard let t = rd_kafka_NewTopic_new(name, partitions, -1, &errstr, errstr.count) else {
                 throw KafkaError(.admin, "topic \(name): \(RDKafkaClient.string(errstr))")
             }
+            // Values up to the configured limit, with room for key and framing (a broker that
+            // does not know the setting ignores it).
+            let limit = String(configuration.maxMessageBytes + KafkaConfiguration.recordOverheadBytes)
+            _ = rd_kafka_NewTopic_set_config(t, "max.message.bytes", limit)
             newTopics.append(t)
         }
         let options = rd_kafka_AdminOptions_new(client.handle, RD_KAFKA_ADMIN_OP_CREATETOPICS)

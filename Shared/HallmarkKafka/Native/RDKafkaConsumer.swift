@@ -178,6 +178,18 @@ final class RDKafkaConsumer: @unchecked Sendable {
         return result
     }
 
+    /// Stops fetching these partitions (messages already handed out still arrive) or, with
+    /// `resume`, starts again from the next message not yet handed out.
+    func setPaused(_ partitions: [KafkaTopicPartition], _ paused: Bool) {
+        guard !partitions.isEmpty, let list = rd_kafka_topic_partition_list_new(Int32(partitions.count)) else { return }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition) }
+        let err = paused ? rd_kafka_pause_partitions(client.handle, list) : rd_kafka_resume_partitions(client.handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.warning(paused ? "pause failed" : "resume failed", metadata: ["error": "\(RDKafkaClient.describe(err))"])
+        }
+    }
+
     /// Asks the poll loop to commit, leave the group and end.
     func requestClose() {
         _ = state.compareExchange(expected: State.running.rawValue, desired: State.closing.rawValue,

@@ -9,7 +9,7 @@ private class DeliveryTarget {
 
     static func error(of m: rd_kafka_message_t) -> KafkaError? {
         guard m.err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
-        return KafkaError(.delivery, RDKafkaClient.describe(m.err), librdkafkaCode: m.err.rawValue)
+        return KafkaError.produceFailure(m.err.rawValue, RDKafkaClient.describe(m.err), code: .delivery)
     }
 }
 
@@ -47,6 +47,9 @@ final class RDKafkaProducer: @unchecked Sendable {
         properties["enable.idempotence"] = "true"
         properties["acks"] = "all"
         properties["linger.ms"] = "2"
+        // Values over the limit are refused before they are enqueued (KafkaError `oversized`);
+        // this leaves room for the key and framing of one that fits.
+        properties["message.max.bytes"] = String(configuration.maxMessageBytes + KafkaConfiguration.recordOverheadBytes)
         properties.merge(configuration.properties) { _, override in override }
         client = try RDKafkaClient(role: .producer, properties: properties,
                                    context: RDKafkaContext(logger: logger)) { conf in
@@ -132,6 +135,10 @@ final class RDKafkaProducer: @unchecked Sendable {
     var queueLength: Int { Int(rd_kafka_outq_len(client.handle)) }
 
     static let queueFullCode: Int32 = RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue
+    /// Codes that mean "this message can never be produced": retrying cannot help.
+    static let sizeCodes: Set<Int32> = [RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE.rawValue,
+                                        RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE.rawValue,
+                                        RD_KAFKA_RESP_ERR_INVALID_RECORD.rawValue]
     static func describe(_ code: Int32) -> String { RDKafkaClient.describe(rd_kafka_resp_err_t(rawValue: code)) }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import Logging
 import Synchronization
 

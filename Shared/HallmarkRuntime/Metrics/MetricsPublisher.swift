@@ -1,4 +1,5 @@
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import Logging
 import ServiceLifecycle

@@ -1,3 +1,4 @@
+import HallmarkMessages
 import CoreMetrics
 import Synchronization
 

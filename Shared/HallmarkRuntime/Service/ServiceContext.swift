@@ -1,3 +1,4 @@
+import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 import Logging
@@ -16,11 +17,21 @@ public struct ServiceContext: Sendable {
     public let database: StageDatabase?
     public let metrics: MetricsRegistry
 
-    /// A stage with this context's producer, database and logger.
-    public func stage<P: StageProcessor>(_ processor: P, inputTopics: [String]) throws -> StageService<P> {
-        var config = try StageConfiguration.fromEnvironment(environment, service: service, inputTopics: inputTopics)
+    /// The stage configuration for `inputs`, from the environment, with this process's
+    /// instance name and message limit.
+    public func stageConfiguration(inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
+                                   unitOfWork: StageUnitOfWork = .none) throws(ConfigurationError) -> StageConfiguration {
+        var config = try StageConfiguration.fromEnvironment(environment, service: service, inputs: inputs,
+                                                            dispatch: dispatch, unitOfWork: unitOfWork)
         config.instance = instance
-        return StageService(configuration: config, kafka: kafka, producer: producer, database: database,
-                            processor: processor, logger: logger)
+        config.maxMessageBytes = kafka.maxMessageBytes
+        return config
+    }
+
+    /// A stage with this context's producer, database and logger.
+    public func stage<P: StageProcessor>(_ processor: P, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
+                                         unitOfWork: StageUnitOfWork = .none) throws -> Stage<P> {
+        Stage(configuration: try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork),
+              kafka: kafka, producer: producer, database: database, processor: processor, logger: logger)
     }
 }

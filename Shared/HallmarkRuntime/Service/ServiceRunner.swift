@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 import Logging
@@ -32,6 +33,7 @@ public enum ServiceRunner {
     public static func run(_ definition: Definition,
                            services makeServices: (ServiceContext) async throws -> [any Service]) async -> Never {
         let env = ProcessInfo.processInfo.environment
+        let settings = Settings(env)
         let registry = MetricsRegistry()
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
@@ -49,15 +51,24 @@ public enum ServiceRunner {
         do {
             try KafkaLibrary.requireSupportedVersion()
             let kafka = try KafkaConfiguration.fromEnvironment(env)
-            let metricsTopic = env["HALLMARK_METRICS_TOPIC"] ?? "hallmark.metrics"
-            let common = [env["HALLMARK_REJECTED_TOPIC"] ?? "hallmark.rejected", metricsTopic,
-                          env["HALLMARK_SECURITY_TOPIC"] ?? "hallmark.security"]
+            let metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
+            let common = [try settings.topic("HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected"), metricsTopic,
+                          try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security")]
+            let metricsInterval = try settings.milliseconds("HALLMARK_METRICS_INTERVAL_MS", default: .seconds(10),
+                                                            in: 100...3_600_000)
+            // At least an hour: an inbox entry swept before its message stops being redelivered
+            // would let that message's effects happen twice.
+            let inboxRetention = Duration.seconds(
+                try settings.integer("HALLMARK_INBOX_RETENTION_HOURS", default: 7 * 24, in: 1...87_600) * 3600)
             try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(definition.topics + common)
             let producer = try KafkaProducer(configuration: kafka, logger: logger)
 
             var database: StageDatabase?
             if let schema = definition.schema {
-                let config = try PostgresConfiguration.fromEnvironment(env)
+                // The service's own role and URL first (DESIGN §3), the shared variable second.
+                let own = "HALLMARK_\(definition.service.uppercased())_POSTGRES_URL"
+                let config = try PostgresConfiguration.fromEnvironment(env, urlVariables: [own, PostgresConfiguration.urlVariable],
+                                                                       applicationName: "hallmark-\(definition.service)")
                 let p = PostgresPool(configuration: config, logger: logger)
                 pool = p
                 let db = StageDatabase(pool: p, schema: schema)
@@ -69,12 +80,10 @@ public enum ServiceRunner {
                                          metrics: registry)
             let publisher = MetricsPublisher(
                 registry: registry, producer: producer, topic: metricsTopic, service: definition.service,
-                instance: instance, interval: .milliseconds(Int64(env["HALLMARK_METRICS_INTERVAL_MS"] ?? "") ?? 10_000),
-                logger: logger)
+                instance: instance, interval: metricsInterval, logger: logger)
             var support: [any Service] = [publisher]
             if let database {
-                let hours = Int64(env["HALLMARK_INBOX_RETENTION_HOURS"] ?? "") ?? 7 * 24
-                support.append(InboxSweeper(database: database, retention: .seconds(hours * 3600), logger: logger))
+                support.append(InboxSweeper(database: database, retention: inboxRetention, logger: logger))
             }
             // The group stops services in reverse order: stages first, the publisher last.
             let services: [any Service] = support + (try await makeServices(context))

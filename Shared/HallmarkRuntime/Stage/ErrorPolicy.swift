@@ -1,5 +1,6 @@
-import HallmarkEnvelope
+import HallmarkCore
 import HallmarkKafka
+import HallmarkMessages
 import HallmarkPostgres
 
 /// How the runtime treats errors: which are worth retrying, and what of them is safe to log.
@@ -15,6 +16,15 @@ public enum ErrorPolicy {
         return false
     }
 
+    /// Failures that the same input will always meet again: no retry, the message is rejected
+    /// at once. A PostgreSQL data exception (SQLSTATE class 22: a value the column cannot
+    /// hold) and a message too large for the broker.
+    public static func isPermanent(_ error: any Error) -> Bool {
+        if let pg = error as? PostgresError { return pg.sqlState?.hasPrefix("22") == true }
+        if let kafka = error as? KafkaError { return kafka.code == .oversized }
+        return error is StageRejection || error is EnvelopeError
+    }
+
     /// Hallmark's error types describe themselves without secrets; anything else by type only.
     public static func safeDescription(_ error: any Error) -> String {
         switch error {
@@ -24,6 +34,7 @@ public enum ErrorPolicy {
         case let e as EnvelopeError: return e.description
         case let e as ConfigurationError: return e.description
         case let e as StageRejection: return e.description
+        case let e as SchemaViolation: return e.description
         default: return String(describing: type(of: error))
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
+import HallmarkCore
 
-/// How a stage consumes and processes. Every field has a documented default and an
-/// environment variable.
+/// How a stage consumes and processes. Every field has a documented default; the tunable
+/// ones come from `HALLMARK_…` variables (``fromEnvironment(_:service:inputs:)``).
 public struct StageConfiguration: Sendable {
     /// The service's name, e.g. `signer` (metrics, logs, rejected records).
     public var service: String
@@ -9,22 +10,34 @@ public struct StageConfiguration: Sendable {
     public var instance: String
     /// The consumer group. `HALLMARK_GROUP_ID`, default `hallmark-<service>`.
     public var groupID: String
-    /// Topics consumed.
-    public var inputTopics: [String]
+    /// Topics consumed, each with the schemas it takes.
+    public var inputs: [StageInput]
+    /// How messages reach the processor. Default ``StageDispatch/keyLanes``.
+    public var dispatch: StageDispatch
+    /// The transaction effects commit in. Default ``StageUnitOfWork/none``.
+    public var unitOfWork: StageUnitOfWork
     /// Where unprocessable messages go. `HALLMARK_REJECTED_TOPIC`, default `hallmark.rejected`.
     public var rejectedTopic: String
-    /// Messages processed concurrently (different keys only). `HALLMARK_MAX_IN_FLIGHT`, default 64.
+    /// Topics a message's `reply_to` may name; a result goes there instead of the stage's
+    /// output topic only when it is listed. `HALLMARK_REPLY_TOPICS` (comma-separated), default none.
+    public var replyTopics: Set<String>
+    /// Messages in flight at once (queued in lanes or being processed).
+    /// `HALLMARK_MAX_IN_FLIGHT`, default 64.
     public var maxInFlight: Int
+    /// Messages one key lane (or one batch worker's queue) may hold; past it the partition is
+    /// paused and its fetched messages wait aside, so one stuck key never takes every slot.
+    /// `HALLMARK_LANE_DEPTH`, default 8.
+    public var laneDepth: Int
     /// Batch stages: most messages processed as one batch. `HALLMARK_MAX_BATCH`, default 1024.
     public var maxBatch: Int
-    /// Batch stages: batches processed concurrently, each over its own share of the
-    /// partitions (so per-partition order holds); more workers than cores let one batch's
-    /// database round trip overlap another's work. `HALLMARK_BATCH_WORKERS`, default 4.
+    /// Batch stages: batches processed concurrently, each over its own share of the partitions
+    /// (so per-partition order holds). `HALLMARK_BATCH_WORKERS`, default 4.
     public var batchWorkers: Int
     /// Batch stages: batches per worker whose outputs may await acknowledgement while the
     /// next is processed. Default 4.
     public var batchesInFlight: Int
-    /// Larger messages are rejected as `oversized`. `HALLMARK_MAX_MESSAGE_BYTES`, default 1 MiB.
+    /// Larger messages are rejected as `oversized`, and so is any message whose outputs would
+    /// be larger. Set from the Kafka configuration's `HALLMARK_MAX_MESSAGE_BYTES`, default 1 MiB.
     public var maxMessageBytes: Int
     /// Attempts before an unexpected (non-transient) error rejects a message. Default 5.
     public var maxAttempts: Int
@@ -38,18 +51,23 @@ public struct StageConfiguration: Sendable {
     /// On revocation, how long to wait for the partitions' in-flight messages. Default 10 s.
     public var revokeDrainTimeout: Duration
 
-    public init(service: String, inputTopics: [String], instance: String? = nil, groupID: String? = nil,
-                rejectedTopic: String = "hallmark.rejected", maxInFlight: Int = 64,
-                maxBatch: Int = 1024, batchWorkers: Int = 4, batchesInFlight: Int = 4,
-                maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5,
-                initialBackoff: Duration = .milliseconds(50), maxBackoff: Duration = .seconds(2),
-                shutdownGrace: Duration = .seconds(20), revokeDrainTimeout: Duration = .seconds(10)) {
+    public init(service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
+                dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
+                rejectedTopic: String = "hallmark.rejected", replyTopics: Set<String> = [], maxInFlight: Int = 64,
+                laneDepth: Int = 8, maxBatch: Int = 1024, batchWorkers: Int = 4, batchesInFlight: Int = 4,
+                maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(50),
+                maxBackoff: Duration = .seconds(2), shutdownGrace: Duration = .seconds(20),
+                revokeDrainTimeout: Duration = .seconds(10)) {
         self.service = service
         self.instance = instance ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         self.groupID = groupID ?? "hallmark-\(service)"
-        self.inputTopics = inputTopics
+        self.inputs = inputs
+        self.dispatch = dispatch
+        self.unitOfWork = unitOfWork
         self.rejectedTopic = rejectedTopic
+        self.replyTopics = replyTopics
         self.maxInFlight = maxInFlight
+        self.laneDepth = laneDepth
         self.maxBatch = maxBatch
         self.batchWorkers = batchWorkers
         self.batchesInFlight = batchesInFlight
@@ -61,42 +79,28 @@ public struct StageConfiguration: Sendable {
         self.revokeDrainTimeout = revokeDrainTimeout
     }
 
+    /// The topics consumed.
+    public var inputTopics: [String] { inputs.map(\.topic) }
+
     /// Applies the `HALLMARK_…` variables over the defaults.
-    public static func fromEnvironment(_ env: [String: String], service: String, inputTopics: [String]) throws
-        -> StageConfiguration
+    public static func fromEnvironment(_ env: [String: String], service: String, inputs: [StageInput],
+                                       dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none)
+        throws(ConfigurationError) -> StageConfiguration
     {
-        var config = StageConfiguration(service: service, inputTopics: inputTopics)
-        if let v = env["HALLMARK_INSTANCE"], !v.isEmpty { config.instance = v }
-        if let v = env["HALLMARK_GROUP_ID"], !v.isEmpty { config.groupID = v }
-        if let v = env["HALLMARK_REJECTED_TOPIC"], !v.isEmpty { config.rejectedTopic = v }
-        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_MAX_IN_FLIGHT") { config.maxInFlight = v }
-        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_MAX_BATCH") { config.maxBatch = v }
-        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_BATCH_WORKERS") { config.batchWorkers = v }
-        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_MAX_MESSAGE_BYTES") { config.maxMessageBytes = v }
-        if let v = try ConfigurationError.positiveInt(env, "HALLMARK_SHUTDOWN_GRACE_MS") {
-            config.shutdownGrace = .milliseconds(v)
-        }
+        let settings = Settings(env)
+        var config = StageConfiguration(service: service, inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
+        if let v = settings.string("HALLMARK_INSTANCE") { config.instance = v }
+        if let v = settings.string("HALLMARK_GROUP_ID") { config.groupID = v }
+        config.rejectedTopic = try settings.topic("HALLMARK_REJECTED_TOPIC", default: config.rejectedTopic)
+        config.replyTopics = Set(try settings.topics("HALLMARK_REPLY_TOPICS", default: []))
+        config.maxInFlight = try settings.integer("HALLMARK_MAX_IN_FLIGHT", default: config.maxInFlight, in: 1...65_536)
+        config.laneDepth = try settings.integer("HALLMARK_LANE_DEPTH", default: config.laneDepth, in: 1...65_536)
+        config.maxBatch = try settings.integer("HALLMARK_MAX_BATCH", default: config.maxBatch, in: 1...65_536)
+        config.batchWorkers = try settings.integer("HALLMARK_BATCH_WORKERS", default: config.batchWorkers, in: 1...1024)
+        config.maxMessageBytes = try settings.integer("HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
+                                                      in: 4096...(256 << 20))
+        config.shutdownGrace = try settings.milliseconds("HALLMARK_SHUTDOWN_GRACE_MS", default: config.shutdownGrace,
+                                                         in: 0...3_600_000)
         return config
-    }
-}
-
-/// A malformed setting. Names the variable, never its value (it may be a secret).
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public let variable: String
-    public let reason: String
-
-    public init(variable: String, reason: String) {
-        self.variable = variable
-        self.reason = reason
-    }
-
-    public var description: String { "\(variable): \(reason)" }
-
-    static func positiveInt(_ env: [String: String], _ name: String) throws -> Int? {
-        guard let raw = env[name], !raw.isEmpty else { return nil }
-        guard let value = Int(raw), value > 0 else {
-            throw ConfigurationError(variable: name, reason: "must be a positive integer")
-        }
-        return value
     }
 }

@@ -1,9 +1,10 @@
 import HallmarkPostgres
 import Logging
 
-/// A stage's PostgreSQL schema and pool. With one, every message runs in a transaction that
-/// first records its id in `<schema>.hallmark_inbox`, so a redelivered message that was
-/// already processed (and committed) is recognised and skipped: effects happen once.
+/// A stage's PostgreSQL schema and pool. A transactional stage (``StageUnitOfWork``) records
+/// every message it commits in `<schema>.hallmark_inbox` — in the same transaction as its
+/// effects, with its outputs until the broker has acknowledged them — so a redelivered
+/// message's effects never happen twice and its outputs are never lost.
 public struct StageDatabase: Sendable {
     public let pool: PostgresPool
     public let schema: String
@@ -13,21 +14,35 @@ public struct StageDatabase: Sendable {
         self.schema = schema
     }
 
-    /// The runtime's own migration (version 0); services number theirs from 1.
-    public static func inboxMigration(schema: String) -> PostgresMigrations.Migration {
-        .init(version: 0, name: "hallmark_inbox", sql: """
+    /// The runtime's own migrations use versions from here on; services number theirs from 1
+    /// up to below it.
+    public static let runtimeVersions = 1_000_000
+
+    /// The runtime's migrations: the inbox (version 0, kept for the clusters that have it) and
+    /// its outbox column.
+    public static func runtimeMigrations(schema: String) -> [PostgresMigrations.Migration] {
+        [.init(version: 0, name: "hallmark_inbox", sql: """
             CREATE TABLE \(schema).hallmark_inbox (
                 message_id uuid PRIMARY KEY,
                 source_topic text NOT NULL,
                 processed_at timestamptz NOT NULL DEFAULT now()
             );
             CREATE INDEX hallmark_inbox_processed_at ON \(schema).hallmark_inbox (processed_at);
-            """)
+            """),
+         .init(version: runtimeVersions + 1, name: "hallmark_inbox_outputs", sql: """
+            ALTER TABLE \(schema).hallmark_inbox ADD COLUMN outputs bytea;
+            """)]
     }
 
-    /// Applies the inbox migration and the service's own, once, under an advisory lock.
+    /// Applies the runtime's migrations and the service's own, once, under an advisory lock.
+    /// - Throws: ``PostgresError`` `invalidConfiguration` when a service migration uses a
+    ///   version of the runtime's range.
     public func migrate(_ migrations: [PostgresMigrations.Migration], logger: Logger) async throws {
-        let all = [Self.inboxMigration(schema: schema)] + migrations
+        guard migrations.allSatisfy({ $0.version >= 1 && $0.version < Self.runtimeVersions }) else {
+            throw PostgresError(code: .invalidConfiguration,
+                                message: "service migrations are numbered 1..<\(Self.runtimeVersions)")
+        }
+        let all = Self.runtimeMigrations(schema: schema) + migrations
         try await PostgresMigrations(schema: schema, migrations: all).apply(on: pool, logger: logger)
     }
 }

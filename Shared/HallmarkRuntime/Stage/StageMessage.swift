@@ -1,34 +1,55 @@
-import HallmarkEnvelope
+import HallmarkCore
 import HallmarkKafka
+import HallmarkMessages
 
-/// A consumed message whose envelope has been read and checked.
+/// A consumed message whose envelope has been read and whose body passed its JSON Schema.
 public struct StageMessage: Sendable {
     /// The envelope fields (`schema`, `id`, …).
     public let header: EnvelopeHeader
     /// Where it came from, with its raw key and value.
     public let kafka: KafkaMessage
-    /// The message's top-level members, as read once with the envelope (empty when the
-    /// message was made without them).
+    /// The message's top-level members, read once with the envelope.
     public let fields: [String: JSONValue]
+    /// The topics a `reply_to` may name (the stage's allowlist).
+    let replyTopics: Set<String>
 
-    public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue] = [:]) {
+    public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue] = [:],
+                replyTopics: Set<String> = []) {
         self.header = header
         self.kafka = kafka
         self.fields = fields
+        self.replyTopics = replyTopics
     }
 
     /// The raw JSON bytes.
     public var value: [UInt8] { kafka.value }
 
-    /// Decodes the body; a mismatch throws ``EnvelopeError`` `schema_violation`, which the
-    /// stage turns into a rejection.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONCoding.decode(type, from: kafka.value)
+    /// The input's Kafka key as text (for passing it on to outputs).
+    public var key: String? { kafka.key.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// The `correlation_id` a result carries: the input's own, or its `id` when it has none.
+    public var correlationID: String { header.correlationID ?? header.id }
+
+    /// Where a result goes: the input's `reply_to` when the stage's allowlist
+    /// (`HALLMARK_REPLY_TOPICS`) names it, else `output`.
+    public func replyTopic(or output: String) -> String {
+        guard let replyTo = header.replyTo, replyTopics.contains(replyTo) else { return output }
+        return replyTo
+    }
+
+    /// Decodes the body; a mismatch throws ``EnvelopeError`` `schema_violation` naming the
+    /// field, which the stage turns into a rejection.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws(EnvelopeError) -> T {
+        do {
+            return try JSONCoding.decode(type, from: kafka.value)
+        } catch {
+            throw EnvelopeError(.schemaViolation, error.description)
+        }
     }
 }
 
 /// A message a stage produces: what the producer takes. It is sent, and acknowledged by the
-/// broker, before the stage's database transaction commits and its input offset is stored.
+/// broker, after the stage's effects have committed and before its input offset is stored.
 public typealias StageOutput = KafkaOutgoingMessage
 
 extension StageOutput {
@@ -51,4 +72,3 @@ public struct StageRejection: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "StageRejection(\(reason): \(detail))" }
 }
-

@@ -1,4 +1,5 @@
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import Metrics
 import Synchronization
 
@@ -9,10 +10,12 @@ final class StageMetrics: Sendable {
     let stale: Counter
     let retries: Counter
     let processingTime: Timer
-    /// Batch stages: messages per batch.
+    /// Messages per unit of work (1 for key lanes).
     let batchSize: Recorder
     let inFlight: Meter
     let consumerLag: Meter
+    /// Partitions paused because a lane or worker queue was full.
+    let pausedPartitions: Meter
     private let service: String
     private let rejected = Mutex<[RejectionReason: Counter]>([:])
 
@@ -27,6 +30,7 @@ final class StageMetrics: Sendable {
         batchSize = Recorder(label: "hallmark_stage_batch_size", dimensions: dims)
         inFlight = Meter(label: "hallmark_stage_in_flight", dimensions: dims)
         consumerLag = Meter(label: "hallmark_stage_consumer_lag", dimensions: dims)
+        pausedPartitions = Meter(label: "hallmark_stage_paused_partitions", dimensions: dims)
     }
 
     /// One counter per reason code; reasons are a small fixed set per stage.

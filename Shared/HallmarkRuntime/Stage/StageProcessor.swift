@@ -1,28 +1,81 @@
+import HallmarkCore
 import HallmarkPostgres
 import Logging
 
-/// A stage's own logic; the runtime does everything else (consuming, envelopes, rejections,
-/// transactions, idempotency, offsets, retries, shutdown).
+/// A stage's own logic, in two phases; the runtime does everything else (consuming, envelope
+/// and schema checks, rejections, transactions, idempotency, offsets, retries, shutdown).
+///
+/// Phase 1, ``prepare(_:context:)``, runs per message outside any transaction: parsing,
+/// cryptography, PBKDF2, waiting. Phase 2, ``commit(_:context:)``, gets the prepared
+/// messages (one, or a batch) and writes their effects — inside the unit's transaction when
+/// the stage has one (``StageUnitOfWork``) — and returns what to produce. A connection is
+/// held only for phase 2, and outputs are sent only after it commits.
 public protocol StageProcessor: Sendable {
-    /// The schemas this stage takes; a message with another goes to the rejected topic as
-    /// `unknown_schema`.
-    var schemas: Set<String> { get }
+    /// What phase 1 hands to phase 2 for one message.
+    associatedtype Prepared: Sendable
 
-    /// Processes one message and returns what to produce.
-    ///
-    /// With a database, it runs inside the message's transaction (`context.connection`), which
-    /// commits after the outputs are acknowledged; a message id already processed never gets
-    /// here again. Throw ``StageRejection`` (or ``HallmarkEnvelope/EnvelopeError``) for bad
-    /// input; any other error is retried with backoff.
-    func process(_ message: StageMessage, context: StageContext) async throws -> [StageOutput]
+    /// Phase 1 for one message. Throw ``StageRejection`` (or ``HallmarkMessages/EnvelopeError``)
+    /// for bad input; other errors are retried with backoff (transient ones without limit).
+    func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared
+
+    /// Phase 2 for prepared messages in their partitions' order: one verdict each, in order.
+    /// A thrown error retries the whole call (after rolling back its transaction); a call that
+    /// keeps failing is split, so a poison message is rejected alone.
+    func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict]
+
+    /// A typed answer for a message that breaks its schema, e.g. a `malformed` verdict on the
+    /// stage's own result topic; nil (the default) sends it to the rejected topic.
+    func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]?
 }
 
-/// What a processor may use while handling one message.
+extension StageProcessor {
+    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? { nil }
+}
+
+extension StageProcessor where Prepared == StageMessage {
+    /// Processors without a phase 1 hand the message itself to phase 2.
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> StageMessage { message }
+}
+
+/// What phase 1 may use.
 public struct StageContext: Sendable {
-    /// The open transaction for this message, when the stage has a database.
-    public let connection: PostgresConnection?
     /// A logger carrying the message's id and source.
     public let logger: Logger
     /// How many times this message was attempted before (0 the first time).
     public let attempt: Int
+    /// The stage's pool, for reads; effects belong in phase 2.
+    public let pool: PostgresPool?
+
+    public init(logger: Logger, attempt: Int = 0, pool: PostgresPool? = nil) {
+        self.logger = logger
+        self.attempt = attempt
+        self.pool = pool
+    }
+}
+
+/// What phase 2 may use.
+public struct StageCommitContext: Sendable {
+    /// The unit's open transaction (``StageUnitOfWork/perMessage`` or `perBatch`); nil without one.
+    public let connection: PostgresConnection?
+    /// The stage's pool (for a stage without a unit-of-work transaction).
+    public let pool: PostgresPool?
+    /// The stage's logger.
+    public let logger: Logger
+    /// How many times this call was attempted before (0 the first time).
+    public let attempt: Int
+
+    public init(connection: PostgresConnection? = nil, pool: PostgresPool? = nil, logger: Logger, attempt: Int = 0) {
+        self.connection = connection
+        self.pool = pool
+        self.logger = logger
+        self.attempt = attempt
+    }
+}
+
+/// What became of one message.
+public enum StageVerdict: Sendable {
+    /// Processed: send these (possibly none).
+    case outputs([StageOutput])
+    /// Bad input: the message goes to the rejected topic with this reason.
+    case rejected(StageRejection)
 }

@@ -1,9 +1,11 @@
+import HallmarkClient
 import AuthorityCore
 import HallmarkTestSupport
 import Foundation
 import HallmarkCLICore
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import HallmarkPostgres
 import HallmarkRuntime
@@ -124,7 +126,7 @@ final class AuthorityHarness: Sendable {
     func validate(json body: [String: Any]) async throws -> TokenResult {
         let id = MessageID.random()
         var object = body
-        object["schema"] = object["schema"] ?? TokenResult.requestSchema
+        object["schema"] = object["schema"] ?? TokenRequest.schemaName
         object["id"] = id
         object["produced_at"] = Timestamp.now()
         let bytes = try JSONSerialization.data(withJSONObject: object)

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkTestSupport
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import HallmarkPostgres
 import Logging

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import SignerCore
 import ZIPFoundation
 
@@ -30,6 +31,14 @@ enum Fixtures {
     static func verify(_ headers: [String: String], body: Data, id: String = MessageID.random()) -> VerifyRequest {
         VerifyRequest(id: id, producedAt: Timestamp.now(), method: "POST", path: "/v1/submit_job", headers: headers,
                       bodyB64: body.base64EncodedString())
+    }
+
+    /// The SIGN-FILES MAC of vector D's files under `secret` at `timestamp`.
+    static func zipMAC(secret: String, timestamp: String) throws -> String {
+        try SmileIDFileSignature.sign(secret: secret, timestamp: timestamp, files: [
+            .init(name: "info.json", contents: Data(#"{"a":1}"#.utf8)), .init(name: "si_liveness_1.jpg", contents: Data("LIV".utf8)),
+            .init(name: "si_selfie_1.jpg", contents: Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("JPEGDATA".utf8)),
+        ])
     }
 
     /// Vector D's zip: `info.json`, `si_liveness_1.jpg`, `si_selfie_1.jpg` and `security_info.json`

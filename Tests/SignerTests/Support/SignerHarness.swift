@@ -1,7 +1,8 @@
 import Foundation
 import HallmarkTestSupport
 import HallmarkCrypto
-import HallmarkEnvelope
+import HallmarkCore
+import HallmarkMessages
 import HallmarkKafka
 import HallmarkPostgres
 import Logging

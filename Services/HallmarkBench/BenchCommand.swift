@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `hallmark bench …`: measurements side by side in one run.
+public struct BenchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmarks against the real broker and database.",
+        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self, BenchSignerCommand.self,
+                      BenchAuthorityCommand.self])
+
+    public init() {}
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkKafka
+import HallmarkRuntime
+import Logging
+import Metrics
+
+/// `hallmark bench kafka`: the stage loop against raw librdkafka rates, in one run, on the
+/// real broker (`HALLMARK_KAFKA_BROKERS`).
+public struct BenchKafkaCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "kafka",
+        abstract: "Stage-loop throughput and latency beside raw produce and consume rates (1 KB JSON).")
+
+    @Option(help: "Messages per throughput phase.") var messages = 20_000
+    @Option(help: "Message size in bytes.") var size = 1024
+    @Option(help: "Stage messages in flight.") var inFlight = 256
+    @Option(help: "Partitions of the bench topics.") var partitions: Int = 4
+    @Option(help: "Distinct message keys (per-key order limits concurrency to the keys in flight).")
+    var keys = 10_000
+    @Option(help: "Messages per second in the latency phase.") var latencyRate = 2_000
+    @Option(help: "Seconds of the latency phase.") var latencySeconds = 5
+
+    public init() {}
+
+    public func run() async throws {
+        let registry = MetricsRegistry()
+        MetricsSystem.bootstrap(registry)
+        var logger = Logger(label: "hallmark.bench")
+        logger.logLevel = .warning
+        let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let (input, output, latIn, latOut) = ("bench.\(run).in", "bench.\(run).out", "bench.\(run).lat.in", "bench.\(run).lat.out")
+        try await KafkaAdmin(configuration: kafka, logger: logger)
+            .createTopics([input, output, latIn, latOut], partitions: partitions)
+        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let bench = KafkaBench(kafka: kafka, producer: producer, logger: logger, size: size, keys: keys)
+
+        print("hallmark bench kafka: \(messages) messages of \(size) B, \(keys) keys, \(partitions) partitions, "
+              + "stage in flight \(inFlight), librdkafka \(KafkaLibrary.versionString)")
+        let produced = try await bench.produce(count: messages, topic: input, window: 10_000)
+        print(String(format: "raw produce (acked):        %9.0f msgs/s", produced))
+        let consumed = try await bench.consume(count: messages, topic: input)
+        print(String(format: "raw consume:                %9.0f msgs/s", consumed))
+        let stage = try await bench.stageThroughput(count: messages, input: input, output: output, inFlight: inFlight)
+        print(String(format: "stage loop (no-op, echo):   %9.0f msgs/s", stage))
+        if let h = registry.snapshot().histograms.first(where: { $0.name == "hallmark_stage_processing_ns" }) {
+            print(String(format: "  per message (process + acked send): p50 %.2f ms, p99 %.2f ms", h.p50 / 1e6, h.p99 / 1e6))
+        }
+        let latency = try await bench.stageLatency(rate: latencyRate, seconds: latencySeconds, input: latIn,
+                                                   output: latOut, inFlight: inFlight)
+        print(String(format: "stage latency at %d msgs/s: p50 %.2f ms, p99 %.2f ms (%d messages)",
+                     latencyRate, latency.p50, latency.p99, latency.count))
+        print(String(format: "ratios: stage/raw consume %.2f, stage/raw produce %.2f", stage / consumed, stage / produced))
+        await producer.close()
+    }
+}

@@ -1,0 +1,51 @@
+import AuthorityCore
+import Foundation
+import HallmarkCrypto
+import HallmarkCore
+import HallmarkMessages
+import HallmarkKafka
+
+/// Plays a camera's provisioning end to end: makes an X25519 key pair, sends the request,
+/// waits for the answer on `watcher` and opens it (PROV-1).
+public struct CameraProvisioner: Sendable {
+    let producer: KafkaProducer
+    let watcher: AnswerWatcher
+    let configuration: AuthorityConfiguration
+
+    /// Creates a provisioner; `watcher` must read `configuration.provisionOutput`.
+    public init(producer: KafkaProducer, watcher: AnswerWatcher, configuration: AuthorityConfiguration) {
+        self.producer = producer
+        self.watcher = watcher
+        self.configuration = configuration
+    }
+
+    /// What came back.
+    public enum Outcome: Sendable {
+        case provisioned(ProvisioningFile)
+        case rejected(String)
+    }
+
+    /// Provisions `serial` with `nucHash` (random when nil).
+    public func provision(serial: String, nucHash: Data? = nil, family: String? = nil,
+                          timeout: Duration = .seconds(60)) async throws -> Outcome {
+        let keys = try X25519.generate()
+        let nuc = try nucHash ?? SecureRandom.bytes(32)
+        let request = ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: serial,
+                                       devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
+                                       deviceFamily: family)
+        try await producer.send(topic: configuration.provisionInput, key: Array(serial.utf8),
+                                value: try JSONCoding.encode(request))
+        guard let bytes = await watcher.answer(for: request.id, timeout: timeout) else {
+            throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")
+        }
+        let result = try JSONDecoder().decode(ProvisionResult.self, from: Data(bytes))
+        guard result.status == .provisioned, let sealed = result.sealedProvisioning else {
+            return .rejected(result.reason?.rawValue ?? "rejected")
+        }
+        let answer = try ProvisioningSeal.open(sealed, cameraPrivateKey: keys.privateKey)
+        guard answer.deviceSerial == serial, Set(answer.tableAssignments) == Set(result.tableAssignments ?? []) else {
+            throw AuthorityClientError(.mismatch, "the sealed answer does not match the request")
+        }
+        return .provisioned(ProvisioningFile(answer: answer, nucHash: nuc))
+    }
+}

@@ -1,0 +1,67 @@
+import AuthorityCore
+import Foundation
+import HallmarkCrypto
+import HallmarkCore
+import HallmarkMessages
+
+/// What a provisioned camera keeps (written by `hallmark provision`, mode 0600): its serial,
+/// NUC hash, three tables and their master keys. It makes token requests in either format.
+public struct ProvisioningFile: Codable, Sendable, Hashable {
+    public var deviceSerial: String
+    /// hex, 32 bytes.
+    public var nucHash: String
+    public var tableAssignments: [Int]
+    /// table id → hex master key.
+    public var masterKeys: [String: String]
+
+    enum CodingKeys: String, CodingKey {
+        case deviceSerial = "device_serial"
+        case nucHash = "nuc_hash"
+        case tableAssignments = "table_assignments"
+        case masterKeys = "master_keys"
+    }
+
+    /// Creates a file from an opened PROV-1 answer.
+    public init(answer: ProvisioningAnswer, nucHash: Data) {
+        deviceSerial = answer.deviceSerial
+        self.nucHash = Hex.encode(nucHash)
+        tableAssignments = answer.tableAssignments
+        masterKeys = answer.masterKeys
+    }
+
+    /// A reference-format token request (`camera_token`), with a fresh random nonce.
+    /// `table` defaults to a random assigned table; `keyIndex` to a random index.
+    public func referenceRequest(id: String = MessageID.random(), table: Int? = nil, keyIndex: Int? = nil,
+                                 master: Data? = nil) throws -> (id: String, token: BirthmarkCameraToken) {
+        let tableId = try table ?? tableAssignments[SecureRandom.uniform(below: tableAssignments.count)]
+        let key = try master ?? masterKey(tableId)
+        let token = try BirthmarkCameraToken.seal(nucHash: Hex.decode(nucHash, length: 32), master: key,
+                                                  tableId: tableId, keyIndex: keyIndex ?? BirthmarkKeys.randomKeyIndex())
+        return (id, token)
+    }
+
+    /// A mobile-format token over the three assigned tables, sealed with pair `used`.
+    public func mobileToken(used: Int? = nil) throws -> BirthmarkMobileToken {
+        let pick = try used ?? SecureRandom.uniform(below: 3)
+        let indices = try (0..<3).map { _ in try BirthmarkKeys.randomKeyIndex() }
+        return try BirthmarkMobileToken.seal(nucHash: Hex.decode(nucHash, length: 32),
+                                             master: masterKey(tableAssignments[pick]),
+                                             tableReferences: tableAssignments, keyIndices: indices, used: pick)
+    }
+
+    /// A table's master key.
+    public func masterKey(_ table: Int) throws -> Data {
+        guard let hex = masterKeys[String(table)] else { throw AuthorityClientError(.mismatch, "table \(table) is not assigned") }
+        return try Hex.decode(hex, length: 32)
+    }
+
+    /// The request bytes for a reference token.
+    public static func requestBytes(_ token: BirthmarkCameraToken, id: String = MessageID.random()) throws -> [UInt8] {
+        try JSONCoding.encode(TokenRequest(id: id, producedAt: Timestamp.now(), token: .reference(token)))
+    }
+
+    /// The request bytes for a mobile token.
+    public static func requestBytes(_ token: BirthmarkMobileToken, id: String = MessageID.random()) throws -> [UInt8] {
+        try JSONCoding.encode(TokenRequest(id: id, producedAt: Timestamp.now(), token: .mobile(token)))
+    }
+}

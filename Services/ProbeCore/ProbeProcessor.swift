@@ -1,0 +1,76 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+
+/// The runtime's reference stage, for smoke tests and the runtime's own integration tests:
+/// phase 1 reads the request (and may sleep, or fail on request); phase 2 records an effect
+/// row per message (in the unit's transaction) and answers on the output topic, or on the
+/// request's `reply_to` when the stage allows it.
+///
+/// `probe.effects` has no unique constraint on purpose: that each message's effect appears
+/// once is the runtime's inbox doing its job.
+public struct ProbeProcessor: StageProcessor {
+    /// The probe's tables in `schema`.
+    public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
+        [.init(version: 1, name: "effects", sql: """
+            CREATE TABLE \(schema).effects (
+                message_id uuid NOT NULL,
+                n integer NOT NULL,
+                instance text NOT NULL,
+                at timestamptz NOT NULL DEFAULT now()
+            );
+            """),
+         // Which key each effect had and the order effects were written, for ordering tests.
+         .init(version: 2, name: "effects_key_order", sql: """
+            ALTER TABLE \(schema).effects ADD COLUMN key text, ADD COLUMN seq bigserial;
+            """)]
+    }
+
+    /// One request after phase 1.
+    public struct Prepared: Sendable {
+        let message: StageMessage
+        let request: ProbeRequest
+    }
+
+    let outputTopic: String
+    let instance: String
+    let delay: Duration
+    let schema: String
+
+    public init(outputTopic: String, instance: String, schema: String = "probe", delay: Duration = .zero) {
+        self.outputTopic = outputTopic
+        self.schema = schema
+        self.instance = instance
+        self.delay = delay
+    }
+
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        let request = try message.decode(ProbeRequest.self)
+        if request.fail == "always" { throw ProbeFailure() }
+        if request.fail == "reject" { throw StageRejection(RejectionReason("probe_rejected"), "asked to") }
+        if delay > .zero { try await Task.sleep(for: delay) }
+        return Prepared(message: message, request: request)
+    }
+
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        var verdicts: [StageVerdict] = []
+        for item in batch {
+            let message = item.message
+            if let connection = context.connection {
+                try await connection.execute("""
+                    INSERT INTO \(unescaped: schema).effects (message_id, n, instance, key)
+                    VALUES (\(UUID(uuidString: message.header.id)!), \(item.request.n), \(instance), \(message.key))
+                    """)
+            }
+            let result = ProbeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+                                     correlationID: message.correlationID, n: item.request.n, instance: instance)
+            verdicts.append(.outputs([try .json(topic: message.replyTopic(or: outputTopic), key: message.key, result)]))
+        }
+        return verdicts
+    }
+}
+
+/// A deliberate, non-transient processing failure (for tests of `processing_failed`).
+struct ProbeFailure: Error {}

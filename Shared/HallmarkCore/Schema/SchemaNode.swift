@@ -1,0 +1,178 @@
+import Foundation
+
+/// One compiled (sub)schema: the checks it makes, in order.
+final class SchemaNode: Sendable {
+    enum Kind: String, Sendable { case null, boolean, object, array, string, number, integer }
+
+    enum Check: Sendable {
+        case types(Set<Kind>)
+        case properties([String: SchemaNode])
+        case required([String])
+        case closed(Set<String>)
+        case additional(Set<String>, SchemaNode)
+        case propertyNames(SchemaNode)
+        case propertyCount(min: Int, max: Int)
+        case items(SchemaNode)
+        case itemCount(min: Int, max: Int)
+        case uniqueItems
+        case oneOfValues([JSONValue])
+        case pattern(Pattern)
+        case length(min: Int, max: Int)
+        case minimum(Double)
+        case maximum(Double)
+        case uuid
+        case dateTime
+        case base64
+        case oneOf([SchemaNode])
+        case anyOf([SchemaNode])
+        case allOf([SchemaNode])
+        case not(SchemaNode)
+        case conditional(if: SchemaNode, then: SchemaNode?, else: SchemaNode?)
+        case never
+    }
+
+    let checks: [Check]
+
+    init(_ checks: [Check]) { self.checks = checks }
+
+    func check(_ value: JSONValue, path: String) -> SchemaViolation? {
+        for check in checks {
+            if let violation = run(check, value, path) { return violation }
+        }
+        return nil
+    }
+
+    private func run(_ check: Check, _ value: JSONValue, _ path: String) -> SchemaViolation? {
+        func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: path, reason: reason) }
+        switch check {
+        case .types(let kinds):
+            return kinds.contains(where: { Self.isKind(value, $0) }) ? nil : fail("is not of type \(kinds.map(\.rawValue).sorted().joined(separator: "/"))")
+        case .properties(let properties):
+            guard case .object(let members) = value else { return nil }
+            for (name, node) in properties {
+                if let member = members[name], let v = node.check(member, path: "\(path).\(name)") { return v }
+            }
+        case .required(let names):
+            guard case .object(let members) = value else { return nil }
+            if let missing = names.first(where: { members[$0] == nil }) { return fail("lacks required member \(missing)") }
+        case .closed(let known):
+            guard case .object(let members) = value else { return nil }
+            if let extra = members.keys.first(where: { !known.contains($0) }) {
+                return fail("has a member not in the schema (\(Self.safeName(extra)))")
+            }
+        case .additional(let known, let node):
+            guard case .object(let members) = value else { return nil }
+            for (name, member) in members where !known.contains(name) {
+                if let v = node.check(member, path: "\(path).\(Self.safeName(name))") { return v }
+            }
+        case .propertyNames(let node):
+            guard case .object(let members) = value else { return nil }
+            for name in members.keys where node.check(.string(name), path: path) != nil {
+                return fail("has a member name that breaks the schema (\(Self.safeName(name)))")
+            }
+        case .propertyCount(let min, let max):
+            guard case .object(let members) = value else { return nil }
+            if members.count < min || members.count > max { return fail("has \(members.count) members, not \(min)...\(max)") }
+        case .items(let node):
+            guard case .array(let elements) = value else { return nil }
+            for (i, element) in elements.enumerated() {
+                if let v = node.check(element, path: "\(path)[\(i)]") { return v }
+            }
+        case .itemCount(let min, let max):
+            guard case .array(let elements) = value else { return nil }
+            if elements.count < min || elements.count > max { return fail("has \(elements.count) items, not \(min)...\(max)") }
+        case .uniqueItems:
+            guard case .array(let elements) = value else { return nil }
+            for i in elements.indices where elements[(i + 1)...].contains(elements[i]) { return fail("has repeated items") }
+        case .oneOfValues(let allowed):
+            return allowed.contains(value) ? nil : fail("is not an allowed value")
+        case .pattern(let pattern):
+            guard case .string(let s) = value else { return nil }
+            return pattern.matches(s) ? nil : fail("does not match the pattern")
+        case .length(let min, let max):
+            guard case .string(let s) = value else { return nil }
+            let n = s.unicodeScalars.count
+            if n < min || n > max { return fail("has length \(n), not \(min)...\(max)") }
+        case .minimum(let bound):
+            if let x = Self.number(value), x < bound { return fail("is below the minimum") }
+        case .maximum(let bound):
+            if let x = Self.number(value), x > bound { return fail("is above the maximum") }
+        case .uuid:
+            guard case .string(let s) = value else { return nil }
+            return s.utf8.count == 36 && UUID(uuidString: s) != nil ? nil : fail("is not a UUID")
+        case .dateTime:
+            guard case .string(let s) = value else { return nil }
+            return Timestamp.parse(s) != nil ? nil : fail("is not a UTC RFC 3339 date-time")
+        case .base64:
+            guard case .string(let s) = value else { return nil }
+            return Base64Check.isCanonical(s) ? nil : fail("is not canonical padded base64")
+        case .oneOf(let nodes):
+            let n = nodes.reduce(0) { $0 + ($1.check(value, path: path) == nil ? 1 : 0) }
+            if n != 1 { return fail("matches \(n) of the oneOf alternatives, not 1") }
+        case .anyOf(let nodes):
+            if !nodes.contains(where: { $0.check(value, path: path) == nil }) { return fail("matches none of anyOf") }
+        case .allOf(let nodes):
+            for node in nodes { if let v = node.check(value, path: path) { return v } }
+        case .not(let node):
+            if node.check(value, path: path) == nil { return fail("matches a forbidden schema") }
+        case .conditional(let condition, let then, let otherwise):
+            let branch = condition.check(value, path: path) == nil ? then : otherwise
+            return branch?.check(value, path: path)
+        case .never:
+            return fail("is not allowed")
+        }
+        return nil
+    }
+
+    static func isKind(_ value: JSONValue, _ kind: Kind) -> Bool {
+        switch (kind, value) {
+        case (.null, .null), (.boolean, .bool), (.object, .object), (.array, .array), (.string, .string),
+             (.number, .number): return true
+        case (.integer, .number): return value.integer != nil || isLargeInteger(value)
+        default: return false
+        }
+    }
+
+    /// An integer too large for `Int` is still an integer (its bounds then fail).
+    static func isLargeInteger(_ value: JSONValue) -> Bool {
+        guard case .number(let text) = value else { return false }
+        return !text.utf8.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 })
+    }
+
+    static func number(_ value: JSONValue) -> Double? {
+        guard case .number(let text) = value else { return nil }
+        return Double(text)
+    }
+
+    /// A member name fit for a violation's text: short and printable only.
+    static func safeName(_ name: String) -> String { Redaction.name(name) }
+}
+
+/// Canonical padded base64: length a multiple of 4, `=` only as padding, and the unused bits
+/// before the padding zero (so one byte string has exactly one encoding).
+enum Base64Check {
+    static func isCanonical(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            guard b.count % 4 == 0 else { return false }
+            var pad = 0
+            if b.count >= 1, b[b.count - 1] == 0x3D { pad = 1 }
+            if b.count >= 2, b[b.count - 2] == 0x3D { pad = 2 }
+            for i in 0..<(b.count - pad) where value(b[i]) == nil { return false }
+            guard pad > 0 else { return true }
+            let last = value(b[b.count - pad - 1])!
+            return pad == 1 ? last & 0x03 == 0 : last & 0x0F == 0
+        }
+    }
+
+    static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x41...0x5A: return c - 0x41
+        case 0x61...0x7A: return c - 0x61 + 26
+        case 0x30...0x39: return c - 0x30 + 52
+        case 0x2B: return 62
+        case 0x2F: return 63
+        default: return nil
+        }
+    }
+}

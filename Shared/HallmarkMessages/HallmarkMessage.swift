@@ -1,0 +1,17 @@
+/// A Hallmark message type: the envelope fields of DESIGN.md §2 plus its body, with a JSON
+/// Schema of the same name in `proto-json/` (see ``MessageSchemas``).
+public protocol HallmarkMessage: Codable, Sendable {
+    /// The schema name, e.g. `hallmark.sign.request.v1`.
+    static var schemaName: String { get }
+    /// The idempotency key (a UUID).
+    var id: String { get }
+}
+
+/// Every message type, one per schema in `proto-json/` (a test holds the two lists equal).
+public enum MessageTypes {
+    public static let all: [any HallmarkMessage.Type] = [
+        AdminCommand.self, BenchMessage.self, MetricsSnapshot.self, ProbeRequest.self, ProbeResult.self, ProvisionRequest.self,
+        ProvisionResult.self, RejectedRecord.self, SecurityEvent.self, SignRequest.self, SignResult.self,
+        TokenRequest.self, TokenResult.self, VerifyRequest.self, VerifyResult.self,
+    ]
+}

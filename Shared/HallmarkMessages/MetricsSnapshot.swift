@@ -1,0 +1,71 @@
+/// What each instance publishes to `hallmark.metrics` (schema `hallmark.metrics.v1`).
+/// Timers are in nanoseconds.
+public struct MetricsSnapshot: HallmarkMessage {
+    public static let schemaName = "hallmark.metrics.v1"
+
+    public struct Value: Codable, Sendable, Equatable {
+        public var name: String
+        public var dimensions: [String: String]
+        public var value: Double
+
+        public init(name: String, dimensions: [String: String], value: Double) {
+            self.name = name
+            self.dimensions = dimensions
+            self.value = value
+        }
+    }
+
+    public struct Histogram: Codable, Sendable, Equatable {
+        public var name: String
+        public var dimensions: [String: String]
+        public var count: Int
+        public var sum: Double
+        public var min: Double
+        public var max: Double
+        public var p50: Double
+        public var p90: Double
+        public var p99: Double
+
+        public init(name: String, dimensions: [String: String], count: Int, sum: Double, min: Double, max: Double,
+                    p50: Double, p90: Double, p99: Double) {
+            self.name = name
+            self.dimensions = dimensions
+            self.count = count
+            self.sum = sum
+            self.min = min
+            self.max = max
+            self.p50 = p50
+            self.p90 = p90
+            self.p99 = p99
+        }
+    }
+
+    public var schema: String = MetricsSnapshot.schemaName
+    public var id: String
+    public var producedAt: String
+    public var service: String
+    public var instance: String
+    /// Seconds covered by the histograms (the publishing interval).
+    public var intervalSeconds: Double
+    public var counters: [Value]
+    public var gauges: [Value]
+    public var histograms: [Histogram]
+
+    public init(id: String, producedAt: String, service: String, instance: String, intervalSeconds: Double,
+                counters: [Value], gauges: [Value], histograms: [Histogram]) {
+        self.id = id
+        self.producedAt = producedAt
+        self.service = service
+        self.instance = instance
+        self.intervalSeconds = intervalSeconds
+        self.counters = counters
+        self.gauges = gauges
+        self.histograms = histograms
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, service, instance, counters, gauges, histograms
+        case producedAt = "produced_at"
+        case intervalSeconds = "interval_seconds"
+    }
+}

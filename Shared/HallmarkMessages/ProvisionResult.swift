@@ -1,0 +1,51 @@
+/// `hallmark.provision.result.v1`: the answer to a provisioning request. The table keys
+/// travel only inside `sealed_provisioning` (PROV-1).
+public struct ProvisionResult: HallmarkMessage, Hashable {
+    /// The schema name.
+    public static let schemaName = "hallmark.provision.result.v1"
+
+    /// `provisioned` or `rejected`.
+    public enum Status: String, Codable, Sendable { case provisioned, rejected }
+    /// Why a request was rejected.
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        case alreadyProvisioned = "already_provisioned"
+        case malformed
+        case nucInUse = "nuc_in_use"
+        case noTables = "no_tables"
+    }
+
+    public var schema = ProvisionResult.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationId: String
+    public var requestId: String
+    public var deviceSerial: String?
+    public var status: Status
+    public var reason: Reason?
+    public var tableAssignments: [Int]?
+    public var sealedProvisioning: String?
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, status, reason
+        case producedAt = "produced_at"
+        case correlationId = "correlation_id"
+        case requestId = "request_id"
+        case deviceSerial = "device_serial"
+        case tableAssignments = "table_assignments"
+        case sealedProvisioning = "sealed_provisioning"
+    }
+
+    /// Creates a result.
+    public init(id: String, producedAt: String, requestId: String, correlationId: String? = nil, deviceSerial: String?,
+                status: Status, reason: Reason? = nil, tableAssignments: [Int]? = nil, sealedProvisioning: String? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationId = correlationId ?? requestId
+        self.requestId = requestId
+        self.deviceSerial = deviceSerial
+        self.status = status
+        self.reason = reason
+        self.tableAssignments = tableAssignments
+        self.sealedProvisioning = sealedProvisioning
+    }
+}

@@ -1,0 +1,70 @@
+/// `hallmark.security.event.v1` on `hallmark.security`, shared by every service: replays,
+/// tampered tokens, blacklisted devices, abuse thresholds, admin actions, partners past their
+/// rejection rate. Carries codes and counts, never a key, secret, token, NUC hash or payload.
+public struct SecurityEvent: HallmarkMessage, Hashable {
+    /// The schema name.
+    public static let schemaName = "hallmark.security.event.v1"
+
+    /// Event kinds.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case tokenRejected = "token_rejected"
+        case replayedToken = "replayed_token"
+        case abuseWarning = "abuse_warning"
+        case abuseBlacklisted = "abuse_blacklisted"
+        case deviceBlacklisted = "device_blacklisted"
+        case deviceUnblacklisted = "device_unblacklisted"
+        case tableRetired = "table_retired"
+        case kekRotation = "kek_rotation"
+        /// The signer: one partner's rejections passed the configured rate.
+        case rejectionRate = "rejection_rate"
+    }
+
+    /// `info`, `warning` or `critical`.
+    public enum Severity: String, Codable, Sendable { case info, warning, critical }
+
+    public var schema = SecurityEvent.schemaName
+    public var id: String
+    public var producedAt: String
+    public var service: String
+    public var instance: String
+    public var event: Kind
+    public var severity: Severity
+    public var requestId: String?
+    public var reason: String?
+    public var deviceSerial: String?
+    public var tableId: Int?
+    public var count: Int?
+    /// The partner a rate event is about.
+    public var partnerID: String?
+    /// The window a rate or count covers.
+    public var windowSeconds: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, service, instance, event, severity, reason, count
+        case producedAt = "produced_at"
+        case requestId = "request_id"
+        case deviceSerial = "device_serial"
+        case tableId = "table_id"
+        case partnerID = "partner_id"
+        case windowSeconds = "window_seconds"
+    }
+
+    /// Creates an event.
+    public init(id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
+                requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
+                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.service = service
+        self.instance = instance
+        self.event = event
+        self.severity = severity
+        self.requestId = requestId
+        self.reason = reason
+        self.deviceSerial = deviceSerial
+        self.tableId = tableId
+        self.count = count
+        self.partnerID = partnerID
+        self.windowSeconds = windowSeconds
+    }
+}

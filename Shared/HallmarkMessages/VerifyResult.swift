@@ -1,0 +1,47 @@
+/// `hallmark.verify.result.v1`: one verdict per verify request, with the request itself (an
+/// accepted result is a request carrier the next stage can take).
+public struct VerifyResult: HallmarkMessage, Equatable {
+    public static let schemaName = "hallmark.verify.result.v1"
+
+    public var schema = VerifyResult.schemaName
+    public var id: String
+    public var producedAt: String
+    /// The request's `correlation_id`, or its `id` when it had none.
+    public var correlationID: String
+    public var requestID: String
+    /// `accepted` or `rejected`.
+    public var verdict: String
+    /// Why it was rejected (see ``VerifyReason``); absent when accepted.
+    public var reason: String?
+    /// The version that reproduced the MAC; only when accepted.
+    public var secretVersion: String?
+    /// The request's method and path, when it had them.
+    public var method: String?
+    public var path: String?
+    public var headers: [String: String]
+    public var bodyB64: String
+
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: VerifyReason?,
+                secretVersion: String?, method: String?, path: String?, headers: [String: String], bodyB64: String) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.verdict = reason == nil ? "accepted" : "rejected"
+        self.reason = reason?.rawValue
+        self.secretVersion = reason == nil ? secretVersion : nil
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.bodyB64 = bodyB64
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, verdict, reason, method, path, headers
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case secretVersion = "secret_version"
+        case bodyB64 = "body_b64"
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HallmarkKafka
+import HallmarkMessages
+import Logging
+
+extension Stage {
+    /// Runs a unit to its end: intake, phase 1 and phase 2 for each message, so every message
+    /// has its outputs (results, or a rejected record). Nil only when shutdown's grace ran
+    /// out while retrying: the unit is then left for the next consumer.
+    func execute(_ messages: [KafkaMessage]) async -> StageUnit? {
+        var unit = StageUnit(items: messages.map { StageUnit.Item(message: $0) })
+        var pending: [(index: Int, message: StageMessage, prepared: Processor.Prepared)] = []
+        for i in unit.items.indices {
+            let kafka = unit.items[i].message
+            switch intake(kafka) {
+            case .refused(let id, let rejection):
+                unit.items[i].id = id
+                unit.items[i].outputs = rejectedOutput(kafka, id: id, rejection)
+            case .answered(let id, let outputs):
+                unit.items[i].id = id
+                unit.items[i].outputs = settle(outputs, for: kafka, id: id, processed: &unit.processed)
+            case .accepted(let message):
+                unit.items[i].id = message.header.id
+                guard let outcome = await prepare(message) else { return nil }
+                switch outcome {
+                case .prepared(let message, let prepared): pending.append((i, message, prepared))
+                case .rejected(let rejection): unit.items[i].outputs = rejectedOutput(kafka, id: message.header.id, rejection)
+                }
+            }
+            // Long batches of CPU work: let the consumer's feeder and other workers run.
+            if i % 64 == 63 { await Task.yield() }
+        }
+        guard !pending.isEmpty else { return unit }
+        guard let outcomes = await commitPhase(pending.map { ($0.message, $0.prepared) }) else { return nil }
+        for ((index, message, _), outcome) in zip(pending, outcomes) {
+            let kafka = unit.items[index].message
+            switch outcome {
+            case .processed(let outputs, let recorded):
+                unit.processed += 1
+                unit.items[index].outputs = outputs
+                if recorded { unit.recorded.append(Self.uuid(message)) }
+            case .duplicate(let outputs):
+                unit.duplicates += 1
+                unit.items[index].outputs = outputs
+                if !outputs.isEmpty { unit.recorded.append(Self.uuid(message)) }
+                logger(for: kafka, id: message.header.id).info("duplicate skipped",
+                                                               metadata: ["resent": "\(outputs.count)"])
+            case .rejected(let rejection, let recorded):
+                unit.items[index].outputs = rejectedOutput(kafka, id: message.header.id, rejection)
+                if recorded { unit.recorded.append(Self.uuid(message)) }
+            }
+        }
+        return unit
+    }
+
+    /// A typed answer's outputs, unless one would not fit.
+    private func settle(_ outputs: [StageOutput], for message: KafkaMessage, id: String, processed: inout Int)
+        -> [StageOutput]
+    {
+        if let rejection = oversized(outputs) { return rejectedOutput(message, id: id, rejection) }
+        processed += 1
+        return outputs
+    }
+
+    /// Phase 1 with retries; nil when shutdown's grace ran out.
+    func prepare(_ message: StageMessage) async -> PrepareOutcome<Processor.Prepared>? {
+        let log = logger(for: message.kafka, id: message.header.id)
+        var attempt = 0
+        while true {
+            do {
+                let context = StageContext(logger: log, attempt: attempt, pool: database?.pool)
+                return .prepared(message, try await processor.prepare(message, context: context))
+            } catch {
+                attempt += 1
+                if let rejection = rejection(for: error, attempts: attempt) { return .rejected(rejection) }
+                if pastShutdownGrace { return nil }
+                metrics.retries.increment()
+                log.warning("processing failed; retrying", metadata: [
+                    "phase": "prepare", "attempt": "\(attempt)", "error": "\(ErrorPolicy.safeDescription(error))",
+                ])
+                try? await Task.sleep(for: backoff(attempt))
+            }
+        }
+    }
+
+    /// The rejection an error ends in after `attempts` attempts, or nil to retry it: bad input
+    /// and permanent errors at once, other errors once they used up their attempts, transient
+    /// ones never.
+    func rejection(for error: any Error, attempts: Int, limit: Int? = nil) -> StageRejection? {
+        if let r = error as? StageRejection { return r }
+        if let e = error as? EnvelopeError { return StageRejection(e.code, e.reason) }
+        if ErrorPolicy.isPermanent(error) {
+            return StageRejection(.processingFailed, "failed permanently: \(ErrorPolicy.safeDescription(error))")
+        }
+        guard !ErrorPolicy.isTransient(error), attempts >= (limit ?? configuration.maxAttempts) else { return nil }
+        return StageRejection(.processingFailed, "failed \(attempts) times: \(ErrorPolicy.safeDescription(error))")
+    }
+
+    /// `oversized` when an output would not fit the broker's limit.
+    func oversized(_ outputs: [StageOutput]) -> StageRejection? {
+        guard let big = outputs.first(where: { !producer.fits(key: $0.key, value: $0.value) }) else { return nil }
+        let size = big.value.count + (big.key?.count ?? 0)
+        return StageRejection(.oversized, "its result would be \(size) bytes; the limit is \(producer.maxMessageBytes)")
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HallmarkKafka
+
+extension Stage {
+    /// Starts tracking a fetched message; false for a stale one (skip it).
+    func begin(_ message: KafkaMessage) -> Bool {
+        let began = tracker.withLock {
+            $0.begin(message.topicPartition, offset: message.offset, generation: message.generation)
+        }
+        if !began { metrics.stale.increment() }
+        return began
+    }
+
+    /// A delivered unit: count it, clear its outbox records, store each partition's new
+    /// low-water mark.
+    func finish(_ unit: StageUnit, _ consumer: KafkaConsumer) {
+        metrics.processed.increment(by: unit.processed)
+        if unit.duplicates > 0 { metrics.duplicates.increment(by: unit.duplicates) }
+        if !unit.recorded.isEmpty { outbox?.delivered(unit.recorded) }
+        var next: [KafkaTopicPartition: Int64] = [:]
+        tracker.withLock { t in
+            for m in unit.messages {
+                if let n = t.finish(m.topicPartition, offset: m.offset, generation: m.generation) {
+                    next[m.topicPartition] = n
+                }
+            }
+        }
+        for (partition, offset) in next {
+            do {
+                try consumer.storeOffset(partition, nextOffset: offset)
+            } catch {
+                logger.warning("offset not stored", metadata: [
+                    "partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))",
+                ])
+            }
+        }
+    }
+
+    /// Gives up on a message at shutdown: never store past it, so the next owner re-reads it.
+    func abandon(_ message: KafkaMessage) {
+        tracker.withLock { $0.revoke(message.topicPartition) }
+        logger(for: message).warning("message left unprocessed at shutdown")
+    }
+
+    /// Every 2 s, sets the lag gauge: messages between each partition's lowest unfinished
+    /// offset and its end. Checks for shutdown often so it never delays it.
+    func reportLag(of consumer: KafkaConsumer) async {
+        var tick = 0
+        while !isStopping {
+            if tick % 20 == 0 {
+                let ends = consumer.highWatermarks()
+                let marks = tracker.withLock { $0.lowWaterMarks() }
+                metrics.consumerLag.set(marks.reduce(Int64(0)) { sum, mark in
+                    sum + max(0, (ends[mark.key] ?? mark.value) - mark.value)
+                })
+            }
+            tick += 1
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Called on the consumer's poll thread.
+    func rebalanced(_ event: KafkaRebalanceEvent) {
+        switch event.kind {
+        case .assigned:
+            tracker.withLock { t in event.partitions.forEach { t.assign($0, generation: event.generation) } }
+        case .revoked:
+            // Parked messages of these partitions are the next owner's now.
+            let dropped = dispatcher.withLock { $0 }?.dropParked(event.partitions) ?? []
+            if !dropped.isEmpty {
+                logger.info("revoked partitions' waiting messages left for their next owner",
+                            metadata: ["messages": "\(dropped.count)"])
+                metrics.inFlight.decrement(by: Double(dropped.count))
+            }
+            let deadline = ContinuousClock.now + configuration.revokeDrainTimeout
+            while tracker.withLock({ $0.inFlight(in: event.partitions) }) > dropped.count, ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            tracker.withLock { t in event.partitions.forEach { t.revoke($0) } }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import HallmarkKafka
+import HallmarkMessages
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The one stage loop every Hallmark stage runs: consume → check size, envelope and schema →
+/// phase 1 (outside any transaction) → phase 2 (effects, in the unit of work's transaction) →
+/// produce the outputs → on the broker's acknowledgement, store the offsets.
+///
+/// What varies is configuration (``StageConfiguration``): the dispatch — per-key lanes, or
+/// per-partition batches — and the unit of work — no transaction, one per message, or one per
+/// batch. Whatever the choice:
+/// - **At least once, effects once.** An offset is stored only after its message's outputs
+///   are acknowledged. A transactional stage records each message in its inbox with its
+///   outputs, in the transaction of its effects, so a redelivery re-sends those outputs and
+///   never re-applies the effects; without a transaction, effects must be idempotent by
+///   message id. Output ids are derived from input ids, so consumers can drop duplicates.
+/// - **Order.** Messages of one key (lanes) or one partition (batches) are processed in order.
+/// - **Nothing is dropped, nothing stalls.** Bad input, inputs whose outputs would be too
+///   large, and messages that keep failing go to the rejected topic with a reason; a full
+///   lane pauses only its own partition.
+/// - **Graceful shutdown.** On SIGTERM it stops consuming, finishes what is in flight (retrying
+///   transient failures for at most ``StageConfiguration/shutdownGrace``), stores and commits
+///   offsets, and leaves the group.
+public final class Stage<Processor: StageProcessor>: Service, Sendable {
+    let configuration: StageConfiguration
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+    let database: StageDatabase?
+    let processor: Processor
+    let logger: Logger
+    let metrics: StageMetrics
+    let inbox: Inbox?
+    let outbox: OutboxClearer?
+    let tracker = Mutex(OffsetTracker())
+    let stopping = Atomic<Bool>(false)
+    let shutdownDeadline = Mutex<ContinuousClock.Instant?>(nil)
+    /// Set while running, for the rebalance listener.
+    let dispatcher = Mutex<StageDispatcher?>(nil)
+    /// Schemas accepted per input topic.
+    let accepted: [String: Set<String>]
+
+    /// - Parameters:
+    ///   - database: the stage's schema and pool; required by a transactional unit of work.
+    public init(configuration: StageConfiguration, kafka: KafkaConfiguration, producer: KafkaProducer,
+                database: StageDatabase?, processor: Processor, logger: Logger) {
+        precondition(configuration.unitOfWork == .none || database != nil, "a transactional stage needs its database")
+        self.configuration = configuration
+        self.kafka = kafka
+        self.producer = producer
+        self.database = database
+        self.processor = processor
+        self.logger = logger
+        metrics = StageMetrics(service: configuration.service)
+        let transactional = configuration.unitOfWork != .none
+        inbox = transactional ? database.map { Inbox(schema: $0.schema) } : nil
+        outbox = transactional ? database.map { OutboxClearer(inbox: Inbox(schema: $0.schema), pool: $0.pool, logger: logger) } : nil
+        accepted = Dictionary(configuration.inputs.map { ($0.topic, $0.schemas) }, uniquingKeysWith: { $0.union($1) })
+    }
+
+    public func run() async throws {
+        let lanes = configuration.dispatch == .keyLanes
+        let slots = lanes ? max(1, configuration.maxInFlight * 2) : max(1, configuration.batchWorkers)
+        // Batch workers hold what awaits acknowledgement too; lanes hold one message at work.
+        let depth = lanes ? configuration.laneDepth : configuration.maxBatch * (configuration.batchesInFlight + 1)
+        let maxInFlight = lanes ? configuration.maxInFlight : slots * depth
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: configuration.groupID, topics: configuration.inputTopics,
+            bufferCapacity: lanes ? max(64, configuration.maxInFlight * 2) : max(64, configuration.maxBatch * 4),
+            logger: logger, rebalanceListener: { [self] event in rebalanced(event) })
+        let dispatcher = StageDispatcher(
+            slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: Self.maxInFlightBytes,
+            slotOf: { [configuration] message in
+                lanes ? Self.lane(of: message, count: slots) : Self.worker(of: message, count: slots, configuration)
+            },
+            pause: { [consumer, metrics] in consumer.pause($0); metrics.pausedPartitions.increment(by: Double($0.count)) },
+            resume: { [consumer, metrics] in consumer.resume($0); metrics.pausedPartitions.decrement(by: Double($0.count)) })
+        self.dispatcher.withLock { $0 = dispatcher }
+        try consumer.start()
+        logger.info("stage started", metadata: [
+            "topics": "\(configuration.inputTopics)", "group": "\(configuration.groupID)",
+            "dispatch": "\(configuration.dispatch)", "unit_of_work": "\(configuration.unitOfWork)",
+            "max_in_flight": "\(maxInFlight)",
+        ])
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await consumeAll(consumer, dispatcher, slots: slots)
+            } onGracefulShutdown: { [self] in
+                beginShutdown(consumer)
+            }
+        } onCancel: { [self] in
+            beginShutdown(consumer)
+        }
+        await consumer.close()
+        await outbox?.flush()
+        self.dispatcher.withLock { $0 = nil }
+        logger.info("stage stopped", metadata: ["in_flight": "\(tracker.withLock { $0.inFlight() })"])
+    }
+
+    /// Memory held by messages in flight at most (parked ones included); a single larger
+    /// message is still let in alone.
+    static var maxInFlightBytes: Int { 256 << 20 }
+
+    private func consumeAll(_ consumer: KafkaConsumer, _ dispatcher: StageDispatcher, slots: Int) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.reportLag(of: consumer) }
+            if let outbox { group.addTask { await outbox.run(until: { self.isStopping }) } }
+            for slot in 0..<slots {
+                group.addTask {
+                    if self.configuration.dispatch == .keyLanes {
+                        await self.runLane(slot, dispatcher, consumer)
+                    } else {
+                        await self.runBatches(slot, dispatcher, consumer)
+                    }
+                }
+            }
+            for await message in consumer.messages {
+                // After shutdown began, fetched messages are left for the next consumer.
+                if isStopping { continue }
+                guard begin(message) else { continue }
+                metrics.inFlight.increment()
+                await dispatcher.put(message)
+            }
+            // The stream ends only after shutdown began; make sure every helper task sees it.
+            stopping.store(true, ordering: .releasing)
+            let parked = dispatcher.dropParked()
+            parked.forEach(abandon)
+            metrics.inFlight.decrement(by: Double(parked.count))
+            dispatcher.finish()
+        }
+    }
+
+    /// Key lanes: one message at a time, acknowledged before the lane's next.
+    private func runLane(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: KafkaConsumer) async {
+        while let messages = await dispatcher.take(slot: slot, limit: 1) {
+            let start = ContinuousClock.now
+            if let unit = await execute(messages), await deliver(unit) {
+                finish(unit, consumer)
+            } else {
+                messages.forEach(abandon)
+            }
+            metrics.processingTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            metrics.inFlight.decrement(by: Double(messages.count))
+            dispatcher.done(slot: slot, messages: messages)
+        }
+    }
+
+    /// Partition batches: while a batch's outputs await acknowledgement, the next is processed.
+    private func runBatches(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: KafkaConsumer) async {
+        let pending = AsyncSemaphore(max(1, configuration.batchesInFlight))
+        await withDiscardingTaskGroup { group in
+            while let batch = await dispatcher.take(slot: slot, limit: configuration.maxBatch) {
+                let start = ContinuousClock.now
+                metrics.batchSize.record(batch.count)
+                let unit = await execute(batch)
+                metrics.processingTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+                await pending.acquire()
+                // Enqueued here, in batch order; only the wait for acknowledgements overlaps.
+                var delivery: KafkaDeliveryGroup?
+                if let unit { delivery = try? await producer.enqueue(unit.outputs) }
+                group.addTask {
+                    defer {
+                        pending.release()
+                        self.metrics.inFlight.decrement(by: Double(batch.count))
+                        dispatcher.done(slot: slot, messages: batch)
+                    }
+                    if let unit, await self.deliver(unit, enqueued: delivery) {
+                        self.finish(unit, consumer)
+                    } else {
+                        batch.forEach(self.abandon)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Same key → same lane → processed in order. Keyless messages spread by offset.
+    static func lane(of message: KafkaMessage, count: Int) -> Int {
+        guard let key = message.key else { return (Int(truncatingIfNeeded: message.offset) & Int.max) % count }
+        var hasher = Hasher()
+        hasher.combine(message.topic)
+        hasher.combine(key)
+        return (hasher.finalize() & Int.max) % count
+    }
+
+    /// A partition always goes to the same worker; consecutive partitions to different ones.
+    static func worker(of message: KafkaMessage, count: Int, _ configuration: StageConfiguration) -> Int {
+        let topic = configuration.inputTopics.firstIndex(of: message.topic) ?? 0
+        return (topic &+ Int(message.partition) & Int.max) % count
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    private func beginShutdown(_ consumer: KafkaConsumer) {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        shutdownDeadline.withLock { $0 = .now + configuration.shutdownGrace }
+        logger.info("stopping: finishing in-flight messages")
+        // Closing revokes the partitions; the revocation waits for in-flight messages and
+        // commits their offsets before the consumer leaves the group.
+        consumer.beginClose()
+    }
+
+    var pastShutdownGrace: Bool {
+        guard isStopping else { return false }
+        return shutdownDeadline.withLock { $0.map { ContinuousClock.now >= $0 } ?? false }
+    }
+
+    func backoff(_ attempt: Int) -> Duration {
+        let factor = 1 << min(max(attempt - 1, 0), 16)
+        return min(configuration.initialBackoff * factor, configuration.maxBackoff)
+    }
+
+    /// The stage's logger carrying a message's source (and its id, when known).
+    func logger(for message: KafkaMessage, id: String? = nil) -> Logger {
+        var log = logger
+        log[metadataKey: "topic"] = "\(message.topic)"
+        log[metadataKey: "partition"] = "\(message.partition)"
+        log[metadataKey: "offset"] = "\(message.offset)"
+        if let id { log[metadataKey: "message_id"] = "\(id)" }
+        return log
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (s, a) = components
+        return s * 1_000_000_000 + a / 1_000_000_000
+    }
+}

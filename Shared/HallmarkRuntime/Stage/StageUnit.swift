@@ -1,0 +1,40 @@
+import Foundation
+import HallmarkKafka
+
+/// A unit of work once processed (one message on a key lane, or a batch): each message with
+/// what to send for it.
+struct StageUnit: Sendable {
+    struct Item: Sendable {
+        let message: KafkaMessage
+        /// The message's envelope id, when it had a readable one.
+        var id: String?
+        var outputs: [StageOutput] = []
+    }
+
+    var items: [Item]
+    /// Messages processed now (not duplicates, not rejected).
+    var processed = 0
+    /// Messages already committed before (redeliveries).
+    var duplicates = 0
+    /// Inbox entries whose outputs may be forgotten once these are acknowledged.
+    var recorded: [UUID] = []
+
+    var messages: [KafkaMessage] { items.map(\.message) }
+    var outputs: [StageOutput] { items.flatMap(\.outputs) }
+}
+
+/// What phase 1 made of one message.
+enum PrepareOutcome<Prepared: Sendable>: Sendable {
+    case prepared(StageMessage, Prepared)
+    case rejected(StageRejection)
+}
+
+/// What phase 2 made of one message.
+enum CommitOutcome: Sendable {
+    /// Processed now; `recorded` when its outputs are in the inbox.
+    case processed([StageOutput], recorded: Bool)
+    /// Committed before (a redelivery): its unsent outputs, if any remain.
+    case duplicate([StageOutput])
+    /// Rejected; `recorded` when the rejection is in the inbox (a redelivery gets it again).
+    case rejected(StageRejection, recorded: Bool)
+}
