@@ -15,7 +15,8 @@ public struct BenchSignerCommand: AsyncParsableCommand {
     @Option(help: "Verify requests per phase (each needs one PBKDF2 derivation).") var messages = 2_000
     @Option(help: "Replica counts to run, comma-separated.") var replicas = "1,2"
     @Option(help: "Partitions of the bench topics.") var partitions = 4
-    @Option(help: "Requests in each paced latency phase.") var latencyMessages = 300
+    @Option(help: "Seconds of steady paced load in each latency phase, after the warm-up.") var latencySeconds = 30.0
+    @Option(help: "Seconds of paced load before latency is recorded (group assignment, caches, pools).") var warmupSeconds = 5.0
     @Option(help: "The hallmark-signer binary (default: beside this hallmark binary).") var signerBinary: String?
 
     public init() {}
@@ -39,12 +40,15 @@ public struct BenchSignerCommand: AsyncParsableCommand {
         try Data("bench".utf8).write(to: folder.appendingPathComponent("signing-version"))
 
         print("hallmark bench signer: \(messages) verify requests per phase, \(partitions) partitions, \(cores) cores, SHA-NI \(PBKDF2.hasSHAExtensions)")
-        let (requests, bound) = SignerBench.signMeasuringBound(count: messages, secret: secret, threads: cores)
+        // Enough distinct requests for the throughput phases and a paced phase at half the bound.
+        let estimate = SignerBench.measureBound(seconds: 2, threads: cores).wall
+        let pacedCount = Int(((latencySeconds + warmupSeconds) * estimate / 2).rounded(.up))
+        let (requests, bound) = SignerBench.signMeasuringBound(count: max(messages, pacedCount), secret: secret, threads: cores)
         print(String(format: "bound while signing the load: batched PBKDF2 on %d threads: %.1f derivations/s", cores, bound))
         let bench = SignerBench(kafka: kafka, logger: logger, binary: binary, secretsDirectory: folder, secret: secret)
         for n in counts {
             let before = SignerBench.measureBound(seconds: 3, threads: cores)
-            let r = try await bench.run(requests, replicas: n, partitions: partitions)
+            let r = try await bench.run(Array(requests.prefix(messages)), replicas: n, partitions: partitions)
             let after = SignerBench.measureBound(seconds: 3, threads: cores)
             let wall = (before.wall + after.wall) / 2
             let cpuBound = (before.cpu + after.cpu) / 2
@@ -64,11 +68,13 @@ public struct BenchSignerCommand: AsyncParsableCommand {
                 print(String(format: "%@ bound on the %.2f cores the others left: %.1f/s → throughput is %3.0f%% of it",
                              label, left, wall * left / Double(cores), 100 * r.rate / max(wall * left / Double(cores), 1e-9)))
             }
-            let paced = Array(requests.prefix(latencyMessages))
-            guard !paced.isEmpty else { continue }
-            let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: wall / 2)
-            print(String(format: "%@ latency at %.0f msgs/s (half the bound): p50 %.0f ms, p99 %.0f ms, %d/%d accepted",
-                         label, wall / 2, l.p50, l.p99, l.accepted, paced.count))
+            let rate = wall / 2
+            let paced = Array(requests.prefix(Int(((latencySeconds + warmupSeconds) * rate).rounded())))
+            guard paced.count > 1 else { continue }
+            let l = try await bench.run(paced, replicas: n, partitions: partitions, pace: rate,
+                                        warmup: Int((warmupSeconds * rate).rounded()))
+            print(String(format: "%@ latency at %.0f msgs/s (half the bound) over %.0f s after a %.0f s warm-up: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; %.1f msgs/s out; %d/%d accepted",
+                         label, rate, latencySeconds, warmupSeconds, l.p50, l.p90, l.p99, l.max, l.rate, l.accepted, paced.count))
         }
         print("goal: throughput at least 85% of the bound")
     }

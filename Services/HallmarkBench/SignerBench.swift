@@ -75,7 +75,8 @@ struct SignerBench {
     /// Sends the requests to `replicas` fresh signers (fresh topics and schema), all at once or
     /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
     /// request from its send to its verdict.
-    func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil) async throws
+    /// With `warmup`, the first that many requests' latencies are left out of the figures.
+    func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0) async throws
         -> Phase
     {
         let run = String(UUID().uuidString.prefix(8)).lowercased()
@@ -94,7 +95,7 @@ struct SignerBench {
         ]
         // Concurrency settings the caller did not set: enough in flight to keep every worker fed.
         let outer = ProcessInfo.processInfo.environment
-        let tuning = ["HALLMARK_MAX_IN_FLIGHT": "64", "HALLMARK_POSTGRES_POOL_SIZE": "24"].filter { outer[$0.key] == nil }
+        let tuning = ["HALLMARK_MAX_IN_FLIGHT": "64"].filter { outer[$0.key] == nil }
         let env = base.merging(tuning) { $1 }
         var processes: [BenchProcess] = []
         defer { processes.forEach { $0.stop() } }
@@ -126,6 +127,8 @@ struct SignerBench {
         }
         var latencies: [Double] = []
         var accepted = 0
+        var received = 0
+        let warm = Set(requests.prefix(warmup).map(\.id))
         let timeout = Task {
             try? await Task.sleep(for: .seconds(600))
             reader.beginClose()
@@ -133,9 +136,10 @@ struct SignerBench {
         for await message in reader.messages {
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
                   let id = object["request_id"] as? String, let sent = sentAt.get(id) else { continue }
-            latencies.append((ContinuousClock.now - sent).seconds * 1000)
+            received += 1
+            if !warm.contains(id) { latencies.append((ContinuousClock.now - sent).seconds * 1000) }
             if object["verdict"] as? String == "accepted" { accepted += 1 }
-            if latencies.count == requests.count { break }
+            if received == requests.count { break }
         }
         let elapsed = ContinuousClock.now - start
         let cpu = processes.map(\.cpuSeconds).reduce(0, +) - cpuBefore
@@ -148,8 +152,9 @@ struct SignerBench {
         latencies.sort()
         func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         let seconds = elapsed.seconds
-        return Phase(rate: Double(latencies.count) / seconds, p50: pct(0.50), p99: pct(0.99), accepted: accepted,
-                     cpuPerMessage: cpu / Double(max(1, latencies.count)), signerCores: cpu / seconds,
+        return Phase(rate: Double(received) / seconds, p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
+                     max: latencies.last ?? 0, accepted: accepted,
+                     cpuPerMessage: cpu / Double(max(1, received)), signerCores: cpu / seconds,
                      benchCores: benchCPU / seconds,
                      otherCores: machineCPU.map { max(0, $0 - cpu - benchCPU) / seconds })
     }
@@ -158,7 +163,9 @@ struct SignerBench {
     struct Phase {
         var rate: Double
         var p50: Double
+        var p90: Double
         var p99: Double
+        var max: Double
         var accepted: Int
         var cpuPerMessage: Double
         /// The signer processes.
