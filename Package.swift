@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
                           path: "Services/HallmarkCLI", linkerSettings: rpath),
 
-        .target(name: "HallmarkTestSupport", dependencies: ["HallmarkCore", "HallmarkMessages"],
+        .target(name: "HallmarkTestSupport", dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkKafka", log],
                 path: "Tests/HallmarkTestSupport"),
         .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore"],
                     path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),

@@ -6,7 +6,7 @@ public struct HallmarkCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hallmark",
         abstract: "Hallmark's admin command-line tool.",
-        subcommands: [CryptoCommand.self, BenchCommand.self, ProbeCommand.self, TrafficCommand.self,
+        subcommands: [CryptoCommand.self, BenchCommand.self, ProbeCommand.self, ProbeAskCommand.self, ProbeWriterCommand.self, TrafficCommand.self,
                       AuthorityCommand.self, ProvisionCommand.self])
 
     public init() {}

@@ -10,6 +10,7 @@ public struct HallmarkCryptoError: Error, Sendable, Hashable, CustomStringConver
         case invalidArgument = "invalid_argument"
         case invalidKey = "invalid_key"
         case duplicateHeader = "duplicate_header"
+        case invalidHeaderName = "invalid_header_name"
         case authenticationFailed = "authentication_failed"
         case weakSharedSecret = "weak_shared_secret"
         case unsupportedVersion = "unsupported_version"

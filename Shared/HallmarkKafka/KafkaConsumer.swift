@@ -57,6 +57,14 @@ public final class KafkaConsumer: Sendable {
     /// With a reader's own low-water marks it gives the consumer lag.
     public func highWatermarks() -> [KafkaTopicPartition: Int64] { native.highWatermarks() }
 
+    /// Each partition's end offset of `topic` as the broker has it now: reading up to these
+    /// reads everything produced before the call.
+    public func endOffsets(of topic: String, timeout: Duration = .seconds(10)) async throws -> [Int32: Int64] {
+        let native = self.native
+        let ms = Int32(clamping: timeout.components.seconds * 1000)
+        return try await BlockingCall.run(name: "hallmark-kafka-watermarks") { try native.endOffsets(of: topic, timeoutMilliseconds: ms) }
+    }
+
     /// Commits the stored offsets now and waits for the broker.
     public func commit() async throws {
         let native = self.native

@@ -16,9 +16,32 @@ import Testing
         expectCode(.duplicateHeader) {
             _ = try SmileIDSignature.headersJSON(["SmileID-Partner-ID": "1", "smileid-partner-id": "2"])
         }
+        // Header names are RFC 9110 tokens; anything else cannot be signed (the signer answers malformed).
+        for bad in ["", "Smile ID", "smileid-a:b", "smileid-é", "smileid-(x)", "smileid-a\u{0}", "smileid-a/b", "smileid-\"q\""] {
+            expectCode(.invalidHeaderName) { _ = try SmileIDSignature.headersJSON([bad: "v"]) }
+        }
+        #expect(try SmileIDSignature.headersJSON(["SmileID-A!#$%&'*+-.^_`|~9": "v"]).count > 2)
         // Absent headers contribute nothing; an empty set contributes "{}".
         #expect(try SmileIDSignature.signingData(headers: nil, payload: Data("p".utf8)) == Data("p".utf8))
         #expect(try SmileIDSignature.signingData(headers: [:], payload: Data("p".utf8)) == Data("{}p".utf8))
+    }
+
+    /// DESIGN SIGN-1: the key order is Foundation's `.sortedKeys` order, digit runs compared by
+    /// value, not byte order (which would put `smileid-x10` first), so a MAC made by the iOS SDK
+    /// over these headers verifies here.
+    @Test func headerKeysSortDigitRunsByValue() throws {
+        let json = try SmileIDSignature.headersJSON(["SmileID-X10": "a", "smileid-x9": "b", "SmileID-X1": "c",
+                                                     "smileid-x100": "d", "smileid-y": "e"])
+        #expect(String(decoding: json, as: UTF8.self)
+                == #"{"smileid-x1":"c","smileid-x9":"b","smileid-x10":"a","smileid-x100":"d","smileid-y":"e"}"#)
+        // The MAC is over exactly those bytes (an independent HMAC over the expected string).
+        let timestamp = "2025-01-01T00:00:00.000Z"
+        let headers = ["SmileID-X10": "a", "smileid-x9": "b"]
+        let expectedData = Data(#"{"smileid-x9":"b","smileid-x10":"a"}body"#.utf8)
+        let key = try SmileIDSignature.key(secret: "s", timestamp: timestamp, dataCount: expectedData.count)
+        let expected = Base64.encode(HMACSHA256.mac(key: key, data: expectedData))
+        #expect(try SmileIDSignature.sign(secret: "s", timestamp: timestamp, headers: headers,
+                                          payload: Data("body".utf8)) == expected)
     }
 
     @Test func canonicalBodyMatchesFoundation() {

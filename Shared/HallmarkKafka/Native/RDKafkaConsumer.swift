@@ -190,6 +190,34 @@ final class RDKafkaConsumer: @unchecked Sendable {
         }
     }
 
+    /// Each partition's end offset (high watermark) of `topic`, asked of the broker (blocking).
+    func endOffsets(of topic: String, timeoutMilliseconds: Int32) throws -> [Int32: Int64] {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        guard let rkt = rd_kafka_topic_new(client.handle, topic, nil) else {
+            throw KafkaError(.consumer, "cannot open topic \(topic)")
+        }
+        defer { rd_kafka_topic_destroy(rkt) }
+        let err = rd_kafka_metadata(client.handle, 0, rkt, &metadata, timeoutMilliseconds)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
+            throw KafkaError(.timeout, "metadata: \(RDKafkaClient.describe(err))", librdkafkaCode: err.rawValue)
+        }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        var ends: [Int32: Int64] = [:]
+        for t in 0..<Int(metadata.pointee.topic_cnt) where String(cString: metadata.pointee.topics[t].topic) == topic {
+            let info = metadata.pointee.topics[t]
+            for p in 0..<Int(info.partition_cnt) {
+                let partition = info.partitions[p].id
+                var low: Int64 = -1, high: Int64 = -1
+                let e = rd_kafka_query_watermark_offsets(client.handle, topic, partition, &low, &high, timeoutMilliseconds)
+                guard e == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                    throw KafkaError(.timeout, "watermarks: \(RDKafkaClient.describe(e))", librdkafkaCode: e.rawValue)
+                }
+                ends[partition] = high
+            }
+        }
+        return ends
+    }
+
     /// Asks the poll loop to commit, leave the group and end.
     func requestClose() {
         _ = state.compareExchange(expected: State.running.rawValue, desired: State.closing.rawValue,

@@ -197,15 +197,48 @@ enum ProtoJSONDocuments {
   "title": "hallmark.probe.result.v1",
   "description": "The probe stage's answer to one request.",
   "type": "object",
-  "required": ["schema", "id", "produced_at", "correlation_id", "n", "instance"],
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "n",
+    "instance"
+  ],
   "additionalProperties": false,
   "properties": {
-    "schema": { "const": "hallmark.probe.result.v1" },
-    "id": { "type": "string", "format": "uuid", "description": "Derived from the request id: re-processing gives the same id." },
-    "produced_at": { "type": "string", "format": "date-time" },
-    "correlation_id": { "type": "string", "format": "uuid", "description": "The request's id." },
-    "n": { "type": "integer", "minimum": 0 },
-    "instance": { "type": "string", "minLength": 1 }
+    "schema": {
+      "const": "hallmark.probe.result.v1"
+    },
+    "id": {
+      "type": "string",
+      "format": "uuid",
+      "description": "Derived from the request id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "type": "string",
+      "format": "date-time"
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "description": "The request's correlation_id, or its id when it had none."
+    },
+    "n": {
+      "type": "integer",
+      "minimum": 0
+    },
+    "instance": {
+      "type": "string",
+      "minLength": 1
+    },
+    "outcome": {
+      "enum": [
+        "timed_out"
+      ],
+      "description": "Request/reply reference pair only: the request this answers got no reply in time (n is then the ask's n)."
+    }
   }
 }
 """#,

@@ -35,10 +35,14 @@ public struct StageDatabase: Sendable {
     }
 
     /// Applies the runtime's migrations and the service's own, once, under an advisory lock.
-    /// - Throws: ``PostgresError`` `invalidConfiguration` when a service migration uses a
-    ///   version of the runtime's range.
+    /// A service lists the runtime features it uses (``PendingRequests/migration(schema:)``,
+    /// ``OrderedWriter``'s) among its own migrations.
+    /// - Throws: ``PostgresError`` `invalidConfiguration` when a service's own migration uses a
+    ///   version of the runtime's range (runtime features are named `hallmark_…`).
     public func migrate(_ migrations: [PostgresMigrations.Migration], logger: Logger) async throws {
-        guard migrations.allSatisfy({ $0.version >= 1 && $0.version < Self.runtimeVersions }) else {
+        guard migrations.allSatisfy({ m in
+            m.version >= Self.runtimeVersions ? m.name.hasPrefix("hallmark_") : m.version >= 1
+        }) else {
             throw PostgresError(code: .invalidConfiguration,
                                 message: "service migrations are numbered 1..<\(Self.runtimeVersions)")
         }

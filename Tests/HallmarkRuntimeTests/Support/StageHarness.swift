@@ -149,6 +149,33 @@ final class StageHarness: Sendable {
         return messages
     }
 
+    /// Everything on `topic` now: reads until every partition reached the end offset the
+    /// broker had when called (a condition, not a timeout, ends the read).
+    func readAll(_ topic: String, timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
+        let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
+                                         bufferCapacity: 4096, logger: logger)
+        let ends = try await consumer.endOffsets(of: topic)
+        guard ends.values.contains(where: { $0 > 0 }) else { return [] }
+        try consumer.start()
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            consumer.beginClose()
+        }
+        var messages: [KafkaMessage] = []
+        var next: [Int32: Int64] = [:]
+        for await message in consumer.messages {
+            messages.append(message)
+            next[message.partition] = message.offset + 1
+            if ends.allSatisfy({ partition, end in end == 0 || (next[partition] ?? 0) >= end }) { break }
+        }
+        timer.cancel()
+        await consumer.close()
+        guard ends.allSatisfy({ partition, end in end == 0 || (next[partition] ?? 0) >= end }) else {
+            throw HarnessError("\(topic) not read to its end within \(timeout)")
+        }
+        return messages
+    }
+
     func close() async {
         await producer.close()
         pool.close()

@@ -1,0 +1,70 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkRuntime
+import ServiceLifecycle
+
+/// Wires the request/reply reference pair (`hallmark probe-ask`): the asker stage, the reply
+/// joiner stage and the retrier, in one process. The probe (`hallmark probe`, with the reply
+/// topic on its `HALLMARK_REPLY_TOPICS`) answers the requests.
+public enum ProbeAskService {
+    /// Settings, from `HALLMARK_PROBE_ASK_…` variables.
+    public struct Configuration: Sendable {
+        /// Asks consumed. `HALLMARK_PROBE_ASK_INPUT`, default `hallmark.probe.asks`.
+        public var input = "hallmark.probe.asks"
+        /// Where requests go (the probe's input). `HALLMARK_PROBE_ASK_REQUESTS`, default `hallmark.probe.requests`.
+        public var requests = "hallmark.probe.requests"
+        /// Where replies come back. `HALLMARK_PROBE_ASK_REPLIES`, default `hallmark.probe.replies`.
+        public var replies = "hallmark.probe.replies"
+        /// Where answers go. `HALLMARK_PROBE_ASK_ANSWERS`, default `hallmark.probe.answers`.
+        public var answers = "hallmark.probe.answers"
+        /// `HALLMARK_PROBE_ASK_SCHEMA`, default `probe_ask`.
+        public var schema = "probe_ask"
+        /// `HALLMARK_PROBE_ASK_RESEND_MS`, default 2000.
+        public var resendAfter: Duration = .seconds(2)
+        /// `HALLMARK_PROBE_ASK_GIVE_UP_MS`, default 30000.
+        public var giveUpAfter: Duration = .seconds(30)
+
+        public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> Configuration {
+            let s = Settings(env)
+            var c = Configuration()
+            c.input = try s.topic("HALLMARK_PROBE_ASK_INPUT", default: c.input)
+            c.requests = try s.topic("HALLMARK_PROBE_ASK_REQUESTS", default: c.requests)
+            c.replies = try s.topic("HALLMARK_PROBE_ASK_REPLIES", default: c.replies)
+            c.answers = try s.topic("HALLMARK_PROBE_ASK_ANSWERS", default: c.answers)
+            c.schema = try s.identifier("HALLMARK_PROBE_ASK_SCHEMA", default: c.schema)
+            c.resendAfter = try s.milliseconds("HALLMARK_PROBE_ASK_RESEND_MS", default: c.resendAfter, in: 10...3_600_000)
+            c.giveUpAfter = try s.milliseconds("HALLMARK_PROBE_ASK_GIVE_UP_MS", default: c.giveUpAfter, in: 10...86_400_000)
+            return c
+        }
+    }
+
+    public static func definition(_ c: Configuration) -> ServiceRunner.Definition {
+        ServiceRunner.Definition(service: "probe-ask", topics: [c.input, c.requests, c.replies, c.answers], schema: c.schema,
+                                 migrations: [PendingRequests.migration(schema: c.schema)])
+    }
+
+    public static func services(_ c: Configuration, context: ServiceContext) throws -> [any Service] {
+        guard let database = context.database else { throw ConfigurationError(variable: "HALLMARK_POSTGRES_URL", reason: "is needed") }
+        let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
+        let instance = context.instance, answers = c.answers
+        let retrier = RequestRetrier(pending: pending, pool: database.pool, producer: context.producer, service: "probe-ask",
+                                     logger: context.logger) { expired in
+            try expired.map { request in
+                let state = try JSONCoding.decode(ProbeAskState.self, from: request.context)
+                return try ProbeReplyJoiner.answer(state, instance: instance, topic: answers, outcome: "timed_out")
+            }
+        }
+        let asker = try context.stage(ProbeAsker(pending: pending, requestTopic: c.requests, replyTopic: c.replies),
+                                      inputs: [StageInput(topic: c.input, schemas: [ProbeRequest.schemaName])],
+                                      unitOfWork: .perMessage)
+        var joinerConfig = try context.stageConfiguration(
+            inputs: [StageInput(topic: c.replies, schemas: [ProbeResult.schemaName])], unitOfWork: .perBatch)
+        joinerConfig.dispatch = .partitionBatches
+        joinerConfig.groupID += "-replies"
+        let joiner = Stage(configuration: joinerConfig, kafka: context.kafka, producer: context.producer, database: database,
+                           processor: ProbeReplyJoiner(pending: pending, answerTopic: c.answers, instance: instance),
+                           logger: context.logger)
+        return [retrier, asker, joiner]
+    }
+}

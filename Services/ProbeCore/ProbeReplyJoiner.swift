@@ -1,0 +1,51 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkRuntime
+import Metrics
+
+/// The replying half of the request/reply reference pair: joins each reply (a probe result)
+/// to its pending request by `correlation_id` in the reply's transaction, and answers the
+/// original ask. A reply that joins nothing (late, after the request was given up, or a
+/// duplicate) is counted and produces nothing.
+public struct ProbeReplyJoiner: StageProcessor {
+    public typealias Prepared = (message: StageMessage, reply: ProbeResult)
+
+    let pending: PendingRequests
+    let answerTopic: String
+    let instance: String
+    let unmatched: Counter
+
+    public init(pending: PendingRequests, answerTopic: String, instance: String) {
+        self.pending = pending
+        self.answerTopic = answerTopic
+        self.instance = instance
+        unmatched = Counter(label: "hallmark_requests_unmatched_replies_total", dimensions: [("service", "probe")])
+    }
+
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        (message, try message.decode(ProbeResult.self))
+    }
+
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        guard let connection = context.connection else { throw StageRejection(.processingFailed, "the joiner needs its database") }
+        let ids = batch.compactMap { UUID(uuidString: $0.reply.correlationID) }
+        let joined = try await pending.take(ids, on: connection)
+        return try batch.map { item in
+            guard let id = UUID(uuidString: item.reply.correlationID), let request = joined[id] else {
+                unmatched.increment()
+                context.logger.info("reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID)"])
+                return .outputs([])
+            }
+            let state = try JSONCoding.decode(ProbeAskState.self, from: request.context)
+            return .outputs([try Self.answer(state, instance: instance, topic: answerTopic)])
+        }
+    }
+
+    /// The answer to an ask: its `n` back, or the typed outcome of a request given up.
+    static func answer(_ state: ProbeAskState, instance: String, topic: String, outcome: String? = nil) throws -> StageOutput {
+        let answer = ProbeResult(id: MessageID.derived(from: state.askID, "ask-answer"), producedAt: Timestamp.now(),
+                                 correlationID: state.askID, n: state.n, instance: instance, outcome: outcome)
+        return try .json(topic: topic, key: state.key, answer)
+    }
+}

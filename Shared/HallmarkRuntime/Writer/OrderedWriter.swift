@@ -1,0 +1,219 @@
+import Foundation
+import HallmarkKafka
+import HallmarkPostgres
+import Logging
+import Metrics
+import ServiceLifecycle
+import Synchronization
+
+/// Appends to one log in order, with one writer at a time across every replica: the ordered
+/// single writer the transparency log needs.
+///
+/// - **Leadership** is a PostgreSQL advisory lock held on a connection of its own; the other
+///   replicas are hot standbys that try it every ``Configuration/standbyPoll``. A leader that
+///   dies (SIGKILL) closes its session, which frees the lock at once.
+/// - **Fencing**: taking the lead increments an epoch on the log's head row; every batch
+///   advances the head with a compare-and-set on that epoch, in the batch's transaction. A
+///   stale leader (one that lost its lock without knowing) fails the compare-and-set, writes
+///   nothing and steps down, so positions can never fork.
+/// - **Batches** close at ``Configuration/maxBatch`` items or when the oldest has waited
+///   ``Configuration/linger``; a batch's effects commit in one transaction.
+/// - **Outputs after commit**: a batch's outputs are recorded in the same transaction
+///   (`hallmark_writer_outbox`) and sent only after it commits; each new leader first re-sends
+///   what its predecessor committed but may not have sent, so nothing is lost (a re-send has
+///   the same message ids).
+public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
+    /// How the writer batches and watches for the lead.
+    public struct Configuration: Sendable, WriterLeaseConfiguration {
+        /// The log's name (one writer per name and schema).
+        public var name: String
+        /// The schema holding the head row and outbox (``migration(schema:)``).
+        public var schema: String
+        /// Most items per batch. Default 1000.
+        public var maxBatch: Int
+        /// Longest an item waits for a batch to fill. Default 100 ms.
+        public var linger: Duration
+        /// How often an idle leader looks for waiting items. Default 20 ms.
+        public var idlePoll: Duration
+        /// How often a standby tries to take the lead. Default 250 ms.
+        public var standbyPoll: Duration
+        /// Service name for metrics and logs.
+        public var service: String
+
+        public init(name: String, schema: String, service: String, maxBatch: Int = 1000,
+                    linger: Duration = .milliseconds(100), idlePoll: Duration = .milliseconds(20),
+                    standbyPoll: Duration = .milliseconds(250)) {
+            self.name = name
+            self.schema = schema
+            self.service = service
+            self.maxBatch = maxBatch
+            self.linger = linger
+            self.idlePoll = idlePoll
+            self.standbyPoll = standbyPoll
+        }
+    }
+
+    let configuration: Configuration
+    let log: Log
+    let pool: PostgresPool
+    let producer: KafkaProducer
+    let logger: Logger
+    let metrics: WriterMetrics
+    private let wakeups: AsyncStream<Void>
+    private let wakeup: AsyncStream<Void>.Continuation
+
+    public init(configuration: Configuration, log: Log, pool: PostgresPool, producer: KafkaProducer, logger: Logger) {
+        self.configuration = configuration
+        self.log = log
+        self.pool = pool
+        self.producer = producer
+        self.logger = logger
+        metrics = WriterMetrics(service: configuration.service, log: configuration.name)
+        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The head row and outbox, as a runtime migration the service adds to its own.
+    public static func migration(schema: String) -> PostgresMigrations.Migration {
+        .init(version: StageDatabase.runtimeVersions + 3, name: "hallmark_writer", sql: """
+            CREATE TABLE \(schema).hallmark_writer (
+                name text PRIMARY KEY,
+                epoch bigint NOT NULL,
+                position bigint NOT NULL CHECK (position >= 0)
+            );
+            CREATE TABLE \(schema).hallmark_writer_outbox (
+                name text NOT NULL,
+                position bigint NOT NULL,
+                outputs bytea NOT NULL,
+                PRIMARY KEY (name, position)
+            );
+            """)
+    }
+
+    /// Items were added: look now rather than at the next poll.
+    public func wake() { wakeup.yield() }
+
+    /// Stands by or leads until shutdown. On SIGTERM a leader finishes the batch in flight
+    /// (commit and send), then lets go of the lock, so a standby takes over at once.
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                guard let lease = try await WriterLease.acquire(configuration, pool: pool, logger: logger) else {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.configuration.standbyPoll) }
+                    continue
+                }
+                metrics.leading.set(1)
+                logger.notice("writer leading", metadata: ["log": "\(configuration.name)", "epoch": "\(lease.epoch)"])
+                defer { metrics.leading.set(0) }
+                try await lead(lease)
+            } catch {
+                if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                logger.warning("writer stepped down", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.configuration.standbyPoll) }
+            }
+        }
+    }
+
+    /// Writes batches while the lease holds.
+    private func lead(_ lease: WriterLease) async throws {
+        try await resendOutbox()
+        var oldestSeen: ContinuousClock.Instant?
+        var lastCheck = ContinuousClock.now
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if ContinuousClock.now - lastCheck > .seconds(1) {
+                try await lease.check()
+                lastCheck = .now
+            }
+            let (maxBatch, linger) = (configuration.maxBatch, configuration.linger)
+            let batch = try await writeBatch(lease, closeEarly: { count in
+                if count >= maxBatch { return true }
+                let now = ContinuousClock.now
+                if oldestSeen == nil { oldestSeen = now }
+                return now - oldestSeen! >= linger
+            })
+            switch batch {
+            case .written(let outputs, let position, let count):
+                oldestSeen = nil
+                metrics.batchSize.record(count)
+                try await send(outputs, position: position)
+            case .waiting(let count):
+                if count == 0 { oldestSeen = nil }
+                await waitForWork(count == 0 ? configuration.idlePoll : min(configuration.idlePoll, configuration.linger / 4))
+            }
+        }
+    }
+
+    enum BatchOutcome { case written([StageOutput], position: Int64, count: Int), waiting(Int) }
+
+    /// One transaction: the waiting items, and if the batch may close, the fenced append.
+    private func writeBatch(_ lease: WriterLease, closeEarly: @escaping (Int) -> Bool) async throws -> BatchOutcome {
+        try await pool.transaction { connection in
+            let items = try await log.waiting(limit: configuration.maxBatch, on: connection)
+            guard !items.isEmpty, closeEarly(items.count) else { return .waiting(items.count) }
+            let start = try await lease.advance(by: items.count, on: connection)
+            let outputs = try await log.append(items, at: start, on: connection)
+            try await connection.execute("""
+                INSERT INTO \(unescaped: configuration.schema).hallmark_writer_outbox (name, position, outputs)
+                VALUES (\(configuration.name), \(start), \(OutboxCodec.encode(outputs)))
+                """)
+            return .written(outputs, position: start, count: items.count)
+        }
+    }
+
+    /// Sends a committed batch's outputs until acknowledged, then forgets its outbox row.
+    private func send(_ outputs: [StageOutput], position: Int64) async throws {
+        var attempt = 0
+        while true {
+            do {
+                try await producer.send(outputs)
+                break
+            } catch {
+                // A result the broker can never take would stall the log: say so and move on.
+                if ErrorPolicy.isPermanent(error) {
+                    logger.error("writer outputs refused by the broker", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
+                    break
+                }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(min(2000, 50 << min(attempt, 6))))
+            }
+        }
+        try await pool.execute("""
+            DELETE FROM \(unescaped: configuration.schema).hallmark_writer_outbox
+            WHERE name = \(configuration.name) AND position = \(position)
+            """)
+    }
+
+    /// What an earlier leader committed and may not have sent, oldest first.
+    private func resendOutbox() async throws {
+        let rows = try await pool.query("""
+            SELECT position, outputs FROM \(unescaped: configuration.schema).hallmark_writer_outbox
+            WHERE name = \(configuration.name) ORDER BY position
+            """)
+        for (position, blob) in try rows.decode((Int64, Data).self) {
+            try await send(OutboxCodec.decode(blob) ?? [], position: position)
+        }
+        if !rows.isEmpty { logger.info("writer re-sent its predecessor's outputs", metadata: ["batches": "\(rows.count)"]) }
+    }
+
+    private func waitForWork(_ timeout: Duration) async {
+        try? await cancelWhenGracefulShutdown { [wakeups] in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in wakeups { return } }
+                group.addTask { try? await Task.sleep(for: timeout) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+}
+
+/// The writer's metrics, created once with fixed dimensions.
+struct WriterMetrics: Sendable {
+    let leading: Meter
+    let batchSize: Recorder
+
+    init(service: String, log: String) {
+        let dims = [("service", service), ("log", log)]
+        leading = Meter(label: "hallmark_writer_leading", dimensions: dims)
+        batchSize = Recorder(label: "hallmark_writer_batch_size", dimensions: dims)
+    }
+}

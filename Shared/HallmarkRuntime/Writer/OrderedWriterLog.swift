@@ -1,0 +1,16 @@
+import HallmarkPostgres
+
+/// What an ``OrderedWriter`` appends to: the service's own part (the aggregator's transparency
+/// log, the runtime's reference sequence).
+public protocol OrderedWriterLog: Sendable {
+    /// One waiting item.
+    associatedtype Item: Sendable
+
+    /// Up to `limit` waiting items, oldest first, read in the writer's transaction.
+    func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item]
+
+    /// Appends `items` after `position` (the log's size before them) in the same transaction:
+    /// writes the entries, removes the items from what waits, and returns what to send once the
+    /// transaction has committed (results, a checkpoint).
+    func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> [StageOutput]
+}

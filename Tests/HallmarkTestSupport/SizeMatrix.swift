@@ -1,0 +1,147 @@
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import Logging
+
+/// Issue #10's size test, for any consumed topic: messages of 0.9 to 8 MB and at the limit
+/// ±1 byte, each followed by a small message on the same key and one on another key. Every
+/// message must get exactly one outcome — its result, or a rejected record — and the small
+/// ones must keep flowing.
+public struct SizeMatrix {
+    /// How a large message is made from a small valid one.
+    public enum Padding: Sendable, CustomStringConvertible {
+        /// Spaces after the JSON object: still the same valid message.
+        case whitespace
+        /// The message is made at the size by its factory (e.g. a large `body_b64`).
+        case content
+
+        public var description: String { self == .whitespace ? "whitespace" : "content" }
+    }
+
+    /// What became of every message sent.
+    public struct Report: Sendable, CustomStringConvertible {
+        /// Messages sent, answered (one outcome or more), stalled (none), and answered more than once.
+        public var sent = 0, answered = 0, stalled = 0, duplicated = 0
+        /// Large messages' outcomes, by size and padding (e.g. `1048577 whitespace: oversized`).
+        public var large: [String] = []
+        public var description: String {
+            "sent \(sent), answered \(answered), stalled \(stalled), answered twice \(duplicated)"
+        }
+    }
+
+    /// The sizes tried against a limit.
+    public static func sizes(limit: Int) -> [Int] {
+        [900_000, limit - 1, limit, limit + 1, 2_000_000, 4_000_000, 8_000_000]
+    }
+
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+    let logger: Logger
+
+    /// A producer that can send 8 MB messages (the services' own limit is lower).
+    public init(kafka: KafkaConfiguration, logger: Logger) throws {
+        var big = kafka
+        big.maxMessageBytes = 16 << 20
+        self.kafka = big
+        self.logger = logger
+        producer = try KafkaProducer(configuration: big, logger: logger)
+    }
+
+    /// Runs the matrix on `topic`. `make(id, size)` returns a valid message with envelope id
+    /// `id`: `size` nil for the small ones, else (for ``Padding/content``) made at about that size.
+    /// Results are found on `results` by `idField`; rejections on `rejected` by original id or
+    /// source offset.
+    public func run(topic: String, results: String, idField: String, rejected: String, limit: Int,
+                    paddings: [Padding] = [.whitespace], timeout: Duration = .seconds(180),
+                    make: (String, Int?) throws -> [UInt8]) async throws -> Report {
+        struct Sent { let id: String; let partition: Int32; let offset: Int64; let label: String? }
+        var sent: [Sent] = []
+        for padding in paddings {
+            for (i, size) in Self.sizes(limit: limit).enumerated() {
+                let key = "big-\(padding)-\(i)", other = "other-\(padding)-\(i)"
+                let id = UUID().uuidString.lowercased()
+                var big = try make(id, padding == .content ? size : nil)
+                if padding == .whitespace, big.count < size { big += Array(repeating: 0x20, count: size - big.count) }
+                let at = try await producer.send(topic: topic, key: Array(key.utf8), value: big)
+                sent.append(Sent(id: id, partition: at.partition, offset: at.offset, label: "\(big.count) \(padding)"))
+                for k in [key, other] {
+                    let small = UUID().uuidString.lowercased()
+                    let report = try await producer.send(topic: topic, key: Array(k.utf8), value: try make(small, nil))
+                    sent.append(Sent(id: small, partition: report.partition, offset: report.offset, label: nil))
+                }
+            }
+        }
+        // Outcomes until every message has one, or the time is up (then what is missing stalled).
+        var outcomes: [String: [String]] = [:]
+        func record(_ message: KafkaMessage, fromResults: Bool) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any] else { return }
+            if fromResults {
+                if let id = object[idField] as? String { outcomes[id, default: []].append("result") }
+                return
+            }
+            let reason = object["reason"] as? String ?? "?"
+            if let id = object["original_id"] as? String, sent.contains(where: { $0.id == id }) {
+                outcomes[id, default: []].append(reason)
+            } else if let source = object["source"] as? [String: Any], source["topic"] as? String == topic,
+                      let offset = (source["offset"] as? NSNumber)?.int64Value,
+                      let partition = (source["partition"] as? NSNumber)?.int32Value,
+                      let match = sent.first(where: { $0.offset == offset && $0.partition == partition }) {
+                outcomes[match.id, default: []].append(reason)
+            }
+        }
+        let consumer = try KafkaConsumer(configuration: kafka, groupID: "size-\(UUID())", topics: [results, rejected],
+                                         bufferCapacity: 64, logger: logger)
+        try consumer.start()
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            consumer.beginClose()
+        }
+        for await message in consumer.messages {
+            record(message, fromResults: message.topic == results)
+            if sent.allSatisfy({ outcomes[$0.id] != nil }) { break }
+        }
+        timer.cancel()
+        await consumer.close()
+        // Once every message has its outcome, both topics again to their ends: a second
+        // outcome produced by then is counted.
+        if sent.allSatisfy({ outcomes[$0.id] != nil }) {
+            outcomes = [:]
+            for topic in [results, rejected] {
+                for message in try await readToEnd(topic) { record(message, fromResults: topic == results) }
+            }
+        }
+        var report = Report()
+        report.sent = sent.count
+        for s in sent {
+            let found = outcomes[s.id] ?? []
+            if found.isEmpty { report.stalled += 1 } else { report.answered += 1 }
+            if found.count > 1 { report.duplicated += 1 }
+            if let label = s.label { report.large.append("\(label): \(found.first ?? "none")") }
+        }
+        return report
+    }
+
+    /// Everything on `topic` up to the end offsets the broker has now.
+    func readToEnd(_ topic: String) async throws -> [KafkaMessage] {
+        let consumer = try KafkaConsumer(configuration: kafka, groupID: "size-end-\(UUID())", topics: [topic],
+                                         bufferCapacity: 64, logger: logger)
+        let ends = try await consumer.endOffsets(of: topic)
+        guard ends.values.contains(where: { $0 > 0 }) else { return [] }
+        try consumer.start()
+        var next: [Int32: Int64] = [:], messages: [KafkaMessage] = []
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(60))
+            consumer.beginClose()
+        }
+        for await message in consumer.messages {
+            messages.append(message)
+            next[message.partition] = message.offset + 1
+            if ends.allSatisfy({ $0.value == 0 || (next[$0.key] ?? 0) >= $0.value }) { break }
+        }
+        timer.cancel()
+        await consumer.close()
+        return messages
+    }
+
+    public func close() async { await producer.close() }
+}
