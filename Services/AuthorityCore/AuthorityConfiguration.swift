@@ -39,6 +39,15 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     public var countFlushMilliseconds = 1_000
     /// Rows re-sealed per transaction. `HALLMARK_AUTHORITY_RESEAL_BATCH` [200].
     public var resealBatch = 200
+    /// The operators' public keys that may sign admin commands (``OperatorKeys``):
+    /// `HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE` or `HALLMARK_AUTHORITY_OPERATOR_KEYS`. The
+    /// service refuses to start without one.
+    public var operatorKeys = OperatorKeys.none
+    /// How far an admin command's `produced_at` may lie in the past or the future; outside it
+    /// the command is `stale_command`. At most 30 minutes, so a replay inside the window is
+    /// always still in the inbox (kept at least an hour), which makes it a no-op.
+    /// `HALLMARK_AUTHORITY_ADMIN_WINDOW_S` [300].
+    public var adminWindowSeconds = 300
 
     /// The defaults.
     public init() {}
@@ -74,6 +83,9 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         c.resealBatch = try settings.integer("HALLMARK_AUTHORITY_RESEAL_BATCH", default: c.resealBatch, in: 1...100_000)
         c.countFlushMilliseconds = try settings.integer("HALLMARK_AUTHORITY_COUNT_FLUSH_MS",
                                                         default: c.countFlushMilliseconds, in: 10...3_600_000)
+        c.adminWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: c.adminWindowSeconds,
+                                                    in: 1...1800)
+        c.operatorKeys = try OperatorKeys.fromEnvironment(env)
         guard c.blacklistThreshold > c.warnThreshold else {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
                                      reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")

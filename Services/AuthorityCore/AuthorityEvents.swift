@@ -1,25 +1,52 @@
+import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkMessages
 import HallmarkRuntime
 
 /// Makes `hallmark.security` outputs for the authority's stages.
+///
+/// No event carries both a device serial and a request id (DESIGN §2): the aggregator chooses
+/// token request ids and must not link a submission to a camera by reading this topic. An
+/// event naming a device therefore has no `request_id`, and no event id is derived from a
+/// request id the way ``MessageID/derived(from:_:)`` derives output ids either, since anyone
+/// who knows the request id could recompute that: event ids are keyed with a secret of the
+/// authority's (derived from its blind-index key), so a redelivery still makes the same id.
 struct AuthorityEvents: Sendable {
     let topic: String
     let instance: String
     let metrics: AuthorityMetrics
+    /// HMAC key of event ids; never leaves the process.
+    private let idKey: Data
 
-    /// An event about `message`, with an id derived from it (a redelivery makes the same id).
-    /// An event naming a device carries no request id (DESIGN §2): the aggregator chooses
-    /// request ids, and must not link a submission to a camera by reading this topic.
+    init(topic: String, instance: String, metrics: AuthorityMetrics, secrets: AuthoritySecrets) {
+        self.topic = topic
+        self.instance = instance
+        self.metrics = metrics
+        idKey = HMACSHA256.mac(key: secrets.indexKey, data: Array("hallmark-authority-security-event-id-v1".utf8))
+    }
+
+    /// An event about `message`, with an id keyed from it (a redelivery makes the same id).
     func output(for message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
                 reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil) throws -> StageOutput {
+                count: Int? = nil, keyID: String? = nil) throws -> StageOutput {
         metrics.securityEvents.increment()
         let event = SecurityEvent(
-            id: MessageID.derived(from: message.header.id, "security-\(event.rawValue)"), producedAt: Timestamp.now(),
+            id: eventID(message.header.id, event), producedAt: Timestamp.now(),
             service: "authority", instance: instance, event: event, severity: severity,
             requestId: serial == nil ? message.header.id : nil, reason: reason,
-            deviceSerial: serial, tableId: tableId, count: count)
+            deviceSerial: serial, tableId: tableId, count: count, keyID: keyID)
         return try .json(topic: topic, key: serial, event)
+    }
+
+    /// A UUID (version 8) from HMAC-SHA256(idKey, input id ‖ kind): unique per input and kind,
+    /// and not computable without the key.
+    func eventID(_ inputID: String, _ kind: SecurityEvent.Kind) -> String {
+        var bytes = Array(HMACSHA256.mac(key: idKey, data: Array("\(inputID):\(kind.rawValue)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return uuid.uuidString.lowercased()
     }
 }

@@ -8,8 +8,21 @@ import HallmarkRuntime
 /// its message's transaction (``StageUnitOfWork/perMessage``), which also records it in the
 /// inbox: a redelivered provisioning request gets its first answer again, never a second
 /// device. Token validation is ``TokenProcessor``.
+///
+/// Admin commands are verified in phase 1 (``AdminCommandVerifier``: signature, operator key,
+/// time window) and acted on in phase 2; a refused one is rejected there with a security
+/// event, so the inbox records both and a redelivery repeats neither.
 public struct AuthorityProcessor: StageProcessor {
-    public typealias Prepared = StageMessage
+    /// A message after phase 1.
+    public enum Prepared: Sendable {
+        /// A provisioning request (all its work is in phase 2).
+        case provision(StageMessage)
+        /// An admin command whose signature, key and time verified.
+        case admin(StageMessage, AdminCommand, keyID: String)
+        /// An admin command refused in phase 1.
+        case refused(StageMessage, AdminCommandVerifier.Refusal)
+    }
+
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let tables: KeyTableStore
@@ -17,6 +30,7 @@ public struct AuthorityProcessor: StageProcessor {
     let metrics: AuthorityMetrics
     let maintenance: AuthorityMaintenance?
     let events: AuthorityEvents
+    let verifier: AdminCommandVerifier
 
     /// Creates the processor.
     public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
@@ -28,7 +42,9 @@ public struct AuthorityProcessor: StageProcessor {
         self.devices = devices
         self.metrics = metrics
         self.maintenance = maintenance
-        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics)
+        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics,
+                                 secrets: secrets)
+        verifier = AdminCommandVerifier(keys: configuration.operatorKeys, windowSeconds: configuration.adminWindowSeconds)
     }
 
     var schema: String { configuration.schema }
@@ -39,23 +55,40 @@ public struct AuthorityProcessor: StageProcessor {
          StageInput(topic: configuration.adminInput, schemas: [AdminCommand.schemaName])]
     }
 
-    public func commit(_ batch: [StageMessage], context: StageCommitContext) async throws -> [StageVerdict] {
+    /// Phase 1: an admin command's signature, key and time window.
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        guard message.header.schema == AdminCommand.schemaName else { return .provision(message) }
+        do {
+            let (command, keyID) = try verifier.verify(message)
+            return .admin(message, command, keyID: keyID)
+        } catch let refusal as AdminCommandVerifier.Refusal {
+            return .refused(message, refusal)
+        }
+    }
+
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         guard let connection = context.connection else {
             throw AuthorityError(.configuration, "the authority needs its database")
         }
         var verdicts: [StageVerdict] = []
-        for message in batch {
-            switch message.header.schema {
-            case ProvisionRequest.schemaName: verdicts.append(.outputs(try await provision(message, connection: connection)))
-            default: verdicts.append(try await administer(message, connection: connection))
+        for item in batch {
+            switch item {
+            case .provision(let message): verdicts.append(.outputs(try await provision(message, connection: connection)))
+            case .admin(let message, let command, let keyID):
+                verdicts.append(try await administer(message, command, keyID: keyID, connection: connection))
+            case .refused(let message, let refusal): verdicts.append(.rejected(try refuse(message, refusal)))
             }
         }
         return verdicts
     }
 
     /// A provisioning request that breaks its schema gets a `malformed` answer on the
-    /// provisioning result topic (an admin command goes to the rejected topic).
+    /// provisioning result topic; an admin command that does is rejected with a security event.
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        if message.header.schema == AdminCommand.schemaName {
+            throw try refuse(message, .init(reason: .schemaViolation, detail: violation.description, severity: .warning,
+                                            keyID: nil))
+        }
         guard message.header.schema == ProvisionRequest.schemaName else { return nil }
         let serial = message.fields["device_serial"]?.string.flatMap { ProvisionRequest.isValidSerial($0) ? $0 : nil }
         let result = ProvisionResult(id: MessageID.derived(from: message.header.id, "provision-result"),
@@ -67,7 +100,8 @@ public struct AuthorityProcessor: StageProcessor {
     }
 
     func securityOutput(_ message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
-                        reason: String? = nil, serial: String? = nil, tableId: Int? = nil) throws -> StageOutput {
-        try events.output(for: message, event, severity, reason: reason, serial: serial, tableId: tableId)
+                        reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
+                        keyID: String? = nil) throws -> StageOutput {
+        try events.output(for: message, event, severity, reason: reason, serial: serial, tableId: tableId, keyID: keyID)
     }
 }

@@ -25,6 +25,11 @@ public enum AuthorityService {
         do { secrets = try AuthoritySecrets.fromEnvironment(context.environment) } catch {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
+        guard !configuration.operatorKeys.isEmpty else {
+            throw ConfigurationError(variable: "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE",
+                                     reason: "no operator key: admin commands must be signed by one "
+                                         + "(or set HALLMARK_AUTHORITY_OPERATOR_KEYS; see hallmark authority operator-key)")
+        }
         let stage = try context.stageConfiguration(inputs: [])
         do {
             return try await services(configuration: configuration, secrets: secrets, database: database,

@@ -42,7 +42,8 @@ public struct TokenProcessor: StageProcessor {
         self.counter = counter
         self.pool = pool
         self.metrics = metrics
-        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics)
+        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics,
+                                 secrets: secrets)
     }
 
     var schema: String { configuration.schema }

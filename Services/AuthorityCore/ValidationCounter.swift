@@ -72,7 +72,10 @@ public final class ValidationCounter: Service, Sendable {
         }
     }
 
-    /// Writes the pending counts (one statement) and reloads those devices' totals.
+    /// Writes the pending counts (one statement) and reloads those devices' totals. The values
+    /// travel as two array parameters, so any number of devices fits one statement (one bind
+    /// parameter per device would pass PostgreSQL's 65,535 after a long database outage, and
+    /// every later flush would fail).
     public func flush() async throws {
         let batch = state.withLock { s -> [Int64: Int] in
             let b = s.pending
@@ -82,18 +85,19 @@ public final class ValidationCounter: Service, Sendable {
         guard !batch.isEmpty else { return }
         let devices = batch.keys.sorted()  // a fixed order: concurrent flushers never deadlock
         do {
-            let values = PostgresQuery.joined(devices.map { id -> PostgresQuery in
-                "(\(id), date_trunc('hour', now()), \(batch[id]!))"
-            }, separator: ", ")
-            let ids = PostgresQuery.joined(devices.map { id -> PostgresQuery in "\(id)" }, separator: ", ")
+            let ids = PostgresArray(devices)
+            let counts = PostgresArray(devices.map { Int64(batch[$0]!) })
             let totals = try await pool.transaction { connection in
+                // WITH ORDINALITY … ORDER BY: rows are locked in the sorted order.
                 try await connection.execute("""
-                    INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count) VALUES \(values)
+                    INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count)
+                    SELECT d.id, date_trunc('hour', now()), d.n::integer
+                    FROM unnest(\(ids), \(counts)) WITH ORDINALITY AS d(id, n, i) ORDER BY d.i
                     ON CONFLICT (device_id, hour) DO UPDATE SET count = v.count + EXCLUDED.count
                     """)
                 return try await connection.query("""
                     SELECT device_id, sum(count)::bigint FROM \(unescaped: schema).validation_counts
-                    WHERE hour > now() - interval '24 hours' AND device_id IN (\(ids)) GROUP BY device_id
+                    WHERE hour > now() - interval '24 hours' AND device_id = ANY(\(ids)) GROUP BY device_id
                     """).decode((Int64, Int64).self)
             }
             state.withLock { s in

@@ -22,7 +22,9 @@ import HallmarkMessages
 /// | `HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
 /// | `HALLMARK_SIGNER_ALERT_REJECTIONS` | 20 | rejections per partner per alert window that raise a security event |
-/// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the alert window |
+/// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the window of alerts and event limits |
+/// | `HALLMARK_SIGNER_EVENTS_PER_PARTNER` | 10 | `bad_mac`/`replayed_request` events per partner per window; more are summed into one `events_suppressed` |
+/// | `HALLMARK_SIGNER_EVENTS_PER_WINDOW` | 200 | security events per window over all partners; more are summed into one `events_suppressed` |
 /// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | largest uncompressed zip content read |
 ///
 /// | `HALLMARK_SIGNER_SIGN_SCHEMAS` | `hallmark.sign.request.v1` | schemas taken on the sign input (request carriers) |
@@ -47,6 +49,8 @@ public struct SignerConfiguration: Sendable {
     public var verifySchemas: Set<String> = [VerifyRequest.schemaName, SignResult.schemaName]
     public var alertRejections = 20
     public var alertWindow: TimeInterval = 60
+    public var eventsPerPartner = 10
+    public var eventsPerWindow = 200
     public var maxZipBytes = 64 << 20
 
     public init() {}
@@ -75,6 +79,10 @@ public struct SignerConfiguration: Sendable {
         c.alertRejections = try settings.integer("HALLMARK_SIGNER_ALERT_REJECTIONS", default: c.alertRejections,
                                                  in: 1...1_000_000)
         c.alertWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_ALERT_WINDOW_SECONDS", default: 60, in: 1...86_400))
+        c.eventsPerPartner = try settings.integer("HALLMARK_SIGNER_EVENTS_PER_PARTNER", default: c.eventsPerPartner,
+                                                  in: 1...1_000_000)
+        c.eventsPerWindow = try settings.integer("HALLMARK_SIGNER_EVENTS_PER_WINDOW", default: c.eventsPerWindow,
+                                                 in: 1...10_000_000)
         c.maxZipBytes = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_BYTES", default: c.maxZipBytes, in: 1...(1 << 30))
         c.signSchemas = try schemas(settings, "HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
         c.verifySchemas = try schemas(settings, "HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)

@@ -16,8 +16,8 @@ extension SignerProcessor {
                                          secrets: secrets.secrets, now: now())
     }
 
-    /// Phase 2: claims the replay key of a good MAC, then the verdict (and a security event
-    /// when the partner passes the alert rate).
+    /// Phase 2: claims the replay key of a good MAC, then the verdict, and the security events
+    /// ``SecurityEventLimiter`` allows for a rejection (``SignerEvents``).
     func verdict(_ message: StageMessage, _ carrier: RequestCarrier, _ outcome: RequestVerifier.Outcome,
                  context: StageCommitContext) async throws -> [StageOutput] {
         var verdict: (reason: VerifyReason?, version: String?)
@@ -43,23 +43,12 @@ extension SignerProcessor {
         var outputs = [try StageOutput.json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result)]
         if let reason = verdict.reason {
             metrics.rejected[reason]?.increment()
-            if let event = securityEvent(for: carrier.headers, reason: reason, message: message) {
-                outputs.append(try .json(topic: configuration.securityTopic, key: key, event))
-            }
+            let partner = HeaderMap.value(HeaderMap.partner, in: carrier.headers) ?? ""
+            let decision = limiter.record(partner: partner, eventWorthy: SignerEvents.isEventWorthy(reason), now: now())
+            outputs += try events.outputs(for: message, partner: partner, reason: reason, decision: decision)
         } else {
             metrics.accepted.increment()
         }
         return outputs
-    }
-
-    /// An event when this rejection takes the partner past the configured rate.
-    func securityEvent(for headers: [String: String], reason: VerifyReason, message: StageMessage) -> SecurityEvent? {
-        let partner = HeaderMap.value(HeaderMap.partner, in: headers) ?? ""
-        guard let count = limiter.record(partner: partner, now: now()) else { return nil }
-        metrics.securityEvents.increment()
-        return SecurityEvent(id: MessageID.derived(from: message.header.id, "security"), producedAt: Timestamp.now(),
-                             service: "signer", instance: instance, event: .rejectionRate, severity: .warning,
-                             requestId: message.header.id, reason: reason.rawValue, count: count,
-                             partnerID: String(partner.prefix(128)), windowSeconds: Int(configuration.alertWindow))
     }
 }

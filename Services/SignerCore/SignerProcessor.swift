@@ -28,8 +28,9 @@ public struct SignerProcessor: StageProcessor {
     let verifier: RequestVerifier
     let replay: ReplayStore
     let limiter: SecurityEventLimiter
+    let events: SignerEvents
     let instance: String
-    let metrics = SignerMetrics()
+    let metrics: SignerMetrics
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
@@ -41,9 +42,15 @@ public struct SignerProcessor: StageProcessor {
         self.verifier = RequestVerifier(deriver: deriver, window: configuration.timestampWindow,
                                         maxZipBytes: configuration.maxZipBytes)
         self.replay = ReplayStore(schema: configuration.schema)
-        self.limiter = SecurityEventLimiter(threshold: configuration.alertRejections, window: configuration.alertWindow)
+        self.limiter = SecurityEventLimiter(threshold: configuration.alertRejections,
+                                            perPartner: configuration.eventsPerPartner,
+                                            total: configuration.eventsPerWindow, window: configuration.alertWindow)
         self.instance = instance
         self.now = now
+        let metrics = SignerMetrics()
+        self.metrics = metrics
+        self.events = SignerEvents(topic: configuration.securityTopic, instance: instance,
+                                   windowSeconds: Int(configuration.alertWindow), metrics: metrics)
     }
 
     /// The stage's inputs: each topic with the carriers it takes.

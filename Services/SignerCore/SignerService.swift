@@ -34,7 +34,11 @@ public enum SignerService {
         let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, service: "signer", logger: context.logger)
         let processor = SignerProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache),
                                         instance: context.instance)
-        var services: [any Service] = [pool, SecretReloadService(store: store, logger: context.logger)]
+        // Before the stage, so the group stops it after the stage drained: its last report
+        // includes the windows the final messages counted into.
+        var services: [any Service] = [pool, SecretReloadService(store: store, logger: context.logger),
+                                       SecurityEventReporter(processor: processor, producer: context.producer,
+                                                             logger: context.logger)]
         if let database = context.database {
             services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: database.pool,
                                           interval: c.sweepInterval, logger: context.logger))

@@ -1,4 +1,17 @@
-/// `hallmark.authority.admin.v1`: an operator's command.
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+
+/// `hallmark.authority.admin.v1`: an operator's command, signed with an operator's Ed25519 key.
+///
+/// What is signed: the command as a JSON object without its `signature` member — every other
+/// member, so `schema`, `id`, `produced_at`, `command`, its arguments (`device_serial`,
+/// `table_id`, `reason`), `key_id` and any `correlation_id`/`reply_to` — written canonically:
+/// sorted keys (byte order), no whitespace, strings with only `"`, `\` and control characters
+/// escaped, numbers as written (``JSONWriter``, the bytes ``JSONCoding`` writes for the same
+/// message). `signature` is b64 of the 64-byte Ed25519 signature of those bytes under the key
+/// `key_id` names. The authority rebuilds the bytes from the members it received, so a member
+/// added, removed or changed after signing breaks the signature.
 public struct AdminCommand: HallmarkMessage, Hashable {
     /// The schema name.
     public static let schemaName = "hallmark.authority.admin.v1"
@@ -22,15 +35,20 @@ public struct AdminCommand: HallmarkMessage, Hashable {
     public var deviceSerial: String?
     public var tableId: Int?
     public var reason: String?
+    /// The operator key that signed the command (an id from the authority's operator keys).
+    public var keyID: String?
+    /// b64 of the Ed25519 signature of ``signedBytes(of:)``.
+    public var signature: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, command, reason
+        case schema, id, command, reason, signature
         case producedAt = "produced_at"
         case deviceSerial = "device_serial"
         case tableId = "table_id"
+        case keyID = "key_id"
     }
 
-    /// Creates a command.
+    /// Creates an unsigned command (see ``signed(keyID:seed:)``).
     public init(id: String, producedAt: String, command: Action, deviceSerial: String? = nil, tableId: Int? = nil,
                 reason: String? = nil) {
         self.id = id
@@ -39,5 +57,25 @@ public struct AdminCommand: HallmarkMessage, Hashable {
         self.deviceSerial = deviceSerial
         self.tableId = tableId
         self.reason = reason
+    }
+
+    /// The bytes an operator signs for a command whose top-level members are `fields`: the
+    /// canonical JSON of every member but `signature`.
+    public static func signedBytes(of fields: [String: JSONValue]) -> [UInt8] {
+        var unsigned = fields
+        unsigned["signature"] = nil
+        return JSONWriter.write(.object(unsigned))
+    }
+
+    /// This command with `key_id` set and signed by the key pair of `seed` (32 bytes).
+    public func signed(keyID: String, seed: some DataProtocol) throws -> AdminCommand {
+        var command = self
+        command.keyID = keyID
+        command.signature = nil
+        guard case .object(let fields) = try JSONReader.parse(try JSONCoding.encode(command)) else {
+            throw JSONCodingError(path: "(root)", reason: "not an object")
+        }
+        command.signature = Base64.encode(try Ed25519.sign(Self.signedBytes(of: fields), seed: seed))
+        return command
     }
 }

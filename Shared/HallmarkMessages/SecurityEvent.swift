@@ -1,6 +1,11 @@
 /// `hallmark.security.event.v1` on `hallmark.security`, shared by every service: replays,
-/// tampered tokens, blacklisted devices, abuse thresholds, admin actions, partners past their
-/// rejection rate. Carries codes and counts, never a key, secret, token, NUC hash or payload.
+/// tampered tokens, blacklisted devices, abuse thresholds, admin actions and refused admin
+/// commands, bad MACs, partners past their rejection rate. Carries codes and counts, never a
+/// key, secret, token, MAC, NUC hash, header or payload.
+///
+/// No event carries both a device identity (`device_serial`) and a `request_id` (DESIGN §2):
+/// the aggregator chooses token request ids and must not link a submission to a camera by
+/// reading this topic. The schema refuses such an event.
 public struct SecurityEvent: HallmarkMessage, Hashable {
     /// The schema name.
     public static let schemaName = "hallmark.security.event.v1"
@@ -17,6 +22,16 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         case kekRotation = "kek_rotation"
         /// The signer: one partner's rejections passed the configured rate.
         case rejectionRate = "rejection_rate"
+        /// The authority refused an admin command (`reason`: `unsigned_command`, `unknown_key`,
+        /// `bad_signature`, `stale_command` or `schema_violation`).
+        case adminCommandRejected = "admin_command_rejected"
+        /// The signer: a request's MAC did not verify (per partner and window, up to a limit).
+        case badMAC = "bad_mac"
+        /// The signer: a request was a replay (per partner and window, up to a limit).
+        case replayedRequest = "replayed_request"
+        /// The signer: `count` events of one partner (or, without `partner_id`, of partners
+        /// past the service-wide limit) were not sent in the window that just ended.
+        case eventsSuppressed = "events_suppressed"
     }
 
     /// `info`, `warning` or `critical`.
@@ -38,6 +53,8 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
     public var partnerID: String?
     /// The window a rate or count covers.
     public var windowSeconds: Int?
+    /// The operator key an admin command named.
+    public var keyID: String?
 
     enum CodingKeys: String, CodingKey {
         case schema, id, service, instance, event, severity, reason, count
@@ -47,12 +64,13 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         case tableId = "table_id"
         case partnerID = "partner_id"
         case windowSeconds = "window_seconds"
+        case keyID = "key_id"
     }
 
     /// Creates an event.
     public init(id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
                 requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil) {
+                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil, keyID: String? = nil) {
         self.id = id
         self.producedAt = producedAt
         self.service = service
@@ -66,5 +84,6 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         self.count = count
         self.partnerID = partnerID
         self.windowSeconds = windowSeconds
+        self.keyID = keyID
     }
 }

@@ -191,9 +191,10 @@ struct AuthorityIntegrationTests {
         let refused = try ServiceProcess("hallmark-authority", name: "\(h.id)-wrong", environment: [
             "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": "",
             "HALLMARK_AUTHORITY_KEK": wrong, "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
+            "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": h.operatorKeysFile,
         ])
         #expect(await refused.waitForExit(timeout: .seconds(60)) == 1)
-        #expect(refused.rawLog.contains("cannot start"))
+        #expect(refused.rawLog.contains("cannot start: HALLMARK_AUTHORITY_KEK"))
         let wrongKeys = wrong.split(separator: "\n").compactMap { $0.split(separator: "=").last.map(String.init) }
         #expect(!wrongKeys.contains { refused.rawLog.contains($0) }, "a key was printed")
         let text = try String(contentsOfFile: h.secretsFile, encoding: .utf8)

@@ -31,7 +31,9 @@ struct AuthorityOversizedInputTests {
         }
         let admin = try await matrix.run(topic: c.adminInput, results: c.securityTopic, idField: "request_id",
                                          rejected: h.rejected, limit: limit) { id, _ in
-            try JSONCoding.encode(AdminCommand(id: id, producedAt: Timestamp.now(), command: .rotateKEK, reason: "size test"))
+            // Signed: a refused command's rejected record and its security event would be two outcomes.
+            try JSONCoding.encode(try h.operatorKey.sign(AdminCommand(id: id, producedAt: Timestamp.now(),
+                                                                      command: .rotateKEK, reason: "size test")))
         }
         for report in [provision, tokens, admin] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")

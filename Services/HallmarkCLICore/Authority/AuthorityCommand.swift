@@ -14,7 +14,7 @@ public struct AuthorityCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Birthmark key-table authority: tables, secrets, admin commands.",
         subcommands: [GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
-                      AuthorityStatusCommand.self])
+                      OperatorKeyCommand.self, AuthorityStatusCommand.self])
 
     public init() {}
 }

@@ -9,7 +9,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.authority.admin.v1.json",
   "title": "hallmark.authority.admin.v1",
-  "description": "An operator's command to the authority: blacklist or unblacklist a device, retire a key table, or re-seal everything under the current KEK.",
+  "description": "An operator's command to the authority: blacklist or unblacklist a device, retire a key table, or re-seal everything under the current KEK. Signed: signature is the Ed25519 signature, by the operator key key_id names, of the command's canonical JSON without its signature member (every other member, including schema, id, produced_at, command, its arguments and key_id; sorted keys, no whitespace, only quote, backslash and control characters escaped, numbers as written). The authority refuses a command that is unsigned (unsigned_command), names an unknown key (unknown_key), does not verify (bad_signature) or whose produced_at is outside its window (stale_command), and raises a security event for each.",
   "type": "object",
   "required": [
     "schema",
@@ -59,6 +59,16 @@ enum ProtoJSONDocuments {
     "reason": {
       "type": "string",
       "maxLength": 200
+    },
+    "key_id": {
+      "type": "string",
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+      "description": "The operator key that signed the command."
+    },
+    "signature": {
+      "type": "string",
+      "pattern": "^[A-Za-z0-9+/]{86}==$",
+      "description": "b64 of the 64-byte Ed25519 signature of the command's canonical JSON without this member."
     }
   }
 }
@@ -472,7 +482,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.security.event.v1.json",
   "title": "hallmark.security.event.v1",
-  "description": "A security event on hallmark.security: rejected or replayed tokens, abuse thresholds, admin changes. Never a key, token or NUC hash. Shared by every service.",
+  "description": "A security event on hallmark.security: rejected or replayed tokens, abuse thresholds, admin changes, refused admin commands, bad MACs and replays. Never a key, token, MAC, header, payload or NUC hash. Shared by every service. No event carries both device_serial and request_id: the aggregator chooses request ids and must not link a submission to a camera.",
   "type": "object",
   "required": [
     "schema",
@@ -484,6 +494,12 @@ enum ProtoJSONDocuments {
     "severity"
   ],
   "additionalProperties": false,
+  "not": {
+    "required": [
+      "device_serial",
+      "request_id"
+    ]
+  },
   "properties": {
     "schema": {
       "const": "hallmark.security.event.v1"
@@ -514,7 +530,11 @@ enum ProtoJSONDocuments {
         "device_unblacklisted",
         "table_retired",
         "kek_rotation",
-        "rejection_rate"
+        "rejection_rate",
+        "admin_command_rejected",
+        "bad_mac",
+        "replayed_request",
+        "events_suppressed"
       ]
     },
     "severity": {
@@ -546,12 +566,17 @@ enum ProtoJSONDocuments {
     "partner_id": {
       "type": "string",
       "maxLength": 128,
-      "description": "The partner a rejection_rate event is about."
+      "description": "The partner a signer event is about."
     },
     "window_seconds": {
       "type": "integer",
       "minimum": 1,
       "description": "The window a rate or count covers."
+    },
+    "key_id": {
+      "type": "string",
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+      "description": "The operator key an admin command named."
     }
   }
 }

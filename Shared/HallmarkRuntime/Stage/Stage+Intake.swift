@@ -42,6 +42,8 @@ extension Stage {
             if let outputs = try processor.answer(invalid: stageMessage, violation: violation) {
                 return .answered(header.id, outputs)
             }
+        } catch let rejection as StageRejection {
+            return .refused(id: header.id, rejection)
         } catch {
             logger(for: message, id: header.id).warning("no typed answer for an invalid message",
                 metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
@@ -58,8 +60,9 @@ extension Stage {
         return rejectionRecord(message, id: id, rejection)
     }
 
-    /// The rejected-topic record for a message. It always fits the producer's limit: a large
-    /// original travels as its digest, size and first bytes.
+    /// The rejected-topic record for a message, then the rejection's own outputs. The record
+    /// always fits the producer's limit: a large original travels as its digest, size and
+    /// first bytes.
     func rejectionRecord(_ message: KafkaMessage, id: String?, _ rejection: StageRejection) -> [StageOutput] {
         let record = RejectedRecord(
             id: MessageID.derived(from: id ?? "\(message.topic)/\(message.partition)/\(message.offset)", "rejected"),
@@ -69,11 +72,11 @@ extension Stage {
             originalID: id, original: message.value, limit: producer.maxMessageBytes - (message.key?.count ?? 0))
         do {
             return [KafkaOutgoingMessage(topic: configuration.rejectedTopic, key: message.key,
-                                         value: try JSONCoding.encode(record))]
+                                         value: try JSONCoding.encode(record))] + rejection.outputs
         } catch {
             // Strings and integers always encode; were it ever to fail, the message still ends.
             logger(for: message, id: id).error("rejected record not written", metadata: ["error": "\(error)"])
-            return []
+            return rejection.outputs
         }
     }
 }

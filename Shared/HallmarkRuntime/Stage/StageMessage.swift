@@ -64,10 +64,14 @@ extension StageOutput {
 public struct StageRejection: Error, Sendable, CustomStringConvertible {
     public let reason: RejectionReason
     public let detail: String
+    /// Sent with the rejected record, e.g. a security event about the rejection; recorded in
+    /// the inbox with it, so a redelivery neither loses nor repeats them.
+    public let outputs: [StageOutput]
 
-    public init(_ reason: RejectionReason, _ detail: String) {
+    public init(_ reason: RejectionReason, _ detail: String, sending outputs: [StageOutput] = []) {
         self.reason = reason
         self.detail = detail
+        self.outputs = outputs
     }
 
     public var description: String { "StageRejection(\(reason): \(detail))" }

@@ -24,7 +24,8 @@ public protocol StageProcessor: Sendable {
     func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict]
 
     /// A typed answer for a message that breaks its schema, e.g. a `malformed` verdict on the
-    /// stage's own result topic; nil (the default) sends it to the rejected topic.
+    /// stage's own result topic; nil (the default) sends it to the rejected topic. Throwing a
+    /// ``StageRejection`` rejects it with that reason and the rejection's outputs instead.
     func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]?
 }
 
@@ -76,6 +77,7 @@ public struct StageCommitContext: Sendable {
 public enum StageVerdict: Sendable {
     /// Processed: send these (possibly none).
     case outputs([StageOutput])
-    /// Bad input: the message goes to the rejected topic with this reason.
+    /// Bad input: the message goes to the rejected topic with this reason, followed by the
+    /// rejection's own outputs (e.g. a security event about it).
     case rejected(StageRejection)
 }

@@ -21,6 +21,9 @@ final class AuthorityHarness: Sendable {
     let logger: Logger
     let configuration: AuthorityConfiguration
     let secretsFile: String
+    /// The operator key admin commands are signed with, and the authority's keys file (its public entry).
+    let operatorKey: OperatorKeyFile
+    let operatorKeysFile: String
     let watcher: AnswerWatcher
     let reader: Task<Void, Never>
 
@@ -50,6 +53,9 @@ final class AuthorityHarness: Sendable {
             c.topics + [c.securityTopic, rejectedTopic, "test.authority.\(id).metrics"], partitions: 4)
         secretsFile = FileManager.default.temporaryDirectory.appendingPathComponent("authority-\(id).secrets").path
         _ = FileManager.default.createFile(atPath: secretsFile, contents: Data(try AuthoritySecrets.generateText().utf8))
+        operatorKey = try OperatorKeyFile.generate(keyID: "test-operator")
+        operatorKeysFile = FileManager.default.temporaryDirectory.appendingPathComponent("authority-\(id).operators").path
+        _ = FileManager.default.createFile(atPath: operatorKeysFile, contents: Data((try operatorKey.publicEntry + "\n").utf8))
         try await StageDatabase(pool: pool, schema: c.schema).migrate(AuthorityMigrations.all(schema: c.schema),
                                                                      logger: logger)
         try await TableGenerator(pool: pool, schema: c.schema,
@@ -76,6 +82,7 @@ final class AuthorityHarness: Sendable {
             "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "2000",
             "HALLMARK_GROUP_ID": "test-authority-\(id)", "HALLMARK_INSTANCE": name,
             "HALLMARK_AUTHORITY_KEK_FILE": secretsFile, "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300",
+            "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
             "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
         ].merging(extra) { _, new in new })
         try await process.waitForLog("stage started")
@@ -133,8 +140,26 @@ final class AuthorityHarness: Sendable {
         return try await validate(Array(bytes), id: id)
     }
 
+    /// Sends `command` signed with the harness's operator key. Admin commands share one Kafka
+    /// key, so they are processed in the order sent.
     func sendAdmin(_ command: AdminCommand) async throws {
-        try await producer.send(topic: configuration.adminInput, key: nil, value: try JSONCoding.encode(command))
+        try await sendAdmin(bytes: try JSONCoding.encode(try operatorKey.sign(command)))
+    }
+
+    /// Sends an admin command's bytes as they are.
+    func sendAdmin(bytes: [UInt8]) async throws {
+        try await producer.send(topic: configuration.adminInput, key: Array("admin".utf8), value: bytes)
+    }
+
+    /// Rejected records seen so far, as JSON objects.
+    func rejectedRecords() -> [[String: Any]] {
+        watcher.messages(on: rejected).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+    }
+
+    /// Waits for the rejected record of the message `id`.
+    func waitForRejection(of id: String, timeout: Duration = .seconds(60)) async -> [String: Any]? {
+        _ = await watcher.wait(timeout: timeout) { [self] _ in rejectedRecords().contains { $0["original_id"] as? String == id } }
+        return rejectedRecords().first { $0["original_id"] as? String == id }
     }
 
     /// Security events seen so far, decoded.
@@ -155,5 +180,6 @@ final class AuthorityHarness: Sendable {
         _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: configuration.schema) CASCADE")
         pool.close()
         try? FileManager.default.removeItem(atPath: secretsFile)
+        try? FileManager.default.removeItem(atPath: operatorKeysFile)
     }
 }

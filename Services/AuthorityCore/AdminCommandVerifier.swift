@@ -1,0 +1,73 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkRuntime
+
+/// Checks an admin command before the authority acts on it (phase 1, no transaction): signed
+/// (`unsigned_command`), by a configured operator key (`unknown_key`), over exactly the
+/// members received (`bad_signature`, see ``AdminCommand/signedBytes(of:)``), and produced
+/// within the window either side of now (`stale_command`). The time is checked last, so it is
+/// always an authenticated `produced_at`.
+///
+/// A command sent again with the same id inside the window is a no-op through the runtime's
+/// inbox (it keeps ids at least an hour; the window is at most 30 minutes); outside the
+/// window it is `stale_command`.
+public struct AdminCommandVerifier: Sendable {
+    /// Why a command is refused.
+    public struct Refusal: Error, Sendable, Equatable {
+        /// The rejection reason, e.g. `bad_signature`.
+        public let reason: RejectionReason
+        /// What was wrong, naming fields, never their values.
+        public let detail: String
+        /// The security event's severity.
+        public let severity: SecurityEvent.Severity
+        /// The key id the command named, when it had one.
+        public let keyID: String?
+    }
+
+    static let unsigned = RejectionReason("unsigned_command")
+    static let unknownKey = RejectionReason("unknown_key")
+    static let badSignature = RejectionReason("bad_signature")
+    static let stale = RejectionReason("stale_command")
+
+    let keys: OperatorKeys
+    let windowSeconds: Int
+    let now: @Sendable () -> Date
+
+    /// A verifier for `keys`, with a window of `windowSeconds` either side of `now()`.
+    public init(keys: OperatorKeys, windowSeconds: Int, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.keys = keys
+        self.windowSeconds = windowSeconds
+        self.now = now
+    }
+
+    /// The command and the key that signed it; throws ``Refusal`` (or a schema violation).
+    public func verify(_ message: StageMessage) throws -> (AdminCommand, keyID: String) {
+        let command = try message.decode(AdminCommand.self)
+        guard let keyID = command.keyID, let signature = command.signature else {
+            throw Refusal(reason: Self.unsigned, detail: "key_id and signature are required", severity: .critical,
+                          keyID: command.keyID)
+        }
+        guard let publicKey = keys[keyID] else {
+            throw Refusal(reason: Self.unknownKey, detail: "key_id names no configured operator key",
+                          severity: .critical, keyID: keyID)
+        }
+        guard let bytes = try? Base64.decode(signature, length: 64),
+              Ed25519.verify(signature: bytes, message: AdminCommand.signedBytes(of: message.fields),
+                             publicKey: publicKey) else {
+            throw Refusal(reason: Self.badSignature, detail: "signature does not verify under key_id",
+                          severity: .critical, keyID: keyID)
+        }
+        guard let produced = Timestamp.parse(command.producedAt) else {
+            throw Refusal(reason: Self.stale, detail: "produced_at is not a timestamp", severity: .warning, keyID: keyID)
+        }
+        let age = now().timeIntervalSince(produced)
+        guard abs(age) <= Double(windowSeconds) else {
+            throw Refusal(reason: Self.stale,
+                          detail: "produced_at is more than \(windowSeconds) s in the \(age > 0 ? "past" : "future")",
+                          severity: .warning, keyID: keyID)
+        }
+        return (command, keyID)
+    }
+}

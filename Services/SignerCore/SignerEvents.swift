@@ -1,0 +1,71 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkRuntime
+
+/// Makes the signer's `hallmark.security` events (DESIGN §2: bad MACs and replays), as
+/// ``SecurityEventLimiter`` allows them. An event names the partner, the reason and the
+/// request's id; never the MAC, a header or the body. No device identity ever appears.
+struct SignerEvents: Sendable {
+    let topic: String
+    let instance: String
+    let windowSeconds: Int
+    let metrics: SignerMetrics
+
+    /// The events for one rejection of `message` that `decision` allows.
+    func outputs(for message: StageMessage, partner: String, reason: VerifyReason,
+                 decision: SecurityEventLimiter.Decision) throws -> [StageOutput] {
+        var events: [SecurityEvent] = []
+        if decision.event, let kind = Self.kind(reason) {
+            events.append(event(message, kind, reason: reason, partner: partner))
+        }
+        if let count = decision.alert {
+            var alert = event(message, .rejectionRate, reason: reason, partner: partner)
+            alert.count = count
+            alert.windowSeconds = windowSeconds
+            events.append(alert)
+        }
+        return try events.map { try .json(topic: topic, key: Self.partnerID(partner), $0) }
+    }
+
+    /// The event kind of a rejection reason that has its own events.
+    static func kind(_ reason: VerifyReason) -> SecurityEvent.Kind? {
+        switch reason {
+        case .badMAC: .badMAC
+        case .replay: .replayedRequest
+        default: nil
+        }
+    }
+
+    /// True for rejections that have their own events.
+    static func isEventWorthy(_ reason: VerifyReason) -> Bool { kind(reason) != nil }
+
+    private func event(_ message: StageMessage, _ kind: SecurityEvent.Kind, reason: VerifyReason,
+                       partner: String) -> SecurityEvent {
+        metrics.securityEvents.increment()
+        return SecurityEvent(id: MessageID.derived(from: message.header.id, "security-\(kind.rawValue)"),
+                             producedAt: Timestamp.now(), service: "signer", instance: instance, event: kind,
+                             severity: .warning, requestId: message.header.id, reason: reason.rawValue,
+                             partnerID: Self.partnerID(partner))
+    }
+
+    /// The summary event of a window's suppressed events: one partner's, or all partners'.
+    func summary(_ s: SecurityEventLimiter.Summary) throws -> StageOutput {
+        metrics.securityEvents.increment()
+        let start = Int64((s.windowStart.timeIntervalSince1970 * 1000).rounded(.down))
+        let event = SecurityEvent(
+            id: MessageID.derived(from: "\(instance)/\(s.partner.map { "p:\($0)" } ?? "all")/\(start)", "events-suppressed"),
+            producedAt: Timestamp.now(), service: "signer", instance: instance, event: .eventsSuppressed,
+            severity: .warning, reason: s.partner == nil ? "service_limit" : "partner_limit", count: s.count,
+            partnerID: s.partner.flatMap(Self.partnerID), windowSeconds: windowSeconds)
+        return try .json(topic: topic, key: s.partner.flatMap(Self.partnerID), event)
+    }
+
+    /// The partner id as events carry it: at most 128 characters (Unicode scalars); none when empty.
+    static func partnerID(_ partner: String) -> String? {
+        guard !partner.isEmpty else { return nil }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: partner.unicodeScalars.prefix(128))
+        return String(scalars)
+    }
+}
