@@ -3,9 +3,15 @@
 /// included — makes matching slow or deep.
 ///
 /// Supported: literals and escapes (`\d \w \s \t \n \r \xHH \uHHHH`, escaped metacharacters),
-/// `.`, classes `[...]`/`[^...]` with ranges, groups `(...)`/`(?:...)`, `|`, and the quantifiers
-/// `* + ? {n} {n,} {n,m}` (lazy forms match the same). Unanchored patterns search, as ECMA-262
-/// does. Anything else (lookaround, backreferences, named groups) is refused when compiled.
+/// `.`, classes `[...]`/`[^...]` with ranges (`[]` matches nothing, `[^]` anything), groups
+/// `(...)`/`(?:...)`, `|`, and the quantifiers `* + ? {n} {n,} {n,m}` (lazy forms match the
+/// same). `^` only at the very start and `$` only at the very end, and then not beside a
+/// top-level `|` (write `^(?:a|b)$`). Unanchored patterns search, as ECMA-262 does. Anything
+/// else (lookaround, backreferences, named groups, `\b`, surrogate escapes) is refused when
+/// compiled, so a pattern never means something other than what ECMA-262 says.
+///
+/// Long inputs run on a DFA built lazily from the program, one table lookup per ASCII scalar,
+/// so a 1 MiB base64 body is checked in milliseconds.
 public struct Pattern: Sendable, CustomStringConvertible {
     /// The pattern as written.
     public let source: String
@@ -49,10 +55,23 @@ public struct Pattern: Sendable, CustomStringConvertible {
             }
             return n >= simple.min
         }
-        return run(text.unicodeScalars)
+        let scalars = text.unicodeScalars
+        if text.utf8.count >= Self.dfaThreshold {
+            var dfa = LazyDFA(self)
+            var text = text
+            if let result = text.withUTF8({ dfa.runASCII($0) }) { return result }
+            var again = LazyDFA(self)
+            if let result = again.run(scalars) { return result }
+        }
+        return run(scalars)
     }
 
-    private func run(_ scalars: String.UnicodeScalarView) -> Bool {
+    /// Inputs at least this long (UTF-8 bytes) run on a ``LazyDFA``; building its states costs
+    /// more than simulating the program over a short string.
+    static let dfaThreshold = 64
+
+    /// Simulates the program (Pike VM), one step over all live threads per scalar.
+    func run(_ scalars: String.UnicodeScalarView) -> Bool {
         var current = ThreadList(capacity: program.count)
         var next = ThreadList(capacity: program.count)
         add(0, to: &current)
@@ -72,15 +91,15 @@ public struct Pattern: Sendable, CustomStringConvertible {
     }
 
     /// Adds `pc` and everything reachable from it without consuming input.
-    private func add(_ pc: Int, to list: inout ThreadList) {
-        var stack = [pc]
-        while let pc = stack.popLast() {
+    func add(_ pc: Int, to list: inout ThreadList) {
+        list.stack.append(pc)
+        while let pc = list.stack.popLast() {
             guard list.insert(pc) else { continue }
             switch program[pc] {
-            case .jump(let target): stack.append(target)
+            case .jump(let target): list.stack.append(target)
             case .split(let a, let b):
-                stack.append(b)
-                stack.append(a)
+                list.stack.append(b)
+                list.stack.append(a)
             case .match: list.isMatch = true
             case .scalar: break
             }
@@ -118,8 +137,11 @@ struct ScalarSet: Sendable, Equatable {
     }()
 
     mutating func add(_ range: ClosedRange<UInt32>) {
-        for v in range.lowerBound...min(range.upperBound, 127) where range.lowerBound < 128 {
-            if v < 64 { low |= 1 << UInt64(v) } else { high |= 1 << UInt64(v - 64) }
+        // (A range starting above ASCII must not build `lowerBound...127`: that traps.)
+        if range.lowerBound < 128 {
+            for v in range.lowerBound...min(range.upperBound, 127) {
+                if v < 64 { low |= 1 << UInt64(v) } else { high |= 1 << UInt64(v - 64) }
+            }
         }
         if range.upperBound >= 128 { ranges.append(max(range.lowerBound, 128)...range.upperBound) }
     }
@@ -159,10 +181,13 @@ struct ThreadList {
     var stamp: [Int]
     var generation = 1
     var isMatch = false
+    /// Scratch for ``Pattern/add(_:to:)``, kept so adding allocates nothing.
+    var stack: [Int] = []
 
     init(capacity: Int) {
         pcs = Array(repeating: 0, count: capacity)
         stamp = Array(repeating: 0, count: capacity)
+        stack.reserveCapacity(capacity)
     }
 
     mutating func insert(_ pc: Int) -> Bool {
