@@ -33,10 +33,17 @@ struct PatternTests {
     ])
     func matchesAsECMA262(_ pattern: String, _ text: String, _ expected: Bool) throws {
         #expect(try matches(pattern, text) == expected, "\(pattern) on \(text.debugDescription)")
-        // The same input, long enough for the DFA, gives the same answer as the simulation.
-        let padded = String(repeating: text, count: 70)
+        // The DFA (over scalars, and over ASCII bytes) answers as the simulation does, on the
+        // text and on a long repetition of it.
         let p = try Pattern(pattern)
-        if padded.utf8.count >= 64 { #expect(p.matches(padded) == p.run(padded.unicodeScalars)) }
+        for input in [text, String(repeating: text, count: 70)] {
+            let simulated = p.run(input.unicodeScalars)
+            var dfa = LazyDFA(p)
+            #expect(dfa.run(input.unicodeScalars) == simulated, "\(pattern) on \(input.debugDescription)")
+            var bytes = LazyDFA(p), copy = input
+            if let ascii = copy.withUTF8({ bytes.runASCII($0) }) { #expect(ascii == simulated) }
+        }
+        #expect(p.run(text.unicodeScalars) == expected)
     }
 
     @Test(arguments: [

@@ -66,9 +66,10 @@ public struct Pattern: Sendable, CustomStringConvertible {
         return run(scalars)
     }
 
-    /// Inputs at least this long (UTF-8 bytes) run on a ``LazyDFA``; building its states costs
-    /// more than simulating the program over a short string.
-    static let dfaThreshold = 64
+    /// Inputs at least this long (UTF-8 bytes) run on a ``LazyDFA``. Below it, building the
+    /// states (one per scalar for `[…]{80}`, say) costs more than simulating the program: a
+    /// token field is checked thousands of times a second, a body once.
+    static let dfaThreshold = 1024
 
     /// Simulates the program (Pike VM), one step over all live threads per scalar.
     func run(_ scalars: String.UnicodeScalarView) -> Bool {
