@@ -5047,7 +5047,8 @@ enum ProtoJSONDocuments {
     },
     "timestamp": {
       "$ref": "#/$defs/unix_seconds",
-      "description": "When the image was captured, Unix seconds (as cameras send it)."
+      "description": "When the image was captured, Unix seconds (as cameras send it; the reference server refuses 0 too).",
+      "minimum": 1
     },
     "gps_hash": {
       "$ref": "#/$defs/hex64",
