@@ -41,7 +41,7 @@ public struct JSONSchema: Sendable {
 
     /// The first violation, or nil when `value` is valid.
     public func validate(_ value: JSONValue) -> SchemaViolation? {
-        root.check(value, path: "$")
+        root.check(value)
     }
 }
 
@@ -58,6 +58,11 @@ public struct SchemaViolation: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String { "\(path): \(reason)" }
+
+    /// The same violation one step further down: `$.x` under `.a` is `$.a.x`.
+    func under(_ step: String) -> SchemaViolation {
+        SchemaViolation(path: "$" + step + path.dropFirst(), reason: reason)
+    }
 }
 
 /// A schema that cannot be compiled.

@@ -1,14 +1,25 @@
-/// A DFA over a ``Pattern``'s program, built while matching one input: each state is a set of
+import Synchronization
+
+/// A ``Pattern``'s DFA, behind a lock: every match of the pattern uses and grows the same one.
+final class DFACache: Sendable {
+    let states: Mutex<LazyDFA>
+
+    init(_ dfa: sending LazyDFA) { states = Mutex(dfa) }
+}
+
+/// A DFA over a ``Pattern``'s program, built lazily while matching: each state is a set of
 /// live threads (the program counters of its scalar instructions, closed over jumps and
 /// splits), and an ASCII scalar's transition is computed once and then looked up. The match
 /// is the same as the program's simulation; only the work per scalar differs.
 ///
-/// Built per call, so it needs no lock; when an input would need more than ``maxStates``
-/// states it gives up (nil) and the caller simulates the program instead.
+/// When an input would need more than ``maxStates`` states it gives up (nil) and the caller
+/// simulates the program instead, so memory stays bounded (128 table entries per state).
 struct LazyDFA {
     static let maxStates = 1024
     static let accept: UInt8 = 1, dead: UInt8 = 2
-    let pattern: Pattern
+    let program: [Instruction]
+    let anchoredStart: Bool
+    let anchoredEnd: Bool
     /// Per state: its scalar-instruction counters, ascending.
     var threads: [[Int]] = []
     /// Per state: ``accept`` and/or ``dead`` (no thread left).
@@ -18,16 +29,22 @@ struct LazyDFA {
     var ascii: [Int32] = []
     var list: ThreadList
 
+    init(program: [Instruction], anchoredStart: Bool, anchoredEnd: Bool) {
+        self.program = program
+        self.anchoredStart = anchoredStart
+        self.anchoredEnd = anchoredEnd
+        list = ThreadList(capacity: program.count)
+    }
+
+    /// A fresh DFA for `pattern` (tests compare it with the simulation).
     init(_ pattern: Pattern) {
-        self.pattern = pattern
-        list = ThreadList(capacity: pattern.program.count)
+        self.init(program: pattern.program, anchoredStart: pattern.anchoredStart, anchoredEnd: pattern.anchoredEnd)
     }
 
     /// Whether the whole input matches, or nil past ``maxStates``.
     mutating func run(_ scalars: String.UnicodeScalarView) -> Bool? {
         guard var state = state(after: [0]) else { return nil }
-        let anchoredEnd = pattern.anchoredEnd
-        for scalar in scalars {
+                for scalar in scalars {
             if flags[state] & Self.accept != 0 && !anchoredEnd { return true }
             if flags[state] & Self.dead != 0 { return false }
             let v = scalar.value
@@ -50,7 +67,7 @@ struct LazyDFA {
     mutating func runASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard var state = state(after: [0]) else { return nil }
         guard let p = bytes.baseAddress else { return flags[state] & Self.accept != 0 }
-        let n = bytes.count, anchoredEnd = pattern.anchoredEnd
+        let n = bytes.count, anchoredEnd = self.anchoredEnd
         var i = 0
         while true {
             // Known transitions on raw pointers (this runs over whole bodies, debug builds
@@ -91,7 +108,7 @@ struct LazyDFA {
     mutating func step(_ state: Int, _ scalar: Unicode.Scalar) -> Int? {
         var seeds: [Int] = []
         for pc in threads[state] {
-            if case .scalar(let set) = pattern.program[pc], set.contains(scalar) { seeds.append(pc + 1) }
+            if case .scalar(let set) = program[pc], set.contains(scalar) { seeds.append(pc + 1) }
         }
         return self.state(after: seeds)
     }
@@ -100,12 +117,12 @@ struct LazyDFA {
     /// an unanchored pattern, which may begin a match at any scalar).
     mutating func state(after seeds: [Int]) -> Int? {
         list.clear()
-        for pc in seeds { pattern.add(pc, to: &list) }
-        if !pattern.anchoredStart { pattern.add(0, to: &list) }
+        for pc in seeds { Pattern.add(pc, program: program, to: &list) }
+        if !anchoredStart { Pattern.add(0, program: program, to: &list) }
         var live: [Int] = []
         for i in 0..<list.count {
             let pc = list.pcs[i]
-            if case .scalar = pattern.program[pc] { live.append(pc) }
+            if case .scalar = program[pc] { live.append(pc) }
         }
         live.sort()
         let key = list.isMatch ? live + [-1] : live

@@ -10,8 +10,10 @@
 /// else (lookaround, backreferences, named groups, `\b`, surrogate escapes) is refused when
 /// compiled, so a pattern never means something other than what ECMA-262 says.
 ///
-/// Long inputs run on a DFA built lazily from the program, one table lookup per ASCII scalar,
-/// so a 1 MiB base64 body is checked in milliseconds.
+/// Matching runs on a DFA built lazily from the program and kept with the pattern, so once
+/// warm it costs one table lookup per ASCII scalar and allocates nothing: a 1 MiB base64 body
+/// is checked in milliseconds, a token field in a few hundred nanoseconds. (Should an input
+/// need more DFA states than ``LazyDFA/maxStates``, the program is simulated instead.)
 public struct Pattern: Sendable, CustomStringConvertible {
     /// The pattern as written.
     public let source: String
@@ -20,6 +22,8 @@ public struct Pattern: Sendable, CustomStringConvertible {
     let anchoredEnd: Bool
     /// `^[set]{min,max}$`: matched by a plain loop.
     let simple: (set: ScalarSet, min: Int, max: Int)?
+    /// The DFA states matches have needed so far, shared by every copy of this pattern.
+    let dfa: DFACache
 
     /// Compiles `source`.
     /// - Throws: ``PatternError`` naming the offset of what is not supported.
@@ -40,6 +44,7 @@ public struct Pattern: Sendable, CustomStringConvertible {
         try compiler.emit(node)
         compiler.program.append(.match)
         program = compiler.program
+        dfa = DFACache(LazyDFA(program: program, anchoredStart: start, anchoredEnd: end))
     }
 
     public var description: String { source }
@@ -55,21 +60,13 @@ public struct Pattern: Sendable, CustomStringConvertible {
             }
             return n >= simple.min
         }
-        let scalars = text.unicodeScalars
-        if text.utf8.count >= Self.dfaThreshold {
-            var dfa = LazyDFA(self)
-            var text = text
-            if let result = text.withUTF8({ dfa.runASCII($0) }) { return result }
-            var again = LazyDFA(self)
-            if let result = again.run(scalars) { return result }
+        let result = dfa.states.withLock { dfa -> Bool? in
+            var bytes = text
+            if let result = bytes.withUTF8({ dfa.runASCII($0) }) { return result }
+            return dfa.run(text.unicodeScalars)
         }
-        return run(scalars)
+        return result ?? run(text.unicodeScalars)
     }
-
-    /// Inputs at least this long (UTF-8 bytes) run on a ``LazyDFA``. Below it, building the
-    /// states (one per scalar for `[…]{80}`, say) costs more than simulating the program: a
-    /// token field is checked thousands of times a second, a body once.
-    static let dfaThreshold = 1024
 
     /// Simulates the program (Pike VM), one step over all live threads per scalar.
     func run(_ scalars: String.UnicodeScalarView) -> Bool {
@@ -92,7 +89,10 @@ public struct Pattern: Sendable, CustomStringConvertible {
     }
 
     /// Adds `pc` and everything reachable from it without consuming input.
-    func add(_ pc: Int, to list: inout ThreadList) {
+    func add(_ pc: Int, to list: inout ThreadList) { Self.add(pc, program: program, to: &list) }
+
+    /// Adds `pc` and everything reachable from it in `program` without consuming input.
+    static func add(_ pc: Int, program: [Instruction], to list: inout ThreadList) {
         list.stack.append(pc)
         while let pc = list.stack.popLast() {
             guard list.insert(pc) else { continue }

@@ -35,22 +35,24 @@ final class SchemaNode: Sendable {
 
     init(_ checks: [Check]) { self.checks = checks }
 
-    func check(_ value: JSONValue, path: String) -> SchemaViolation? {
+    /// The first violation, its path relative to this node (`$`, `$.name`, `$[2]`, …). Paths are
+    /// built on the way back from a failure only: a valid message costs no string work.
+    func check(_ value: JSONValue) -> SchemaViolation? {
         for check in checks {
-            if let violation = run(check, value, path) { return violation }
+            if let violation = run(check, value) { return violation }
         }
         return nil
     }
 
-    private func run(_ check: Check, _ value: JSONValue, _ path: String) -> SchemaViolation? {
-        func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: path, reason: reason) }
+    private func run(_ check: Check, _ value: JSONValue) -> SchemaViolation? {
+        func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: "$", reason: reason) }
         switch check {
         case .types(let kinds):
             return kinds.contains(where: { Self.isKind(value, $0) }) ? nil : fail("is not of type \(kinds.map(\.rawValue).sorted().joined(separator: "/"))")
         case .properties(let properties):
             guard case .object(let members) = value else { return nil }
             for (name, node) in properties {
-                if let member = members[name], let v = node.check(member, path: "\(path).\(name)") { return v }
+                if let member = members[name], let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
             }
         case .required(let names):
             guard case .object(let members) = value else { return nil }
@@ -63,11 +65,11 @@ final class SchemaNode: Sendable {
         case .additional(let known, let node):
             guard case .object(let members) = value else { return nil }
             for (name, member) in members where !known.contains(name) {
-                if let v = node.check(member, path: "\(path).\(Self.safeName(name))") { return v }
+                if let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
             }
         case .propertyNames(let node):
             guard case .object(let members) = value else { return nil }
-            for name in members.keys where node.check(.string(name), path: path) != nil {
+            for name in members.keys where node.check(.string(name)) != nil {
                 return fail("has a member name that breaks the schema (\(Self.safeName(name)))")
             }
         case .propertyCount(let min, let max):
@@ -76,7 +78,7 @@ final class SchemaNode: Sendable {
         case .items(let node):
             guard case .array(let elements) = value else { return nil }
             for (i, element) in elements.enumerated() {
-                if let v = node.check(element, path: "\(path)[\(i)]") { return v }
+                if let v = node.check(element) { return v.under("[\(i)]") }
             }
         case .itemCount(let min, let max):
             guard case .array(let elements) = value else { return nil }
@@ -101,7 +103,7 @@ final class SchemaNode: Sendable {
             if case .number(let text) = value, bound.compare(text) == .orderedDescending { return fail("is above the maximum") }
         case .uuid:
             guard case .string(let s) = value else { return nil }
-            return s.utf8.count == 36 && UUID(uuidString: s) != nil ? nil : fail("is not a UUID")
+            return Self.isUUID(s) ? nil : fail("is not a UUID")
         case .dateTime:
             guard case .string(let s) = value else { return nil }
             return Timestamp.parse(s) != nil ? nil : fail("is not a UTC RFC 3339 date-time")
@@ -109,17 +111,17 @@ final class SchemaNode: Sendable {
             guard case .string(let s) = value else { return nil }
             return Base64Check.isCanonical(s) ? nil : fail("is not canonical padded base64")
         case .oneOf(let nodes):
-            let n = nodes.reduce(0) { $0 + ($1.check(value, path: path) == nil ? 1 : 0) }
+            let n = nodes.reduce(0) { $0 + ($1.check(value) == nil ? 1 : 0) }
             if n != 1 { return fail("matches \(n) of the oneOf alternatives, not 1") }
         case .anyOf(let nodes):
-            if !nodes.contains(where: { $0.check(value, path: path) == nil }) { return fail("matches none of anyOf") }
+            if !nodes.contains(where: { $0.check(value) == nil }) { return fail("matches none of anyOf") }
         case .allOf(let nodes):
-            for node in nodes { if let v = node.check(value, path: path) { return v } }
+            for node in nodes { if let v = node.check(value) { return v } }
         case .not(let node):
-            if node.check(value, path: path) == nil { return fail("matches a forbidden schema") }
+            if node.check(value) == nil { return fail("matches a forbidden schema") }
         case .conditional(let condition, let then, let otherwise):
-            let branch = condition.check(value, path: path) == nil ? then : otherwise
-            return branch?.check(value, path: path)
+            let branch = condition.check(value) == nil ? then : otherwise
+            return branch?.check(value)
         case .never:
             return fail("is not allowed")
         }
@@ -144,6 +146,22 @@ final class SchemaNode: Sendable {
     static func number(_ value: JSONValue) -> Double? {
         guard case .number(let text) = value else { return nil }
         return Double(text)
+    }
+
+    /// The 36-character form `8-4-4-4-12` of hex digits (either case), as `UUID(uuidString:)`
+    /// reads it, without its cost.
+    static func isUUID(_ s: String) -> Bool {
+        var ok = s.utf8.count == 36
+        if ok {
+            var i = 0
+            for c in s.utf8 {
+                let hyphen = i == 8 || i == 13 || i == 18 || i == 23
+                let hex = (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x66)
+                if hyphen ? c != 0x2D : !hex { ok = false; break }
+                i += 1
+            }
+        }
+        return ok
     }
 
     /// JSON Schema equality: numbers by value (`1` equals `1.0`), arrays and objects member by
