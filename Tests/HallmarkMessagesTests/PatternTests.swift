@@ -73,6 +73,27 @@ struct PatternTests {
         }
     }
 
+    @Test func concurrentMatchesShareOneDFAAndAgreeWithTheSimulation() async throws {
+        let p = try Pattern("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$")
+        let inputs = ["2025-01-01T00:00:00Z", "2025-01-01T00:00:00.123456789Z", "2025-01-01T00:00:00.Z", "2025-01-01t00:00:00Z",
+                      "2025-01-01T00:00:00+05:30", "99999-01-01T00:00:00Z", "2025-01-01T00:00:00.1234567890Z", ""]
+        let disagreements = await withTaskGroup(of: Int.self) { group in
+            for t in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for i in 0..<400 {
+                        let text = inputs[(i + t) % inputs.count]
+                        if p.matches(text) != p.run(text.unicodeScalars) { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(disagreements == 0)
+        #expect(p.matches("2025-01-01T00:00:00.5Z") && !p.matches("2025-01-01T00:00:00.5z"))
+    }
+
     @Test func longInputsWithManyStatesFallBackToTheSimulation() throws {
         // `(a|b)*a(a|b){9}`-like patterns have 2^10 DFA states: the DFA gives up, the answer stands.
         let p = try Pattern("^(?:a|b)*a(?:a|b){11}$")
