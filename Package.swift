@@ -93,8 +93,11 @@ let package = Package(
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
                           path: "Services/HallmarkCLI", linkerSettings: rpath),
 
-        .target(name: "HallmarkTestSupport", dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkKafka", log],
+        .target(name: "HallmarkTestSupport", dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", log],
                 path: "Tests/HallmarkTestSupport"),
+        .testTarget(name: "HallmarkMessagesTests",
+                    dependencies: ["HallmarkMessages", "HallmarkCore", "HallmarkCrypto", "HallmarkTestSupport"],
+                    path: "Tests/HallmarkMessagesTests"),
         .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore"],
                     path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
         .testTarget(name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore"],
@@ -108,7 +111,7 @@ let package = Package(
                     dependencies: ["AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/AuthorityTests", linkerSettings: rpath),
         .testTarget(name: "SignerTests",
-                    dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkTestSupport", zip],
+                    dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", zip],
                     path: "Tests/SignerTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]

@@ -30,7 +30,9 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
 
     /// Reads and checks the envelope fields of a raw message.
     /// - Throws: ``EnvelopeError`` `invalid_json` when the bytes are not a JSON object,
-    ///   `invalid_envelope` when `schema`, `id` or `produced_at` is missing or malformed.
+    ///   `invalid_envelope` when `schema`, `id` or `produced_at` is missing or malformed, or
+    ///   `correlation_id` or `reply_to` is malformed (a result carries them on, so a stage must
+    ///   never answer with one that breaks its own schema).
     public static func parse(_ bytes: [UInt8]) throws -> EnvelopeHeader {
         try read(bytes).header
     }
@@ -62,9 +64,28 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
             guard let string = value.string else { throw EnvelopeError(.invalidEnvelope, "`\(name)` is not a string") }
             return string
         }
+        let correlationID = try optionalString("correlation_id"), replyTo = try optionalString("reply_to")
+        if let correlationID, !isCorrelationID(correlationID) {
+            throw EnvelopeError(.invalidEnvelope, "`correlation_id` is not 1-128 printable ASCII characters")
+        }
+        if let replyTo, !isTopicName(replyTo) {
+            throw EnvelopeError(.invalidEnvelope, "`reply_to` is not a topic name")
+        }
         let header = EnvelopeHeader(schema: schema, id: id.lowercased(), producedAt: producedAt,
-                                    correlationID: try optionalString("correlation_id"),
-                                    replyTo: try optionalString("reply_to"))
+                                    correlationID: correlationID, replyTo: replyTo)
         return (header, fields)
+    }
+
+    /// `$defs/correlation_id`: 1–128 printable ASCII characters, no spaces.
+    public static func isCorrelationID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 128 && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
+    /// `$defs/reply_to`: a Kafka topic name (1–249 of `A-Z a-z 0-9 . _ -`, not `.` or `..`).
+    public static func isTopicName(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 249 && text != "." && text != ".."
+            && text.utf8.allSatisfy { c in
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2E || c == 0x5F || c == 0x2D
+            }
     }
 }

@@ -13,5 +13,12 @@ public enum MessageTypes {
         AdminCommand.self, BenchMessage.self, MetricsSnapshot.self, ProbeRequest.self, ProbeResult.self, ProvisionRequest.self,
         ProvisionResult.self, RejectedRecord.self, SecurityEvent.self, SignRequest.self, SignResult.self,
         TokenRequest.self, TokenResult.self, VerifyRequest.self, VerifyResult.self,
+        // gateway
+        EncryptRequest.self, EncryptResult.self, DecryptRequest.self, DecryptResult.self, E2EEHandshake.self,
+        E2EEHandshakeResult.self, E2EEInbound.self, E2EEPlaintext.self, E2EEOutboundRequest.self, E2EEOutbound.self,
+        // aggregator
+        Submission.self, SubmissionResult.self, Checkpoint.self, LogVerifyRequest.self, LogVerifyResult.self,
+        // every service
+        PrivacyRequest.self, PrivacyResult.self, AuditRecord.self,
     ]
 }

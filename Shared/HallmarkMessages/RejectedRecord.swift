@@ -51,6 +51,7 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
         self.service = service
         self.instance = instance
         self.reason = reason
+        let detail = Self.fit(detail)
         self.detail = detail
         self.source = source
         self.originalID = originalID
@@ -62,6 +63,20 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
         originalTruncated = (original.count + 2) / 3 * 4 > room
         let prefix = min(Self.truncatedPrefixBytes, max(0, room / 4 * 3))
         originalB64 = Data(originalTruncated ? original.prefix(prefix) : original[...]).base64EncodedString()
+    }
+
+    /// The longest `detail` the schema allows.
+    public static let maxDetailLength = 1024
+
+    /// `detail` as the schema allows it: control characters become spaces, and it ends after
+    /// ``maxDetailLength`` characters.
+    static func fit(_ detail: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in detail.unicodeScalars.prefix(maxDetailLength) {
+            let v = scalar.value
+            scalars.append(v < 0x20 || (0x7F...0x9F).contains(v) ? " " : scalar)
+        }
+        return String(scalars)
     }
 
     /// A generous bound on everything in the record except `original_b64`.

@@ -19,9 +19,11 @@ public struct RequestCarrier: Decodable, Sendable, Equatable {
         self.bodyB64 = bodyB64
     }
 
-    /// Schemas that are request carriers.
+    /// Schemas that are request carriers (a rejected decrypt result carries no request, so it
+    /// does not decode as one).
     public static let schemas: Set<String> = [
         SignRequest.schemaName, SignResult.schemaName, VerifyRequest.schemaName, VerifyResult.schemaName,
+        EncryptRequest.schemaName, EncryptResult.schemaName, DecryptRequest.schemaName, DecryptResult.schemaName,
     ]
 
     enum CodingKeys: String, CodingKey {

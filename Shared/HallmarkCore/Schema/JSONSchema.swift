@@ -23,8 +23,11 @@ public struct JSONSchema: Sendable {
     public init(_ document: JSONValue) throws(JSONSchemaError) {
         guard let object = document.object else { throw JSONSchemaError(path: "#", reason: "not an object") }
         title = object["title"]?.string ?? ""
-        var compiler = SchemaCompiler(defs: object["$defs"]?.object ?? [:])
+        let defs = object["$defs"]?.object ?? [:]
+        var compiler = SchemaCompiler(defs: defs)
         root = try compiler.compile(document, path: "#")
+        // A definition nothing refers to is still checked, so a typo in one never lies dormant.
+        for (name, def) in defs.sorted(by: { $0.key < $1.key }) { _ = try compiler.compile(def, path: "#/$defs/\(name)") }
     }
 
     /// Compiles a schema from its JSON text.
@@ -38,7 +41,7 @@ public struct JSONSchema: Sendable {
 
     /// The first violation, or nil when `value` is valid.
     public func validate(_ value: JSONValue) -> SchemaViolation? {
-        root.check(value, path: "$")
+        root.check(value)
     }
 }
 
@@ -55,6 +58,11 @@ public struct SchemaViolation: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String { "\(path): \(reason)" }
+
+    /// The same violation one step further down: `$.x` under `.a` is `$.a.x`.
+    func under(_ step: String) -> SchemaViolation {
+        SchemaViolation(path: "$" + step + path.dropFirst(), reason: reason)
+    }
 }
 
 /// A schema that cannot be compiled.

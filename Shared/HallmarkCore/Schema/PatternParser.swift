@@ -14,19 +14,27 @@ struct PatternParser {
         var start = false
         if peek == "^" { start = true; i += 1 }
         var end = false
-        let node = try alternation(endAnchor: &end)
+        let options = try alternatives(endAnchor: &end)
         guard i == s.count else { throw fail("unexpected character") }
-        return (node, start, end)
+        // ECMA-262 binds `^a|b` as `(^a)|b`: refused rather than read as `^(?:a|b)`.
+        if start || end, options.count > 1 { throw fail("anchors beside a top-level `|`: write ^(?:a|b)$") }
+        return (options.count == 1 ? options[0] : .alternation(options), start, end)
     }
 
     mutating func alternation(endAnchor: inout Bool) throws(PatternError) -> PatternNode {
+        let options = try alternatives(endAnchor: &endAnchor)
+        return options.count == 1 ? options[0] : .alternation(options)
+    }
+
+    /// The `|`-separated options at this level.
+    mutating func alternatives(endAnchor: inout Bool) throws(PatternError) -> [PatternNode] {
         var options = [try sequence(endAnchor: &endAnchor)]
         while peek == "|" {
             guard !endAnchor else { throw fail("`$` is only supported at the very end") }
             i += 1
             options.append(try sequence(endAnchor: &endAnchor))
         }
-        return options.count == 1 ? options[0] : .alternation(options)
+        return options
     }
 
     mutating func sequence(endAnchor: inout Bool) throws(PatternError) -> PatternNode {
@@ -117,11 +125,10 @@ struct PatternParser {
         i += 1  // [
         var set = ScalarSet()
         if peek == "^" { set.negated = true; i += 1 }
-        var first = true
         while true {
             guard let c = peek else { throw fail("unclosed class") }
-            if c == "]" && !first { i += 1; break }
-            first = false
+            // As in ECMA-262, `]` closes even right after `[`: `[]` matches nothing, `[^]` anything.
+            if c == "]" { i += 1; break }
             let lowSet: ScalarSet
             var lowScalar: UInt32?
             if c == "\\" {
@@ -172,7 +179,12 @@ struct PatternParser {
         switch c {
         case "d": set.add(48...57)
         case "w": set.add(48...57); set.add(65...90); set.add(97...122); set.add(95...95)
-        case "s": for v: UInt32 in [9, 10, 11, 12, 13, 32, 0xA0, 0xFEFF, 0x2028, 0x2029] { set.add(v...v) }
+        case "s":
+            // ECMA-262 WhiteSpace and LineTerminator.
+            for v: UInt32 in [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF] {
+                set.add(v...v)
+            }
+            set.add(0x2000...0x200A)
         case "t": set.add(9...9)
         case "n": set.add(10...10)
         case "r": set.add(13...13)
@@ -181,6 +193,8 @@ struct PatternParser {
             set.add(v...v)
         case "u":
             let v = try hex(4)
+            // Input is Unicode scalars: a lone surrogate could never match.
+            guard !(0xD800...0xDFFF).contains(v) else { throw fail("surrogate escapes are not supported") }
             set.add(v...v)
         default:
             guard "\\/.-+*?()[]{}|^$".unicodeScalars.contains(c) else { throw fail("unsupported escape") }

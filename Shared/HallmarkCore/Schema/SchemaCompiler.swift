@@ -38,7 +38,9 @@ struct SchemaCompiler {
                 for (name, sub) in map { nodes[name] = try compile(sub, path: "\(at)/\(name)") }
                 checks.append(.properties(nodes))
             case "required":
-                guard let names = rule.array?.compactMap(\.string) else { throw fail("required must list names") }
+                guard let list = rule.array, case let names = list.compactMap(\.string), names.count == list.count else {
+                    throw fail("required must list names")
+                }
                 checks.append(.required(names))
             case "additionalProperties":
                 if rule == .bool(false) { checks.append(.closed(known)) } else if rule != .bool(true) {
@@ -64,7 +66,7 @@ struct SchemaCompiler {
                 let min = try Self.count(schema["minLength"], 0, at), max = try Self.count(schema["maxLength"], Int.max, at)
                 if keyword == "minLength" || schema["minLength"] == nil { checks.append(.length(min: min, max: max)) }
             case "minimum", "maximum":
-                guard let bound = SchemaNode.number(rule) else { throw fail("\(keyword) must be a number") }
+                guard let bound = Bound(rule) else { throw fail("\(keyword) must be a number") }
                 checks.append(keyword == "minimum" ? .minimum(bound) : .maximum(bound))
             case "format":
                 switch rule.string {

@@ -18,8 +18,8 @@ final class SchemaNode: Sendable {
         case oneOfValues([JSONValue])
         case pattern(Pattern)
         case length(min: Int, max: Int)
-        case minimum(Double)
-        case maximum(Double)
+        case minimum(Bound)
+        case maximum(Bound)
         case uuid
         case dateTime
         case base64
@@ -35,22 +35,24 @@ final class SchemaNode: Sendable {
 
     init(_ checks: [Check]) { self.checks = checks }
 
-    func check(_ value: JSONValue, path: String) -> SchemaViolation? {
+    /// The first violation, its path relative to this node (`$`, `$.name`, `$[2]`, …). Paths are
+    /// built on the way back from a failure only: a valid message costs no string work.
+    func check(_ value: JSONValue) -> SchemaViolation? {
         for check in checks {
-            if let violation = run(check, value, path) { return violation }
+            if let violation = run(check, value) { return violation }
         }
         return nil
     }
 
-    private func run(_ check: Check, _ value: JSONValue, _ path: String) -> SchemaViolation? {
-        func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: path, reason: reason) }
+    private func run(_ check: Check, _ value: JSONValue) -> SchemaViolation? {
+        func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: "$", reason: reason) }
         switch check {
         case .types(let kinds):
             return kinds.contains(where: { Self.isKind(value, $0) }) ? nil : fail("is not of type \(kinds.map(\.rawValue).sorted().joined(separator: "/"))")
         case .properties(let properties):
             guard case .object(let members) = value else { return nil }
             for (name, node) in properties {
-                if let member = members[name], let v = node.check(member, path: "\(path).\(name)") { return v }
+                if let member = members[name], let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
             }
         case .required(let names):
             guard case .object(let members) = value else { return nil }
@@ -63,11 +65,11 @@ final class SchemaNode: Sendable {
         case .additional(let known, let node):
             guard case .object(let members) = value else { return nil }
             for (name, member) in members where !known.contains(name) {
-                if let v = node.check(member, path: "\(path).\(Self.safeName(name))") { return v }
+                if let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
             }
         case .propertyNames(let node):
             guard case .object(let members) = value else { return nil }
-            for name in members.keys where node.check(.string(name), path: path) != nil {
+            for name in members.keys where node.check(.string(name)) != nil {
                 return fail("has a member name that breaks the schema (\(Self.safeName(name)))")
             }
         case .propertyCount(let min, let max):
@@ -76,16 +78,18 @@ final class SchemaNode: Sendable {
         case .items(let node):
             guard case .array(let elements) = value else { return nil }
             for (i, element) in elements.enumerated() {
-                if let v = node.check(element, path: "\(path)[\(i)]") { return v }
+                if let v = node.check(element) { return v.under("[\(i)]") }
             }
         case .itemCount(let min, let max):
             guard case .array(let elements) = value else { return nil }
             if elements.count < min || elements.count > max { return fail("has \(elements.count) items, not \(min)...\(max)") }
         case .uniqueItems:
             guard case .array(let elements) = value else { return nil }
-            for i in elements.indices where elements[(i + 1)...].contains(elements[i]) { return fail("has repeated items") }
+            for i in elements.indices where elements[(i + 1)...].contains(where: { Self.same($0, elements[i]) }) {
+                return fail("has repeated items")
+            }
         case .oneOfValues(let allowed):
-            return allowed.contains(value) ? nil : fail("is not an allowed value")
+            return allowed.contains(where: { Self.same($0, value) }) ? nil : fail("is not an allowed value")
         case .pattern(let pattern):
             guard case .string(let s) = value else { return nil }
             return pattern.matches(s) ? nil : fail("does not match the pattern")
@@ -94,12 +98,12 @@ final class SchemaNode: Sendable {
             let n = s.unicodeScalars.count
             if n < min || n > max { return fail("has length \(n), not \(min)...\(max)") }
         case .minimum(let bound):
-            if let x = Self.number(value), x < bound { return fail("is below the minimum") }
+            if case .number(let text) = value, bound.compare(text) == .orderedAscending { return fail("is below the minimum") }
         case .maximum(let bound):
-            if let x = Self.number(value), x > bound { return fail("is above the maximum") }
+            if case .number(let text) = value, bound.compare(text) == .orderedDescending { return fail("is above the maximum") }
         case .uuid:
             guard case .string(let s) = value else { return nil }
-            return s.utf8.count == 36 && UUID(uuidString: s) != nil ? nil : fail("is not a UUID")
+            return Self.isUUID(s) ? nil : fail("is not a UUID")
         case .dateTime:
             guard case .string(let s) = value else { return nil }
             return Timestamp.parse(s) != nil ? nil : fail("is not a UTC RFC 3339 date-time")
@@ -107,17 +111,17 @@ final class SchemaNode: Sendable {
             guard case .string(let s) = value else { return nil }
             return Base64Check.isCanonical(s) ? nil : fail("is not canonical padded base64")
         case .oneOf(let nodes):
-            let n = nodes.reduce(0) { $0 + ($1.check(value, path: path) == nil ? 1 : 0) }
+            let n = nodes.reduce(0) { $0 + ($1.check(value) == nil ? 1 : 0) }
             if n != 1 { return fail("matches \(n) of the oneOf alternatives, not 1") }
         case .anyOf(let nodes):
-            if !nodes.contains(where: { $0.check(value, path: path) == nil }) { return fail("matches none of anyOf") }
+            if !nodes.contains(where: { $0.check(value) == nil }) { return fail("matches none of anyOf") }
         case .allOf(let nodes):
-            for node in nodes { if let v = node.check(value, path: path) { return v } }
+            for node in nodes { if let v = node.check(value) { return v } }
         case .not(let node):
-            if node.check(value, path: path) == nil { return fail("matches a forbidden schema") }
+            if node.check(value) == nil { return fail("matches a forbidden schema") }
         case .conditional(let condition, let then, let otherwise):
-            let branch = condition.check(value, path: path) == nil ? then : otherwise
-            return branch?.check(value, path: path)
+            let branch = condition.check(value) == nil ? then : otherwise
+            return branch?.check(value)
         case .never:
             return fail("is not allowed")
         }
@@ -144,6 +148,38 @@ final class SchemaNode: Sendable {
         return Double(text)
     }
 
+    /// The 36-character form `8-4-4-4-12` of hex digits (either case), as `UUID(uuidString:)`
+    /// reads it, without its cost.
+    static func isUUID(_ s: String) -> Bool {
+        var ok = s.utf8.count == 36
+        if ok {
+            var i = 0
+            for c in s.utf8 {
+                let hyphen = i == 8 || i == 13 || i == 18 || i == 23
+                let hex = (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x66)
+                if hyphen ? c != 0x2D : !hex { ok = false; break }
+                i += 1
+            }
+        }
+        return ok
+    }
+
+    /// JSON Schema equality: numbers by value (`1` equals `1.0`), arrays and objects member by
+    /// member, everything else as written.
+    static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.number(let x), .number(let y)):
+            if let x = Bound.integerDigits(x), let y = Bound.integerDigits(y) { return x == y }
+            return Double(x) == Double(y)
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && x.allSatisfy { key, v in y[key].map { same(v, $0) } ?? false }
+        default:
+            return a == b
+        }
+    }
+
     /// A member name fit for a violation's text: short and printable only.
     static func safeName(_ name: String) -> String { Redaction.name(name) }
 }
@@ -154,16 +190,32 @@ enum Base64Check {
     static func isCanonical(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { b in
-            guard b.count % 4 == 0 else { return false }
+            let n = b.count
+            guard n % 4 == 0 else { return false }
+            guard n > 0, let p = b.baseAddress else { return true }
             var pad = 0
-            if b.count >= 1, b[b.count - 1] == 0x3D { pad = 1 }
-            if b.count >= 2, b[b.count - 2] == 0x3D { pad = 2 }
-            for i in 0..<(b.count - pad) where value(b[i]) == nil { return false }
-            guard pad > 0 else { return true }
-            let last = value(b[b.count - pad - 1])!
-            return pad == 1 ? last & 0x03 == 0 : last & 0x0F == 0
+            if p[n - 1] == 0x3D { pad = 1 }
+            if n >= 2, p[n - 2] == 0x3D { pad = 2 }
+            // A plain loop over a table: this runs over whole bodies, debug builds included.
+            let end = n - pad
+            return table.withUnsafeBufferPointer { t in
+                let values = t.baseAddress!
+                var i = 0
+                var bad: UInt8 = 0
+                while i < end {
+                    bad |= values[Int(p[i])]
+                    i &+= 1
+                }
+                guard bad & 0x80 == 0 else { return false }
+                guard pad > 0 else { return true }
+                let last = values[Int(p[end - 1])]
+                return pad == 1 ? last & 0x03 == 0 : last & 0x0F == 0
+            }
         }
     }
+
+    /// The 6-bit value of each base64 character; 0x80 for every other byte.
+    static let table: [UInt8] = (0...255).map { value(UInt8($0)) ?? 0x80 }
 
     static func value(_ c: UInt8) -> UInt8? {
         switch c {
@@ -173,6 +225,58 @@ enum Base64Check {
         case 0x2B: return 62
         case 0x2F: return 63
         default: return nil
+        }
+    }
+}
+
+/// A `minimum` or `maximum`. An integer bound is compared exactly with an integer value, so
+/// bounds beyond 2^53 (a bigint counter's 9223372036854775807) hold to the last digit;
+/// anything else compares as `Double`.
+struct Bound: Sendable {
+    let value: Double
+    /// The bound as a sign and digits without leading zeros, when written as an integer.
+    let integer: (negative: Bool, digits: Substring)?
+
+    init?(_ rule: JSONValue) {
+        guard case .number(let text) = rule, let value = Double(text) else { return nil }
+        self.value = value
+        integer = Self.integerDigits(text)
+    }
+
+    /// How `text` orders against the bound: `.orderedAscending` when the value is below it.
+    func compare(_ text: String) -> ComparisonResult {
+        if let bound = integer, let v = Self.integerDigits(text) {
+            if v.negative != bound.negative { return v.negative ? .orderedAscending : .orderedDescending }
+            let magnitude = Self.compareMagnitude(v.digits, bound.digits)
+            return v.negative ? magnitude.reversed : magnitude
+        }
+        guard let x = Double(text) else { return .orderedSame }
+        return x < value ? .orderedAscending : x > value ? .orderedDescending : .orderedSame
+    }
+
+    /// Sign and digits of an integer literal (no fraction or exponent); `-0` is `0`.
+    static func integerDigits(_ text: String) -> (negative: Bool, digits: Substring)? {
+        guard !text.utf8.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 }) else { return nil }
+        var digits = Substring(text)
+        let negative = digits.first == "-"
+        if negative { digits = digits.dropFirst() }
+        while digits.count > 1, digits.first == "0" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return (negative && digits != "0", digits)
+    }
+
+    static func compareMagnitude(_ a: Substring, _ b: Substring) -> ComparisonResult {
+        if a.count != b.count { return a.count < b.count ? .orderedAscending : .orderedDescending }
+        return a == b ? .orderedSame : a < b ? .orderedAscending : .orderedDescending
+    }
+}
+
+extension ComparisonResult {
+    fileprivate var reversed: ComparisonResult {
+        switch self {
+        case .orderedAscending: .orderedDescending
+        case .orderedDescending: .orderedAscending
+        case .orderedSame: .orderedSame
         }
     }
 }

@@ -4,12 +4,261 @@
 /// The JSON Schema documents of `proto-json/`, by file name without `.json`.
 enum ProtoJSONDocuments {
     static let all: [String: String] = [
+        "hallmark.audit.record.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.audit.record.v1.json",
+  "title": "hallmark.audit.record.v1",
+  "description": "One entry of a service's tamper-evident audit trail (hallmark.audit), appended for every admin command, privacy request, key rotation and blacklist change. Hash-chained per service: sequence counts from 1 without gaps; previous_hash is the hash of the record before (64 zeros for sequence 1); hash is SHA-256 of the canonical JSON (JSONCoding: sorted keys, no whitespace) of the record without schema, id, produced_at, correlation_id, reply_to and hash, so an edited, inserted or deleted record breaks the chain at its position. No secrets and no personal data: the subject appears only as a keyed blind index.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "service",
+    "sequence",
+    "previous_hash",
+    "hash",
+    "occurred_at",
+    "actor",
+    "action",
+    "outcome"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "code": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]*$",
+      "description": "A reason code: lower-case letters, digits and _, 1-64 characters."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "hex64": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "A SHA-256 value: 64 lower-case hex digits (upper case is refused)."
+    },
+    "operator_key_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "description": "The id of the operator key that signed (configured key id to public key)."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "service": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 32,
+      "pattern": "^[a-z][a-z0-9-]*$",
+      "description": "A Hallmark service name, e.g. signer, authority, gateway, aggregator."
+    },
+    "table_id": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 1000000,
+      "description": "A key-table id (BM-TOKEN: 0...N-1)."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "allOf": [
+    {
+      "if": {
+        "required": [
+          "actor"
+        ],
+        "properties": {
+          "actor": {
+            "const": "operator"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "actor_key_id"
+        ]
+      },
+      "else": {
+        "not": {
+          "required": [
+            "actor_key_id"
+          ]
+        }
+      }
+    },
+    {
+      "if": {
+        "required": [
+          "subject_type"
+        ],
+        "properties": {
+          "subject_type": {
+            "const": "table_id"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "table_id"
+        ],
+        "not": {
+          "required": [
+            "subject_index"
+          ]
+        }
+      }
+    },
+    {
+      "if": {
+        "required": [
+          "subject_type"
+        ],
+        "properties": {
+          "subject_type": {
+            "enum": [
+              "device_serial",
+              "partner_id",
+              "session_id"
+            ]
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "subject_index"
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.audit.record.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "service": {
+      "$ref": "#/$defs/service"
+    },
+    "sequence": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 9223372036854775807
+    },
+    "previous_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "The hash of record sequence - 1 (64 zeros for the first)."
+    },
+    "hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "This record's hash (see the description)."
+    },
+    "occurred_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "actor": {
+      "enum": [
+        "operator",
+        "service"
+      ],
+      "description": "An operator (actor_key_id says which key) or the service itself (a sweeper, an abuse threshold)."
+    },
+    "actor_key_id": {
+      "$ref": "#/$defs/operator_key_id"
+    },
+    "action": {
+      "enum": [
+        "blacklist",
+        "unblacklist",
+        "abuse_blacklist",
+        "retire_table",
+        "rotate_kek",
+        "privacy_export",
+        "privacy_erase",
+        "kek_rotation",
+        "signing_secret_rotation",
+        "checkpoint_key_rotation"
+      ]
+    },
+    "subject_type": {
+      "enum": [
+        "device_serial",
+        "partner_id",
+        "session_id",
+        "table_id"
+      ]
+    },
+    "subject_index": {
+      "$ref": "#/$defs/hex64",
+      "description": "The subject's keyed blind index (HMAC-SHA256), never the subject itself."
+    },
+    "table_id": {
+      "$ref": "#/$defs/table_id"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The admin command or privacy request that caused it."
+    },
+    "outcome": {
+      "enum": [
+        "succeeded",
+        "rejected",
+        "failed"
+      ]
+    },
+    "reason": {
+      "$ref": "#/$defs/code"
+    }
+  }
+}
+"""#,
         "hallmark.authority.admin.v1": #"""
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.authority.admin.v1.json",
   "title": "hallmark.authority.admin.v1",
-  "description": "An operator's command to the authority: blacklist or unblacklist a device, retire a key table, or re-seal everything under the current KEK. Signed: signature is the Ed25519 signature, by the operator key key_id names, of the command's canonical JSON without its signature member (every other member, including schema, id, produced_at, command, its arguments and key_id; sorted keys, no whitespace, only quote, backslash and control characters escaped, numbers as written). The authority refuses a command that is unsigned (unsigned_command), names an unknown key (unknown_key), does not verify (bad_signature) or whose produced_at is outside its window (stale_command), and raises a security event for each.",
+  "description": "An operator's command to the authority: blacklist or unblacklist a device (device_serial required), retire a key table (table_id required), or re-seal everything under the current KEK. Signed: signature is the Ed25519 signature, by the operator key key_id names, of the command's canonical JSON without its signature member (every other member, including schema, id, produced_at, command, its arguments and key_id; sorted keys, no whitespace, only quote, backslash and control characters escaped, numbers as written). The authority refuses a command that is unsigned (unsigned_command), names an unknown key (unknown_key), does not verify (bad_signature) or whose produced_at is outside its window (stale_command), and raises a security event for each.",
   "type": "object",
   "required": [
     "schema",
@@ -18,25 +267,128 @@ enum ProtoJSONDocuments {
     "command"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "device_serial": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A camera's serial: 1-128 printable ASCII characters, no spaces."
+    },
+    "ed25519_signature_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 88,
+      "maxLength": 88,
+      "pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$",
+      "description": "An Ed25519 signature: standard base64 of exactly 64 bytes, canonical (padded, unused bits zero)."
+    },
+    "operator_key_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "description": "The id of the operator key that signed (configured key id to public key)."
+    },
+    "reason_text": {
+      "type": "string",
+      "maxLength": 200,
+      "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "Free text from an operator: at most 200 characters, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "table_id": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 1000000,
+      "description": "A key-table id (BM-TOKEN: 0...N-1)."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "allOf": [
+    {
+      "if": {
+        "required": [
+          "command"
+        ],
+        "properties": {
+          "command": {
+            "enum": [
+              "blacklist",
+              "unblacklist"
+            ]
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "device_serial"
+        ]
+      }
+    },
+    {
+      "if": {
+        "required": [
+          "command"
+        ],
+        "properties": {
+          "command": {
+            "const": "retire_table"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "table_id"
+        ]
+      }
+    }
+  ],
   "properties": {
     "schema": {
       "const": "hallmark.authority.admin.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/correlation_id"
     },
     "reply_to": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/reply_to"
     },
     "command": {
       "enum": [
@@ -47,27 +399,21 @@ enum ProtoJSONDocuments {
       ]
     },
     "device_serial": {
-      "type": "string",
-      "minLength": 1,
-      "maxLength": 128
+      "$ref": "#/$defs/device_serial"
     },
     "table_id": {
-      "type": "integer",
-      "minimum": 0,
-      "maximum": 1000000
+      "$ref": "#/$defs/table_id"
     },
     "reason": {
-      "type": "string",
-      "maxLength": 200
+      "$ref": "#/$defs/reason_text",
+      "description": "Why (recorded with the change): at most 200 characters, no control characters."
     },
     "key_id": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+      "$ref": "#/$defs/operator_key_id",
       "description": "The operator key that signed the command."
     },
     "signature": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9+/]{86}==$",
+      "$ref": "#/$defs/ed25519_signature_b64",
       "description": "b64 of the 64-byte Ed25519 signature of the command's canonical JSON without this member."
     }
   }
@@ -80,17 +426,2174 @@ enum ProtoJSONDocuments {
   "title": "hallmark.bench.v1",
   "description": "What `hallmark bench kafka` sends through an echo stage: a sequence number, the send time for latency, and padding to the chosen size.",
   "type": "object",
-  "required": ["schema", "id", "produced_at", "n", "sent_ns", "pad"],
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "n",
+    "sent_ns",
+    "pad"
+  ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
-    "schema": { "const": "hallmark.bench.v1" },
-    "id": { "type": "string", "format": "uuid" },
-    "produced_at": { "type": "string", "format": "date-time" },
-    "correlation_id": { "type": "string", "minLength": 1, "maxLength": 128 },
-    "reply_to": { "type": "string", "minLength": 1, "maxLength": 249 },
-    "n": { "type": "integer", "minimum": -1 },
-    "sent_ns": { "type": "integer", "minimum": 0, "description": "The sender's monotonic clock in nanoseconds (0: not timed)." },
-    "pad": { "type": "string", "pattern": "^x*$" }
+    "schema": {
+      "const": "hallmark.bench.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "n": {
+      "type": "integer",
+      "minimum": -1,
+      "maximum": 9223372036854775807,
+      "description": "Sequence number; -1 for the warm-up message."
+    },
+    "sent_ns": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 18446744073709551615,
+      "description": "The sender's monotonic clock in nanoseconds (0: not timed)."
+    },
+    "pad": {
+      "type": "string",
+      "maxLength": 16777216,
+      "pattern": "^x*$",
+      "description": "x characters up to the chosen size."
+    }
+  }
+}
+"""#,
+        "hallmark.checkpoint.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.checkpoint.v1.json",
+  "title": "hallmark.checkpoint.v1",
+  "description": "A BM-LOG checkpoint (birthmark.checkpoints): the log's size and RFC 6962 root after a batch, signed with the aggregator's Ed25519 key over utf8(\"hallmark-checkpoint-v1\\n\") | u64be(tree_size) | root_hash | u64be(timestamp). key_id (SHA-256 of the public key) says which key, so a verifier holding several (after a rotation) picks the right one.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "tree_size",
+    "root_hash",
+    "timestamp",
+    "signature",
+    "key_id"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "ed25519_signature_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 88,
+      "maxLength": 88,
+      "pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$",
+      "description": "An Ed25519 signature: standard base64 of exactly 64 bytes, canonical (padded, unused bits zero)."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "tree_size": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9223372036854775807,
+      "description": "A number of leaves in the log."
+    },
+    "unix_seconds": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 253402300799,
+      "description": "Unix time in seconds (up to 9999-12-31T23:59:59Z)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.checkpoint.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "tree_size": {
+      "$ref": "#/$defs/tree_size"
+    },
+    "root_hash": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "The RFC 6962 root (SHA-256): 64 lower-case hex digits (upper case is refused)."
+    },
+    "timestamp": {
+      "$ref": "#/$defs/unix_seconds",
+      "description": "When the checkpoint was made, Unix seconds (as signed)."
+    },
+    "signature": {
+      "$ref": "#/$defs/ed25519_signature_b64"
+    },
+    "key_id": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "The signing key's id: SHA-256 of its raw 32-byte Ed25519 public key: 64 lower-case hex digits (upper case is refused)."
+    }
+  }
+}
+"""#,
+        "hallmark.decrypt.request.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.decrypt.request.v1.json",
+  "title": "hallmark.decrypt.request.v1",
+  "description": "A received request for the gateway to decrypt (smileid.decrypt.requests): the ENC-1 headers and envelope as the client sent them. A request carrier: optional method and path, headers, body_b64.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "headers",
+    "body_b64"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "headers": {
+      "type": "object",
+      "maxProperties": 100,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value: at most 100, names RFC 9110 tokens, values without control characters."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.decrypt.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "method": {
+      "$ref": "#/$defs/method"
+    },
+    "path": {
+      "$ref": "#/$defs/path"
+    },
+    "headers": {
+      "$ref": "#/$defs/headers"
+    },
+    "body_b64": {
+      "$ref": "#/$defs/body_b64"
+    }
+  }
+}
+"""#,
+        "hallmark.decrypt.result.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.decrypt.result.v1.json",
+  "title": "hallmark.decrypt.result.v1",
+  "description": "The gateway's answer to a decrypt request (smileid.decrypt.results). accepted: the decrypted request, a request carrier (headers without the ENC-1 headers, body_b64 the plaintext). rejected: one reason and neither headers nor body, so a rejected result can never be chained on as a request and never holds partial plaintext.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "status"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "result_headers": {
+      "type": "object",
+      "maxProperties": 110,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value, as a stage passes them on: names RFC 9110 tokens, values without control characters. Up to 110, so the headers a stage adds (SIGN-1 two, ENC-1 four) fit beside a request's 100."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "accepted: the decrypted request, no reason",
+      "properties": {
+        "status": {
+          "const": "accepted"
+        }
+      },
+      "required": [
+        "headers",
+        "body_b64"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason, no request",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "headers"
+            ]
+          },
+          {
+            "required": [
+              "body_b64"
+            ]
+          },
+          {
+            "required": [
+              "method"
+            ]
+          },
+          {
+            "required": [
+              "path"
+            ]
+          }
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.decrypt.result.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "status": {
+      "enum": [
+        "accepted",
+        "rejected"
+      ]
+    },
+    "reason": {
+      "enum": [
+        "authentication_failed",
+        "unsupported_version",
+        "malformed_envelope",
+        "missing_header",
+        "stale_timestamp"
+      ]
+    },
+    "method": {
+      "$ref": "#/$defs/method"
+    },
+    "path": {
+      "$ref": "#/$defs/path"
+    },
+    "headers": {
+      "$ref": "#/$defs/result_headers"
+    },
+    "body_b64": {
+      "$ref": "#/$defs/body_b64"
+    }
+  }
+}
+"""#,
+        "hallmark.e2ee.handshake.result.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.handshake.result.v1.json",
+  "title": "hallmark.e2ee.handshake.result.v1",
+  "description": "The gateway's answer to a handshake (e2ee.handshake.results). key_exchange_complete: its ephemeral public key and when the session expires (the configured TTL). rejected: one reason - invalid_public_key (a key that is not a usable X25519 point), weak_key (the shared secret is all zero), session_in_use (the id names a live session), malformed.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "session_id",
+    "status"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "x25519_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 44,
+      "maxLength": 44,
+      "pattern": "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$",
+      "description": "An X25519 public key: standard base64 of exactly 32 bytes, canonical (padded, unused bits zero)."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "complete: the gateway's key, no reason",
+      "properties": {
+        "status": {
+          "const": "key_exchange_complete"
+        }
+      },
+      "required": [
+        "gateway_public_key",
+        "expires_at"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason, no key",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "gateway_public_key"
+            ]
+          },
+          {
+            "required": [
+              "expires_at"
+            ]
+          }
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.handshake.result.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    },
+    "status": {
+      "enum": [
+        "key_exchange_complete",
+        "rejected"
+      ]
+    },
+    "gateway_public_key": {
+      "$ref": "#/$defs/x25519_b64",
+      "description": "The gateway's ephemeral X25519 public key for this session."
+    },
+    "expires_at": {
+      "$ref": "#/$defs/timestamp",
+      "description": "When the session expires unless closed earlier."
+    },
+    "reason": {
+      "enum": [
+        "invalid_public_key",
+        "weak_key",
+        "session_in_use",
+        "malformed"
+      ]
+    }
+  }
+}
+"""#,
+        "hallmark.e2ee.handshake.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.handshake.v1.json",
+  "title": "hallmark.e2ee.handshake.v1",
+  "description": "An E2EE-1 handshake (e2ee.handshakes, keyed by session_id): the client's X25519 public key for a new session.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "session_id",
+    "client_public_key"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "x25519_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 44,
+      "maxLength": 44,
+      "pattern": "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$",
+      "description": "An X25519 public key: standard base64 of exactly 32 bytes, canonical (padded, unused bits zero)."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.handshake.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    },
+    "client_public_key": {
+      "$ref": "#/$defs/x25519_b64",
+      "description": "The client's X25519 public key (32 bytes)."
+    }
+  }
+}
+"""#,
+        "hallmark.e2ee.inbound.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.inbound.v1.json",
+  "title": "hallmark.e2ee.inbound.v1",
+  "description": "A client-to-gateway E2EE-1 message (e2ee.inbound, keyed by session_id): the session and the wire message exactly as the client sent it.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "session_id",
+    "message"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "wire_message": {
+      "type": "object",
+      "required": [
+        "version",
+        "counter",
+        "nonce",
+        "ciphertext",
+        "tag"
+      ],
+      "additionalProperties": false,
+      "description": "The E2EE-1 wire message exactly as the client sends it.",
+      "properties": {
+        "version": {
+          "const": 1,
+          "description": "Always 1."
+        },
+        "counter": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 9223372036854775807,
+          "description": "Per-direction counter; it must strictly increase (PostgreSQL bigint range)."
+        },
+        "nonce": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "minLength": 16,
+          "maxLength": 16,
+          "pattern": "^[A-Za-z0-9+/]{16}$",
+          "description": "The GCM nonce: standard base64 of exactly 12 bytes, canonical (padded, unused bits zero)."
+        },
+        "ciphertext": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "maxLength": 16777216,
+          "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+          "description": "The ciphertext, canonical base64 (empty for an empty message)."
+        },
+        "tag": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "minLength": 24,
+          "maxLength": 24,
+          "pattern": "^[A-Za-z0-9+/]{21}[AQgw]==$",
+          "description": "The GCM tag: standard base64 of exactly 16 bytes, canonical (padded, unused bits zero)."
+        }
+      }
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.inbound.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    },
+    "message": {
+      "$ref": "#/$defs/wire_message"
+    }
+  }
+}
+"""#,
+        "hallmark.e2ee.outbound.request.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.outbound.request.v1.json",
+  "title": "hallmark.e2ee.outbound.request.v1",
+  "description": "A gateway-to-client message to encrypt (e2ee.outbound.requests, keyed by session_id): the gateway allocates the next gateway-to-client counter atomically.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "session_id",
+    "plaintext_b64"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "payload_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "Message bytes, canonical base64 (empty allowed). The message size limit bounds it first."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.outbound.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    },
+    "plaintext_b64": {
+      "$ref": "#/$defs/payload_b64"
+    }
+  }
+}
+"""#,
+        "hallmark.e2ee.outbound.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.outbound.v1.json",
+  "title": "hallmark.e2ee.outbound.v1",
+  "description": "The encrypted gateway-to-client message (e2ee.outbound): the wire message to deliver, or rejected with one reason (unknown_session: none, expired or closed; counter_exhausted; malformed).",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "session_id",
+    "status"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "wire_message": {
+      "type": "object",
+      "required": [
+        "version",
+        "counter",
+        "nonce",
+        "ciphertext",
+        "tag"
+      ],
+      "additionalProperties": false,
+      "description": "The E2EE-1 wire message exactly as the client sends it.",
+      "properties": {
+        "version": {
+          "const": 1,
+          "description": "Always 1."
+        },
+        "counter": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 9223372036854775807,
+          "description": "Per-direction counter; it must strictly increase (PostgreSQL bigint range)."
+        },
+        "nonce": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "minLength": 16,
+          "maxLength": 16,
+          "pattern": "^[A-Za-z0-9+/]{16}$",
+          "description": "The GCM nonce: standard base64 of exactly 12 bytes, canonical (padded, unused bits zero)."
+        },
+        "ciphertext": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "maxLength": 16777216,
+          "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+          "description": "The ciphertext, canonical base64 (empty for an empty message)."
+        },
+        "tag": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "minLength": 24,
+          "maxLength": 24,
+          "pattern": "^[A-Za-z0-9+/]{21}[AQgw]==$",
+          "description": "The GCM tag: standard base64 of exactly 16 bytes, canonical (padded, unused bits zero)."
+        }
+      }
+    }
+  },
+  "oneOf": [
+    {
+      "description": "encrypted: the wire message",
+      "properties": {
+        "status": {
+          "const": "encrypted"
+        }
+      },
+      "required": [
+        "message"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "required": [
+          "message"
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.outbound.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    },
+    "status": {
+      "enum": [
+        "encrypted",
+        "rejected"
+      ]
+    },
+    "message": {
+      "$ref": "#/$defs/wire_message"
+    },
+    "reason": {
+      "enum": [
+        "unknown_session",
+        "counter_exhausted",
+        "malformed"
+      ]
+    }
+  }
+}
+"""#,
+        "hallmark.e2ee.plaintext.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.plaintext.v1.json",
+  "title": "hallmark.e2ee.plaintext.v1",
+  "description": "The gateway's answer to an inbound message (e2ee.plaintext): decrypted, with the counter and the plaintext; or rejected with one reason - replay (a counter not above the last accepted), counter_jump (1000 or more ahead), authentication_failed (wrong key or tag), unknown_session (none, expired or closed), unsupported_version, malformed - and never any plaintext.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "session_id",
+    "status"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "payload_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "Message bytes, canonical base64 (empty allowed). The message size limit bounds it first."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "decrypted: counter and plaintext, no reason",
+      "properties": {
+        "status": {
+          "const": "decrypted"
+        }
+      },
+      "required": [
+        "counter",
+        "plaintext_b64"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason, no plaintext",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "required": [
+          "plaintext_b64"
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.plaintext.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    },
+    "status": {
+      "enum": [
+        "decrypted",
+        "rejected"
+      ]
+    },
+    "counter": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9223372036854775807,
+      "description": "The message's counter."
+    },
+    "plaintext_b64": {
+      "$ref": "#/$defs/payload_b64"
+    },
+    "reason": {
+      "enum": [
+        "replay",
+        "counter_jump",
+        "authentication_failed",
+        "unknown_session",
+        "unsupported_version",
+        "malformed"
+      ]
+    }
+  }
+}
+"""#,
+        "hallmark.encrypt.request.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.encrypt.request.v1.json",
+  "title": "hallmark.encrypt.request.v1",
+  "description": "A request for the gateway to encrypt with ENC-1 (smileid.encrypt.requests). A request carrier: optional method and path (the policy's excluded paths match path; without one no path is excluded), headers (Content-Type picks JSON, ZIP or multipart), body_b64. timestamp is used as SmileID-Request-Timestamp when the headers carry none, as for the signer.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "headers",
+    "body_b64"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "headers": {
+      "type": "object",
+      "maxProperties": 100,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value: at most 100, names RFC 9110 tokens, values without control characters."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.encrypt.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "method": {
+      "$ref": "#/$defs/method"
+    },
+    "path": {
+      "$ref": "#/$defs/path"
+    },
+    "headers": {
+      "$ref": "#/$defs/headers"
+    },
+    "body_b64": {
+      "$ref": "#/$defs/body_b64"
+    },
+    "timestamp": {
+      "$ref": "#/$defs/timestamp"
+    }
+  }
+}
+"""#,
+        "hallmark.encrypt.result.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.encrypt.result.v1.json",
+  "title": "hallmark.encrypt.result.v1",
+  "description": "The gateway's answer to an encrypt request (smileid.encrypt.results), a request carrier ready for the signer. encrypted says whether ENC-1 was applied; when it was not, passthrough_reason gives the policy decision that let the request through as it came (the decision is counted in metrics too), so nobody mistakes a plaintext request for an encrypted one. Inputs the gateway cannot encrypt (a malformed multipart body, a ZIP bomb) are not answered here: they go to the rejected topic with a typed reason, so nothing half-encrypted can be chained on.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "headers",
+    "body_b64",
+    "encrypted"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "result_headers": {
+      "type": "object",
+      "maxProperties": 110,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value, as a stage passes them on: names RFC 9110 tokens, values without control characters. Up to 110, so the headers a stage adds (SIGN-1 two, ENC-1 four) fit beside a request's 100."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "encrypted: the request type, no pass-through reason",
+      "properties": {
+        "encrypted": {
+          "const": true
+        }
+      },
+      "required": [
+        "request_type"
+      ],
+      "not": {
+        "required": [
+          "passthrough_reason"
+        ]
+      }
+    },
+    {
+      "description": "passed through: why",
+      "properties": {
+        "encrypted": {
+          "const": false
+        }
+      },
+      "required": [
+        "passthrough_reason"
+      ]
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.encrypt.result.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "method": {
+      "$ref": "#/$defs/method"
+    },
+    "path": {
+      "$ref": "#/$defs/path"
+    },
+    "headers": {
+      "$ref": "#/$defs/result_headers"
+    },
+    "body_b64": {
+      "$ref": "#/$defs/body_b64"
+    },
+    "encrypted": {
+      "type": "boolean",
+      "description": "Whether the body (or the multipart fields) were encrypted."
+    },
+    "request_type": {
+      "enum": [
+        "json",
+        "zip",
+        "multipart"
+      ],
+      "description": "What Content-Type made of the request: the whole JSON body, the whole ZIP file, or the partner_params and metadata fields of a multipart body."
+    },
+    "passthrough_reason": {
+      "enum": [
+        "encryption_disabled",
+        "excluded_path",
+        "skip_header",
+        "s3_upload",
+        "multipart_metadata_disabled",
+        "no_fields_to_encrypt",
+        "unsupported_content_type"
+      ],
+      "description": "Why the request passed through unencrypted: encryption off, an excluded path, the SmileID-Skip-Encryption header honoured, an S3 upload with S3 encryption off, multipart metadata encryption off, a multipart body with neither field, or a Content-Type that is none of JSON, ZIP and multipart."
+    }
+  }
+}
+"""#,
+        "hallmark.log.verify.request.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.log.verify.request.v1.json",
+  "title": "hallmark.log.verify.request.v1",
+  "description": "A question to the transparency log (birthmark.verify.requests): inclusion - was this image hash logged, and when? - answered with the record and an inclusion proof against the latest checkpoint; or consistency - is the log at new_tree_size (the latest when absent) an extension of the log at old_tree_size? - answered with a consistency proof. old_tree_size must not exceed new_tree_size (answered malformed otherwise).",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "query"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "hex64": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "A SHA-256 value: 64 lower-case hex digits (upper case is refused)."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "inclusion: by image hash",
+      "properties": {
+        "query": {
+          "const": "inclusion"
+        }
+      },
+      "required": [
+        "image_hash"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "old_tree_size"
+            ]
+          },
+          {
+            "required": [
+              "new_tree_size"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "consistency: between two sizes",
+      "properties": {
+        "query": {
+          "const": "consistency"
+        }
+      },
+      "required": [
+        "old_tree_size"
+      ],
+      "not": {
+        "required": [
+          "image_hash"
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.log.verify.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "query": {
+      "enum": [
+        "inclusion",
+        "consistency"
+      ]
+    },
+    "image_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "The image's SHA-256."
+    },
+    "old_tree_size": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 9223372036854775807,
+      "description": "The size of the checkpoint the asker holds."
+    },
+    "new_tree_size": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 9223372036854775807,
+      "description": "The size to prove against; the latest checkpoint when absent."
+    }
+  }
+}
+"""#,
+        "hallmark.log.verify.result.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.log.verify.result.v1.json",
+  "title": "hallmark.log.verify.result.v1",
+  "description": "The log's answer (birthmark.verify.results), checkable offline with the aggregator's public key. found: the record, its leaf index, a signed checkpoint and the RFC 6962 inclusion proof against it. not_found: the hash is not in the log as of the signed checkpoint given. consistent: the RFC 6962 consistency proof from old_tree_size to the signed checkpoint given. rejected: malformed (e.g. old_tree_size above new_tree_size) or unknown_tree_size (a size the log has no checkpoint for).",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "query",
+    "status"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "ed25519_signature_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 88,
+      "maxLength": 88,
+      "pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$",
+      "description": "An Ed25519 signature: standard base64 of exactly 64 bytes, canonical (padded, unused bits zero)."
+    },
+    "hex64": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "A SHA-256 value: 64 lower-case hex digits (upper case is refused)."
+    },
+    "leaf_index": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9223372036854775807,
+      "description": "A leaf's 0-based index in the log."
+    },
+    "modification_level": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 255,
+      "description": "0 for the raw capture, 1 processed, 2+ further edits (u8 in the BM-LOG leaf)."
+    },
+    "proof": {
+      "type": "array",
+      "maxItems": 128,
+      "items": {
+        "type": "string",
+        "minLength": 64,
+        "maxLength": 64,
+        "pattern": "^[0-9a-f]{64}$",
+        "description": "A node hash: 64 lower-case hex digits (upper case is refused)."
+      },
+      "description": "An RFC 6962 proof: node hashes, hex, in the RFC's order."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "signed_checkpoint": {
+      "type": "object",
+      "required": [
+        "tree_size",
+        "root_hash",
+        "timestamp",
+        "signature",
+        "key_id"
+      ],
+      "additionalProperties": false,
+      "description": "A BM-LOG checkpoint with its signature: Ed25519 over utf8(\"hallmark-checkpoint-v1\\n\") | u64be(tree_size) | root_hash | u64be(timestamp) (71 bytes).",
+      "properties": {
+        "tree_size": {
+          "$ref": "#/$defs/tree_size"
+        },
+        "root_hash": {
+          "type": "string",
+          "minLength": 64,
+          "maxLength": 64,
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "The RFC 6962 root (SHA-256): 64 lower-case hex digits (upper case is refused)."
+        },
+        "timestamp": {
+          "$ref": "#/$defs/unix_seconds",
+          "description": "When the checkpoint was made, Unix seconds."
+        },
+        "signature": {
+          "$ref": "#/$defs/ed25519_signature_b64"
+        },
+        "key_id": {
+          "type": "string",
+          "minLength": 64,
+          "maxLength": 64,
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "The signing key's id: SHA-256 of its raw 32-byte Ed25519 public key: 64 lower-case hex digits (upper case is refused)."
+        }
+      }
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "tree_size": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9223372036854775807,
+      "description": "A number of leaves in the log."
+    },
+    "unix_seconds": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 253402300799,
+      "description": "Unix time in seconds (up to 9999-12-31T23:59:59Z)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "log_record": {
+      "type": "object",
+      "required": [
+        "image_hash",
+        "timestamp",
+        "modification_level"
+      ],
+      "additionalProperties": false,
+      "description": "The logged leaf: image hash, Unix timestamp, modification level and parent (absent for none).",
+      "properties": {
+        "image_hash": {
+          "$ref": "#/$defs/hex64"
+        },
+        "timestamp": {
+          "$ref": "#/$defs/unix_seconds"
+        },
+        "modification_level": {
+          "$ref": "#/$defs/modification_level"
+        },
+        "parent_image_hash": {
+          "$ref": "#/$defs/hex64"
+        }
+      }
+    }
+  },
+  "oneOf": [
+    {
+      "description": "found",
+      "properties": {
+        "status": {
+          "const": "found"
+        },
+        "query": {
+          "const": "inclusion"
+        }
+      },
+      "required": [
+        "image_hash",
+        "record",
+        "leaf_index",
+        "checkpoint",
+        "inclusion_proof"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "old_tree_size"
+            ]
+          },
+          {
+            "required": [
+              "consistency_proof"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "not found",
+      "properties": {
+        "status": {
+          "const": "not_found"
+        },
+        "query": {
+          "const": "inclusion"
+        }
+      },
+      "required": [
+        "image_hash",
+        "checkpoint"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "record"
+            ]
+          },
+          {
+            "required": [
+              "leaf_index"
+            ]
+          },
+          {
+            "required": [
+              "inclusion_proof"
+            ]
+          },
+          {
+            "required": [
+              "old_tree_size"
+            ]
+          },
+          {
+            "required": [
+              "consistency_proof"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "consistent",
+      "properties": {
+        "status": {
+          "const": "consistent"
+        },
+        "query": {
+          "const": "consistency"
+        }
+      },
+      "required": [
+        "old_tree_size",
+        "checkpoint",
+        "consistency_proof"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "image_hash"
+            ]
+          },
+          {
+            "required": [
+              "record"
+            ]
+          },
+          {
+            "required": [
+              "leaf_index"
+            ]
+          },
+          {
+            "required": [
+              "inclusion_proof"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "rejected",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "record"
+            ]
+          },
+          {
+            "required": [
+              "leaf_index"
+            ]
+          },
+          {
+            "required": [
+              "checkpoint"
+            ]
+          },
+          {
+            "required": [
+              "inclusion_proof"
+            ]
+          },
+          {
+            "required": [
+              "consistency_proof"
+            ]
+          }
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.log.verify.result.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "query": {
+      "enum": [
+        "inclusion",
+        "consistency"
+      ]
+    },
+    "status": {
+      "enum": [
+        "found",
+        "not_found",
+        "consistent",
+        "rejected"
+      ]
+    },
+    "reason": {
+      "enum": [
+        "malformed",
+        "unknown_tree_size"
+      ]
+    },
+    "image_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "The hash asked about (inclusion)."
+    },
+    "record": {
+      "$ref": "#/$defs/log_record"
+    },
+    "leaf_index": {
+      "$ref": "#/$defs/leaf_index"
+    },
+    "checkpoint": {
+      "$ref": "#/$defs/signed_checkpoint"
+    },
+    "inclusion_proof": {
+      "$ref": "#/$defs/proof"
+    },
+    "old_tree_size": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 9223372036854775807
+    },
+    "consistency_proof": {
+      "$ref": "#/$defs/proof"
+    }
   }
 }
 """#,
@@ -101,47 +2604,726 @@ enum ProtoJSONDocuments {
   "title": "hallmark.metrics.v1",
   "description": "A service instance's metrics, published to hallmark.metrics every interval. Counters are cumulative; histograms cover the interval; timers are in nanoseconds.",
   "type": "object",
-  "required": ["schema", "id", "produced_at", "service", "instance", "interval_seconds", "counters", "gauges", "histograms"],
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "service",
+    "instance",
+    "interval_seconds",
+    "counters",
+    "gauges",
+    "histograms"
+  ],
   "additionalProperties": false,
   "$defs": {
-    "dimensions": { "type": "object", "additionalProperties": { "type": "string" } },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "instance": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A service instance (HALLMARK_INSTANCE, by default <host>-<pid>): 1-128 printable ASCII characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "service": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 32,
+      "pattern": "^[a-z][a-z0-9-]*$",
+      "description": "A Hallmark service name, e.g. signer, authority, gateway, aggregator."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "metric_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z_][A-Za-z0-9_.:-]*$",
+      "description": "A metric name, e.g. hallmark_stage_processed_total."
+    },
+    "dimensions": {
+      "type": "object",
+      "maxProperties": 16,
+      "propertyNames": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 64,
+        "pattern": "^[A-Za-z_][A-Za-z0-9_.:-]*$"
+      },
+      "additionalProperties": {
+        "type": "string",
+        "maxLength": 256,
+        "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
+      },
+      "description": "Dimension name to value: at most 16, values at most 256 characters without control characters."
+    },
     "value": {
       "type": "object",
-      "required": ["name", "dimensions", "value"],
+      "required": [
+        "name",
+        "dimensions",
+        "value"
+      ],
       "additionalProperties": false,
       "properties": {
-        "name": { "type": "string", "minLength": 1 },
-        "dimensions": { "$ref": "#/$defs/dimensions" },
-        "value": { "type": "number" }
+        "name": {
+          "$ref": "#/$defs/metric_name"
+        },
+        "dimensions": {
+          "$ref": "#/$defs/dimensions"
+        },
+        "value": {
+          "type": "number"
+        }
       }
     },
     "histogram": {
       "type": "object",
-      "required": ["name", "dimensions", "count", "sum", "min", "max", "p50", "p90", "p99"],
+      "required": [
+        "name",
+        "dimensions",
+        "count",
+        "sum",
+        "min",
+        "max",
+        "p50",
+        "p90",
+        "p99"
+      ],
       "additionalProperties": false,
       "properties": {
-        "name": { "type": "string", "minLength": 1 },
-        "dimensions": { "$ref": "#/$defs/dimensions" },
-        "count": { "type": "integer", "minimum": 0 },
-        "sum": { "type": "number" },
-        "min": { "type": "number" },
-        "max": { "type": "number" },
-        "p50": { "type": "number" },
-        "p90": { "type": "number" },
-        "p99": { "type": "number" }
+        "name": {
+          "$ref": "#/$defs/metric_name"
+        },
+        "dimensions": {
+          "$ref": "#/$defs/dimensions"
+        },
+        "count": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 9223372036854775807
+        },
+        "sum": {
+          "type": "number"
+        },
+        "min": {
+          "type": "number"
+        },
+        "max": {
+          "type": "number"
+        },
+        "p50": {
+          "type": "number"
+        },
+        "p90": {
+          "type": "number"
+        },
+        "p99": {
+          "type": "number"
+        }
       }
     }
   },
   "properties": {
-    "schema": { "const": "hallmark.metrics.v1" },
-    "id": { "type": "string", "format": "uuid" },
-    "produced_at": { "type": "string", "format": "date-time" },
-    "service": { "type": "string", "minLength": 1 },
-    "instance": { "type": "string", "minLength": 1 },
-    "interval_seconds": { "type": "number", "minimum": 0 },
-    "counters": { "type": "array", "items": { "$ref": "#/$defs/value" } },
-    "gauges": { "type": "array", "items": { "$ref": "#/$defs/value" } },
-    "histograms": { "type": "array", "items": { "$ref": "#/$defs/histogram" } }
+    "schema": {
+      "const": "hallmark.metrics.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "service": {
+      "$ref": "#/$defs/service"
+    },
+    "instance": {
+      "$ref": "#/$defs/instance"
+    },
+    "interval_seconds": {
+      "type": "number",
+      "minimum": 0,
+      "maximum": 86400
+    },
+    "counters": {
+      "type": "array",
+      "maxItems": 10000,
+      "items": {
+        "$ref": "#/$defs/value"
+      }
+    },
+    "gauges": {
+      "type": "array",
+      "maxItems": 10000,
+      "items": {
+        "$ref": "#/$defs/value"
+      }
+    },
+    "histograms": {
+      "type": "array",
+      "maxItems": 10000,
+      "items": {
+        "$ref": "#/$defs/histogram"
+      }
+    }
+  }
+}
+"""#,
+        "hallmark.privacy.request.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.privacy.request.v1.json",
+  "title": "hallmark.privacy.request.v1",
+  "description": "An operator's export or erase request for one subject (hallmark.privacy.requests), read by every service: a device serial (authority, aggregator), a partner id (signer, gateway) or an E2EE session id (gateway). Signed with an operator Ed25519 key like admin commands: the signature covers the canonical JSON (JSONCoding: sorted keys, no whitespace) of the request without its signature member, so id, produced_at, action, subject and key_id are all bound; an unsigned, badly signed or stale request is rejected with a security event.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "action",
+    "subject_type",
+    "subject",
+    "key_id",
+    "signature"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "ed25519_signature_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 88,
+      "maxLength": 88,
+      "pattern": "^[A-Za-z0-9+/]{85}[AQgw]==$",
+      "description": "An Ed25519 signature: standard base64 of exactly 64 bytes, canonical (padded, unused bits zero)."
+    },
+    "operator_key_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "description": "The id of the operator key that signed (configured key id to public key)."
+    },
+    "reason_text": {
+      "type": "string",
+      "maxLength": 200,
+      "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "Free text from an operator: at most 200 characters, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "allOf": [
+    {
+      "if": {
+        "required": [
+          "subject_type"
+        ],
+        "properties": {
+          "subject_type": {
+            "const": "session_id"
+          }
+        }
+      },
+      "then": {
+        "properties": {
+          "subject": {
+            "$ref": "#/$defs/session_id"
+          }
+        }
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.privacy.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "action": {
+      "enum": [
+        "export",
+        "erase"
+      ]
+    },
+    "subject_type": {
+      "enum": [
+        "device_serial",
+        "partner_id",
+        "session_id"
+      ]
+    },
+    "subject": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "The device serial, partner id or session id: 1-128 printable ASCII characters."
+    },
+    "reason": {
+      "$ref": "#/$defs/reason_text",
+      "description": "Why (the ticket, say): recorded in the audit trail."
+    },
+    "key_id": {
+      "$ref": "#/$defs/operator_key_id"
+    },
+    "signature": {
+      "$ref": "#/$defs/ed25519_signature_b64"
+    }
+  }
+}
+"""#,
+        "hallmark.privacy.result.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.privacy.result.v1.json",
+  "title": "hallmark.privacy.result.v1",
+  "description": "One service's answer to a privacy request (hallmark.privacy.results); the CLI gathers one per service. It does not repeat the subject. completed export: records, everything the service holds about the subject except key material and other subjects' data, each a flat row from a table or topic. completed erase: erased (rows deleted with their sealed values, by source) and retained (what must outlive the request: replay records until their window closes, the tombstone that keeps an erased camera from being re-provisioned, the audit trail's blind-indexed entry), each with until when it applies. not_found: the service holds nothing about the subject. rejected: one reason.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "service",
+    "instance",
+    "action",
+    "subject_type",
+    "status"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "instance": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A service instance (HALLMARK_INSTANCE, by default <host>-<pid>): 1-128 printable ASCII characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "service": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 32,
+      "pattern": "^[a-z][a-z0-9-]*$",
+      "description": "A Hallmark service name, e.g. signer, authority, gateway, aggregator."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "source": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[a-z][a-z0-9_]*(?:\\.[a-z0-9_-]+)*$",
+      "description": "Where the data is held: schema.table (authority.devices) or a topic (hallmark.security)."
+    },
+    "export_record": {
+      "type": "object",
+      "required": [
+        "source",
+        "fields"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "source": {
+          "$ref": "#/$defs/source"
+        },
+        "fields": {
+          "type": "object",
+          "maxProperties": 64,
+          "propertyNames": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "pattern": "^[a-z][a-z0-9_]*$"
+          },
+          "additionalProperties": {
+            "type": [
+              "string",
+              "number",
+              "boolean",
+              "null"
+            ],
+            "maxLength": 8192,
+            "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
+          },
+          "description": "Column to value; binary values as base64, times as timestamps."
+        }
+      }
+    },
+    "source_count": {
+      "type": "object",
+      "required": [
+        "source",
+        "count"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "source": {
+          "$ref": "#/$defs/source"
+        },
+        "count": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 9223372036854775807
+        }
+      }
+    },
+    "retained": {
+      "type": "object",
+      "required": [
+        "source",
+        "count",
+        "why"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "source": {
+          "$ref": "#/$defs/source"
+        },
+        "count": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 9223372036854775807
+        },
+        "why": {
+          "enum": [
+            "replay_window",
+            "tombstone",
+            "audit_trail"
+          ]
+        },
+        "until": {
+          "$ref": "#/$defs/timestamp",
+          "description": "When it is erased in turn; absent for as long as the service exists (tombstone, audit trail)."
+        }
+      }
+    }
+  },
+  "oneOf": [
+    {
+      "description": "completed export",
+      "properties": {
+        "status": {
+          "const": "completed"
+        },
+        "action": {
+          "const": "export"
+        }
+      },
+      "required": [
+        "records"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "erased"
+            ]
+          },
+          {
+            "required": [
+              "retained"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "completed erase",
+      "properties": {
+        "status": {
+          "const": "completed"
+        },
+        "action": {
+          "const": "erase"
+        }
+      },
+      "required": [
+        "erased",
+        "retained"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "records"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "not found",
+      "properties": {
+        "status": {
+          "const": "not_found"
+        }
+      },
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "records"
+            ]
+          },
+          {
+            "required": [
+              "erased"
+            ]
+          },
+          {
+            "required": [
+              "retained"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "rejected",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "records"
+            ]
+          },
+          {
+            "required": [
+              "erased"
+            ]
+          },
+          {
+            "required": [
+              "retained"
+            ]
+          },
+          {
+            "required": [
+              "audit_sequence"
+            ]
+          }
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.privacy.result.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "service": {
+      "$ref": "#/$defs/service"
+    },
+    "instance": {
+      "$ref": "#/$defs/instance"
+    },
+    "action": {
+      "enum": [
+        "export",
+        "erase"
+      ]
+    },
+    "subject_type": {
+      "enum": [
+        "device_serial",
+        "partner_id",
+        "session_id"
+      ]
+    },
+    "status": {
+      "enum": [
+        "completed",
+        "not_found",
+        "rejected"
+      ]
+    },
+    "reason": {
+      "enum": [
+        "unsigned_request",
+        "bad_signature",
+        "unknown_key",
+        "stale_request",
+        "malformed"
+      ]
+    },
+    "records": {
+      "type": "array",
+      "maxItems": 10000,
+      "items": {
+        "$ref": "#/$defs/export_record"
+      }
+    },
+    "erased": {
+      "type": "array",
+      "maxItems": 256,
+      "items": {
+        "$ref": "#/$defs/source_count"
+      }
+    },
+    "retained": {
+      "type": "array",
+      "maxItems": 256,
+      "items": {
+        "$ref": "#/$defs/retained"
+      }
+    },
+    "audit_sequence": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 9223372036854775807,
+      "description": "The audit record that logged this request."
+    }
   }
 }
 """#,
@@ -158,27 +3340,61 @@ enum ProtoJSONDocuments {
     "produced_at",
     "n"
   ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
     "schema": {
       "const": "hallmark.probe.request.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string"
+      "$ref": "#/$defs/correlation_id"
     },
     "reply_to": {
-      "type": "string"
+      "$ref": "#/$defs/reply_to"
     },
     "n": {
       "type": "integer",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 9223372036854775807
     },
     "fail": {
       "enum": [
@@ -206,32 +3422,70 @@ enum ProtoJSONDocuments {
     "instance"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "instance": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A service instance (HALLMARK_INSTANCE, by default <host>-<pid>): 1-128 printable ASCII characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
     "schema": {
       "const": "hallmark.probe.result.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid",
-      "description": "Derived from the request id: re-processing gives the same id."
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "minLength": 1,
-      "maxLength": 128,
-      "description": "The request's correlation_id, or its id when it had none."
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
     },
     "n": {
       "type": "integer",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 9223372036854775807
     },
     "instance": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/instance"
     },
     "outcome": {
       "enum": [
@@ -247,7 +3501,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.provision.request.v1.json",
   "title": "hallmark.provision.request.v1",
-  "description": "A camera asks the authority for its key tables; the answer is sealed to device_public_key (PROV-1).",
+  "description": "A camera asks the authority for its key tables; the answer is sealed to device_public_key (PROV-1). Nothing else may ride along: an image hash, say, is refused.",
   "type": "object",
   "required": [
     "schema",
@@ -257,44 +3511,91 @@ enum ProtoJSONDocuments {
     "device_public_key"
   ],
   "additionalProperties": false,
-  "properties": {
-    "schema": {
-      "const": "hallmark.provision.request.v1"
-    },
-    "id": {
-      "type": "string",
-      "format": "uuid"
-    },
-    "produced_at": {
-      "type": "string",
-      "format": "date-time"
-    },
+  "$defs": {
     "correlation_id": {
       "type": "string",
-      "minLength": 1
-    },
-    "reply_to": {
-      "type": "string",
-      "minLength": 1
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
     },
     "device_serial": {
       "type": "string",
       "minLength": 1,
       "maxLength": 128,
-      "pattern": "^[!-~]+$"
+      "pattern": "^[!-~]+$",
+      "description": "A camera's serial: 1-128 printable ASCII characters, no spaces."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "x25519_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 44,
+      "maxLength": 44,
+      "pattern": "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$",
+      "description": "An X25519 public key: standard base64 of exactly 32 bytes, canonical (padded, unused bits zero)."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.provision.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "device_serial": {
+      "$ref": "#/$defs/device_serial"
     },
     "device_public_key": {
-      "type": "string",
-      "description": "b64 X25519 public key (32 bytes)",
-      "pattern": "^[A-Za-z0-9+/]{43}=$"
+      "$ref": "#/$defs/x25519_b64",
+      "description": "The camera's X25519 public key."
     },
     "nuc_hash": {
       "type": "string",
-      "pattern": "^[0-9a-f]{64}$"
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "The camera's NUC hash (SHA-256): 64 lower-case hex digits (upper case is refused)."
     },
     "device_family": {
       "type": "string",
-      "maxLength": 64
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[ -~]+$",
+      "description": "The camera's family: 1-64 printable ASCII characters."
     }
   }
 }
@@ -304,7 +3605,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.provision.result.v1.json",
   "title": "hallmark.provision.result.v1",
-  "description": "The authority's answer to a provisioning request. Table keys travel only inside sealed_provisioning (PROV-1).",
+  "description": "The authority's answer to a provisioning request. Table keys travel only inside sealed_provisioning (PROV-1). provisioned: table_assignments and sealed_provisioning, no reason; rejected: a reason and no keys.",
   "type": "object",
   "required": [
     "schema",
@@ -315,28 +3616,120 @@ enum ProtoJSONDocuments {
     "status"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "device_serial": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A camera's serial: 1-128 printable ASCII characters, no spaces."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "table_id": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 1000000,
+      "description": "A key-table id (BM-TOKEN: 0...N-1)."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "provisioned: the tables and the sealed answer, no reason",
+      "properties": {
+        "status": {
+          "const": "provisioned"
+        }
+      },
+      "required": [
+        "device_serial",
+        "table_assignments",
+        "sealed_provisioning"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason and nothing sealed",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "table_assignments"
+            ]
+          },
+          {
+            "required": [
+              "sealed_provisioning"
+            ]
+          }
+        ]
+      }
+    }
+  ],
   "properties": {
     "schema": {
       "const": "hallmark.provision.result.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
     },
     "request_id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
     },
     "device_serial": {
-      "type": "string"
+      "$ref": "#/$defs/device_serial"
     },
     "status": {
       "enum": [
@@ -355,17 +3748,20 @@ enum ProtoJSONDocuments {
     "table_assignments": {
       "type": "array",
       "items": {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 1000000
+        "$ref": "#/$defs/table_id"
       },
       "minItems": 3,
-      "maxItems": 3
+      "maxItems": 3,
+      "uniqueItems": true,
+      "description": "The camera's three distinct tables."
     },
     "sealed_provisioning": {
       "type": "string",
-      "description": "b64(ephemeralPublicKey ‖ nonce ‖ ciphertext ‖ tag)",
-      "pattern": "^[A-Za-z0-9+/]+={0,2}$"
+      "contentEncoding": "base64",
+      "minLength": 80,
+      "maxLength": 16384,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "b64(ephemeralPublicKey 32 | nonce 12 | ciphertext | tag 16)."
     }
   }
 }
@@ -392,41 +3788,119 @@ enum ProtoJSONDocuments {
     "original_truncated"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "code": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]*$",
+      "description": "A reason code: lower-case letters, digits and _, 1-64 characters."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "hex64": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "A SHA-256 value: 64 lower-case hex digits (upper case is refused)."
+    },
+    "instance": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A service instance (HALLMARK_INSTANCE, by default <host>-<pid>): 1-128 printable ASCII characters."
+    },
+    "payload_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "Message bytes, canonical base64 (empty allowed). The message size limit bounds it first."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "service": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 32,
+      "pattern": "^[a-z][a-z0-9-]*$",
+      "description": "A Hallmark service name, e.g. signer, authority, gateway, aggregator."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "topic": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
     "schema": {
       "const": "hallmark.rejected.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid",
-      "description": "Derived from the original message, so a re-rejection has the same id."
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string"
+      "$ref": "#/$defs/correlation_id"
     },
     "reply_to": {
-      "type": "string"
+      "$ref": "#/$defs/reply_to"
     },
     "service": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/service"
     },
     "instance": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/instance"
     },
     "reason": {
-      "type": "string",
-      "pattern": "^[a-z][a-z0-9_]*$",
+      "$ref": "#/$defs/code",
       "description": "invalid_json, invalid_envelope, unknown_schema, schema_violation, oversized, processing_failed, or a stage's own code."
     },
     "detail": {
       "type": "string",
-      "description": "What was wrong; names fields, never their values."
+      "maxLength": 1024,
+      "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "What was wrong; names fields, never their values (at most 1024 characters)."
     },
     "source": {
       "type": "object",
@@ -438,36 +3912,36 @@ enum ProtoJSONDocuments {
       "additionalProperties": false,
       "properties": {
         "topic": {
-          "type": "string",
-          "minLength": 1
+          "$ref": "#/$defs/topic"
         },
         "partition": {
           "type": "integer",
-          "minimum": 0
+          "minimum": 0,
+          "maximum": 2147483647
         },
         "offset": {
           "type": "integer",
-          "minimum": 0
+          "minimum": 0,
+          "maximum": 9223372036854775807
         }
       }
     },
     "original_id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "The original message's id, when it had a readable one."
     },
     "original_b64": {
-      "type": "string",
-      "contentEncoding": "base64",
+      "$ref": "#/$defs/payload_b64",
       "description": "The original bytes, or their first 4 KiB when original_truncated."
     },
     "original_size": {
       "type": "integer",
       "minimum": 0,
+      "maximum": 9223372036854775807,
       "description": "The original's size in bytes."
     },
     "original_sha256": {
-      "type": "string",
-      "pattern": "^[0-9a-f]{64}$",
+      "$ref": "#/$defs/hex64",
       "description": "SHA-256 of the whole original."
     },
     "original_truncated": {
@@ -494,6 +3968,79 @@ enum ProtoJSONDocuments {
     "severity"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "device_serial": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A camera's serial: 1-128 printable ASCII characters, no spaces."
+    },
+    "instance": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "A service instance (HALLMARK_INSTANCE, by default <host>-<pid>): 1-128 printable ASCII characters."
+    },
+    "operator_key_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "description": "The id of the operator key that signed (configured key id to public key)."
+    },
+    "reason_text": {
+      "type": "string",
+      "maxLength": 200,
+      "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "Free text from an operator: at most 200 characters, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "service": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 32,
+      "pattern": "^[a-z][a-z0-9-]*$",
+      "description": "A Hallmark service name, e.g. signer, authority, gateway, aggregator."
+    },
+    "table_id": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 1000000,
+      "description": "A key-table id (BM-TOKEN: 0...N-1)."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "not": {
     "required": [
       "device_serial",
@@ -505,20 +4052,23 @@ enum ProtoJSONDocuments {
       "const": "hallmark.security.event.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
     },
     "service": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/service"
     },
     "instance": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/instance"
     },
     "event": {
       "enum": [
@@ -545,37 +4095,37 @@ enum ProtoJSONDocuments {
       ]
     },
     "request_id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid"
     },
     "reason": {
-      "type": "string"
+      "$ref": "#/$defs/reason_text",
+      "description": "A reason code, or an operator's reason (at most 200 characters, no control characters)."
     },
     "device_serial": {
-      "type": "string"
+      "$ref": "#/$defs/device_serial"
     },
     "table_id": {
-      "type": "integer",
-      "minimum": 0,
-      "maximum": 1000000
+      "$ref": "#/$defs/table_id"
     },
     "count": {
       "type": "integer",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 9223372036854775807
     },
     "partner_id": {
       "type": "string",
       "maxLength": 128,
-      "description": "The partner a signer event is about."
+      "pattern": "^[!-~]*$",
+      "description": "The partner a signer event is about (printable ASCII, empty when the request named none)."
     },
     "window_seconds": {
       "type": "integer",
       "minimum": 1,
+      "maximum": 31536000,
       "description": "The window a rate or count covers."
     },
     "key_id": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+      "$ref": "#/$defs/operator_key_id",
       "description": "The operator key an admin command named."
     }
   }
@@ -586,7 +4136,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.sign.request.v1.json",
   "title": "hallmark.sign.request.v1",
-  "description": "A request for hallmark-signer to sign with SIGN-1 (smileid.sign.requests).",
+  "description": "A request for hallmark-signer to sign with SIGN-1 (smileid.sign.requests). A request carrier: optional method and path, headers, body_b64.",
   "type": "object",
   "required": [
     "schema",
@@ -596,40 +4146,115 @@ enum ProtoJSONDocuments {
     "body_b64"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "headers": {
+      "type": "object",
+      "maxProperties": 100,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value: at most 100, names RFC 9110 tokens, values without control characters."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
     "schema": {
       "const": "hallmark.sign.request.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid",
+      "$ref": "#/$defs/uuid",
       "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string"
+      "$ref": "#/$defs/correlation_id"
     },
     "reply_to": {
-      "type": "string"
+      "$ref": "#/$defs/reply_to"
+    },
+    "method": {
+      "$ref": "#/$defs/method"
+    },
+    "path": {
+      "$ref": "#/$defs/path"
     },
     "headers": {
-      "type": "object",
-      "additionalProperties": {
-        "type": "string"
-      },
-      "description": "HTTP request headers, name to value."
+      "$ref": "#/$defs/headers"
     },
     "body_b64": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9+/]*={0,2}$",
-      "description": "Standard base64 with padding; empty for no body."
+      "$ref": "#/$defs/body_b64"
     },
     "timestamp": {
-      "type": "string",
-      "minLength": 1,
+      "$ref": "#/$defs/timestamp",
       "description": "The SmileID-Request-Timestamp to sign with when the headers carry none; when absent too, the signer stamps the current time."
     }
   }
@@ -640,7 +4265,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.sign.result.v1.json",
   "title": "hallmark.sign.result.v1",
-  "description": "The signed request (smileid.sign.results): the request's headers with SmileID-Request-Timestamp and SmileID-Request-Mac added.",
+  "description": "The signed request (smileid.sign.results): the request's headers with SmileID-Request-Timestamp and SmileID-Request-Mac added. A request carrier, so it can feed a verify stage as it is.",
   "type": "object",
   "required": [
     "schema",
@@ -653,35 +4278,117 @@ enum ProtoJSONDocuments {
     "secret_version"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "result_headers": {
+      "type": "object",
+      "maxProperties": 110,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value, as a stage passes them on: names RFC 9110 tokens, values without control characters. Up to 110, so the headers a stage adds (SIGN-1 two, ENC-1 four) fit beside a request's 100."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
     "schema": {
       "const": "hallmark.sign.result.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid",
-      "description": "Derived from the request id: re-processing gives the same id."
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "format": "uuid",
-      "description": "The request's id."
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
     },
     "request_id": {
-      "type": "string",
-      "format": "uuid",
+      "$ref": "#/$defs/uuid",
       "description": "The request's id."
     },
+    "method": {
+      "$ref": "#/$defs/method"
+    },
+    "path": {
+      "$ref": "#/$defs/path"
+    },
     "headers": {
-      "type": "object",
-      "additionalProperties": {
-        "type": "string"
-      },
-      "description": "HTTP request headers, name to value.",
+      "allOf": [
+        {
+          "$ref": "#/$defs/result_headers"
+        }
+      ],
       "required": [
         "SmileID-Request-Timestamp",
         "SmileID-Request-Mac"
@@ -689,75 +4396,253 @@ enum ProtoJSONDocuments {
       "properties": {
         "SmileID-Request-Mac": {
           "type": "string",
-          "pattern": "^[A-Za-z0-9+/]{43}=$",
-          "description": "SIGN-1 MAC, base64 (44 characters)."
+          "contentEncoding": "base64",
+          "minLength": 44,
+          "maxLength": 44,
+          "pattern": "^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$",
+          "description": "The SIGN-1 MAC (HMAC-SHA256): standard base64 of exactly 32 bytes, canonical (padded, unused bits zero)."
         },
         "SmileID-Request-Timestamp": {
-          "type": "string",
-          "minLength": 1
+          "$ref": "#/$defs/timestamp"
         }
       }
     },
     "body_b64": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9+/]*={0,2}$",
-      "description": "Standard base64 with padding; empty for no body."
+      "$ref": "#/$defs/body_b64"
     },
     "secret_version": {
       "type": "string",
       "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[!-~]+$",
       "description": "The secret version that signed."
     }
   }
 }
 """#,
-        "hallmark.token.request.v1": #"""
+        "hallmark.submission.result.v1": #"""
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://hallmark.local/proto-json/hallmark.token.request.v1.json",
-  "title": "hallmark.token.request.v1",
-  "description": "A camera token for the key-table authority (BM-TOKEN), in the reference format (camera_token) or the mobile-app format (encrypted_nuc_token + table_references + key_indices). It never carries an image hash: no other field is allowed, and the authority answers a request with any other field as malformed.",
+  "$id": "https://hallmark.local/proto-json/hallmark.submission.result.v1.json",
+  "title": "hallmark.submission.result.v1",
+  "description": "The aggregator's answer to a submission (birthmark.submission.results), sent only after the checkpoint that covers its leaves is committed. accepted: at least one hash was appended; leaves gives every hash of the submission, in its order, with its leaf index and whether it was appended now or already in the log; tree_size is the checkpoint that covers them. duplicate: every hash was already in the log (leaves give their existing indices). rejected: one reason and no leaves - malformed, unknown_authority, validation_timeout (the authority did not answer in the configured time), or the authority's own reason.",
   "type": "object",
   "required": [
     "schema",
     "id",
-    "produced_at"
+    "produced_at",
+    "correlation_id",
+    "request_id",
+    "status"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "hex64": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "A SHA-256 value: 64 lower-case hex digits (upper case is refused)."
+    },
+    "leaf_index": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9223372036854775807,
+      "description": "A leaf's 0-based index in the log."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "tree_size": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9223372036854775807,
+      "description": "A number of leaves in the log."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "leaf": {
+      "type": "object",
+      "required": [
+        "image_hash",
+        "leaf_index",
+        "status"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "image_hash": {
+          "$ref": "#/$defs/hex64"
+        },
+        "leaf_index": {
+          "$ref": "#/$defs/leaf_index"
+        },
+        "status": {
+          "enum": [
+            "appended",
+            "duplicate"
+          ]
+        }
+      }
+    }
+  },
   "oneOf": [
     {
+      "description": "accepted",
+      "properties": {
+        "status": {
+          "const": "accepted"
+        }
+      },
       "required": [
-        "camera_token"
-      ]
+        "leaves",
+        "tree_size"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
     },
     {
+      "description": "duplicate",
+      "properties": {
+        "status": {
+          "const": "duplicate"
+        }
+      },
       "required": [
-        "encrypted_nuc_token",
-        "table_references",
-        "key_indices"
-      ]
+        "leaves"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected",
+      "properties": {
+        "status": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "leaves"
+            ]
+          },
+          {
+            "required": [
+              "tree_size"
+            ]
+          }
+        ]
+      }
     }
   ],
   "properties": {
     "schema": {
-      "const": "hallmark.token.request.v1"
+      "const": "hallmark.submission.result.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/correlation_id"
     },
     "reply_to": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/reply_to"
     },
+    "request_id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
+    },
+    "status": {
+      "enum": [
+        "accepted",
+        "rejected",
+        "duplicate"
+      ]
+    },
+    "reason": {
+      "enum": [
+        "malformed",
+        "unknown_authority",
+        "validation_timeout",
+        "unknown_table",
+        "authentication_failed",
+        "unknown_device",
+        "table_not_assigned",
+        "blacklisted",
+        "replayed_token"
+      ]
+    },
+    "leaves": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 4,
+      "items": {
+        "$ref": "#/$defs/leaf"
+      },
+      "description": "One per image hash, in the submission's order."
+    },
+    "tree_size": {
+      "$ref": "#/$defs/tree_size",
+      "description": "The size of the checkpoint that covers these leaves."
+    }
+  }
+}
+"""#,
+        "hallmark.submission.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.submission.v1.json",
+  "title": "hallmark.submission.v1",
+  "description": "A Birthmark camera's authentication bundle (birthmark.submissions), in one of three bodies, each accepted as the camera sends it: (1) Hallmark's own: image_hashes (1-4), a token in any of the three formats, timestamp, optional gps_hash and owner_hash; (2) the reference submission server's CameraSubmission: submission_type camera, image_hashes, camera_token, manufacturer_cert {authority_id, validation_endpoint}, timestamp (an authority_id other than the configured one is answered unknown_authority); (3) the Raspberry Pi client's flat bundle: one image_hash with modification_level and parent_image_hash, the packed token (encrypted_nuc_token + table_references + key_indices), timestamp, optional gps_hash, owner_hash, device_signature and isp_validation. device_signature and isp_validation are neither stored nor forwarded: a device signature would let the aggregator link images to a camera. Hex is lower case. Only the token (never a hash) goes on to the authority.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "timestamp"
+  ],
+  "additionalProperties": false,
+  "$defs": {
     "camera_token": {
       "type": "object",
       "required": [
@@ -768,55 +4653,663 @@ enum ProtoJSONDocuments {
         "key_index"
       ],
       "additionalProperties": false,
+      "description": "BM-TOKEN reference format: AES-GCM of the camera's raw 32-byte NUC hash under the (table_id, key_index) key, hex.",
       "properties": {
         "ciphertext": {
           "type": "string",
-          "pattern": "^[0-9a-f]{64}$"
+          "minLength": 64,
+          "maxLength": 64,
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "The ciphertext of the 32-byte NUC hash: 64 lower-case hex digits (upper case is refused)."
         },
         "auth_tag": {
           "type": "string",
-          "pattern": "^[0-9a-f]{32}$"
+          "minLength": 32,
+          "maxLength": 32,
+          "pattern": "^[0-9a-f]{32}$",
+          "description": "The GCM tag (16 bytes): 32 lower-case hex digits (upper case is refused)."
         },
         "nonce": {
           "type": "string",
-          "pattern": "^[0-9a-f]{24}$"
+          "minLength": 24,
+          "maxLength": 24,
+          "pattern": "^[0-9a-f]{24}$",
+          "description": "The GCM nonce (12 bytes): 24 lower-case hex digits (upper case is refused)."
         },
         "table_id": {
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 1000000
+          "$ref": "#/$defs/table_id"
         },
         "key_index": {
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 999
+          "$ref": "#/$defs/key_index"
         }
       }
     },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
     "encrypted_nuc_token": {
       "type": "string",
-      "description": "b64(nonce 12 ‖ ciphertext 64 ‖ tag 16)",
-      "pattern": "^[A-Za-z0-9+/]{123}=$"
+      "contentEncoding": "base64",
+      "minLength": 80,
+      "maxLength": 124,
+      "pattern": "^(?:[A-Za-z0-9+/]{80}|[A-Za-z0-9+/]{122}[AEIMQUYcgkosw048]=)$",
+      "description": "BM-TOKEN as one base64 string: the packed reference format b64(ciphertext 32 | nonce 12 | tag 16), 60 bytes, or the mobile-app format b64(nonce 12 | ciphertext 64 | tag 16), 92 bytes. The authority tells them apart by length."
     },
-    "table_references": {
-      "type": "array",
-      "items": {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 1000000
-      },
-      "minItems": 3,
-      "maxItems": 3
+    "hex64": {
+      "type": "string",
+      "minLength": 64,
+      "maxLength": 64,
+      "pattern": "^[0-9a-f]{64}$",
+      "description": "A SHA-256 value: 64 lower-case hex digits (upper case is refused)."
+    },
+    "key_index": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999,
+      "description": "A key index within a table, 0...999."
     },
     "key_indices": {
       "type": "array",
       "items": {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 999
+        "$ref": "#/$defs/key_index"
       },
       "minItems": 3,
-      "maxItems": 3
+      "maxItems": 3,
+      "description": "Three key indices, pairwise with table_references (they may repeat)."
+    },
+    "modification_level": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 255,
+      "description": "0 for the raw capture, 1 processed, 2+ further edits (u8 in the BM-LOG leaf)."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "table_id": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 1000000,
+      "description": "A key-table id (BM-TOKEN: 0...N-1)."
+    },
+    "table_references": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/table_id"
+      },
+      "minItems": 3,
+      "maxItems": 3,
+      "uniqueItems": true,
+      "description": "The camera's three distinct key tables (a table named twice is refused)."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "unix_seconds": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 253402300799,
+      "description": "Unix time in seconds (up to 9999-12-31T23:59:59Z)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    },
+    "image_hash_entry": {
+      "type": "object",
+      "required": [
+        "image_hash",
+        "modification_level"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "image_hash": {
+          "$ref": "#/$defs/hex64",
+          "description": "SHA-256 of the image."
+        },
+        "modification_level": {
+          "$ref": "#/$defs/modification_level"
+        },
+        "parent_image_hash": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/hex64"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "The hash this one was derived from; absent or null for a raw capture (the reference server's cameras send null)."
+        }
+      }
+    },
+    "isp_validation": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "The Raspberry Pi camera's ISP validation data (variance from expected), bounded as the camera makes it. Accepted so the camera can submit unchanged; neither stored nor forwarded.",
+      "properties": {
+        "variance_metric": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1000000
+        },
+        "isp_parameters": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "white_balance": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "red_gain": {
+                  "type": "number",
+                  "minimum": 0.5,
+                  "maximum": 2
+                },
+                "blue_gain": {
+                  "type": "number",
+                  "minimum": 0.5,
+                  "maximum": 2
+                }
+              }
+            },
+            "exposure_adjustment": {
+              "type": "number",
+              "minimum": -2,
+              "maximum": 2
+            },
+            "sharpening": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1
+            },
+            "noise_reduction": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1
+            }
+          }
+        },
+        "sample_count": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000000
+        },
+        "shooting_mode": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 32,
+          "pattern": "^[a-z][a-z0-9_]*$"
+        },
+        "metric_version": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 16,
+          "pattern": "^v[0-9]+(\\.[0-9]+)*$"
+        }
+      }
+    }
+  },
+  "oneOf": [
+    {
+      "description": "Hallmark's own body or the reference CameraSubmission: image_hashes and one token",
+      "required": [
+        "image_hashes"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "image_hash"
+            ]
+          },
+          {
+            "required": [
+              "modification_level"
+            ]
+          },
+          {
+            "required": [
+              "parent_image_hash"
+            ]
+          },
+          {
+            "required": [
+              "device_signature"
+            ]
+          },
+          {
+            "required": [
+              "isp_validation"
+            ]
+          }
+        ]
+      },
+      "oneOf": [
+        {
+          "required": [
+            "camera_token"
+          ],
+          "not": {
+            "anyOf": [
+              {
+                "required": [
+                  "encrypted_nuc_token"
+                ]
+              },
+              {
+                "required": [
+                  "table_references"
+                ]
+              },
+              {
+                "required": [
+                  "key_indices"
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "required": [
+            "encrypted_nuc_token",
+            "table_references",
+            "key_indices"
+          ],
+          "not": {
+            "required": [
+              "camera_token"
+            ]
+          }
+        }
+      ],
+      "if": {
+        "anyOf": [
+          {
+            "required": [
+              "submission_type"
+            ]
+          },
+          {
+            "required": [
+              "manufacturer_cert"
+            ]
+          }
+        ]
+      },
+      "then": {
+        "required": [
+          "submission_type",
+          "manufacturer_cert",
+          "camera_token"
+        ],
+        "not": {
+          "anyOf": [
+            {
+              "required": [
+                "gps_hash"
+              ]
+            },
+            {
+              "required": [
+                "owner_hash"
+              ]
+            }
+          ]
+        }
+      }
+    },
+    {
+      "description": "the Raspberry Pi's flat bundle: one image_hash and the packed token",
+      "required": [
+        "image_hash",
+        "modification_level",
+        "encrypted_nuc_token",
+        "table_references",
+        "key_indices"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "image_hashes"
+            ]
+          },
+          {
+            "required": [
+              "camera_token"
+            ]
+          },
+          {
+            "required": [
+              "submission_type"
+            ]
+          },
+          {
+            "required": [
+              "manufacturer_cert"
+            ]
+          }
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.submission.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "submission_type": {
+      "const": "camera",
+      "description": "The reference server's CameraSubmission marker."
+    },
+    "image_hashes": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 4,
+      "items": {
+        "$ref": "#/$defs/image_hash_entry"
+      },
+      "description": "1-4 image hashes (the reference server's cameras send 1-2: raw, then processed)."
+    },
+    "image_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "The flat bundle's one image hash."
+    },
+    "modification_level": {
+      "$ref": "#/$defs/modification_level"
+    },
+    "parent_image_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "The flat bundle's parent hash (absent for a raw capture)."
+    },
+    "camera_token": {
+      "$ref": "#/$defs/camera_token"
+    },
+    "encrypted_nuc_token": {
+      "$ref": "#/$defs/encrypted_nuc_token"
+    },
+    "table_references": {
+      "$ref": "#/$defs/table_references"
+    },
+    "key_indices": {
+      "$ref": "#/$defs/key_indices"
+    },
+    "manufacturer_cert": {
+      "type": "object",
+      "required": [
+        "authority_id",
+        "validation_endpoint"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "authority_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128,
+          "pattern": "^[!-~]+$",
+          "description": "The manufacturer authority, e.g. CANON_001."
+        },
+        "validation_endpoint": {
+          "type": "string",
+          "minLength": 8,
+          "maxLength": 2048,
+          "pattern": "^https?://[!-~]+$",
+          "description": "The authority's validation URL (http or https); informational, never called."
+        }
+      }
+    },
+    "timestamp": {
+      "$ref": "#/$defs/unix_seconds",
+      "description": "When the image was captured, Unix seconds (as cameras send it; the reference server refuses 0 too).",
+      "minimum": 1
+    },
+    "gps_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "SHA-256 of the capture location; optional, kept off the log."
+    },
+    "owner_hash": {
+      "$ref": "#/$defs/hex64",
+      "description": "SHA-256 of (owner name + owner salt); optional."
+    },
+    "device_signature": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 4,
+      "maxLength": 1024,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The Raspberry Pi's signature over its bundle, base64; never stored or forwarded."
+    },
+    "isp_validation": {
+      "$ref": "#/$defs/isp_validation"
+    }
+  }
+}
+"""#,
+        "hallmark.token.request.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.token.request.v1.json",
+  "title": "hallmark.token.request.v1",
+  "description": "A camera token for the key-table authority (BM-TOKEN): the reference format (camera_token), or encrypted_nuc_token + table_references + key_indices (the mobile-app format, 92 bytes, or the packed reference format, 60 bytes). Exactly one format. It never carries an image hash: no other field is allowed, and the authority answers a request that breaks this schema as malformed.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "camera_token": {
+      "type": "object",
+      "required": [
+        "ciphertext",
+        "auth_tag",
+        "nonce",
+        "table_id",
+        "key_index"
+      ],
+      "additionalProperties": false,
+      "description": "BM-TOKEN reference format: AES-GCM of the camera's raw 32-byte NUC hash under the (table_id, key_index) key, hex.",
+      "properties": {
+        "ciphertext": {
+          "type": "string",
+          "minLength": 64,
+          "maxLength": 64,
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "The ciphertext of the 32-byte NUC hash: 64 lower-case hex digits (upper case is refused)."
+        },
+        "auth_tag": {
+          "type": "string",
+          "minLength": 32,
+          "maxLength": 32,
+          "pattern": "^[0-9a-f]{32}$",
+          "description": "The GCM tag (16 bytes): 32 lower-case hex digits (upper case is refused)."
+        },
+        "nonce": {
+          "type": "string",
+          "minLength": 24,
+          "maxLength": 24,
+          "pattern": "^[0-9a-f]{24}$",
+          "description": "The GCM nonce (12 bytes): 24 lower-case hex digits (upper case is refused)."
+        },
+        "table_id": {
+          "$ref": "#/$defs/table_id"
+        },
+        "key_index": {
+          "$ref": "#/$defs/key_index"
+        }
+      }
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "encrypted_nuc_token": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "minLength": 80,
+      "maxLength": 124,
+      "pattern": "^(?:[A-Za-z0-9+/]{80}|[A-Za-z0-9+/]{122}[AEIMQUYcgkosw048]=)$",
+      "description": "BM-TOKEN as one base64 string: the packed reference format b64(ciphertext 32 | nonce 12 | tag 16), 60 bytes, or the mobile-app format b64(nonce 12 | ciphertext 64 | tag 16), 92 bytes. The authority tells them apart by length."
+    },
+    "key_index": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999,
+      "description": "A key index within a table, 0...999."
+    },
+    "key_indices": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/key_index"
+      },
+      "minItems": 3,
+      "maxItems": 3,
+      "description": "Three key indices, pairwise with table_references (they may repeat)."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "table_id": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 1000000,
+      "description": "A key-table id (BM-TOKEN: 0...N-1)."
+    },
+    "table_references": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/table_id"
+      },
+      "minItems": 3,
+      "maxItems": 3,
+      "uniqueItems": true,
+      "description": "The camera's three distinct key tables (a table named twice is refused)."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "reference format",
+      "required": [
+        "camera_token"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "encrypted_nuc_token"
+            ]
+          },
+          {
+            "required": [
+              "table_references"
+            ]
+          },
+          {
+            "required": [
+              "key_indices"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "mobile-app or packed reference format",
+      "required": [
+        "encrypted_nuc_token",
+        "table_references",
+        "key_indices"
+      ],
+      "not": {
+        "required": [
+          "camera_token"
+        ]
+      }
+    }
+  ],
+  "properties": {
+    "schema": {
+      "const": "hallmark.token.request.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "camera_token": {
+      "$ref": "#/$defs/camera_token"
+    },
+    "encrypted_nuc_token": {
+      "$ref": "#/$defs/encrypted_nuc_token"
+    },
+    "table_references": {
+      "$ref": "#/$defs/table_references"
+    },
+    "key_indices": {
+      "$ref": "#/$defs/key_indices"
     }
   }
 }
@@ -826,7 +5319,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.token.result.v1.json",
   "title": "hallmark.token.result.v1",
-  "description": "The authority's verdict on a token: valid (PASS) or not, with one reason. Nothing about the device.",
+  "description": "The authority's verdict on a token: valid (PASS) with no reason, or not valid with exactly one reason. Nothing about the device.",
   "type": "object",
   "required": [
     "schema",
@@ -837,25 +5330,85 @@ enum ProtoJSONDocuments {
     "valid"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "PASS: no reason",
+      "properties": {
+        "valid": {
+          "const": true
+        }
+      },
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "FAIL: one reason",
+      "properties": {
+        "valid": {
+          "const": false
+        }
+      },
+      "required": [
+        "reason"
+      ]
+    }
+  ],
   "properties": {
     "schema": {
       "const": "hallmark.token.result.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
     },
     "request_id": {
-      "type": "string",
-      "format": "uuid"
+      "$ref": "#/$defs/uuid",
+      "description": "The request's id."
     },
     "valid": {
       "type": "boolean"
@@ -879,7 +5432,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.verify.request.v1.json",
   "title": "hallmark.verify.request.v1",
-  "description": "A received request whose SmileID MAC hallmark-signer checks (smileid.verify.requests). A zip body holding security_info.json is checked with SIGN-FILES.",
+  "description": "A received request whose SmileID MAC hallmark-signer checks (smileid.verify.requests). A zip body holding security_info.json is checked with SIGN-FILES. method and path are required here (DESIGN section 2).",
   "type": "object",
   "required": [
     "schema",
@@ -891,43 +5444,112 @@ enum ProtoJSONDocuments {
     "body_b64"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "headers": {
+      "type": "object",
+      "maxProperties": 100,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value: at most 100, names RFC 9110 tokens, values without control characters."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
   "properties": {
     "schema": {
       "const": "hallmark.verify.request.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid",
+      "$ref": "#/$defs/uuid",
       "description": "The idempotency key."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string"
+      "$ref": "#/$defs/correlation_id"
     },
     "reply_to": {
-      "type": "string"
+      "$ref": "#/$defs/reply_to"
     },
     "method": {
-      "type": "string",
-      "minLength": 1
+      "$ref": "#/$defs/method"
     },
     "path": {
-      "type": "string"
+      "$ref": "#/$defs/path"
     },
     "headers": {
-      "type": "object",
-      "additionalProperties": {
-        "type": "string"
-      },
-      "description": "HTTP request headers, name to value."
+      "$ref": "#/$defs/headers"
     },
     "body_b64": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9+/]*={0,2}$",
-      "description": "Standard base64 with padding; empty for no body."
+      "$ref": "#/$defs/body_b64"
     }
   }
 }
@@ -937,7 +5559,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.verify.result.v1.json",
   "title": "hallmark.verify.result.v1",
-  "description": "One verdict per verify request (smileid.verify.results): secret_version when accepted, reason when rejected, and the request itself.",
+  "description": "One verdict per verify request (smileid.verify.results): secret_version when accepted, reason when rejected, and the request itself (method and path when it had them; a verified sign result has none).",
   "type": "object",
   "required": [
     "schema",
@@ -946,33 +5568,141 @@ enum ProtoJSONDocuments {
     "correlation_id",
     "request_id",
     "verdict",
-    "method",
-    "path",
     "headers",
     "body_b64"
   ],
   "additionalProperties": false,
+  "$defs": {
+    "body_b64": {
+      "type": "string",
+      "contentEncoding": "base64",
+      "maxLength": 16777216,
+      "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+      "description": "The body, standard base64 with padding, canonical (YQ=== YQ= YR== are refused); empty for no body. The message size limit bounds it first."
+    },
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "header_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "An HTTP field name: an RFC 9110 token of 1-256 characters."
+    },
+    "header_value": {
+      "type": "string",
+      "maxLength": 8192,
+      "pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]*$",
+      "description": "An HTTP field value: at most 8192 characters, no control character but tab."
+    },
+    "method": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 16,
+      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      "description": "The HTTP method: an RFC 9110 token of 1-16 characters."
+    },
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 2048,
+      "pattern": "^/[^\\x00-\\x1f\\x7f-\\x9f]*$",
+      "description": "The HTTP request path (with its query, if any): 1-2048 characters starting with /, no control characters."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "result_headers": {
+      "type": "object",
+      "maxProperties": 110,
+      "propertyNames": {
+        "$ref": "#/$defs/header_name"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/header_value"
+      },
+      "description": "HTTP request headers, name to value, as a stage passes them on: names RFC 9110 tokens, values without control characters. Up to 110, so the headers a stage adds (SIGN-1 two, ENC-1 four) fit beside a request's 100."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "oneOf": [
+    {
+      "description": "accepted: the matching secret version, no reason",
+      "properties": {
+        "verdict": {
+          "const": "accepted"
+        }
+      },
+      "required": [
+        "secret_version"
+      ],
+      "not": {
+        "required": [
+          "reason"
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason, no secret version",
+      "properties": {
+        "verdict": {
+          "const": "rejected"
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "not": {
+        "required": [
+          "secret_version"
+        ]
+      }
+    }
+  ],
   "properties": {
     "schema": {
       "const": "hallmark.verify.result.v1"
     },
     "id": {
-      "type": "string",
-      "format": "uuid",
-      "description": "Derived from the request id: re-processing gives the same id."
+      "$ref": "#/$defs/uuid",
+      "description": "Derived from the request's id: re-processing gives the same id."
     },
     "produced_at": {
-      "type": "string",
-      "format": "date-time"
+      "$ref": "#/$defs/timestamp"
     },
     "correlation_id": {
-      "type": "string",
-      "format": "uuid",
-      "description": "The request's id."
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
     },
     "request_id": {
-      "type": "string",
-      "format": "uuid",
+      "$ref": "#/$defs/uuid",
       "description": "The request's id."
     },
     "verdict": {
@@ -993,57 +5723,23 @@ enum ProtoJSONDocuments {
     },
     "secret_version": {
       "type": "string",
-      "minLength": 1
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[!-~]+$"
     },
     "method": {
-      "type": "string"
+      "$ref": "#/$defs/method"
     },
     "path": {
-      "type": "string"
+      "$ref": "#/$defs/path"
     },
     "headers": {
-      "type": "object",
-      "additionalProperties": {
-        "type": "string"
-      },
-      "description": "HTTP request headers, name to value."
+      "$ref": "#/$defs/result_headers"
     },
     "body_b64": {
-      "type": "string",
-      "pattern": "^[A-Za-z0-9+/]*={0,2}$",
-      "description": "Standard base64 with padding; empty for no body."
+      "$ref": "#/$defs/body_b64"
     }
-  },
-  "oneOf": [
-    {
-      "description": "accepted: the matching secret version, no reason",
-      "properties": {
-        "verdict": {
-          "const": "accepted"
-        },
-        "reason": {
-          "enum": []
-        }
-      },
-      "required": [
-        "secret_version"
-      ]
-    },
-    {
-      "description": "rejected: a reason, no secret version",
-      "properties": {
-        "verdict": {
-          "const": "rejected"
-        },
-        "secret_version": {
-          "enum": []
-        }
-      },
-      "required": [
-        "reason"
-      ]
-    }
-  ]
+  }
 }
 """#,
     ]

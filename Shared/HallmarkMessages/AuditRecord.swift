@@ -1,0 +1,124 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+
+/// `hallmark.audit.record.v1`: one entry of a service's hash-chained audit trail
+/// (`hallmark.audit`). `hash` is SHA-256 of the canonical JSON of the record without the
+/// envelope members and `hash` (``chainedBytes()``); `previous_hash` is the hash of the
+/// record before (``genesisHash`` for sequence 1). The subject is only a blind index.
+public struct AuditRecord: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.audit.record.v1"
+    /// `previous_hash` of the first record.
+    public static let genesisHash = String(repeating: "0", count: 64)
+    /// The members the hash does not cover: the envelope (transport) and the hash itself.
+    static let unchained: Set<String> = ["schema", "id", "produced_at", "correlation_id", "reply_to", "hash"]
+
+    /// Who acted.
+    public enum Actor: String, Codable, Sendable { case `operator`, service }
+
+    /// What was done.
+    public enum Action: String, Codable, Sendable, CaseIterable {
+        case blacklist, unblacklist
+        /// A blacklisting by an abuse threshold.
+        case abuseBlacklist = "abuse_blacklist"
+        case retireTable = "retire_table"
+        case rotateKEK = "rotate_kek"
+        case privacyExport = "privacy_export"
+        case privacyErase = "privacy_erase"
+        case kekRotation = "kek_rotation"
+        case signingSecretRotation = "signing_secret_rotation"
+        case checkpointKeyRotation = "checkpoint_key_rotation"
+    }
+
+    /// What the subject index is of.
+    public enum SubjectType: String, Codable, Sendable {
+        case deviceSerial = "device_serial"
+        case partnerID = "partner_id"
+        case sessionID = "session_id"
+        case tableID = "table_id"
+    }
+
+    /// How it ended.
+    public enum Outcome: String, Codable, Sendable { case succeeded, rejected, failed }
+
+    public var schema = AuditRecord.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String?
+    public var replyTo: String?
+    public var service: String
+    /// 1, 2, 3, … per service, without gaps.
+    public var sequence: UInt64
+    public var previousHash: String
+    public var hash: String
+    public var occurredAt: String
+    public var actor: Actor
+    /// The operator key (operator actions only).
+    public var actorKeyID: String?
+    public var action: Action
+    public var subjectType: SubjectType?
+    /// The subject's keyed blind index, hex (never the subject).
+    public var subjectIndex: String?
+    public var tableID: Int?
+    /// The command or request that caused it.
+    public var requestID: String?
+    public var outcome: Outcome
+    /// A reason code (a rejection's, say).
+    public var reason: String?
+
+    /// The next record after `previous` (nil for the first), hashed.
+    public init(id: String, producedAt: String, service: String, after previous: AuditRecord?, occurredAt: String,
+                actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?, subjectIndex: String?,
+                tableID: Int? = nil, requestID: String?, outcome: Outcome, reason: String? = nil) throws {
+        self.id = id
+        self.producedAt = producedAt
+        self.service = service
+        sequence = (previous?.sequence ?? 0) + 1
+        previousHash = previous?.hash ?? Self.genesisHash
+        hash = ""
+        self.occurredAt = occurredAt
+        self.actor = actor
+        self.actorKeyID = actorKeyID
+        self.action = action
+        self.subjectType = subjectType
+        self.subjectIndex = subjectIndex
+        self.tableID = tableID
+        self.requestID = requestID
+        self.outcome = outcome
+        self.reason = reason
+        hash = try computedHash()
+    }
+
+    /// The bytes `hash` covers.
+    public func chainedBytes() throws(JSONCodingError) -> [UInt8] {
+        try CanonicalSigning.bytes(of: self, without: Self.unchained)
+    }
+
+    /// SHA-256 of ``chainedBytes()``, hex.
+    public func computedHash() throws(JSONCodingError) -> String { Hex.encode(SHA256Hash.digest(try chainedBytes())) }
+
+    /// The position of the first record that breaks the chain (edited, inserted, deleted or
+    /// out of order), or nil when `records` (sorted by sequence, from 1) is intact.
+    public static func firstBreak(in records: [AuditRecord]) -> Int? {
+        var previous = genesisHash
+        for (i, r) in records.enumerated() {
+            guard r.sequence == UInt64(i + 1), r.previousHash == previous, (try? r.computedHash()) == r.hash else { return i }
+            previous = r.hash
+        }
+        return nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, service, sequence, hash, actor, action, outcome, reason
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case replyTo = "reply_to"
+        case previousHash = "previous_hash"
+        case occurredAt = "occurred_at"
+        case actorKeyID = "actor_key_id"
+        case subjectType = "subject_type"
+        case subjectIndex = "subject_index"
+        case tableID = "table_id"
+        case requestID = "request_id"
+    }
+}

@@ -1,0 +1,45 @@
+/// `hallmark.checkpoint.v1`: a signed BM-LOG checkpoint (`birthmark.checkpoints`), published
+/// after each batch the log appends.
+public struct Checkpoint: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.checkpoint.v1"
+
+    public var schema = Checkpoint.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String?
+    public var replyTo: String?
+    public var treeSize: UInt64
+    /// The RFC 6962 root, hex.
+    public var rootHash: String
+    /// Unix seconds, as signed.
+    public var timestamp: UInt64
+    /// Ed25519, base64.
+    public var signature: String
+    /// SHA-256 of the signing public key, hex.
+    public var keyID: String
+
+    public init(id: String, producedAt: String, _ signed: SignedCheckpoint) {
+        self.id = id
+        self.producedAt = producedAt
+        treeSize = signed.treeSize
+        rootHash = signed.rootHash
+        timestamp = signed.timestamp
+        signature = signed.signature
+        keyID = signed.keyID
+    }
+
+    /// The checkpoint and its signature, as a verification answer carries them.
+    public var signed: SignedCheckpoint {
+        SignedCheckpoint(treeSize: treeSize, rootHash: rootHash, timestamp: timestamp, signature: signature, keyID: keyID)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, signature, timestamp
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case replyTo = "reply_to"
+        case treeSize = "tree_size"
+        case rootHash = "root_hash"
+        case keyID = "key_id"
+    }
+}

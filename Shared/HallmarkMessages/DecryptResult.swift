@@ -1,0 +1,64 @@
+/// `hallmark.decrypt.result.v1`: the gateway's answer to a decrypt request. Accepted: the
+/// decrypted request, a request carrier. Rejected: one reason and neither headers nor body,
+/// so it never holds partial plaintext and can never be chained on as a request.
+public struct DecryptResult: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.decrypt.result.v1"
+
+    /// `accepted` or `rejected`.
+    public enum Status: String, Codable, Sendable { case accepted, rejected }
+
+    /// Why a request could not be decrypted.
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        case authenticationFailed = "authentication_failed"
+        case unsupportedVersion = "unsupported_version"
+        case malformedEnvelope = "malformed_envelope"
+        case missingHeader = "missing_header"
+        case staleTimestamp = "stale_timestamp"
+    }
+
+    public var schema = DecryptResult.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String
+    public var requestID: String
+    public var status: Status
+    public var reason: Reason?
+    public var method: String?
+    public var path: String?
+    /// The headers without the ENC-1 ones (accepted only).
+    public var headers: [String: String]?
+    /// The plaintext body, base64 (accepted only).
+    public var bodyB64: String?
+
+    /// An accepted result carrying the decrypted request.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, headers: [String: String],
+                bodyB64: String, method: String? = nil, path: String? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        status = .accepted
+        self.headers = headers
+        self.bodyB64 = bodyB64
+        self.method = method
+        self.path = path
+    }
+
+    /// A rejected result.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        status = .rejected
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, status, reason, method, path, headers
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case bodyB64 = "body_b64"
+    }
+}

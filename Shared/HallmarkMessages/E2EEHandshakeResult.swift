@@ -1,0 +1,70 @@
+/// `hallmark.e2ee.handshake.result.v1`: the gateway's answer to a handshake: its ephemeral
+/// public key and the session's expiry, or one reason it refused.
+public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.e2ee.handshake.result.v1"
+
+    /// `key_exchange_complete` or `rejected`.
+    public enum Status: String, Codable, Sendable {
+        case keyExchangeComplete = "key_exchange_complete"
+        case rejected
+    }
+
+    /// Why a handshake was refused.
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        /// Not a usable X25519 public key.
+        case invalidPublicKey = "invalid_public_key"
+        /// The shared secret is all zero.
+        case weakKey = "weak_key"
+        /// The session id names a live session.
+        case sessionInUse = "session_in_use"
+        case malformed
+    }
+
+    public var schema = E2EEHandshakeResult.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String
+    public var requestID: String
+    public var sessionID: String
+    public var status: Status
+    /// The gateway's ephemeral X25519 public key, base64 (complete only).
+    public var gatewayPublicKey: String?
+    /// When the session expires unless closed earlier (complete only).
+    public var expiresAt: String?
+    public var reason: Reason?
+
+    /// A completed key exchange.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+                gatewayPublicKey: String, expiresAt: String) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.sessionID = sessionID
+        status = .keyExchangeComplete
+        self.gatewayPublicKey = gatewayPublicKey
+        self.expiresAt = expiresAt
+    }
+
+    /// A refused handshake.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+                reason: Reason) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.sessionID = sessionID
+        status = .rejected
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, status, reason
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case sessionID = "session_id"
+        case gatewayPublicKey = "gateway_public_key"
+        case expiresAt = "expires_at"
+    }
+}

@@ -1,0 +1,62 @@
+import HallmarkCrypto
+
+/// `hallmark.e2ee.outbound.v1`: the encrypted gateway-to-client message to deliver, or one
+/// reason it could not be made.
+public struct E2EEOutbound: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.e2ee.outbound.v1"
+
+    /// `encrypted` or `rejected`.
+    public enum Status: String, Codable, Sendable { case encrypted, rejected }
+
+    /// Why a message could not be encrypted.
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        /// No such session, or expired or closed.
+        case unknownSession = "unknown_session"
+        /// The gateway-to-client counter reached its maximum.
+        case counterExhausted = "counter_exhausted"
+        case malformed
+    }
+
+    public var schema = E2EEOutbound.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String
+    public var requestID: String
+    public var sessionID: String
+    public var status: Status
+    /// The wire message (encrypted only).
+    public var message: InvisoWireMessage?
+    public var reason: Reason?
+
+    /// An encrypted message.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+                message: InvisoWireMessage) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.sessionID = sessionID
+        status = .encrypted
+        self.message = message
+    }
+
+    /// A refusal.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+                reason: Reason) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.sessionID = sessionID
+        status = .rejected
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, status, message, reason
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case sessionID = "session_id"
+    }
+}

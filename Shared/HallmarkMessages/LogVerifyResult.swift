@@ -1,0 +1,122 @@
+/// `hallmark.log.verify.result.v1`: the log's answer, checkable offline with the aggregator's
+/// public key: the record with its inclusion proof, `not_found` as of a signed checkpoint, a
+/// consistency proof, or one reason the question could not be answered.
+public struct LogVerifyResult: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.log.verify.result.v1"
+
+    /// `found`, `not_found`, `consistent` or `rejected`.
+    public enum Status: String, Codable, Sendable {
+        case found
+        case notFound = "not_found"
+        case consistent
+        case rejected
+    }
+
+    /// Why a question was not answered.
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        /// For example `old_tree_size` above `new_tree_size`.
+        case malformed
+        /// A size the log has no checkpoint for.
+        case unknownTreeSize = "unknown_tree_size"
+    }
+
+    /// A logged leaf.
+    public struct Record: Codable, Sendable, Hashable {
+        public var imageHash: String
+        /// The leaf's Unix timestamp.
+        public var timestamp: UInt64
+        public var modificationLevel: Int
+        public var parentImageHash: String?
+
+        public init(imageHash: String, timestamp: UInt64, modificationLevel: Int, parentImageHash: String? = nil) {
+            self.imageHash = imageHash
+            self.timestamp = timestamp
+            self.modificationLevel = modificationLevel
+            self.parentImageHash = parentImageHash
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case timestamp
+            case imageHash = "image_hash"
+            case modificationLevel = "modification_level"
+            case parentImageHash = "parent_image_hash"
+        }
+    }
+
+    public var schema = LogVerifyResult.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String
+    public var requestID: String
+    public var query: LogVerifyRequest.Query
+    public var status: Status
+    public var reason: Reason?
+    public var imageHash: String?
+    public var record: Record?
+    public var leafIndex: UInt64?
+    public var checkpoint: SignedCheckpoint?
+    /// RFC 6962 audit path, hex.
+    public var inclusionProof: [String]?
+    public var oldTreeSize: UInt64?
+    /// RFC 6962 consistency proof, hex.
+    public var consistencyProof: [String]?
+
+    /// The fields every answer has; set the rest for its status.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, query: LogVerifyRequest.Query,
+                status: Status) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.query = query
+        self.status = status
+    }
+
+    /// `found`: the record, its leaf index and its inclusion proof against `checkpoint`.
+    public static func found(id: String, producedAt: String, correlationID: String, requestID: String, record: Record,
+                             leafIndex: UInt64, checkpoint: SignedCheckpoint, proof: [String]) -> LogVerifyResult {
+        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+                                query: .inclusion, status: .found)
+        (r.imageHash, r.record, r.leafIndex, r.checkpoint, r.inclusionProof) = (record.imageHash, record, leafIndex, checkpoint, proof)
+        return r
+    }
+
+    /// `not_found`: the hash is not in the log as of `checkpoint`.
+    public static func notFound(id: String, producedAt: String, correlationID: String, requestID: String, imageHash: String,
+                                checkpoint: SignedCheckpoint) -> LogVerifyResult {
+        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+                                query: .inclusion, status: .notFound)
+        (r.imageHash, r.checkpoint) = (imageHash, checkpoint)
+        return r
+    }
+
+    /// `consistent`: the proof from `oldTreeSize` to `checkpoint`.
+    public static func consistent(id: String, producedAt: String, correlationID: String, requestID: String,
+                                  oldTreeSize: UInt64, checkpoint: SignedCheckpoint, proof: [String]) -> LogVerifyResult {
+        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+                                query: .consistency, status: .consistent)
+        (r.oldTreeSize, r.checkpoint, r.consistencyProof) = (oldTreeSize, checkpoint, proof)
+        return r
+    }
+
+    /// `rejected`, with its reason.
+    public static func rejected(id: String, producedAt: String, correlationID: String, requestID: String,
+                                query: LogVerifyRequest.Query, reason: Reason) -> LogVerifyResult {
+        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+                                query: query, status: .rejected)
+        r.reason = reason
+        return r
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, query, status, reason, record, checkpoint
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case imageHash = "image_hash"
+        case leafIndex = "leaf_index"
+        case inclusionProof = "inclusion_proof"
+        case oldTreeSize = "old_tree_size"
+        case consistencyProof = "consistency_proof"
+    }
+}

@@ -1,0 +1,141 @@
+import HallmarkCrypto
+
+/// `hallmark.submission.v1`: a Birthmark camera's authentication bundle
+/// (`birthmark.submissions`), in one of the three bodies DESIGN §2 accepts as cameras send
+/// them (see ``Shape``). Only the token ever goes on to the authority; `device_signature`
+/// and `isp_validation` are read and dropped.
+public struct Submission: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.submission.v1"
+
+    /// The three accepted bodies.
+    public enum Shape: String, Sendable, CaseIterable {
+        /// Hallmark's own: `image_hashes`, a token in any format, optional `gps_hash`/`owner_hash`.
+        case hallmark
+        /// The reference submission server's `CameraSubmission`.
+        case cameraSubmission
+        /// The Raspberry Pi client's flat bundle.
+        case flatBundle
+    }
+
+    public var schema = Submission.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String?
+    public var replyTo: String?
+    /// `camera` in a `CameraSubmission`.
+    public var submissionType: String?
+    /// 1–4 hashes (Hallmark's body and `CameraSubmission`).
+    public var imageHashes: [ImageHash]?
+    /// The flat bundle's one hash, its level and parent.
+    public var imageHash: String?
+    public var modificationLevel: Int?
+    public var parentImageHash: String?
+    /// The reference-format token.
+    public var cameraToken: BirthmarkCameraToken?
+    /// The mobile-app (92 bytes) or packed reference (60 bytes) token.
+    public var encryptedNucToken: String?
+    public var tableReferences: [Int]?
+    public var keyIndices: [Int]?
+    /// `CameraSubmission`'s manufacturer certificate.
+    public var manufacturerCert: ManufacturerCert?
+    /// Capture time, Unix seconds.
+    public var timestamp: UInt64
+    public var gpsHash: String?
+    public var ownerHash: String?
+    /// The flat bundle's device signature, base64: never stored or forwarded.
+    public var deviceSignature: String?
+    /// The flat bundle's ISP validation data: never stored or forwarded.
+    public var ispValidation: ISPValidation?
+
+    /// Hallmark's own body: hashes and a token in either field layout.
+    public init(id: String, producedAt: String, imageHashes: [ImageHash], token: BirthmarkToken, timestamp: UInt64,
+                gpsHash: String? = nil, ownerHash: String? = nil, correlationID: String? = nil, replyTo: String? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.imageHashes = imageHashes
+        self.timestamp = timestamp
+        self.gpsHash = gpsHash
+        self.ownerHash = ownerHash
+        self.correlationID = correlationID
+        self.replyTo = replyTo
+        switch token {
+        case .reference(let t): cameraToken = t
+        case .mobile(let t): (encryptedNucToken, tableReferences, keyIndices) = (t.encryptedNucToken, t.tableReferences, t.keyIndices)
+        }
+    }
+
+    /// The reference submission server's `CameraSubmission`.
+    public init(id: String, producedAt: String, cameraSubmission imageHashes: [ImageHash], cameraToken: BirthmarkCameraToken,
+                manufacturerCert: ManufacturerCert, timestamp: UInt64) {
+        self.id = id
+        self.producedAt = producedAt
+        submissionType = "camera"
+        self.imageHashes = imageHashes
+        self.cameraToken = cameraToken
+        self.manufacturerCert = manufacturerCert
+        self.timestamp = timestamp
+    }
+
+    /// The Raspberry Pi client's flat bundle (`packed` holds the 60-byte packed token).
+    public init(id: String, producedAt: String, flatBundle imageHash: ImageHash, packed: BirthmarkMobileToken,
+                timestamp: UInt64, gpsHash: String? = nil, ownerHash: String? = nil, deviceSignature: String? = nil,
+                ispValidation: ISPValidation? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.imageHash = imageHash.imageHash
+        modificationLevel = imageHash.modificationLevel
+        parentImageHash = imageHash.parentImageHash
+        (encryptedNucToken, tableReferences, keyIndices) = (packed.encryptedNucToken, packed.tableReferences, packed.keyIndices)
+        self.timestamp = timestamp
+        self.gpsHash = gpsHash
+        self.ownerHash = ownerHash
+        self.deviceSignature = deviceSignature
+        self.ispValidation = ispValidation
+    }
+
+    /// Which body this is (the schema allows exactly one).
+    public var shape: Shape {
+        if imageHash != nil { return .flatBundle }
+        return submissionType != nil || manufacturerCert != nil ? .cameraSubmission : .hallmark
+    }
+
+    /// The image hashes in the submission's order, whatever the body.
+    public var entries: [ImageHash] {
+        if let imageHash {
+            return [ImageHash(imageHash: imageHash, modificationLevel: modificationLevel ?? 0, parentImageHash: parentImageHash)]
+        }
+        return imageHashes ?? []
+    }
+
+    /// The token, when exactly one layout is complete (the 60-byte packed format travels in the
+    /// mobile layout; the authority tells the two apart by length).
+    public var token: BirthmarkToken? {
+        switch (cameraToken, encryptedNucToken, tableReferences, keyIndices) {
+        case (let t?, nil, nil, nil): .reference(t)
+        case (nil, let sealed?, let tables?, let indices?):
+            .mobile(BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tables, keyIndices: indices))
+        default: nil
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, timestamp
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case replyTo = "reply_to"
+        case submissionType = "submission_type"
+        case imageHashes = "image_hashes"
+        case imageHash = "image_hash"
+        case modificationLevel = "modification_level"
+        case parentImageHash = "parent_image_hash"
+        case cameraToken = "camera_token"
+        case encryptedNucToken = "encrypted_nuc_token"
+        case tableReferences = "table_references"
+        case keyIndices = "key_indices"
+        case manufacturerCert = "manufacturer_cert"
+        case gpsHash = "gps_hash"
+        case ownerHash = "owner_hash"
+        case deviceSignature = "device_signature"
+        case ispValidation = "isp_validation"
+    }
+}

@@ -1,0 +1,93 @@
+/// `hallmark.submission.result.v1`: the aggregator's answer to a submission, sent only after
+/// the checkpoint covering its leaves is committed. `accepted`: at least one hash appended;
+/// `duplicate`: every hash was already in the log; `rejected`: one reason, no leaves.
+public struct SubmissionResult: HallmarkMessage, Hashable {
+    public static let schemaName = "hallmark.submission.result.v1"
+
+    /// `accepted`, `rejected` or `duplicate`.
+    public enum Status: String, Codable, Sendable { case accepted, rejected, duplicate }
+
+    /// Why a submission was rejected: the aggregator's own reasons and the authority's.
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        case malformed
+        /// A `CameraSubmission` naming another authority.
+        case unknownAuthority = "unknown_authority"
+        /// The authority did not answer within the configured time.
+        case validationTimeout = "validation_timeout"
+        case unknownTable = "unknown_table"
+        case authenticationFailed = "authentication_failed"
+        case unknownDevice = "unknown_device"
+        case tableNotAssigned = "table_not_assigned"
+        case blacklisted
+        case replayedToken = "replayed_token"
+
+        /// The aggregator's reason for an authority FAIL.
+        public init(_ reason: ValidationReason) {
+            self = Reason(rawValue: reason.rawValue)!
+        }
+    }
+
+    /// Where one hash of the submission is in the log.
+    public struct Leaf: Codable, Sendable, Hashable {
+        /// Appended now, or already in the log.
+        public enum Status: String, Codable, Sendable { case appended, duplicate }
+
+        public var imageHash: String
+        public var leafIndex: UInt64
+        public var status: Status
+
+        public init(imageHash: String, leafIndex: UInt64, status: Status) {
+            self.imageHash = imageHash
+            self.leafIndex = leafIndex
+            self.status = status
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case status
+            case imageHash = "image_hash"
+            case leafIndex = "leaf_index"
+        }
+    }
+
+    public var schema = SubmissionResult.schemaName
+    public var id: String
+    public var producedAt: String
+    public var correlationID: String
+    public var requestID: String
+    public var status: Status
+    public var reason: Reason?
+    /// One per image hash, in the submission's order (accepted and duplicate).
+    public var leaves: [Leaf]?
+    /// The size of the checkpoint that covers the leaves (accepted).
+    public var treeSize: UInt64?
+
+    /// An accepted or duplicate submission: `accepted` when any leaf was appended now.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, leaves: [Leaf],
+                treeSize: UInt64?) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        status = leaves.contains { $0.status == .appended } ? .accepted : .duplicate
+        self.leaves = leaves
+        self.treeSize = treeSize
+    }
+
+    /// A rejected submission.
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        status = .rejected
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, status, reason, leaves
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case treeSize = "tree_size"
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+
+/// Derived violations to send through a running service, and the judgement of what came
+/// back: each must get exactly one typed answer — a rejected record with the right reason and
+/// original, or the service's own typed answer — and every answer must meet its own schema.
+public enum ServiceViolations {
+    /// One document sent.
+    public struct Sent: Sendable {
+        public let schema: String
+        public let rule: String
+        /// The document's `id` as the envelope reads it (lower case), when it reads.
+        public let id: String?
+        public let bytes: [UInt8]
+        public let sha256: String
+        /// The reason a rejected record must carry for it: the envelope's error, then
+        /// `unknown_schema`, else `schema_violation`.
+        public let rejection: String
+
+        /// Whether the stage's processor may see it (it may answer with its own result).
+        public var reachesTheProcessor: Bool { rejection == RejectionReason.schemaViolation.rawValue }
+        public var label: String { "\(schema): \(rule)" }
+    }
+
+    /// Every violation derived from the examples of `schema`, each with a fresh id (unless the
+    /// violation is of the id), for a topic that takes `accepted` schemas.
+    public static func derive(_ schema: String, accepted: Set<String>) throws -> [Sent] {
+        let document = try JSONReader.parse(Array((MessageSchemas.documents[schema] ?? "").utf8))
+        var out: [Sent] = []
+        for example in try MessageExamples.of(schema) {
+            let json = try example.json()
+            for c in SchemaViolations.derive(schema: document, example: json) {
+                out.append(sent(schema, "\(example.what): \(c.rule)", restamped(c.document, example: json), accepted: accepted))
+            }
+        }
+        return out
+    }
+
+    /// One document made from the first example of `schema` by `change`.
+    public static func custom(_ schema: String, _ rule: String, accepted: Set<String>, example index: Int = 0,
+                              _ change: (inout [String: JSONValue]) -> Void) throws -> Sent {
+        let example = try MessageExamples.of(schema)[index]
+        guard case .object(var members) = try example.json() else { throw HarnessError("\(schema): not an object") }
+        members["id"] = .string(MessageID.random())
+        change(&members)
+        return sent(schema, rule, .object(members), accepted: accepted)
+    }
+
+    /// `sent` without documents already in `seen` (identical bytes — `12345` for a root of the
+    /// wrong type, say — could not be told apart by their answers).
+    public static func distinct(_ sent: [Sent], seen: inout Set<String>) -> [Sent] {
+        sent.filter { seen.insert($0.sha256).inserted }
+    }
+
+    /// A document whose id is the example's gets a fresh one, so every answer can be told apart.
+    static func restamped(_ document: JSONValue, example: JSONValue) -> JSONValue {
+        guard case .object(var members) = document, members["id"] == example["id"] else { return document }
+        members["id"] = .string(MessageID.random())
+        return .object(members)
+    }
+
+    /// A document as sent, classified by what the envelope reader makes of it.
+    public static func sent(_ schema: String, _ rule: String, _ document: JSONValue, accepted: Set<String>) -> Sent {
+        let bytes = JSONWriter.write(document)
+        var id: String?
+        var rejection = RejectionReason.schemaViolation.rawValue
+        do {
+            let header = try EnvelopeHeader.read(bytes).header
+            id = header.id
+            if !accepted.contains(header.schema) { rejection = RejectionReason.unknownSchema.rawValue }
+        } catch {
+            rejection = error.code.rawValue
+        }
+        return Sent(schema: schema, rule: rule, id: id, bytes: bytes, sha256: Hex.encode(SHA256Hash.digest(bytes)),
+                    rejection: rejection)
+    }
+
+    /// What came back for one document.
+    public struct Answer: Sendable {
+        public let topic: String
+        public let message: JSONValue
+        public var isRejection: Bool { message["schema"]?.string == RejectedRecord.schemaName }
+    }
+
+    /// Every answer to each sent document: rejected records by the original's SHA-256, other
+    /// messages by `request_id`. Each answer is also checked against its own schema.
+    public static func answers(to sent: [Sent], outputs: [(topic: String, value: [UInt8])]) -> (byIndex: [[Answer]], invalid: [String]) {
+        var bySHA: [String: [Answer]] = [:], byRequest: [String: [Answer]] = [:]
+        var invalid: [String] = []
+        for output in outputs {
+            guard let message = try? JSONReader.parse(output.value), let name = message["schema"]?.string else { continue }
+            if let schema = MessageSchemas.schema(name), let violation = schema.validate(message) {
+                invalid.append("a \(name) on \(output.topic) breaks its schema: \(violation)")
+            }
+            let answer = Answer(topic: output.topic, message: message)
+            if answer.isRejection, let sha = message["original_sha256"]?.string {
+                bySHA[sha, default: []].append(answer)
+            } else if let request = message["request_id"]?.string {
+                byRequest[request, default: []].append(answer)
+            }
+        }
+        let byIndex = sent.map { s in
+            (bySHA[s.sha256] ?? []) + (s.reachesTheProcessor ? s.id.flatMap { byRequest[$0] } ?? [] : [])
+        }
+        return (byIndex, invalid)
+    }
+
+    /// One line per document without exactly one acceptable answer. `typed` says whether a
+    /// service's own answer (not a rejected record) is acceptable for a document.
+    public static func problems(_ sent: [Sent], _ answers: [[Answer]],
+                                typed: (Sent, Answer) -> Bool) -> [String] {
+        var out: [String] = []
+        for (s, found) in zip(sent, answers) {
+            guard found.count == 1, let answer = found.first else {
+                out.append("\(s.label): \(found.count) answers")
+                continue
+            }
+            if answer.isRejection {
+                let reason = answer.message["reason"]?.string ?? "?"
+                let original = answer.message["original_id"]?.string
+                if reason != s.rejection { out.append("\(s.label): rejected as \(reason), not \(s.rejection)") }
+                if original != nil && original != s.id { out.append("\(s.label): the record names another original") }
+            } else if !typed(s, answer) {
+                out.append("\(s.label): answered by \(answer.message["schema"]?.string ?? "?") on \(answer.topic)")
+            }
+        }
+        return out
+    }
+}
