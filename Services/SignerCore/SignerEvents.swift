@@ -61,11 +61,9 @@ struct SignerEvents: Sendable {
         return try .json(topic: topic, key: s.partner.flatMap(Self.partnerID), event)
     }
 
-    /// The partner id as events carry it: at most 128 characters (Unicode scalars); none when empty.
+    /// The partner id as events carry it: only one the signer can key on (1–128 printable
+    /// ASCII characters); none otherwise, so an event always meets its schema.
     static func partnerID(_ partner: String) -> String? {
-        guard !partner.isEmpty else { return nil }
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: partner.unicodeScalars.prefix(128))
-        return String(scalars)
+        ReplayKey.isValidPartner(partner) ? partner : nil
     }
 }

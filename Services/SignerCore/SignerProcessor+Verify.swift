@@ -52,3 +52,30 @@ extension SignerProcessor {
         return outputs
     }
 }
+
+extension SignerProcessor {
+    /// A verify request that breaks its schema (a header name that is no token, a partner id
+    /// the signer cannot key on, bad base64, …) is answered `malformed` on the verify result
+    /// topic, as DESIGN SIGN-1 says. The request's parts are echoed only when the result's own
+    /// schema takes them; otherwise the verdict carries no headers and no body. A sign request
+    /// that breaks its schema goes to the rejected topic (a sign result has no verdict).
+    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        guard message.kafka.topic == configuration.verifyInput else { return nil }
+        func verdict(echoing echo: Bool) -> VerifyResult {
+            let headers = echo ? message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:] : [:]
+            return VerifyResult(
+                id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+                correlationID: message.correlationID, requestID: message.header.id, reason: .malformed,
+                secretVersion: nil, method: echo ? message.fields["method"]?.string : nil,
+                path: echo ? message.fields["path"]?.string : nil, headers: headers,
+                bodyB64: echo ? message.fields["body_b64"]?.string ?? "" : "")
+        }
+        var result = verdict(echoing: true)
+        if let schema = MessageSchemas.schema(VerifyResult.schemaName),
+           schema.validate(try JSONReader.parse(JSONCoding.encode(result))) != nil {
+            result = verdict(echoing: false)
+        }
+        metrics.rejected[.malformed]?.increment()
+        return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+    }
+}

@@ -6,4 +6,9 @@ public enum Redaction {
         let printable = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
         return printable && text.utf8.count <= limit ? text : "a name of \(text.utf8.count) bytes"
     }
+
+    /// Whether `text` is 1 to `limit` printable ASCII characters, spaces excluded.
+    public static func isPrintableASCII(_ text: String, limit: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= limit && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
 }

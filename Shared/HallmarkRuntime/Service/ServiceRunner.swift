@@ -42,13 +42,17 @@ public enum ServiceRunner {
         }
         MetricsSystem.bootstrap(registry)
         var logger = Logger(label: "hallmark.\(definition.service)")
-        let instance = env["HALLMARK_INSTANCE"].flatMap { $0.isEmpty ? nil : $0 }
+        let instance = settings.string("HALLMARK_INSTANCE")
             ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         logger[metadataKey: "service"] = "\(definition.service)"
         logger[metadataKey: "instance"] = "\(instance)"
 
         var pool: PostgresPool?
         do {
+            // Metrics, rejected records and events carry it: 1–128 printable ASCII characters.
+            guard Redaction.isPrintableASCII(instance, limit: 128) else {
+                throw ConfigurationError(variable: "HALLMARK_INSTANCE", reason: "must be 1-128 printable ASCII characters")
+            }
             try KafkaLibrary.requireSupportedVersion()
             let kafka = try KafkaConfiguration.fromEnvironment(env)
             let metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
