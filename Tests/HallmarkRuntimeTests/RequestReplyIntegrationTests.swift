@@ -98,16 +98,20 @@ struct RequestReplyIntegrationTests {
 
     @Test func requesterKilledBetweenRequestAndReplyLosesNothing() async throws {
         let p = try await Pair()
-        let asker = try p.startAsker("first")
+        let asker = try p.startAsker("first", ["HALLMARK_PROBE_ASK_RESEND_MS": "600000"])
         let asked = try await p.ask(200)
         // Every request is out, none answered (no responder yet): kill the requester now.
-        _ = try await p.h.read(p.h.input, count: 200, timeout: .seconds(120))
+        var requestIDs = Set<String>()
+        _ = try await p.h.read(p.h.input, timeout: .seconds(120)) { messages in
+            if let id = messages.last.flatMap({ StageHarness.field("id", in: $0.value) }) { requestIDs.insert(id) }
+            return requestIDs.count == 200
+        }
         asker.signal(SIGKILL)
         _ = await asker.waitForExit(timeout: .seconds(10))
         #expect(try await p.pendingRows() == 200)
         let responder = try p.startResponder()
         try await p.h.waitForEffects(200)
-        let restarted = try p.startAsker("second")
+        let restarted = try p.startAsker("second", ["HALLMARK_PROBE_ASK_RESEND_MS": "600000"])
         let answers = try await p.answers(for: asked)
         checkAnswered(asked, answers, outcome: nil)
         try await p.h.wait("no pending request left", timeout: .seconds(30)) { try await p.pendingRows() == 0 }
@@ -123,7 +127,7 @@ struct RequestReplyIntegrationTests {
         let asked = try await p.ask(20)
         checkAnswered(asked, try await p.answers(for: asked), outcome: "timed_out")
         // Re-sent under the same message ids while it waited.
-        let requests = try await p.h.readAll(p.h.input)
+        let requests = try await p.h.readAll(p.h.input, sentinels: false)  // the probe consumes it
         let ids = requests.compactMap { StageHarness.field("id", in: $0.value) }
         #expect(Set(ids).count == 20)
         #expect(ids.count > 20, "no request was re-sent")

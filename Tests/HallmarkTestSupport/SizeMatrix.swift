@@ -24,8 +24,10 @@ public struct SizeMatrix {
         public var sent = 0, answered = 0, stalled = 0, duplicated = 0
         /// Large messages' outcomes, by size and padding (e.g. `1048577 whitespace: oversized`).
         public var large: [String] = []
+        /// What the stalled and twice-answered messages were.
+        public var anomalies: [String] = []
         public var description: String {
-            "sent \(sent), answered \(answered), stalled \(stalled), answered twice \(duplicated)"
+            "sent \(sent), answered \(answered), stalled \(stalled), answered twice \(duplicated) \(anomalies.prefix(10))"
         }
     }
 
@@ -54,7 +56,7 @@ public struct SizeMatrix {
     public func run(topic: String, results: String, idField: String, rejected: String, limit: Int,
                     paddings: [Padding] = [.whitespace], timeout: Duration = .seconds(180),
                     make: (String, Int?) throws -> [UInt8]) async throws -> Report {
-        struct Sent { let id: String; let partition: Int32; let offset: Int64; let label: String? }
+        struct Sent { let id: String; let partition: Int32; let offset: Int64; let label: String?; var key = "" }
         var sent: [Sent] = []
         for padding in paddings {
             for (i, size) in Self.sizes(limit: limit).enumerated() {
@@ -67,16 +69,18 @@ public struct SizeMatrix {
                 for k in [key, other] {
                     let small = UUID().uuidString.lowercased()
                     let report = try await producer.send(topic: topic, key: Array(k.utf8), value: try make(small, nil))
-                    sent.append(Sent(id: small, partition: report.partition, offset: report.offset, label: nil))
+                    sent.append(Sent(id: small, partition: report.partition, offset: report.offset, label: nil, key: k))
                 }
             }
         }
         // Outcomes until every message has one, or the time is up (then what is missing stalled).
         var outcomes: [String: [String]] = [:]
+        var seen: [String: [Int32: Int64]] = [:]
         func record(_ message: KafkaMessage, fromResults: Bool) {
+            seen[message.topic, default: [:]][message.partition] = max(seen[message.topic]?[message.partition] ?? 0, message.offset + 1)
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any] else { return }
             if fromResults {
-                if let id = object[idField] as? String { outcomes[id, default: []].append("result") }
+                if let id = object[idField] as? String { outcomes[id, default: []].append("result@\(message.partition)/\(message.offset)") }
                 return
             }
             let reason = object["reason"] as? String ?? "?"
@@ -104,10 +108,14 @@ public struct SizeMatrix {
         await consumer.close()
         // Once every message has its outcome, both topics again to their ends: a second
         // outcome produced by then is counted.
+        let firstPass = outcomes
+        var ends: [String] = []
         if sent.allSatisfy({ outcomes[$0.id] != nil }) {
             outcomes = [:]
             for topic in [results, rejected] {
-                for message in try await readToEnd(topic) { record(message, fromResults: topic == results) }
+                let (messages, end) = try await readToEnd(topic, atLeast: seen[topic] ?? [:])
+                ends.append("\(topic == results ? "results" : "rejected") ends \(end.sorted { $0.key < $1.key })")
+                for message in messages { record(message, fromResults: topic == results) }
             }
         }
         var report = Report()
@@ -116,32 +124,52 @@ public struct SizeMatrix {
             let found = outcomes[s.id] ?? []
             if found.isEmpty { report.stalled += 1 } else { report.answered += 1 }
             if found.count > 1 { report.duplicated += 1 }
-            if let label = s.label { report.large.append("\(label): \(found.first ?? "none")") }
+            if found.count != 1 {
+                report.anomalies += ends
+                report.anomalies.append("\(s.label ?? "small on \(s.key)") at \(s.partition)/\(s.offset): \(found), first read \(firstPass[s.id] ?? [])")
+            }
+            if let label = s.label {
+                report.large.append("\(label): \(found.first.map { $0.hasPrefix("result") ? "result" : $0 } ?? "none")")
+            }
         }
         return report
     }
 
-    /// Everything on `topic` up to the end offsets the broker has now.
-    func readToEnd(_ topic: String) async throws -> [KafkaMessage] {
+    /// Everything on `topic` up to the end offsets the broker has now, and at least up to the
+    /// offsets already seen: Tansu's end offset can lag a record that fetches already return
+    /// (seen here: one less than a record read seconds before).
+    func readToEnd(_ topic: String, atLeast seen: [Int32: Int64]) async throws -> ([KafkaMessage], [Int32: Int64]) {
         let consumer = try KafkaConsumer(configuration: kafka, groupID: "size-end-\(UUID())", topics: [topic],
                                          bufferCapacity: 64, logger: logger)
-        let ends = try await consumer.endOffsets(of: topic)
-        guard ends.values.contains(where: { $0 > 0 }) else { return [] }
+        let ends = try await consumer.endOffsets(of: topic).merging(seen) { max($0, $1) }
+        guard ends.values.contains(where: { $0 > 0 }) else { return ([], ends) }
         try consumer.start()
-        var next: [Int32: Int64] = [:], messages: [KafkaMessage] = []
+        var next: [Int32: Int64] = [:], messages: [KafkaMessage] = [], gaps: [String] = []
         let timer = Task {
             try? await Task.sleep(for: .seconds(60))
             consumer.beginClose()
         }
         for await message in consumer.messages {
             messages.append(message)
+            if message.offset != (next[message.partition] ?? 0) {
+                gaps.append("\(message.partition): \(next[message.partition] ?? 0)..<\(message.offset)")
+            }
             next[message.partition] = message.offset + 1
             if ends.allSatisfy({ $0.value == 0 || (next[$0.key] ?? 0) >= $0.value }) { break }
         }
         timer.cancel()
         await consumer.close()
-        return messages
+        guard gaps.isEmpty else { throw SizeMatrixError(description: "\(topic): offsets skipped by the reader: \(gaps)") }
+        guard ends.allSatisfy({ $0.value == 0 || (next[$0.key] ?? 0) >= $0.value }) else {
+            throw SizeMatrixError(description: "\(topic) not read to its end: \(next) of \(ends)")
+        }
+        return (messages, ends)
     }
 
     public func close() async { await producer.close() }
+}
+
+/// The size matrix could not read its topics.
+public struct SizeMatrixError: Error, CustomStringConvertible {
+    public let description: String
 }

@@ -149,12 +149,21 @@ final class StageHarness: Sendable {
         return messages
     }
 
-    /// Everything on `topic` now: reads until every partition reached the end offset the
-    /// broker had when called (a condition, not a timeout, ends the read).
-    func readAll(_ topic: String, timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
+    /// Everything on `topic` now. With `sentinels` (for a topic no stage consumes), a marker
+    /// is appended to every partition and the read ends at the markers: exact, whatever the
+    /// broker says of its end offsets (Tansu's can lag a record fetches already return).
+    /// Without, the read ends at the end offsets the broker reports.
+    func readAll(_ topic: String, sentinels: Bool = true, timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
         let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
                                          bufferCapacity: 4096, logger: logger)
-        let ends = try await consumer.endOffsets(of: topic)
+        var ends = try await consumer.endOffsets(of: topic)
+        let marker = Array("hallmark-test-sentinel-\(UUID())".utf8)
+        if sentinels {
+            for partition in ends.keys {
+                let at = try await producer.send(topic: topic, key: marker, value: marker, partition: partition)
+                ends[partition] = at.offset + 1
+            }
+        }
         guard ends.values.contains(where: { $0 > 0 }) else { return [] }
         try consumer.start()
         let timer = Task {
@@ -164,7 +173,7 @@ final class StageHarness: Sendable {
         var messages: [KafkaMessage] = []
         var next: [Int32: Int64] = [:]
         for await message in consumer.messages {
-            messages.append(message)
+            if message.key != marker { messages.append(message) }
             next[message.partition] = message.offset + 1
             if ends.allSatisfy({ partition, end in end == 0 || (next[partition] ?? 0) >= end }) { break }
         }
