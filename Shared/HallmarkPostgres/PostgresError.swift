@@ -13,6 +13,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         public var description: String { rawValue }
 
         /// Could not open a connection (server down, refused, authentication failed, timeout).
+        /// The message is libpq's first line: the address and, for a refused login, the server's
+        /// reason; no statement has run, so it holds no bound value (and never a password).
         public static let connectionFailed = Code("connectionFailed")
         /// The connection broke before or during the call; the call may be retried on a new one.
         public static let connectionLost = Code("connectionLost")
