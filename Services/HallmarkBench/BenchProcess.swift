@@ -13,7 +13,12 @@ final class BenchProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.executableURL = binary
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        // Without a service's own database URL: its role owns only the real schema, and a
+        // bench's throwaway schema is made by the role of HALLMARK_POSTGRES_URL.
+        let inherited = ProcessInfo.processInfo.environment.filter { key, _ in
+            !(key.hasPrefix("HALLMARK_") && key.hasSuffix("_POSTGRES_URL") && key != "HALLMARK_POSTGRES_URL")
+        }
+        process.environment = inherited.merging(environment) { _, new in new }
         process.standardOutput = handle
         process.standardError = handle
         try process.run()

@@ -4,7 +4,9 @@ import HallmarkCore
 /// How to reach PostgreSQL and how many connections a ``PostgresPool`` may open.
 ///
 /// The connection string may contain a password; it is kept private and every description of
-/// the configuration is redacted (``redactedConnectionString``).
+/// the configuration is redacted (``redactedConnectionString``). Prefer a passfile
+/// (`?passfile=/path/role.pgpass`, pgpass format, mode 0600) to a password in the string, as
+/// `deploy/local/env.sh` does: then the string holds no secret at all.
 public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomReflectable {
     /// The connection URL (`postgresql://user@host:port/db?…`) or `key=value` conninfo, as given.
     let connectionString: String
@@ -22,7 +24,8 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
     /// even in cancelled tasks, so shutdown can't turn into failed work. Clean-up (ROLLBACK,
     /// COMMIT after a completed body, migration unlock) always runs to completion.
     public var cancelsStatementsOnTaskCancellation: Bool
-    /// The connection string with any password replaced by `***`, safe to log.
+    /// The connection string with every secret (`password`, a URL's `user:password@`,
+    /// `sslpassword`) replaced by `***`, safe to log.
     public let redactedConnectionString: String
 
     /// The default pool size.

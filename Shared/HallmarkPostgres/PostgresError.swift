@@ -1,8 +1,10 @@
 /// An error from the PostgreSQL module.
 ///
-/// The description is safe to log: it never contains bind values, passwords or the server's
-/// `DETAIL` field (which can echo row data, e.g. the duplicated key of a unique violation). It
-/// does carry the server's primary message.
+/// The description is safe to log and to put in a rejected record: it never contains bind
+/// values, passwords or any text the server wrote about a statement. The server's primary
+/// message and its `DETAIL` can quote values (`invalid input syntax for type uuid: "…"`, the
+/// duplicated key of a unique violation), so a server error keeps only its SQLSTATE, the
+/// SQLSTATE's condition name (``condition``) and the constraint it names.
 public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is. Callers branch on this, not on the message.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -11,6 +13,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         public var description: String { rawValue }
 
         /// Could not open a connection (server down, refused, authentication failed, timeout).
+        /// The message is libpq's first line: the address and, for a refused login, the server's
+        /// reason; no statement has run, so it holds no bound value (and never a password).
         public static let connectionFailed = Code("connectionFailed")
         /// The connection broke before or during the call; the call may be retried on a new one.
         public static let connectionLost = Code("connectionLost")
@@ -59,7 +63,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var code: Code
     /// The 5-character SQLSTATE when the server reported one (e.g. `23505`).
     public var sqlState: String?
-    /// A human-readable message: the server's primary message or one of ours. Never bind values.
+    /// A human-readable message of ours; for a server error, `server error: <condition>`. Never
+    /// bind values or the server's own words.
     public var message: String
     /// The constraint the server named, if any (e.g. for unique or foreign key violations).
     public var constraint: String?
@@ -76,6 +81,10 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         self.sqlState = sqlState
         self.constraint = constraint
     }
+
+    /// The SQLSTATE's condition name (`unique_violation` for `23505`), or for a code this
+    /// module does not know, its class's name; nil without a SQLSTATE.
+    public var condition: String? { sqlState.flatMap(PostgresConditionNames.name(for:)) }
 
     /// True for a unique constraint violation (SQLSTATE `23505`).
     public var isUniqueViolation: Bool { sqlState == "23505" }
@@ -97,6 +106,13 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         if let column { text += ", column: \(column)" }
         if let migrationVersion { text += ", migration: \(migrationVersion)" }
         return text + "): " + message
+    }
+
+    /// A statement error the server reported, by its SQLSTATE and constraint alone.
+    static func server(_ code: Code, sqlState: String, constraint: String?) -> PostgresError {
+        let condition = PostgresConditionNames.name(for: sqlState) ?? "SQLSTATE \(sqlState)"
+        return PostgresError(code: code, message: "server error: \(condition)", sqlState: sqlState,
+                             constraint: constraint)
     }
 
     static func decoding(_ failure: DecodingFailure, column: String?) -> PostgresError {

@@ -10,8 +10,8 @@ import Logging
 ///
 /// `apply` takes a session advisory lock keyed on the schema name (`pg_advisory_lock(hashtext(schema))`),
 /// so replicas starting together apply each migration exactly once: the others wait, then find it
-/// recorded. It creates the schema and `<schema>.schema_migrations(version, name, applied_at)` if
-/// missing, and runs each pending migration, in version order, in its own transaction together
+/// recorded. It creates the schema (when the role may: a service role is usually given its
+/// schema instead) and `<schema>.schema_migrations(version, name, applied_at)` if missing, and runs each pending migration, in version order, in its own transaction together
 /// with its `schema_migrations` row, with `search_path` set to the schema (then `public`), so
 /// bodies may use unqualified names. Bodies may hold several statements; they must be static SQL
 /// from the source, never built from runtime values, and cannot use statements that refuse to run
@@ -82,7 +82,7 @@ public struct PostgresMigrations: Sendable {
     }
 
     private func applyLocked(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)")
+        try await createSchemaIfMissing(on: connection)
         try await connection.query("""
             CREATE TABLE IF NOT EXISTS \(unescaped: schema).schema_migrations (
                 version int PRIMARY KEY,
@@ -110,6 +110,21 @@ public struct PostgresMigrations: Sendable {
             applied.append(migration.version)
         }
         return applied
+    }
+
+    /// Creates the schema only when it is missing: `CREATE SCHEMA IF NOT EXISTS` checks the
+    /// database's CREATE privilege first, and a service role that owns its schema (created for
+    /// it by the operator) has none.
+    private func createSchemaIfMissing(on connection: PostgresConnection) async throws {
+        let exists = try await connection.query("SELECT 1 FROM pg_namespace WHERE nspname = \(schema)")
+        guard exists.isEmpty else { return }
+        do {
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)")
+        } catch let error as PostgresError where error.sqlState == "42501" {
+            throw PostgresError(code: .migrationFailed,
+                                message: "schema \(schema) does not exist and this role may not create it",
+                                sqlState: error.sqlState)
+        }
     }
 
     private func apply(_ migration: Migration, on connection: PostgresConnection, logger: Logger) async throws {

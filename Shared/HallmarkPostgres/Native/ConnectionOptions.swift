@@ -3,12 +3,18 @@ import libpq
 /// The options of a connection string as libpq parses them; used to validate and redact.
 struct ConnectionOptions: Sendable {
     private(set) var pairs: [(key: String, value: String)] = []
+    /// The keys libpq marks as secret (display character `*`), plus the ones known to be.
+    private(set) var secretKeys: Set<String> = Self.knownSecretKeys
+
+    /// Secret whatever this libpq says: `password` (a URL's `user:password@` lands here too)
+    /// and `sslpassword`, the passphrase of the client key.
+    static let knownSecretKeys: Set<String> = ["password", "sslpassword"]
 
     subscript(key: String) -> String? { pairs.first { $0.key == key }?.value }
 
-    /// `key=value` pairs with the password masked, in libpq's option order.
+    /// `key=value` pairs with every secret masked as `***`, in libpq's option order.
     var redacted: String {
-        pairs.map { $0.key == "password" ? "password=***" : "\($0.key)=\($0.value)" }
+        pairs.map { secretKeys.contains($0.key) ? "\($0.key)=***" : "\($0.key)=\($0.value)" }
             .joined(separator: " ")
     }
 
@@ -23,8 +29,12 @@ struct ConnectionOptions: Sendable {
         var result = ConnectionOptions()
         var option = options
         while let keyword = option.pointee.keyword {
+            let key = String(cString: keyword)
+            if let display = option.pointee.dispchar, display.pointee == CChar(UInt8(ascii: "*")) {
+                result.secretKeys.insert(key)
+            }
             if let value = option.pointee.val {
-                result.pairs.append((String(cString: keyword), String(cString: value)))
+                result.pairs.append((key, String(cString: value)))
             }
             option += 1
         }

@@ -24,12 +24,15 @@ extension PostgresConnection {
             throw PostgresError(code: .connectionFailed, message: "libpq could not allocate a connection")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
+            // libpq's own account: the address and, for a refused login, the server's reason
+            // (no statement has run, so nothing in it comes from bound values; libpq never
+            // repeats a password).
             let message = firstLine(PQerrorMessage(handle)) ?? "connection failed"
             PQfinish(handle)
             throw PostgresError(code: .connectionFailed, message: message)
         }
         let notices = NoticeSink(logger: logger)
-        PQsetNoticeProcessor(handle, noticeProcessor, Unmanaged.passUnretained(notices).toOpaque())
+        PQsetNoticeReceiver(handle, noticeReceiver, Unmanaged.passUnretained(notices).toOpaque())
         let connection = PostgresConnection(
             id: id, connection: handle, queue: queue, notices: notices,
             cancelsOnTaskCancellation: configuration.cancelsStatementsOnTaskCancellation, logger: logger)
@@ -96,18 +99,32 @@ extension PostgresConnection {
 
     /// A failed call: connection-class when libpq lost the connection or the server said it
     /// is going away (SQLSTATE class 08, 57P01–57P03); the connection is then marked broken.
+    ///
+    /// A server error becomes its SQLSTATE and constraint name only: its message, DETAIL, HINT
+    /// and CONTEXT can quote bound values and are never read. Nor is libpq's message when there
+    /// is no SQLSTATE: it can carry a server message that arrived on its own (a FATAL before
+    /// the server closed the connection).
     private func failure(_ result: OpaquePointer?) -> PostgresError {
         func field(_ code: UInt8) -> String? {
             guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
             return String(cString: value)
         }
-        let sqlState = field(UInt8(ascii: "C"))
+        let sqlState = field(UInt8(ascii: "C")).flatMap(Self.validSQLState)
         let serverGoingAway = sqlState.map { $0.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains($0) } ?? false
         let lost = PQstatus(connection) != CONNECTION_OK || serverGoingAway || result == nil
         if lost { markBroken() }
-        let message = field(UInt8(ascii: "M")) ?? Self.firstLine(PQerrorMessage(connection)) ?? "unknown error"
-        return PostgresError(code: lost ? .connectionLost : .queryFailed, message: message,
-                             sqlState: sqlState, constraint: field(UInt8(ascii: "n")))
+        let code: PostgresError.Code = lost ? .connectionLost : .queryFailed
+        if let sqlState {
+            return .server(code, sqlState: sqlState, constraint: field(UInt8(ascii: "n")))
+        }
+        return PostgresError(code: code, message: lost ? "the connection to the server was lost"
+                                                       : "the statement failed without a SQLSTATE")
+    }
+
+    /// The five upper-case letters and digits of a SQLSTATE, or nil.
+    static func validSQLState(_ text: String) -> String? {
+        text.utf8.count == 5 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
+            ? text : nil
     }
 
     private static func rows(from result: OpaquePointer) -> PostgresRows {
