@@ -70,7 +70,7 @@ public enum ServiceRunner {
             var database: StageDatabase?
             if let schema = definition.schema {
                 // The service's own role and URL first (DESIGN §3), the shared variable second.
-                let own = "HALLMARK_\(definition.service.uppercased())_POSTGRES_URL"
+                let own = "HALLMARK_\(definition.service.uppercased().replacingOccurrences(of: "-", with: "_"))_POSTGRES_URL"
                 let config = try PostgresConfiguration.fromEnvironment(env, urlVariables: [own, PostgresConfiguration.urlVariable],
                                                                        applicationName: "hallmark-\(definition.service)")
                 let p = PostgresPool(configuration: config, logger: logger)
