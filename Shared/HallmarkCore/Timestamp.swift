@@ -15,8 +15,9 @@ public enum Timestamp {
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, truncated).
     public static func format(_ date: Date) -> String {
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let (days, msOfDay) = millis.quotientAndRemainderFloored(dividingBy: 86_400_000)
-        let (y, m, d) = civil(fromDays: days)
+        let (days, msOfDay) = CivilCalendar.floorDivide(millis, 86_400_000)
+        let (y, m, d) = CivilCalendar.date(days: days)
+        let pad = CivilCalendar.pad
         let s = msOfDay / 1000
         var out = ""
         out.reserveCapacity(24)
@@ -54,54 +55,10 @@ public enum Timestamp {
             guard at(19, "."), n >= 1, n <= 9, let f = digits(20, n) else { return nil }
             fraction = Double(f) / pow(10, Double(n))
         }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: year),
               hour < 24, minute < 60, second < 60 else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second) + fraction
         return Date(timeIntervalSince1970: seconds)
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int64 {
-        let y = Int64(m <= 2 ? y0 - 1 : y0)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64(m > 2 ? m - 3 : m + 9)
-        let doy = (153 * mp + 2) / 5 + Int64(d) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
-    private static func pad(_ v: Int64, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-    }
-}
-
-extension Int64 {
-    /// Quotient and remainder rounding towards minus infinity (remainder never negative).
-    fileprivate func quotientAndRemainderFloored(dividingBy d: Int64) -> (Int64, Int64) {
-        let (q, r) = quotientAndRemainder(dividingBy: d)
-        return r < 0 ? (q - 1, r + d) : (q, r)
     }
 }

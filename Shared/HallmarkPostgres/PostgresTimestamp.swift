@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// Converts between `Date` and PostgreSQL's ISO text form of `timestamptz`/`timestamp`/`date`
 /// (`DateStyle=ISO`, which connections set), without `DateFormatter` (slow and locale-bound).
@@ -56,37 +57,12 @@ enum PostgresTimestamp {
         return Date(timeIntervalSince1970: Double(total) / 1_000_000)
     }
 
-    // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, astronomical years).
-    private static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = floorDivide(y, 400).0
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) { CivilCalendar.date(days: days) }
+    private static func days(fromCivil y: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        CivilCalendar.days(year: y, month: m, day: d)
     }
-
-    private static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = floorDivide(z, 146_097).0
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
-        let q = a / b, r = a % b
-        return r < 0 ? (q - 1, r + b) : (q, r)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) { CivilCalendar.floorDivide(a, b) }
+    private static func pad(_ value: Int64, _ width: Int) -> String { CivilCalendar.pad(value, width) }
 }
 
 /// A minimal cursor over ASCII bytes for the timestamp parser.

@@ -8,47 +8,63 @@ import Testing
 /// Bad input, security events, replicas and crashes, with the service as its own process.
 @Suite("Signer robustness", .serialized)
 struct SignerRobustnessTests {
-    /// 200 malformed messages of many kinds: each yields a rejected record; valid messages
-    /// after them are still answered.
+    /// 200 malformed messages of many kinds: each gets exactly one typed answer (a rejected
+    /// record, or a `malformed` verdict); valid messages after them are still answered.
     @Test func malformedMessagesAreRejectedAndTheServiceKeepsAnswering() async throws {
         let h = try await SignerHarness(secrets: ["v1": "k"], signing: "v1")
         defer { Task { await h.close() } }
         let signer = try await h.startSigner("malformed", ["HALLMARK_MAX_MESSAGE_BYTES": "65536"])
         let envelope = { (schema: String) in #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())""# }
-        let kinds: [(topic: String, make: () -> [UInt8])] = [
-            (h.verifyInput, { Array("not json".utf8) }),
-            (h.verifyInput, { Array("[1,2,3]".utf8) }),
-            (h.verifyInput, { [0xFF, 0xFE, 0x7B, 0x7D] }),
-            (h.verifyInput, { Array("{}".utf8) }),
-            (h.verifyInput, { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now())"}"#.utf8) }),
-            (h.verifyInput, { Array(#"{"schema":"hallmark.verify.request.v1","id":"\#(MessageID.random())","produced_at":"yesterday"}"#.utf8) }),
-            (h.verifyInput, { Array("{\(envelope("hallmark.other.v1")),\"headers\":{}}".utf8) }),
-            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"body_b64\":\"\"}".utf8) }),
-            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":7,\"body_b64\":\"\"}".utf8) }),
-            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{\"a\":1},\"body_b64\":\"\"}".utf8) }),
-            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{},\"body_b64\":\"***\"}".utf8) }),
-            (h.verifyInput, { Array("{\(envelope(VerifyRequest.schemaName)),\"path\":\"/\",\"headers\":{},\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }),
-            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}".utf8) }),
+        // Each kind names where its one answer goes: a verify request that parses as an
+        // envelope of the verify schema but breaks the schema is answered `malformed` on the
+        // verify result topic (DESIGN SIGN-1); everything else is a rejected record.
+        enum Answer { case rejected, malformed }
+        let kinds: [(topic: String, answer: Answer, make: () -> [UInt8])] = [
+            (h.verifyInput, .rejected, { Array("not json".utf8) }),
+            (h.verifyInput, .rejected, { Array("[1,2,3]".utf8) }),
+            (h.verifyInput, .rejected, { [0xFF, 0xFE, 0x7B, 0x7D] }),
+            (h.verifyInput, .rejected, { Array("{}".utf8) }),
+            (h.verifyInput, .rejected, { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now())"}"#.utf8) }),
+            (h.verifyInput, .rejected, { Array(#"{"schema":"hallmark.verify.request.v1","id":"\#(MessageID.random())","produced_at":"yesterday"}"#.utf8) }),
+            (h.verifyInput, .rejected, { Array("{\(envelope("hallmark.other.v1")),\"headers\":{}}".utf8) }),
+            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"body_b64\":\"\"}".utf8) }),
+            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":7,\"body_b64\":\"\"}".utf8) }),
+            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{\"a\":1},\"body_b64\":\"\"}".utf8) }),
+            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{},\"body_b64\":\"***\"}".utf8) }),
+            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"path\":\"/\",\"headers\":{},\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }),
+            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}".utf8) }),
         ]
+        var expectRejected = 0
+        var malformedIDs: [String] = []
         for i in 0..<200 {
             let kind = kinds[i % kinds.count]
-            try await h.send(kind.topic, key: "bad-\(i % 7)", kind.make())
+            let bytes = kind.make()
+            switch kind.answer {
+            case .rejected: expectRejected += 1
+            case .malformed:
+                let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+                malformedIDs.append(try #require(object?["id"] as? String))
+            }
+            try await h.send(kind.topic, key: "bad-\(i % 7)", bytes)
         }
         let body = Data("after".utf8)
         let valid = Fixtures.verify(try Fixtures.signedHeaders(secret: "k", body: body), body: body)
         try await h.send(h.verifyInput, key: "partner-1", message: valid)
         let answered = try await h.results(h.verifyOutput, for: [valid.id])
         #expect(answered[valid.id]?.first?["verdict"] as? String == "accepted")
-        let rejected = try await h.read(h.rejected) { $0.count >= 200 }
-        #expect(rejected.count == 200)
+        let verdicts = try await h.results(h.verifyOutput, for: malformedIDs)
+        #expect(verdicts.count == malformedIDs.count)
+        #expect(verdicts.values.allSatisfy { $0.count == 1 && $0.first?["reason"] as? String == "malformed" })
+        let rejected = try await h.read(h.rejected) { $0.count >= expectRejected }
+        #expect(rejected.count == expectRejected)
         let sources = Set(rejected.compactMap { r -> String? in
             guard let s = r["source"] as? [String: Any] else { return nil }
             return "\(s["topic"] ?? "")/\(s["partition"] ?? "")/\(s["offset"] ?? "")"
         })
-        #expect(sources.count == 200)
+        #expect(sources.count == expectRejected)
         let reasons = Set(rejected.compactMap { $0["reason"] as? String })
         #expect(reasons.isSuperset(of: ["invalid_json", "invalid_envelope", "unknown_schema", "schema_violation", "oversized"]),
                 "\(reasons)")
