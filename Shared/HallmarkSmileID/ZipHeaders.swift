@@ -110,7 +110,11 @@ enum ZipHeaders {
             && compressed == UInt64(central.compressedSize)
         var end = data.upperBound
         if flags & ZipEntry.descriptorFlag != 0 {
-            guard agrees || (crc == 0 && declared == 0 && compressed == 0) else {
+            // Streaming writers leave what they do not know yet as 0 (Info-ZIP knows the size).
+            let unknownOrAgrees = (crc == 0 || crc == central.crc32)
+                && (declared == 0 || declared == UInt64(central.declaredSize))
+                && (compressed == 0 || compressed == UInt64(central.compressedSize))
+            guard unknownOrAgrees else {
                 throw SmileIDError(.zip, "a local header disagrees with the central directory (sizes or CRC)")
             }
             end = try descriptorEnd(bytes, at: data.upperBound, central, wide: !zip64.isEmpty)
