@@ -2,11 +2,13 @@ import Foundation
 
 /// A zip archive read strictly from memory, for uploads nobody vouches for.
 ///
-/// Why not ZIPFoundation (used before): its reader takes the compression method from the
-/// local header but the sizes from the central directory, inflates until the deflate stream
-/// ends rather than at the entry's compressed size (reading on into the next entry), never
-/// compares inflated bytes with the declared size, skips encrypted entries silently and
-/// loops on a deflate stream that is cut short. Each is harmless for files one made oneself
+/// Why not ZIPFoundation (0.9.20, used before): its reader takes the compression method from
+/// the local header but the sizes from the central directory; inflates until the deflate
+/// stream ends rather than at the entry's compressed size (reading on into the next entry);
+/// leaves the inflated size and the CRC to the caller; ends the entry list without an error
+/// at the first encrypted or unreadable entry; and on Linux loops forever on a deflate
+/// stream cut short (an empty read at the end of the data is retried until the stream ends,
+/// and zlib is told each read is a full buffer). Each is harmless for files one made oneself
 /// and a lever for a hostile upload. This reader is small enough to check line by line and
 /// refuses, as a ``SmileIDError`` with code `.zip`, anything it cannot read unambiguously:
 ///
