@@ -45,6 +45,8 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "libcrypto", path: "Shared/CSystem/libcrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "zlib", path: "Shared/CSystem/zlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CHallmarkPBKDF2", path: "Shared/CHallmarkPBKDF2",
                 cSettings: [.unsafeFlags(["-O3"])]),
 
@@ -60,7 +62,7 @@ let package = Package(
                                log, metrics, coreMetrics, lifecycle],
                 path: "Shared/HallmarkRuntime"),
         .target(name: "HallmarkSmileID",
-                dependencies: ["HallmarkCore", "HallmarkCrypto", log, metrics, lifecycle, unixSignals, zip],
+                dependencies: ["HallmarkCore", "HallmarkCrypto", "zlib", log, metrics, lifecycle, unixSignals],
                 path: "Shared/HallmarkSmileID"),
 
         .target(name: "SignerCore",
@@ -111,7 +113,7 @@ let package = Package(
                     dependencies: ["AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/AuthorityTests", linkerSettings: rpath),
         .testTarget(name: "SignerTests",
-                    dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", zip],
+                    dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip],
                     path: "Tests/SignerTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]

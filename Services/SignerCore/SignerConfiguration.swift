@@ -1,6 +1,8 @@
 import Foundation
 import HallmarkCore
 import HallmarkMessages
+import HallmarkSmileID
+import Logging
 
 /// The signer's settings, each from a `HALLMARK_SIGNER_…` variable with a default.
 ///
@@ -25,7 +27,10 @@ import HallmarkMessages
 /// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the window of alerts and event limits |
 /// | `HALLMARK_SIGNER_EVENTS_PER_PARTNER` | 10 | `bad_mac`/`replayed_request` events per partner per window; more are summed into one `events_suppressed` |
 /// | `HALLMARK_SIGNER_EVENTS_PER_WINDOW` | 200 | security events per window over all partners; more are summed into one `events_suppressed` |
-/// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | largest uncompressed zip content read |
+/// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | bytes one zip upload may inflate to, all entries together (counted as inflated) |
+/// | `HALLMARK_SIGNER_MAX_ZIP_ENTRIES` | 256 | entries one zip upload may have |
+/// | `HALLMARK_SIGNER_ZIP_MEMORY_BYTES` | 256 MiB | memory all zip uploads in flight may hold together; at least 4/3 of `…_MAX_ZIP_BYTES` |
+/// | `HALLMARK_SIGNER_ZIP_WORKERS` | 1 | threads that inflate zips and MAC them |
 ///
 /// | `HALLMARK_SIGNER_SIGN_SCHEMAS` | `hallmark.sign.request.v1` | schemas taken on the sign input (request carriers) |
 /// | `HALLMARK_SIGNER_VERIFY_SCHEMAS` | `hallmark.verify.request.v1,hallmark.sign.result.v1` | schemas taken on the verify input |
@@ -52,6 +57,12 @@ public struct SignerConfiguration: Sendable {
     public var eventsPerPartner = 10
     public var eventsPerWindow = 200
     public var maxZipBytes = 64 << 20
+    public var maxZipEntries = 256
+    public var zipMemoryBytes = 256 << 20
+    public var zipWorkers = 1
+
+    /// The limits every zip upload is held to.
+    public var zipLimits: ZipLimits { ZipLimits(maxEntries: maxZipEntries, maxInflatedBytes: maxZipBytes) }
 
     public init() {}
 
@@ -84,9 +95,25 @@ public struct SignerConfiguration: Sendable {
         c.eventsPerWindow = try settings.integer("HALLMARK_SIGNER_EVENTS_PER_WINDOW", default: c.eventsPerWindow,
                                                  in: 1...10_000_000)
         c.maxZipBytes = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_BYTES", default: c.maxZipBytes, in: 1...(1 << 30))
+        c.maxZipEntries = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", default: c.maxZipEntries, in: 1...65_535)
+        c.zipMemoryBytes = try settings.integer("HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: c.zipMemoryBytes,
+                                                in: 1...(1 << 40))
+        guard c.zipMemoryBytes >= c.zipLimits.largestReservation else {
+            throw ConfigurationError(variable: "HALLMARK_SIGNER_ZIP_MEMORY_BYTES",
+                                     reason: "must hold one zip at HALLMARK_SIGNER_MAX_ZIP_BYTES signed as base64: "
+                                         + "at least \(c.zipLimits.largestReservation)")
+        }
+        c.zipWorkers = try settings.integer("HALLMARK_SIGNER_ZIP_WORKERS", default: c.zipWorkers, in: 1...64)
         c.signSchemas = try schemas(settings, "HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
         c.verifySchemas = try schemas(settings, "HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
         return c
+    }
+
+    /// The zip reader for these settings: its budget, and its worker pool (a `Service` to run
+    /// beside the stage; without that, its threads start with the first zip).
+    public func zipReader(service: String, logger: Logger) -> ZipUploadReader {
+        ZipUploadReader(limits: zipLimits, budget: ZipMemoryBudget(capacity: zipMemoryBytes, service: service),
+                        pool: ZipWorkerPool(workers: zipWorkers, logger: logger), service: service, logger: logger)
     }
 
     /// Request-carrier schema names (a name that is no carrier is refused).

@@ -5,6 +5,7 @@ import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 import HallmarkSmileID
+import Logging
 
 /// The signer stage (DESIGN §2): requests on the sign input are signed, requests on the verify
 /// input get a verdict. Any request carrier the input is configured for is taken, so a sign
@@ -34,13 +35,16 @@ public struct SignerProcessor: StageProcessor {
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
+    /// `zips` reads zip uploads (its pool is a service to run beside the stage); by default
+    /// one is made from `configuration`.
     public init(configuration: SignerConfiguration, secrets: SecretStore, deriver: KeyDeriver, instance: String,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                zips: ZipUploadReader? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.secrets = secrets
         self.signer = RequestSigner(deriver: deriver)
         self.verifier = RequestVerifier(deriver: deriver, window: configuration.timestampWindow,
-                                        maxZipBytes: configuration.maxZipBytes)
+                                        zips: zips ?? configuration.zipReader(service: "signer",
+                                                                              logger: Logger(label: "signer.zip")))
         self.replay = ReplayStore(schema: configuration.schema)
         self.limiter = SecurityEventLimiter(threshold: configuration.alertRejections,
                                             perPartner: configuration.eventsPerPartner,

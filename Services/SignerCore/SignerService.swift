@@ -32,11 +32,12 @@ public enum SignerService {
             "versions": "\(store.secrets.versions.map(\.version))", "signing_version": "\(store.secrets.signing.version)",
         ])
         let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, service: "signer", logger: context.logger)
+        let zips = c.zipReader(service: "signer", logger: context.logger)
         let processor = SignerProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache),
-                                        instance: context.instance)
+                                        instance: context.instance, zips: zips)
         // Before the stage, so the group stops it after the stage drained: its last report
         // includes the windows the final messages counted into.
-        var services: [any Service] = [pool, SecretReloadService(store: store, logger: context.logger),
+        var services: [any Service] = [pool, zips.pool, SecretReloadService(store: store, logger: context.logger),
                                        SecurityEventReporter(processor: processor, producer: context.producer,
                                                              logger: context.logger)]
         if let database = context.database {

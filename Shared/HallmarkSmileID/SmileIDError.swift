@@ -8,8 +8,11 @@ public struct SmileIDError: Error, Sendable, Equatable, CustomStringConvertible 
         case secrets
         /// The PBKDF2 pool is stopped or a derivation failed.
         case derivation
-        /// A zip upload is unreadable, too large, or breaks a limit.
+        /// A zip upload is unreadable, too large, or breaks a limit: the input's fault, and
+        /// final (a verify request gets `malformed`).
         case zip
+        /// A worker pool is stopped or out of resources: not the input's fault.
+        case unavailable
     }
 
     public let code: Code

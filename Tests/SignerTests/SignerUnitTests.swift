@@ -25,6 +25,30 @@ struct SignerUnitTests {
         #expect(error?.description.contains("soon") == false)
     }
 
+    @Test func zipSettingsAreReadAndTheBudgetMustHoldOneZipAtTheCap() throws {
+        let defaults = try SignerConfiguration.fromEnvironment([:])
+        #expect(defaults.zipLimits == ZipLimits(maxEntries: 256, maxInflatedBytes: 64 << 20))
+        #expect(defaults.zipMemoryBytes == 256 << 20 && defaults.zipWorkers == 1)
+        let c = try SignerConfiguration.fromEnvironment([
+            "HALLMARK_SIGNER_MAX_ZIP_BYTES": "3000", "HALLMARK_SIGNER_MAX_ZIP_ENTRIES": "8",
+            "HALLMARK_SIGNER_ZIP_MEMORY_BYTES": "4000", "HALLMARK_SIGNER_ZIP_WORKERS": "2",
+        ])
+        #expect(c.zipLimits.maxEntries == 8 && c.zipLimits.maxInflatedBytes == 3000)
+        #expect(c.zipMemoryBytes == 4000 && c.zipWorkers == 2)
+        // 3000 bytes in one image file are 4000 bytes of base64: the least budget that admits it.
+        #expect(c.zipLimits.largestReservation == 4000)
+        let error = #expect(throws: ConfigurationError.self) {
+            try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_MAX_ZIP_BYTES": "3000",
+                                                     "HALLMARK_SIGNER_ZIP_MEMORY_BYTES": "3999"])
+        }
+        #expect(error?.variable == "HALLMARK_SIGNER_ZIP_MEMORY_BYTES")
+        for (name, value) in [("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", "0"), ("HALLMARK_SIGNER_ZIP_WORKERS", "65"),
+                              ("HALLMARK_SIGNER_ZIP_MEMORY_BYTES", "-1")] {
+            let error = #expect(throws: ConfigurationError.self) { try SignerConfiguration.fromEnvironment([name: value]) }
+            #expect(error?.variable == name)
+        }
+    }
+
     @Test func secretFolderNeedsASigningMarkerAndNeverPrintsSecrets() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
