@@ -1,11 +1,13 @@
 import Foundation
 import HallmarkCore
+import HallmarkKafka
 import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 
 /// The runtime's reference stage, for smoke tests and the runtime's own integration tests:
-/// phase 1 reads the request (and may sleep, or fail on request); phase 2 records an effect
+/// phase 1 reads the request (and may sleep, or fail on request: `always` non-transiently,
+/// `reject` with a rejection, `stall` transiently forever — a stuck key); phase 2 records an effect
 /// row per message (in the unit's transaction) and answers on the output topic, or on the
 /// request's `reply_to` when the stage allows it.
 ///
@@ -50,6 +52,8 @@ public struct ProbeProcessor: StageProcessor {
         let request = try message.decode(ProbeRequest.self)
         if request.fail == "always" { throw ProbeFailure() }
         if request.fail == "reject" { throw StageRejection(RejectionReason("probe_rejected"), "asked to") }
+        // A transient error is retried without limit: the message, and its key, never finish.
+        if request.fail == "stall" { throw KafkaError(.timeout, "the probe was asked to stall") }
         if delay > .zero { try await Task.sleep(for: delay) }
         return Prepared(message: message, request: request)
     }

@@ -9,7 +9,7 @@ import HallmarkPostgres
 import Testing
 
 /// KEK rotation under load, a replica killed mid-load, abuse thresholds.
-@Suite("Authority under stress", .serialized)
+@Suite("Authority under stress", .serialized, .timeLimit(.minutes(5)))
 struct AuthorityResilienceTests {
     /// Sends `count` fresh tokens (alternating formats) spread over the cameras; returns the ids.
     static func sendTokens(_ h: AuthorityHarness, cameras: [ProvisioningFile], count: Int) async throws -> [String] {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 /// KEK file parsing: versions, the index key, and errors that never echo a key.
+@Suite(.timeLimit(.minutes(5)))
 struct AuthoritySecretsTests {
     static let k1 = String(repeating: "11", count: 32)
     static let k2 = String(repeating: "22", count: 32)

@@ -8,7 +8,7 @@ import Testing
 
 /// The DESIGN.md BM-TOKEN reference vector, byte for byte, through the running authority:
 /// table 7 holds the vector's master key and a device holds the vector's NUC hash.
-@Suite("Authority, DESIGN vector", .serialized)
+@Suite("Authority, DESIGN vector", .serialized, .timeLimit(.minutes(5)))
 struct DesignVectorIntegrationTests {
     @Test func designVectorTokenPassesThenIsAReplay() async throws {
         let h = try await AuthorityHarness(tables: 12)

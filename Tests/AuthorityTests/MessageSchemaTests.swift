@@ -10,6 +10,7 @@ import Testing
 
 /// Requests as the CLI writes them match proto-json/, and the schemas refuse what the
 /// authority refuses (an image hash above all). Produced answers are checked end to end.
+@Suite(.timeLimit(.minutes(2)))
 struct MessageSchemaTests {
     static func file() throws -> ProvisioningFile {
         let masters = try Dictionary(uniqueKeysWithValues: [3, 9, 12].map { ($0, try SecureRandom.bytes(32)) })

@@ -4,6 +4,7 @@ import HallmarkCrypto
 import Testing
 
 /// The strict request reader and the DESIGN.md BM-TOKEN vectors through it (no broker).
+@Suite(.timeLimit(.minutes(2)))
 struct TokenRequestParserTests {
     static let nuc = "53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67"
     static var vectorToken: [String: Any] { [

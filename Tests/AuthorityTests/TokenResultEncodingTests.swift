@@ -4,6 +4,7 @@ import HallmarkMessages
 import Testing
 
 /// The verdict's hand-written bytes are exactly what JSONEncoder writes.
+@Suite(.timeLimit(.minutes(2)))
 struct TokenResultEncodingTests {
     @Test(arguments: [nil] + ValidationReason.allCases.map(Optional.some))
     func jsonBytesEqualJSONCoding(_ reason: ValidationReason?) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct AtRestTests {
+@Suite(.timeLimit(.minutes(2))) struct AtRestTests {
     static let v1 = Data(repeating: 0x11, count: 32), v2 = Data(repeating: 0x22, count: 32)
     static let context = AtRestContext(table: "authority.key_tables", column: "master_key", rowId: "42")
 
@@ -74,7 +74,7 @@ import Testing
     }
 }
 
-@Suite struct RandomRoundTripTests {
+@Suite(.timeLimit(.minutes(2))) struct RandomRoundTripTests {
     @Test func randomValuesRoundTrip() throws {
         var rng = TestRNG(seed: 2026)
         let ring = try KeyEncryptionKeyring(keys: [7: rng.bytes(32)], currentVersion: 7)

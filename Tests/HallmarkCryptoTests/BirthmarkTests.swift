@@ -3,7 +3,7 @@ import HallmarkCore
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct BirthmarkTests {
+@Suite(.timeLimit(.minutes(2))) struct BirthmarkTests {
     static let masters: [Int: Data] = [3: Data(repeating: 3, count: 32), 17: Data(repeating: 17, count: 32),
                                        2499: Data(repeating: 99, count: 32)]
     static let nuc = Data((0..<32).map { UInt8($0 * 7 & 0xff) })
@@ -122,7 +122,7 @@ import Testing
     }
 }
 
-@Suite struct BirthmarkProvisioningHelperTests {
+@Suite(.timeLimit(.minutes(2))) struct BirthmarkProvisioningHelperTests {
     @Test func assignmentsAreDistinctAndInRange() throws {
         var seen = Set<Int>()
         for _ in 0..<200 {

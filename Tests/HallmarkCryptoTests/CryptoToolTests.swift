@@ -3,7 +3,7 @@ import HallmarkCLICore
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct CryptoToolTests {
+@Suite(.timeLimit(.minutes(2))) struct CryptoToolTests {
     func run(_ command: String, _ input: [String: Any]) throws -> (Int32, [String: Any]) {
         let output = CryptoTool.run(command: command, input: try JSONSerialization.data(withJSONObject: input))
         #expect(output.json.last == UInt8(ascii: "\n"))

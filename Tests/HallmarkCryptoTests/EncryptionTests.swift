@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct EncryptionTests {
+@Suite(.timeLimit(.minutes(2))) struct EncryptionTests {
     /// Round trips through every ENC-1 request shape, plus tampering of each envelope field.
     @Test func enc1RoundTripsAndTamper() throws {
         let keys = try SmileIDEncryption.keys(secret: "s3cret", timestamp: vectorTimestamp, requestId: "r-9")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct MerkleTreeTests {
+@Suite(.timeLimit(.minutes(2))) struct MerkleTreeTests {
     /// RFC 6962 test leaves.
     static let rfcLeaves: [Data] = ["", "00", "10", "2021", "3031", "40414243",
                                     "5051525354555657", "606162636465666768696a6b6c6d6e6f"].map(hex)
@@ -141,7 +141,7 @@ import Testing
     }
 }
 
-@Suite struct MerkleNodeStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct MerkleNodeStoreTests {
     /// Proofs from stored perfect subtrees (as an aggregator would keep them) equal the
     /// array-based proofs for every size, leaf and old size up to 64.
     @Test func storedNodesGiveTheSameProofs() throws {

@@ -5,6 +5,7 @@ import Testing
 /// The module's own HMAC-SHA256 and HKDF-SHA256 agree with swift-crypto's on random inputs
 /// of every awkward size (keys longer than a block, empty salts, multi-block outputs); the
 /// RFC 5869 vectors in RFCVectorTests run through the same fast path.
+@Suite(.timeLimit(.minutes(2)))
 struct NativeHMACTests {
     @Test func hmacMatchesSwiftCrypto() {
         var rng = TestRNG(seed: 0x4841_4C4C)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct PBKDF2Tests {
+@Suite(.timeLimit(.minutes(2))) struct PBKDF2Tests {
     static let localBackends: [PBKDF2.Backend] = [.fast, .portable, .openSSL, .swiftCrypto]
 
     // Well-known "password"/"salt" vectors and RFC 7914 §11.

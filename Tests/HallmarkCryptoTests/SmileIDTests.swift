@@ -3,7 +3,7 @@ import HallmarkCore
 import Testing
 @testable import HallmarkCrypto
 
-@Suite struct SmileIDTests {
+@Suite(.timeLimit(.minutes(2))) struct SmileIDTests {
     @Test func headerRules() throws {
         let json = try SmileIDSignature.headersJSON([
             "SmileID-Partner-ID": "002", "Content-Type": "x", "SmileID-Request-Mac": "m",
@@ -121,7 +121,7 @@ import Testing
     }
 }
 
-@Suite struct SmileIDBatchTests {
+@Suite(.timeLimit(.minutes(2))) struct SmileIDBatchTests {
     @Test func batchesMatchSingleCalls() throws {
         let body = Data(#"{"job_id":"job-1","user_id":"user-1"}"#.utf8)
         let requests = [

@@ -2,6 +2,7 @@ import HallmarkCore
 import HallmarkKafka
 import Testing
 
+@Suite(.timeLimit(.minutes(2)))
 struct KafkaConfigurationTests {
     @Test func environmentOverridesDefaults() throws {
         let config = try KafkaConfiguration.fromEnvironment([

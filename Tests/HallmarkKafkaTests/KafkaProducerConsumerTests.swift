@@ -2,7 +2,7 @@ import Foundation
 import HallmarkKafka
 import Testing
 
-@Suite("Kafka against the real broker")
+@Suite("Kafka against the real broker", .timeLimit(.minutes(5)))
 struct KafkaProducerConsumerTests {
     @Test func loadedLibrdkafkaIsSupported() throws {
         #expect(KafkaLibrary.version >= KafkaLibrary.minimumVersion, "loaded \(KafkaLibrary.versionString)")

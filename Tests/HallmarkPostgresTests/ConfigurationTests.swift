@@ -2,7 +2,7 @@ import HallmarkCore
 import HallmarkPostgres
 import Testing
 
-@Suite("PostgresConfiguration")
+@Suite("PostgresConfiguration", .timeLimit(.minutes(2)))
 struct ConfigurationTests {
     @Test func defaults() throws {
         let configuration = try PostgresConfiguration(url: "postgresql://hallmark@127.0.0.1:55432/hallmark")
@@ -93,7 +93,7 @@ struct ConfigurationTests {
     }
 }
 
-@Suite("Session settings")
+@Suite("Session settings", .timeLimit(.minutes(2)))
 struct SessionSettingsTests {
     @Test func applicationNameAndSessionDefaultsReachTheServer() async throws {
         try await ServerGate.withShared {

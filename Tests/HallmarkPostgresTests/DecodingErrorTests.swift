@@ -2,7 +2,7 @@ import Foundation
 import HallmarkPostgres
 import Testing
 
-@Suite("Typed decoding errors")
+@Suite("Typed decoding errors", .timeLimit(.minutes(2)))
 struct DecodingErrorTests {
     private func failure(_ body: () throws -> Void) -> PostgresError? {
         do {

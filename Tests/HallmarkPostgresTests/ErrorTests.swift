@@ -2,7 +2,7 @@ import Foundation
 import HallmarkPostgres
 import Testing
 
-@Suite("Server errors and redaction")
+@Suite("Server errors and redaction", .timeLimit(.minutes(2)))
 struct ErrorTests {
     @Test func uniqueViolationIsRecognisedAndRedacted() async throws {
         try await TestDatabase.withSchema { pool, schema in

@@ -1,7 +1,7 @@
 import HallmarkPostgres
 import Testing
 
-@Suite("PostgresMigrations")
+@Suite("PostgresMigrations", .timeLimit(.minutes(5)))
 struct MigrationTests {
     static func migrations(_ schema: String) -> [PostgresMigrations.Migration] {
         [

@@ -2,7 +2,7 @@ import Foundation
 import HallmarkPostgres
 import Testing
 
-@Suite("PostgresPool")
+@Suite("PostgresPool", .timeLimit(.minutes(5)))
 struct PoolTests {
     @Test func twoHundredConcurrentQueriesShareFourConnections() async throws {
         try await TestDatabase.withSchema(poolSize: 4) { pool, _ in
@@ -82,7 +82,7 @@ extension Array {
     }
 }
 
-@Suite("Cancellation")
+@Suite("Cancellation", .timeLimit(.minutes(5)))
 struct CancellationTests {
     @Test func cancellingTheTaskCancelsTheRunningStatement() async throws {
         try await TestDatabase.withSchema(poolSize: 2, cancelling: true) { pool, _ in

@@ -2,7 +2,7 @@ import Foundation
 import HallmarkPostgres
 import Testing
 
-@Suite("PostgresQuery interpolation")
+@Suite("PostgresQuery interpolation", .timeLimit(.minutes(5)))
 struct QueryTests {
     @Test func interpolatedValuesBecomeBinds() {
         let id: Int64 = 42
@@ -67,7 +67,7 @@ struct QueryTests {
     }
 }
 
-@Suite("Redacted descriptions")
+@Suite("Redacted descriptions", .timeLimit(.minutes(2)))
 struct RedactionTests {
     @Test func bindsCellsAndConfigurationsNeverPrintValues() throws {
         let secret = "hunter2-secret"

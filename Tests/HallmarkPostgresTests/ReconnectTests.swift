@@ -10,7 +10,7 @@ import Testing
     .serialized,
     .enabled(if: PostgresServerControl.dataDirectory != nil,
              "HALLMARK_PG_DATA is not set: export HALLMARK_PG_DATA=<repo>/.hallmark/pg/data to run the restart tests")
-)
+, .timeLimit(.minutes(5)))
 struct ReconnectTests {
     private func backendPIDs(_ pool: PostgresPool, count: Int) async throws -> Set<Int32> {
         try await withThrowingTaskGroup(of: Int32.self) { group in

@@ -1,7 +1,7 @@
 import HallmarkPostgres
 import Testing
 
-@Suite("Transactions")
+@Suite("Transactions", .timeLimit(.minutes(5)))
 struct TransactionTests {
     struct Abort: Error {}
 
@@ -81,7 +81,7 @@ actor Ledger {
     }
 }
 
-@Suite("Actor callers")
+@Suite("Actor callers", .timeLimit(.minutes(5)))
 struct ActorCallerTests {
     @Test func transactionsFromAnActor() async throws {
         try await TestDatabase.withSchema { pool, schema in

@@ -2,7 +2,7 @@ import Foundation
 import HallmarkPostgres
 import Testing
 
-@Suite("Encoding and decoding against PostgreSQL")
+@Suite("Encoding and decoding against PostgreSQL", .timeLimit(.minutes(5)))
 struct TypeRoundTripTests {
     /// A date PostgreSQL can hold exactly (whole microseconds).
     static let date = Date(timeIntervalSince1970: 1_715_000_000.123456)
@@ -148,7 +148,7 @@ enum Priority: Int16, PostgresCodable {
     case low = 1, high = 9
 }
 
-@Suite("RawRepresentable types")
+@Suite("RawRepresentable types", .timeLimit(.minutes(2)))
 struct RawRepresentableTests {
     @Test func enumsRoundTripThroughTheirRawValues() async throws {
         try await TestDatabase.withSchema { pool, schema in

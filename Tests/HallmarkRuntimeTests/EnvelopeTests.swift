@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkMessages
 import Testing
 
+@Suite(.timeLimit(.minutes(2)))
 struct EnvelopeTests {
     @Test func parsesAValidEnvelope() throws {
         let id = MessageID.random()

@@ -6,6 +6,7 @@ import Testing
 @testable import HallmarkRuntime
 
 /// Against the real PostgreSQL: the sweeper removes expired inbox entries and keeps the rest.
+@Suite(.timeLimit(.minutes(5)))
 struct InboxSweeperTests {
     @Test func sweepRemovesOnlyEntriesOlderThanTheRetention() async throws {
         let pool = PostgresPool(configuration: try .fromEnvironment(), logger: Logger(label: "sweeper-test"))

@@ -6,6 +6,7 @@ import Testing
 /// The strict reader: the same values as `JSONSerialization` on valid documents, refusals
 /// (with an offset, never a crash) on everything RFC 8259 forbids, and the writer's output
 /// byte-for-byte equal to `JSONEncoder` with Hallmark's settings.
+@Suite(.timeLimit(.minutes(2)))
 struct JSONReaderTests {
     /// JSONValue → the Foundation object JSONSerialization would give.
     static func foundation(_ v: JSONValue) -> NSObject {

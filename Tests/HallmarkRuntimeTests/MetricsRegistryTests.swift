@@ -6,6 +6,7 @@ import Testing
 
 @testable import HallmarkRuntime
 
+@Suite(.timeLimit(.minutes(2)))
 struct MetricsRegistryTests {
     @Test func snapshotHasCountersGaugesAndHistogramPercentiles() throws {
         let registry = MetricsRegistry()

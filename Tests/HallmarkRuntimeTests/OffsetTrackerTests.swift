@@ -3,6 +3,7 @@ import Testing
 
 @testable import HallmarkRuntime
 
+@Suite(.timeLimit(.minutes(2)))
 struct OffsetTrackerTests {
     let p = KafkaTopicPartition(topic: "t", partition: 0)
 

@@ -8,6 +8,7 @@ import Testing
 
 /// The schemas in proto-json/ are well-formed, use only keywords the validator checks, and
 /// really reject what they should. Real produced messages are validated in the end-to-end tests.
+@Suite(.timeLimit(.minutes(2)))
 struct ProtoJSONSchemaTests {
     @Test func everySchemaIsNamedAfterItsTitleAndUsesCheckedKeywordsOnly() throws {
         let names = try JSONSchemaValidator.allSchemaNames()

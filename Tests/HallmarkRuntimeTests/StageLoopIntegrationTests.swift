@@ -10,7 +10,7 @@ import Testing
 
 /// The stage loop run as its own process (`hallmark probe`) against the real broker and
 /// PostgreSQL. Serialized: these tests kill processes and restart the database.
-@Suite("Stage loop, end to end", .serialized)
+@Suite("Stage loop, end to end", .serialized, .timeLimit(.minutes(5)))
 struct StageLoopIntegrationTests {
     @Test func tenThousandMessagesNoneLostNoneTwice() async throws {
         let h = try await StageHarness()
@@ -24,7 +24,12 @@ struct StageLoopIntegrationTests {
 
         let answered = try await h.answered(ids)
         #expect(answered.count == 10_000, "\(10_000 - answered.count) requests got no answer")
-        try await Task.sleep(for: .seconds(5))  // lets a live snapshot see the drained backlog
+        // Waits for a live snapshot that sees the drained backlog (after one that saw it).
+        let lag = "hallmark_stage_consumer_lag"
+        _ = try await h.read(h.metrics, timeout: .seconds(30)) { snapshots in
+            guard let last = snapshots.last, Self.gauge(lag, in: last.value) == 0 else { return false }
+            return snapshots.contains { (Self.gauge(lag, in: $0.value) ?? 0) > 0 }
+        }
         probe.signal(SIGTERM)
         #expect(await probe.waitForExit(timeout: .seconds(30)) == 0)
         #expect(probe.logCount("message rejected") == 0)

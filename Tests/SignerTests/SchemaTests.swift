@@ -6,6 +6,7 @@ import SignerCore
 import Testing
 
 /// The signer's four schemas use checked keywords only and refuse what they should.
+@Suite(.timeLimit(.minutes(2)))
 struct SchemaTests {
     @Test func verifyResultSchemaTiesReasonAndVersionToTheVerdict() throws {
         let validator = try JSONSchemaValidator.load(VerifyResult.schemaName)

@@ -6,7 +6,7 @@ import SignerCore
 import Testing
 
 /// Bad input, security events, replicas and crashes, with the service as its own process.
-@Suite("Signer robustness", .serialized)
+@Suite("Signer robustness", .serialized, .timeLimit(.minutes(5)))
 struct SignerRobustnessTests {
     /// 200 malformed messages of many kinds: each gets exactly one typed answer (a rejected
     /// record, or a `malformed` verdict); valid messages after them are still answered.

@@ -6,7 +6,7 @@ import SignerCore
 import Testing
 
 /// `hallmark-signer` as its own process against the real broker and PostgreSQL.
-@Suite("Signer service", .serialized)
+@Suite("Signer service", .serialized, .timeLimit(.minutes(5)))
 struct SignerServiceTests {
     /// Vectors A, B (sign and verify) and D (zip verify) as messages. Their timestamp is in
     /// 2025, so this signer runs with a window wide enough to reach it.

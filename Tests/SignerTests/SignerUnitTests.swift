@@ -6,7 +6,7 @@ import Logging
 import SignerCore
 import Testing
 
-@Suite("Signer units")
+@Suite("Signer units", .timeLimit(.minutes(2)))
 struct SignerUnitTests {
     @Test func configurationReadsVariablesAndNamesBadOnes() throws {
         let c = try SignerConfiguration.fromEnvironment([

@@ -3399,9 +3399,10 @@ enum ProtoJSONDocuments {
     "fail": {
       "enum": [
         "always",
-        "reject"
+        "reject",
+        "stall"
       ],
-      "description": "Test hook: `always` makes processing fail (non-transiently); `reject` makes the stage reject the message."
+      "description": "Test hook: `always` makes processing fail (non-transiently); `reject` makes the stage reject the message; `stall` makes processing fail transiently, so it is retried without end (a stuck key)."
     }
   }
 }

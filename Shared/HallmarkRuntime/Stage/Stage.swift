@@ -72,9 +72,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             logger: logger, rebalanceListener: { [self] event in rebalanced(event) })
         let dispatcher = StageDispatcher(
             slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: Self.maxInFlightBytes,
-            slotOf: { [configuration] message in
-                lanes ? Self.lane(of: message, count: slots) : Self.worker(of: message, count: slots, configuration)
-            },
+            routing: lanes ? .exclusiveKeys : .fixed { [configuration] in Self.worker(of: $0, count: slots, configuration) },
             pause: { [consumer, metrics] in consumer.pause($0); metrics.pausedPartitions.increment(by: Double($0.count)) },
             resume: { [consumer, metrics] in consumer.resume($0); metrics.pausedPartitions.decrement(by: Double($0.count)) })
         self.dispatcher.withLock { $0 = dispatcher }
@@ -174,15 +172,6 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
                 }
             }
         }
-    }
-
-    /// Same key → same lane → processed in order. Keyless messages spread by offset.
-    static func lane(of message: KafkaMessage, count: Int) -> Int {
-        guard let key = message.key else { return (Int(truncatingIfNeeded: message.offset) & Int.max) % count }
-        var hasher = Hasher()
-        hasher.combine(message.topic)
-        hasher.combine(key)
-        return (hasher.finalize() & Int.max) % count
     }
 
     /// A partition always goes to the same worker; consecutive partitions to different ones.

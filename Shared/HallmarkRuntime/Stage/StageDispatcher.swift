@@ -6,13 +6,26 @@ import Synchronization
 /// the others.
 ///
 /// Each slot holds at most `depth` messages (queued or being worked on). A message whose slot
-/// is full is parked, its partition is paused (so no more of it is fetched), and later
+/// is full (or, with ``Routing/exclusiveKeys``, whose key has none and no slot is free) is parked, its partition is paused (so no more of it is fetched), and later
 /// messages of that partition are parked behind it; as the slot drains, parked messages move
 /// in, in order, and the partition is resumed. So a stuck key holds `depth` messages and
 /// pauses its own partition; every other partition keeps flowing. Over all slots at most
-/// `maxInFlight` messages and `maxBytes` bytes are held (parked ones included); only that
-/// global bound ever makes the consumer wait.
+/// `maxInFlight` messages and `maxBytes` bytes are queued or worked on; only that global
+/// bound ever makes the consumer wait. Parked messages are outside it (else a stuck key's
+/// partition, parking what the consumer had already fetched, could use up the bound and stop
+/// every partition); they are bounded instead by the consumer's buffer per paused partition.
 final class StageDispatcher: Sendable {
+    /// How messages find their slot.
+    enum Routing: Sendable {
+        /// A fixed slot per message (a batch worker per partition).
+        case fixed(@Sendable (KafkaMessage) -> Int)
+        /// A slot of its own per key while the key has messages held: a key waits only for
+        /// its own messages, never for another key that happened to share its slot. (Keys
+        /// hashed onto fixed lanes let one stuck key stall every key of its lane, and with
+        /// them their partitions.)
+        case exclusiveKeys
+    }
+
     struct State {
         var queues: [[KafkaMessage]]
         var heads: [Int]
@@ -20,58 +33,73 @@ final class StageDispatcher: Sendable {
         var takers: [CheckedContinuation<[KafkaMessage]?, Never>?]
         var takerLimits: [Int]
         var parked: [KafkaTopicPartition: [KafkaMessage]] = [:]
+        /// Messages held, parked ones included, and their bytes.
         var count = 0
         var bytes = 0
+        /// The parked share of `count` and `bytes`.
+        var parkedCount = 0
+        var parkedBytes = 0
+        /// Whether one more message of `size` bytes fits the global bound.
+        func admits(_ size: Int, maxInFlight: Int, maxBytes: Int) -> Bool {
+            let active = count - parkedCount
+            return active < maxInFlight && (active == 0 || bytes - parkedBytes + size <= maxBytes)
+        }
         var putter: CheckedContinuation<Void, Never>?
         var finished = false
+        /// With ``Routing/exclusiveKeys``: each bound key's slot, each slot's key, free slots.
+        var keySlot: [[UInt8]: Int] = [:]
+        var slotKey: [[UInt8]?]
+        var freeSlots: [Int]
     }
 
     let depth: Int
     let maxInFlight: Int
     let maxBytes: Int
-    let slotOf: @Sendable (KafkaMessage) -> Int
+    let routing: Routing
     let pause: @Sendable ([KafkaTopicPartition]) -> Void
     let resume: @Sendable ([KafkaTopicPartition]) -> Void
     private let state: Mutex<State>
 
-    init(slots: Int, depth: Int, maxInFlight: Int, maxBytes: Int, slotOf: @escaping @Sendable (KafkaMessage) -> Int,
+    init(slots: Int, depth: Int, maxInFlight: Int, maxBytes: Int, routing: Routing,
          pause: @escaping @Sendable ([KafkaTopicPartition]) -> Void,
          resume: @escaping @Sendable ([KafkaTopicPartition]) -> Void) {
         self.depth = max(1, depth)
         self.maxInFlight = max(1, maxInFlight)
         self.maxBytes = max(1, maxBytes)
-        self.slotOf = slotOf
+        self.routing = routing
         self.pause = pause
         self.resume = resume
         state = Mutex(State(queues: Array(repeating: [], count: slots), heads: Array(repeating: 0, count: slots),
                             load: Array(repeating: 0, count: slots), takers: Array(repeating: nil, count: slots),
-                            takerLimits: Array(repeating: 1, count: slots)))
+                            takerLimits: Array(repeating: 1, count: slots),
+                            slotKey: Array(repeating: nil, count: slots), freeSlots: (0..<slots).reversed()))
     }
 
-    /// Hands a message to its slot, or parks it. Waits only while the global bound is reached.
+    /// Hands a message to its slot, or parks it. Waits only while the global bound is reached
+    /// (a lone message is always let in, whatever its size); one call at a time.
     func put(_ message: KafkaMessage) async {
         while true {
             enum Step { case done, wait }
             var wake: (CheckedContinuation<[KafkaMessage]?, Never>, [KafkaMessage])?
             var toPause: KafkaTopicPartition?
             let step = state.withLock { s -> Step in
+                if s.finished { return .done }  // stopping: nothing more is admitted
                 let size = Self.size(of: message)
-                // Over the global bound: wait (a lone message is always let in, whatever its size).
-                if s.count >= maxInFlight || (s.count > 0 && s.bytes + size > maxBytes) { return .wait }
+                let partition = message.topicPartition
+                // A message that parks is outside the bound: it never waits.
+                if s.parked[partition] != nil || slot(for: message, &s, bind: false) == nil {
+                    if s.parked[partition] == nil { toPause = partition }
+                    s.parked[partition, default: []].append(message)
+                    s.count += 1
+                    s.bytes += size
+                    s.parkedCount += 1
+                    s.parkedBytes += size
+                    return .done
+                }
+                if !s.admits(size, maxInFlight: maxInFlight, maxBytes: maxBytes) { return .wait }
                 s.count += 1
                 s.bytes += size
-                let partition = message.topicPartition
-                if s.parked[partition] != nil {
-                    s.parked[partition]!.append(message)
-                    return .done
-                }
-                let slot = slotOf(message)
-                if s.load[slot] >= depth {
-                    s.parked[partition] = [message]
-                    toPause = partition
-                    return .done
-                }
-                wake = Self.enqueue(message, slot: slot, &s)
+                wake = Self.enqueue(message, slot: slot(for: message, &s, bind: true)!, &s)
                 return .done
             }
             if let (taker, batch) = wake { taker.resume(returning: batch) }
@@ -80,7 +108,7 @@ final class StageDispatcher: Sendable {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
                     let size = Self.size(of: message)
-                    if s.finished || s.count < maxInFlight && (s.count == 0 || s.bytes + size <= maxBytes) { return true }
+                    if s.finished || s.admits(size, maxInFlight: maxInFlight, maxBytes: maxBytes) { return true }
                     s.putter = waiter
                     return false
                 }
@@ -109,15 +137,21 @@ final class StageDispatcher: Sendable {
         var resumed: [KafkaTopicPartition] = []
         let putter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             s.load[slot] -= messages.count
+            if s.load[slot] == 0, let key = s.slotKey[slot] {  // the key has nothing held: free its slot
+                s.keySlot[key] = nil
+                s.slotKey[slot] = nil
+                s.freeSlots.append(slot)
+            }
             s.count -= messages.count
             s.bytes -= messages.reduce(0) { $0 + Self.size(of: $1) }
             for partition in Array(s.parked.keys) {
                 var queue = s.parked[partition]!
                 var moved = 0
                 while moved < queue.count {
-                    let target = slotOf(queue[moved])
-                    guard s.load[target] < depth else { break }
+                    guard let target = self.slot(for: queue[moved], &s, bind: true) else { break }
                     if let wake = Self.enqueue(queue[moved], slot: target, &s) { wakes.append(wake) }
+                    s.parkedCount -= 1
+                    s.parkedBytes -= Self.size(of: queue[moved])
                     moved += 1
                 }
                 queue.removeFirst(moved)
@@ -142,8 +176,11 @@ final class StageDispatcher: Sendable {
             let keys = partitions ?? Array(s.parked.keys)
             var dropped: [KafkaMessage] = []
             for p in keys { dropped += s.parked.removeValue(forKey: p) ?? [] }
+            let droppedBytes = dropped.reduce(0) { $0 + Self.size(of: $1) }
             s.count -= dropped.count
-            s.bytes -= dropped.reduce(0) { $0 + Self.size(of: $1) }
+            s.bytes -= droppedBytes
+            s.parkedCount -= dropped.count
+            s.parkedBytes -= droppedBytes
             defer { s.putter = nil }
             return (dropped, s.putter)
         }
@@ -169,6 +206,41 @@ final class StageDispatcher: Sendable {
 
     /// Partitions currently paused with parked messages.
     var pausedPartitions: Int { state.withLock { $0.parked.count } }
+
+    /// The slot `message` goes to now, or nil when it must park. With `bind`, a key without a
+    /// slot takes a free one.
+    private func slot(for message: KafkaMessage, _ s: inout State, bind: Bool) -> Int? {
+        switch routing {
+        case .fixed(let slotOf):
+            let slot = slotOf(message)
+            return s.load[slot] < depth ? slot : nil
+        case .exclusiveKeys:
+            let key = Self.laneKey(of: message)
+            if let slot = s.keySlot[key] { return s.load[slot] < depth ? slot : nil }
+            guard let free = s.freeSlots.last else { return nil }
+            if bind {
+                s.freeSlots.removeLast()
+                s.keySlot[key] = free
+                s.slotKey[free] = key
+            }
+            return free
+        }
+    }
+
+    /// What a key lane keeps in order: one key of one topic. A keyless message is a key of its
+    /// own (no order among keyless messages, as Kafka's own partitioner gives none).
+    static func laneKey(of message: KafkaMessage) -> [UInt8] {
+        var key = Array(message.topic.utf8)
+        if let k = message.key {
+            key.append(0)
+            key += k
+        } else {
+            key.append(1)
+            withUnsafeBytes(of: message.partition.bigEndian) { key += $0 }
+            withUnsafeBytes(of: message.offset.bigEndian) { key += $0 }
+        }
+        return key
+    }
 
     private static func enqueue(_ message: KafkaMessage, slot: Int, _ s: inout State)
         -> (CheckedContinuation<[KafkaMessage]?, Never>, [KafkaMessage])?
