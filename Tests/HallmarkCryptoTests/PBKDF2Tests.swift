@@ -71,8 +71,21 @@ import Testing
         #expect(try PBKDF2.deriveBatch([]) == [])
     }
 
-    @Test func reportsCPUFeature() {
-        // Informational: the fast path is correct either way; this records which kernel ran.
-        print("SHA-NI available: \(PBKDF2.hasSHAExtensions)")
+    /// The fast path's CPU check agrees with the kernel's view of the CPU (x86-64 Linux: the
+    /// `sha_ni` flag in /proc/cpuinfo), so the SHA-NI kernel runs exactly where it can.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/cpuinfo") && Self.isX86))
+    func detectsTheSHAExtensionsTheKernelReports() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ") } ?? []
+        #expect(!flags.isEmpty, "no flags line in /proc/cpuinfo")
+        #expect(PBKDF2.hasSHAExtensions == flags.contains("sha_ni"))
+    }
+
+    static var isX86: Bool {
+        #if arch(x86_64)
+        true
+        #else
+        false
+        #endif
     }
 }

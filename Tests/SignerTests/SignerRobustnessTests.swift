@@ -3,6 +3,7 @@ import HallmarkCrypto
 import HallmarkCore
 import HallmarkMessages
 import SignerCore
+import HallmarkTestSupport
 import Testing
 
 /// Bad input, security events, replicas and crashes, with the service as its own process.
@@ -107,9 +108,10 @@ struct SignerRobustnessTests {
         defer { Task { await h.close() } }
         let a = try await h.startSigner("replica-a")
         let b = try await h.startSigner("replica-b")
-        // The second member's first assignment ends the rebalance for both.
-        try await b.waitForLog("partitions assigned")
-        try await Task.sleep(for: .seconds(1))
+        // The rebalance ends with each member holding some of the partitions.
+        #expect(try await eventually(timeout: .seconds(60)) {
+            !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
+        }, "the two replicas never shared the partitions")
         let timestamp = Timestamp.now()
         var requests: [VerifyRequest] = []
         for i in 0..<40 {
@@ -156,7 +158,9 @@ extension SignerRobustnessTests {
         defer { Task { await h.close() } }
         let a = try await h.startSigner("load-a")
         var b = try await h.startSigner("load-b")
-        try await Task.sleep(for: .seconds(3))
+        #expect(try await eventually(timeout: .seconds(60)) {
+            !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
+        }, "the two replicas never shared the partitions")
         // Few distinct timestamps (so few PBKDF2 keys to sign with here); every MAC differs.
         let timestamps = (0..<20).map { Timestamp.format(Date().addingTimeInterval(Double($0) / 10)) }
         let signer = MemoSigner(secret: "load")
@@ -175,10 +179,12 @@ extension SignerRobustnessTests {
             }
             try await group.waitForAll()
         }
-        try await Task.sleep(for: .milliseconds(700))
+        // Killed mid-load: once some verdicts are out, and (checked below) before all are.
+        _ = try await h.read(h.verifyOutput) { $0.count >= 200 }
         b.signal(SIGKILL)
         #expect(await b.waitForExit(timeout: .seconds(10)) != nil)
-        try await Task.sleep(for: .seconds(2))
+        let answeredAtKill = try await h.read(h.verifyOutput, timeout: .seconds(5)) { _ in false }.count
+        #expect(answeredAtKill < requests.count, "the kill came after the load: it proves nothing")
         b = try await h.startSigner("load-b")
         let results = try await h.results(h.verifyOutput, for: requests.map(\.id), timeout: .seconds(240))
         #expect(results.count == requests.count)

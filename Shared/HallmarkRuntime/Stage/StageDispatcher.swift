@@ -56,6 +56,8 @@ final class StageDispatcher: Sendable {
     let maxInFlight: Int
     let maxBytes: Int
     let routing: Routing
+    /// Called with the dispatcher's lock held, so pauses and resumes reach the consumer in
+    /// the order they were decided: they must not call back into the dispatcher.
     let pause: @Sendable ([KafkaTopicPartition]) -> Void
     let resume: @Sendable ([KafkaTopicPartition]) -> Void
     private let state: Mutex<State>
@@ -81,14 +83,15 @@ final class StageDispatcher: Sendable {
         while true {
             enum Step { case done, wait }
             var wake: (CheckedContinuation<[KafkaMessage]?, Never>, [KafkaMessage])?
-            var toPause: KafkaTopicPartition?
             let step = state.withLock { s -> Step in
                 if s.finished { return .done }  // stopping: nothing more is admitted
                 let size = Self.size(of: message)
                 let partition = message.topicPartition
                 // A message that parks is outside the bound: it never waits.
                 if s.parked[partition] != nil || slot(for: message, &s, bind: false) == nil {
-                    if s.parked[partition] == nil { toPause = partition }
+                    // Paused under the lock, so a resume for the same partition (a lane
+                    // draining it) can never overtake this pause and leave it paused for good.
+                    if s.parked[partition] == nil { pause([partition]) }
                     s.parked[partition, default: []].append(message)
                     s.count += 1
                     s.bytes += size
@@ -103,7 +106,6 @@ final class StageDispatcher: Sendable {
                 return .done
             }
             if let (taker, batch) = wake { taker.resume(returning: batch) }
-            if let toPause { pause([toPause]) }
             guard step == .wait else { return }
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
@@ -134,8 +136,8 @@ final class StageDispatcher: Sendable {
     /// The slot finished these messages: room for parked messages and for the consumer.
     func done(slot: Int, messages: [KafkaMessage]) {
         var wakes: [(CheckedContinuation<[KafkaMessage]?, Never>, [KafkaMessage])] = []
-        var resumed: [KafkaTopicPartition] = []
         let putter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            var resumed: [KafkaTopicPartition] = []
             s.load[slot] -= messages.count
             if s.load[slot] == 0, let key = s.slotKey[slot] {  // the key has nothing held: free its slot
                 s.keySlot[key] = nil
@@ -162,11 +164,11 @@ final class StageDispatcher: Sendable {
                     s.parked[partition] = queue
                 }
             }
+            if !resumed.isEmpty { resume(resumed) }  // under the lock: see `put`
             defer { s.putter = nil }
             return s.putter
         }
         for (taker, batch) in wakes { taker.resume(returning: batch) }
-        if !resumed.isEmpty { resume(resumed) }
         putter?.resume()
     }
 
