@@ -236,15 +236,23 @@ struct Bound: Sendable {
     let value: Double
     /// The bound as a sign and digits without leading zeros, when written as an integer.
     let integer: (negative: Bool, digits: Substring)?
+    /// The bound as an `Int`, when it is an integer that fits.
+    let small: Int?
 
     init?(_ rule: JSONValue) {
         guard case .number(let text) = rule, let value = Double(text) else { return nil }
         self.value = value
         integer = Self.integerDigits(text)
+        small = integer != nil ? Int(text) : nil
     }
 
     /// How `text` orders against the bound: `.orderedAscending` when the value is below it.
     func compare(_ text: String) -> ComparisonResult {
+        // The common case, cheaply: an integer bound and a value that is an `Int` as written
+        // (JSON numbers have no `+` and no leading zeros, so `Int(_:)` reads them exactly).
+        if let bound = small, let v = Int(text) {
+            return v < bound ? .orderedAscending : v > bound ? .orderedDescending : .orderedSame
+        }
         if let bound = integer, let v = Self.integerDigits(text) {
             if v.negative != bound.negative { return v.negative ? .orderedAscending : .orderedDescending }
             let magnitude = Self.compareMagnitude(v.digits, bound.digits)

@@ -64,18 +64,19 @@ extension Stage {
 
     /// Phase 1 with retries; nil when shutdown's grace ran out.
     func prepare(_ message: StageMessage) async -> PrepareOutcome<Processor.Prepared>? {
-        let log = logger(for: message.kafka, id: message.header.id)
         var attempt = 0
         while true {
             do {
-                let context = StageContext(logger: log, attempt: attempt, pool: database?.pool)
+                // The message's logger is built only when something logs (it costs per message).
+                let context = StageContext(stage: logger, message: message.kafka, id: message.header.id,
+                                           attempt: attempt, pool: database?.pool)
                 return .prepared(message, try await processor.prepare(message, context: context))
             } catch {
                 attempt += 1
                 if let rejection = rejection(for: error, attempts: attempt) { return .rejected(rejection) }
                 if pastShutdownGrace { return nil }
                 metrics.retries.increment()
-                log.warning("processing failed; retrying", metadata: [
+                logger(for: message.kafka, id: message.header.id).warning("processing failed; retrying", metadata: [
                     "phase": "prepare", "attempt": "\(attempt)", "error": "\(ErrorPolicy.safeDescription(error))",
                 ])
                 try? await Task.sleep(for: backoff(attempt))

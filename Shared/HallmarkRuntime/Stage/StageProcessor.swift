@@ -1,5 +1,6 @@
 import HallmarkCore
 import HallmarkPostgres
+import HallmarkKafka
 import Logging
 
 /// A stage's own logic, in two phases; the runtime does everything else (consuming, envelope
@@ -40,17 +41,37 @@ extension StageProcessor where Prepared == StageMessage {
 
 /// What phase 1 may use.
 public struct StageContext: Sendable {
-    /// A logger carrying the message's id and source.
-    public let logger: Logger
+    private let base: Logger
+    private let source: (topic: String, partition: Int32, offset: Int64, id: String)?
     /// How many times this message was attempted before (0 the first time).
     public let attempt: Int
     /// The stage's pool, for reads; effects belong in phase 2.
     public let pool: PostgresPool?
 
     public init(logger: Logger, attempt: Int = 0, pool: PostgresPool? = nil) {
-        self.logger = logger
+        base = logger
+        source = nil
         self.attempt = attempt
         self.pool = pool
+    }
+
+    init(stage logger: Logger, message: KafkaMessage, id: String, attempt: Int, pool: PostgresPool?) {
+        base = logger
+        source = (message.topic, message.partition, message.offset, id)
+        self.attempt = attempt
+        self.pool = pool
+    }
+
+    /// A logger carrying the message's id and source (made when asked for: most messages
+    /// never log).
+    public var logger: Logger {
+        guard let source else { return base }
+        var log = base
+        log[metadataKey: "topic"] = "\(source.topic)"
+        log[metadataKey: "partition"] = "\(source.partition)"
+        log[metadataKey: "offset"] = "\(source.offset)"
+        log[metadataKey: "message_id"] = "\(source.id)"
+        return log
     }
 }
 
