@@ -42,11 +42,6 @@ struct AuthorityEvents: Sendable {
     /// A UUID (version 8) from HMAC-SHA256(idKey, input id ‖ kind): unique per input and kind,
     /// and not computable without the key.
     func eventID(_ inputID: String, _ kind: SecurityEvent.Kind) -> String {
-        var bytes = Array(HMACSHA256.mac(key: idKey, data: Array("\(inputID):\(kind.rawValue)".utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        return uuid.uuidString.lowercased()
+        MessageID.version8(HMACSHA256.mac(key: idKey, data: Array("\(inputID):\(kind.rawValue)".utf8)))
     }
 }

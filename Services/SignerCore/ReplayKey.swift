@@ -1,3 +1,5 @@
+import HallmarkCore
+
 /// What makes an accepted request a replay when it comes again (DESIGN SIGN-1): the partner
 /// and the MAC, or for a zip upload — whose MAC covers no header — the MAC alone.
 public struct ReplayKey: Sendable, Hashable {
@@ -14,6 +16,6 @@ public struct ReplayKey: Sendable, Hashable {
     /// A partner id fit to be a key: 1–128 printable ASCII characters. Anything else makes
     /// the request `malformed`.
     public static func isValidPartner(_ partner: String) -> Bool {
-        !partner.isEmpty && partner.utf8.count <= 128 && partner.utf8.allSatisfy { $0 >= 0x21 && $0 < 0x7F }
+        Redaction.isPrintableASCII(partner, limit: 128)
     }
 }

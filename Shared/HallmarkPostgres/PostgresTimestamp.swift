@@ -11,8 +11,9 @@ enum PostgresTimestamp {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite else { return seconds < 0 ? "-infinity" : "infinity" }
         let micros = Int64((seconds * 1_000_000).rounded())
-        let (days, timeOfDay) = floorDivide(micros, microsPerDay)
-        let (year, month, day) = civil(fromDays: days)
+        let (days, timeOfDay) = CivilCalendar.floorDivide(micros, microsPerDay)
+        let (year, month, day) = CivilCalendar.date(days: days)
+        let pad = CivilCalendar.pad
         let secs = timeOfDay / 1_000_000
         let fraction = timeOfDay % 1_000_000
         var text = pad(year <= 0 ? 1 - year : year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
@@ -53,16 +54,9 @@ enum PostgresTimestamp {
         }
         if scanner.skip(" BC") { year = 1 - year }
         guard scanner.atEnd else { return nil }
-        let total = days(fromCivil: year, month, day) * microsPerDay + micros
+        let total = CivilCalendar.days(year: year, month: month, day: day) * microsPerDay + micros
         return Date(timeIntervalSince1970: Double(total) / 1_000_000)
     }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) { CivilCalendar.date(days: days) }
-    private static func days(fromCivil y: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        CivilCalendar.days(year: y, month: m, day: d)
-    }
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) { CivilCalendar.floorDivide(a, b) }
-    private static func pad(_ value: Int64, _ width: Int) -> String { CivilCalendar.pad(value, width) }
 }
 
 /// A minimal cursor over ASCII bytes for the timestamp parser.

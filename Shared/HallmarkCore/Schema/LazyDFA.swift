@@ -44,7 +44,7 @@ struct LazyDFA {
     /// Whether the whole input matches, or nil past ``maxStates``.
     mutating func run(_ scalars: String.UnicodeScalarView) -> Bool? {
         guard var state = state(after: [0]) else { return nil }
-                for scalar in scalars {
+        for scalar in scalars {
             if flags[state] & Self.accept != 0 && !anchoredEnd { return true }
             if flags[state] & Self.dead != 0 { return false }
             let v = scalar.value

@@ -202,14 +202,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     }
 
     /// The stage's logger carrying a message's source (and its id, when known).
-    func logger(for message: KafkaMessage, id: String? = nil) -> Logger {
-        var log = logger
-        log[metadataKey: "topic"] = "\(message.topic)"
-        log[metadataKey: "partition"] = "\(message.partition)"
-        log[metadataKey: "offset"] = "\(message.offset)"
-        if let id { log[metadataKey: "message_id"] = "\(id)" }
-        return log
-    }
+    func logger(for message: KafkaMessage, id: String? = nil) -> Logger { logger.about(message, id: id) }
 }
 
 extension Duration {

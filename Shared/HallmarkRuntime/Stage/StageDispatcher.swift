@@ -6,8 +6,9 @@ import Synchronization
 /// the others.
 ///
 /// Each slot holds at most `depth` messages (queued or being worked on). A message whose slot
-/// is full (or, with ``Routing/exclusiveKeys``, whose key has none and no slot is free) is parked, its partition is paused (so no more of it is fetched), and later
-/// messages of that partition are parked behind it; as the slot drains, parked messages move
+/// is full (or, with ``Routing/exclusiveKeys``, whose key has none and no slot is free) is
+/// parked, its partition is paused (so no more of it is fetched), and later messages of that
+/// partition are parked behind it; as the slot drains, parked messages move
 /// in, in order, and the partition is resumed. So a stuck key holds `depth` messages and
 /// pauses its own partition; every other partition keeps flowing. Over all slots at most
 /// `maxInFlight` messages and `maxBytes` bytes are queued or worked on; only that global
@@ -88,7 +89,7 @@ final class StageDispatcher: Sendable {
                 let size = Self.size(of: message)
                 let partition = message.topicPartition
                 // A message that parks is outside the bound: it never waits.
-                if s.parked[partition] != nil || slot(for: message, &s, bind: false) == nil {
+                guard s.parked[partition] == nil, let placement = placement(of: message, &s) else {
                     // Paused under the lock, so a resume for the same partition (a lane
                     // draining it) can never overtake this pause and leave it paused for good.
                     if s.parked[partition] == nil { pause([partition]) }
@@ -102,7 +103,7 @@ final class StageDispatcher: Sendable {
                 if !s.admits(size, maxInFlight: maxInFlight, maxBytes: maxBytes) { return .wait }
                 s.count += 1
                 s.bytes += size
-                wake = Self.enqueue(message, slot: slot(for: message, &s, bind: true)!, &s)
+                wake = Self.enqueue(message, slot: Self.occupy(placement, &s), &s)
                 return .done
             }
             if let (taker, batch) = wake { taker.resume(returning: batch) }
@@ -150,7 +151,8 @@ final class StageDispatcher: Sendable {
                 var queue = s.parked[partition]!
                 var moved = 0
                 while moved < queue.count {
-                    guard let target = self.slot(for: queue[moved], &s, bind: true) else { break }
+                    guard let placement = placement(of: queue[moved], &s) else { break }
+                    let target = Self.occupy(placement, &s)
                     if let wake = Self.enqueue(queue[moved], slot: target, &s) { wakes.append(wake) }
                     s.parkedCount -= 1
                     s.parkedBytes -= Self.size(of: queue[moved])
@@ -209,23 +211,37 @@ final class StageDispatcher: Sendable {
     /// Partitions currently paused with parked messages.
     var pausedPartitions: Int { state.withLock { $0.parked.count } }
 
-    /// The slot `message` goes to now, or nil when it must park. With `bind`, a key without a
-    /// slot takes a free one.
-    private func slot(for message: KafkaMessage, _ s: inout State, bind: Bool) -> Int? {
+    /// Where a message can go now: a slot it already has (its key's, or its fixed one), or the
+    /// free slot its key would take.
+    enum Placement {
+        case held(Int)
+        case free(Int, key: [UInt8])
+    }
+
+    /// Where `message` can go now, or nil when it must park. Changes nothing (`inout` only to
+    /// avoid copying the state).
+    private func placement(of message: KafkaMessage, _ s: inout State) -> Placement? {
         switch routing {
         case .fixed(let slotOf):
             let slot = slotOf(message)
-            return s.load[slot] < depth ? slot : nil
+            return s.load[slot] < depth ? .held(slot) : nil
         case .exclusiveKeys:
             let key = Self.laneKey(of: message)
-            if let slot = s.keySlot[key] { return s.load[slot] < depth ? slot : nil }
-            guard let free = s.freeSlots.last else { return nil }
-            if bind {
-                s.freeSlots.removeLast()
-                s.keySlot[key] = free
-                s.slotKey[free] = key
-            }
-            return free
+            if let slot = s.keySlot[key] { return s.load[slot] < depth ? .held(slot) : nil }
+            return s.freeSlots.last.map { .free($0, key: key) }
+        }
+    }
+
+    /// Takes up `placement`, found under the same lock: a free slot becomes its key's.
+    private static func occupy(_ placement: Placement, _ s: inout State) -> Int {
+        switch placement {
+        case .held(let slot):
+            return slot
+        case .free(let slot, let key):
+            s.freeSlots.removeLast()  // `placement(of:)` offered the last free slot
+            s.keySlot[key] = slot
+            s.slotKey[slot] = key
+            return slot
         }
     }
 

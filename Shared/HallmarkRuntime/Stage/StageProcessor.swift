@@ -42,7 +42,7 @@ extension StageProcessor where Prepared == StageMessage {
 /// What phase 1 may use.
 public struct StageContext: Sendable {
     private let base: Logger
-    private let source: (topic: String, partition: Int32, offset: Int64, id: String)?
+    private let source: (message: KafkaMessage, id: String)?
     /// How many times this message was attempted before (0 the first time).
     public let attempt: Int
     /// The stage's pool, for reads; effects belong in phase 2.
@@ -57,22 +57,14 @@ public struct StageContext: Sendable {
 
     init(stage logger: Logger, message: KafkaMessage, id: String, attempt: Int, pool: PostgresPool?) {
         base = logger
-        source = (message.topic, message.partition, message.offset, id)
+        source = (message, id)
         self.attempt = attempt
         self.pool = pool
     }
 
     /// A logger carrying the message's id and source (made when asked for: most messages
     /// never log).
-    public var logger: Logger {
-        guard let source else { return base }
-        var log = base
-        log[metadataKey: "topic"] = "\(source.topic)"
-        log[metadataKey: "partition"] = "\(source.partition)"
-        log[metadataKey: "offset"] = "\(source.offset)"
-        log[metadataKey: "message_id"] = "\(source.id)"
-        return log
-    }
+    public var logger: Logger { source.map { base.about($0.message, id: $0.id) } ?? base }
 }
 
 /// What phase 2 may use.
