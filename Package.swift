@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "HallmarkMessagesTests",
                     dependencies: ["HallmarkMessages", "HallmarkCore", "HallmarkCrypto", "HallmarkTestSupport"],
                     path: "Tests/HallmarkMessagesTests"),
-        .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore"],
+        .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
         .testTarget(name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore"],
                     path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkTestSupport
 import Testing
 @testable import HallmarkCrypto
 
@@ -76,7 +77,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct RandomRoundTripTests {
     @Test func randomValuesRoundTrip() throws {
-        var rng = TestRNG(seed: 2026)
+        var rng = SplitMix64(seed: 2026)
         let ring = try KeyEncryptionKeyring(keys: [7: rng.bytes(32)], currentVersion: 7)
         for i in 0..<50 {
             let value = rng.bytes(Int.random(in: 0...300, using: &rng))

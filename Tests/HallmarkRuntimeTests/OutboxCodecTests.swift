@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkKafka
+import HallmarkTestSupport
 import Testing
 
 @testable import HallmarkRuntime
@@ -67,24 +68,11 @@ struct OutboxCodecTests {
 
     /// Random bytes after a valid version byte never read as outputs (seeded, so it repeats).
     @Test func refusesRandomBytes() {
-        var rng = SplitMix(seed: 0xB0C5)
+        var rng = SplitMix64(seed: 0xB0C5)
         for _ in 0..<2_000 {
             let length = Int.random(in: 1...64, using: &rng)
             let bytes = [1] + (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
             #expect(OutboxCodec.decode(Data(bytes)) == nil, "\(bytes) was read")
         }
-    }
-}
-
-/// SplitMix64: deterministic pseudo-random numbers for repeatable property tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

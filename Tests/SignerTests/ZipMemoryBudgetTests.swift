@@ -2,6 +2,7 @@ import Foundation
 import HallmarkSmileID
 import Logging
 import Synchronization
+import HallmarkTestSupport
 import Testing
 
 /// One memory budget for every zip in flight: first come first served, cancellable waits,
@@ -12,12 +13,12 @@ struct ZipMemoryBudgetTests {
         let budget = ZipMemoryBudget(capacity: 100, service: "test")
         let first = try await budget.reserve(60)
         let large = Task { try await budget.reserve(80) }
-        try await waitUntil { budget.waits == 1 }
+        try #require(try await eventually(timeout: .seconds(10), interval: .milliseconds(5)) { budget.waits == 1 })
         // 30 would fit beside the first, but waits behind the large one: first come, first served.
         let small = Task { try await budget.reserve(30) }
-        try await waitUntil { budget.waits == 2 }
+        try #require(try await eventually(timeout: .seconds(10), interval: .milliseconds(5)) { budget.waits == 2 })
         let cancelled = Task { try await budget.reserve(5) }
-        try await waitUntil { budget.waits == 3 }
+        try #require(try await eventually(timeout: .seconds(10), interval: .milliseconds(5)) { budget.waits == 3 })
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         #expect(budget.used == 60)
@@ -78,15 +79,6 @@ struct ZipMemoryBudgetTests {
         pool.stop()
         let error = await #expect(throws: SmileIDError.self) { try await pool.perform { 8 } }
         #expect(error?.code == .unavailable)
-    }
-
-    func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
-            await Task.yield()
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
 import HallmarkSmileID
+import HallmarkTestSupport
 import Testing
 import ZIPFoundation
 
@@ -31,7 +32,7 @@ struct ZipReaderTests {
     /// streamed signing data equals the reference `SmileIDFileSignature.signingData` (64 KiB
     /// chunks are no multiple of 3, so base64 carries cross chunk edges).
     @Test func streamedSigningDataMatchesTheReference() throws {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let names = ["info.json", "si_selfie_1.jpg", "si_liveness_2.jpg", "si_document_front.jpg", "notes.txt",
                      "si_document_back.png", "a.bin"]
         for round in 0..<24 {
@@ -197,18 +198,5 @@ struct ZipReaderTests {
         link.externalAttributes = 0o120777 << 16
         #expect(ZipCheck.outcome(ZipCheck.upload([link]).build())
             == "an entry is neither a regular file nor a folder (a link or device)")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so random cases repeat.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

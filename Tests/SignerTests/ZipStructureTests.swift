@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkSmileID
+import HallmarkTestSupport
 import Testing
 
 /// The archive's shape: truncation, layout, names, duplicates and `security_info.json`, and
@@ -85,7 +86,7 @@ struct ZipStructureTests {
     /// Random corruption of a valid upload: every mutant reads or gets a `.zip` refusal
     /// (``ZipCheck/outcome`` records anything else), each within a second.
     @Test func randomCorruptionIsReadOrRefused() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var refused = 0
         for _ in 0..<3000 {
             var body = Self.valid
