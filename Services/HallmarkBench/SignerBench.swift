@@ -72,6 +72,17 @@ struct SignerBench {
         return (done / (ContinuousClock.now - start).seconds, cpu > 0 ? done / cpu * Double(threads) : 0)
     }
 
+    /// The median of `samples` single derivations on this thread, in milliseconds.
+    static func singleDerivation(samples: Int) -> Double {
+        let times = (0..<max(1, samples)).map { n in
+            let start = ContinuousClock.now
+            _ = try? PBKDF2.deriveSHA256(password: Data("bench".utf8), salt: Data("single-\(n)".utf8),
+                                         iterations: SmileIDSignature.iterations)
+            return (ContinuousClock.now - start).seconds * 1000
+        }.sorted()
+        return times[times.count / 2]
+    }
+
     /// Sends the requests to `replicas` fresh signers (fresh topics and schema), all at once or
     /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
     /// request from its send to its verdict.

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkMessages
 import HallmarkSmileID
 import Logging
@@ -19,7 +20,7 @@ import Logging
 /// | `HALLMARK_SIGNER_SIGNING_VERSION` | — | the signing version for environment secrets |
 /// | `HALLMARK_SIGNER_WINDOW_SECONDS` | 300 | timestamp window (±) and replay memory |
 /// | `HALLMARK_SIGNER_WORKERS` | active cores | PBKDF2 worker threads |
-/// | `HALLMARK_SIGNER_BATCH` | 2 | derivations one worker takes at once (the fast backend interleaves pairs) |
+/// | `HALLMARK_SIGNER_BATCH` | 2 with SHA-NI, else 1 | derivations one worker takes at once (only the SHA-NI kernel interleaves pairs) |
 /// | `HALLMARK_SIGNER_KEY_CACHE_SIZE` | 4096 | derived keys kept (0 disables the cache) |
 /// | `HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
@@ -44,7 +45,7 @@ public struct SignerConfiguration: Sendable {
     public var secretsDirectory: String?
     public var timestampWindow: TimeInterval = 300
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    public var batchSize = 2
+    public var batchSize = PBKDF2.preferredBatch
     public var keyCacheSize = 4096
     public var keyCacheTTL: TimeInterval = 600
     public var sweepInterval: Duration = .seconds(30)

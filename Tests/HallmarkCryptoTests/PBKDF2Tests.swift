@@ -80,6 +80,8 @@ import Testing
         let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ") } ?? []
         #expect(!flags.isEmpty, "no flags line in /proc/cpuinfo")
         #expect(PBKDF2.hasSHAExtensions == flags.contains("sha_ni"))
+        // Pairs only where the SHA-NI kernel interleaves them; the portable loop runs them in turn.
+        #expect(PBKDF2.preferredBatch == (flags.contains("sha_ni") ? 2 : 1))
     }
 
     static var isX86: Bool {

@@ -18,6 +18,9 @@ struct SignerUnitTests {
         #expect(c.keyCacheSize == 0)
         #expect(c.verifyInput == "in.v")
         #expect(c.signInput == "smileid.sign.requests")
+        // The PBKDF2 batch follows the CPU unless set.
+        #expect(c.batchSize == PBKDF2.preferredBatch)
+        #expect(try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_BATCH": "4"]).batchSize == 4)
         let error = #expect(throws: ConfigurationError.self) {
             try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_WINDOW_SECONDS": "soon"])
         }

@@ -40,6 +40,12 @@ public enum PBKDF2 {
     /// Whether this CPU runs the SHA-NI kernel.
     public static var hasSHAExtensions: Bool { NativePBKDF2.hasSHAExtensions }
 
+    /// How many derivations one `deriveBatch` call should carry on this CPU: 2 where the
+    /// SHA-NI kernel interleaves a pair for little more than the cost of one, else 1 (the
+    /// portable loop runs a batch one after another, so a pair doubles the first key's wait
+    /// and leaves another core idle).
+    public static var preferredBatch: Int { hasSHAExtensions ? 2 : 1 }
+
     /// Derives one key.
     public static func deriveSHA256(password: some DataProtocol, salt: some DataProtocol, iterations: Int,
                                     keyLength: Int = 32, backend: Backend = .fast) throws(HallmarkCryptoError) -> Data {
