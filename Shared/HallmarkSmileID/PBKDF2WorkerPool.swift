@@ -5,11 +5,13 @@ import Metrics
 import ServiceLifecycle
 
 /// PBKDF2 on dedicated threads (one per core by default), never on Swift's cooperative pool,
-/// so 10–20 ms derivations do not starve the tasks that consume, produce and commit.
+/// so derivations (milliseconds with SHA-NI, hundreds without) do not starve the tasks that
+/// consume, produce and commit.
 ///
 /// Callers from many messages submit derivations; each worker takes up to `batchSize` queued
-/// derivations at once and runs them through `PBKDF2.deriveBatch` (the fast backend
-/// interleaves pairs), so throughput comes from having many messages in flight.
+/// derivations at once and runs them through `PBKDF2.deriveBatch` (the SHA-NI kernel
+/// interleaves pairs; elsewhere a batch runs in turn, so `PBKDF2.preferredBatch` is the
+/// size to use), and throughput comes from having many messages in flight.
 /// A `Service`: `run` starts the threads and, on shutdown, stops them and fails what is queued.
 public final class PBKDF2WorkerPool: Service, Sendable {
     public let workers: Int
