@@ -102,7 +102,7 @@ let package = Package(
                     path: "Tests/HallmarkMessagesTests"),
         .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore", "HallmarkTestSupport"],
                     path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
-        .testTarget(name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore"],
+        .testTarget(name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore", "HallmarkTestSupport"],
                     path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),
         .testTarget(name: "HallmarkPostgresTests", dependencies: ["HallmarkPostgres", "HallmarkTestSupport"],
                     path: "Tests/HallmarkPostgresTests", linkerSettings: rpath),

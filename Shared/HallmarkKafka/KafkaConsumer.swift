@@ -47,7 +47,8 @@ public final class KafkaConsumer: Sendable {
 
     /// Stops fetching these partitions, so a consumer that cannot take a partition's next
     /// message yet holds no more of it in memory; messages already fetched still arrive.
-    /// A partition revoked meanwhile needs no resume (a new assignment starts unpaused).
+    /// A partition revoked meanwhile needs no resume: every assignment starts unpaused, even
+    /// of a partition this consumer had paused before it was revoked.
     public func pause(_ partitions: [KafkaTopicPartition]) { native.setPaused(partitions, true) }
 
     /// Fetches these partitions again, from the next message not yet handed out.

@@ -240,6 +240,9 @@ private func rebalance(_ rk: OpaquePointer?, _ err: rd_kafka_resp_err_t,
     case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
         context?.logger.info("partitions assigned", metadata: ["partitions": "\(list.map(\.description).sorted())"])
         rd_kafka_assign(rk, partitions)
+        // librdkafka keeps a partition's application pause across revocation: a partition
+        // paused when it was revoked would come back paused, with nothing left to resume it.
+        if let partitions { _ = rd_kafka_resume_partitions(rk, partitions) }
         context?.rebalanceListener?(KafkaRebalanceEvent(kind: .assigned, partitions: list, generation: generation))
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
         context?.logger.info("partitions revoked", metadata: ["partitions": "\(list.map(\.description).sorted())"])

@@ -71,6 +71,8 @@ extension Stage {
                 logger.info("revoked partitions' waiting messages left for their next owner",
                             metadata: ["messages": "\(dropped.count)"])
                 metrics.inFlight.decrement(by: Double(dropped.count))
+                // Their partitions were paused; the consumer starts a new assignment unpaused.
+                metrics.pausedPartitions.decrement(by: Double(Set(dropped.map(\.topicPartition)).count))
             }
             let deadline = ContinuousClock.now + configuration.revokeDrainTimeout
             while tracker.withLock({ $0.inFlight(in: event.partitions) }) > dropped.count, ContinuousClock.now < deadline {

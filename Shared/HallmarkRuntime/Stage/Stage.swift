@@ -126,6 +126,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             let parked = dispatcher.dropParked()
             parked.forEach(abandon)
             metrics.inFlight.decrement(by: Double(parked.count))
+            metrics.pausedPartitions.decrement(by: Double(Set(parked.map(\.topicPartition)).count))
             dispatcher.finish()
         }
     }
