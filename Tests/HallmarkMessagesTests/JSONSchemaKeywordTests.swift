@@ -46,6 +46,28 @@ struct JSONSchemaKeywordTests {
         try check(#"{"maxProperties":1}"#, accepts: ["{}"], refuses: [#"{"a":1,"b":2}"#])
     }
 
+    /// `additionalProperties: false`, `properties` and `required` are checked in one pass, yet
+    /// report what the keyword order reports: an unnamed member, then a member that breaks its
+    /// subschema, then the first required member missing (in the order `required` lists them).
+    @Test func objectRulesReportTheirFirstViolationInKeywordOrder() throws {
+        let s = try schema(#"{"properties":{"a":{"type":"integer"},"b":true,"c":true},"required":["c","a"],"additionalProperties":false}"#)
+        func violation(_ json: String) throws -> SchemaViolation? { s.validate(try value(json)) }
+        #expect(try violation(#"{"a":"x","c":1,"zz":1}"#)?.reason == "has a member not in the schema (zz)")
+        #expect(try violation(#"{"a":"x"}"#)?.path == "$.a")
+        #expect(try violation("{}")?.reason == "lacks required member c")
+        #expect(try violation(#"{"c":1}"#)?.reason == "lacks required member a")
+        #expect(try violation(#"{"a":1,"c":null}"#) == nil)
+        #expect(try violation(#"{"a":1,"b":[],"c":{}}"#) == nil)
+        // A required member the schema does not describe, open or closed.
+        try check(#"{"properties":{"a":{"type":"integer"}},"required":["a","d"]}"#,
+                  accepts: [#"{"a":1,"d":0}"#], refuses: [#"{"a":1}"#, #"{"d":0}"#, #"{"a":"1","d":0}"#])
+        try check(#"{"properties":{"a":true},"required":["d"],"additionalProperties":false}"#,
+                  accepts: [], refuses: ["{}", #"{"d":0}"#, #"{"a":0}"#])
+        // Another keyword between them keeps its place in the order.
+        let t = try schema(#"{"additionalProperties":false,"oneOf":[{"required":["x"]}],"properties":{"y":{"type":"string"}}}"#)
+        #expect(t.validate(try value(#"{"y":1}"#))?.reason == "matches 0 of the oneOf alternatives, not 1")
+    }
+
     @Test func arrayKeywords() throws {
         try check(#"{"items":{"type":"integer","minimum":0}}"#, accepts: ["[]", "[0,1]"], refuses: ["[0,-1]", #"[0,"1"]"#])
         try check(#"{"minItems":1,"maxItems":2}"#, accepts: ["[1]", "[1,2]"], refuses: ["[]", "[1,2,3]"])

@@ -30,7 +30,8 @@ struct SchemaCompiler {
                 }
                 guard !resolving.contains(ref) else { throw fail("recursive $ref") }
                 resolving.append(ref)
-                checks.append(.allOf([try compile(target, path: ref)]))
+                // In place: the same checks in the same order as an `allOf` of one, one call less.
+                checks += try compile(target, path: ref).checks
                 resolving.removeLast()
             case "properties":
                 guard let map = rule.object else { throw fail("properties must be an object") }

@@ -9,6 +9,9 @@ final class SchemaNode: Sendable {
         case properties([String: SchemaNode])
         case required([String])
         case closed(Set<String>)
+        /// `properties` and `required` (and `additionalProperties: false`, when it came just
+        /// before them) checked in one pass over the members.
+        case members(MemberRules)
         case additional(Set<String>, SchemaNode)
         case propertyNames(SchemaNode)
         case propertyCount(min: Int, max: Int)
@@ -33,7 +36,7 @@ final class SchemaNode: Sendable {
 
     let checks: [Check]
 
-    init(_ checks: [Check]) { self.checks = checks }
+    init(_ checks: [Check]) { self.checks = MemberRules.fuse(checks) }
 
     /// The first violation, its path relative to this node (`$`, `$.name`, `$[2]`, …). Paths are
     /// built on the way back from a failure only: a valid message costs no string work.
@@ -54,6 +57,9 @@ final class SchemaNode: Sendable {
             for (name, node) in properties {
                 if let member = members[name], let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
             }
+        case .members(let rules):
+            guard case .object(let members) = value else { return nil }
+            return rules.check(members)
         case .required(let names):
             guard case .object(let members) = value else { return nil }
             if let missing = names.first(where: { members[$0] == nil }) { return fail("lacks required member \(missing)") }
