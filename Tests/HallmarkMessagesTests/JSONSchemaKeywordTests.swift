@@ -89,6 +89,8 @@ struct JSONSchemaKeywordTests {
                   refuses: [#""a""#, #""abcd""#])
         // Lengths count Unicode scalars, not UTF-8 bytes or UTF-16 units.
         try check(#"{"maxLength":1}"#, accepts: [#""\ud83d\ude00""#, #""\u00e9""#], refuses: [#""ab""#])
+        try check(#"{"minLength":2,"maxLength":2}"#, accepts: [#""\u20ac\u20ac""#, #""a\ud83d\ude00""#],
+                  refuses: [#""\u20ac""#, #""\u20ac\u20ac\u20ac""#, #""\ud83d\ude00""#])
         try check(#"{"pattern":"^[0-9a-f]{4}$"}"#, accepts: [#""00ff""#, "1"], refuses: [#""00FF""#, #""00f""#])
         try check(#"{"pattern":"b"}"#, accepts: [#""abc""#], refuses: [#""ac""#])
     }

@@ -28,6 +28,9 @@ struct LazyDFA {
     /// `state * 128 + scalar` → next state, -1 while unknown.
     var ascii: [Int32] = []
     var list: ThreadList
+    /// The start state, once found: finding it builds and hashes a thread list, which cost
+    /// more than matching a short field.
+    var start: Int?
 
     init(program: [Instruction], anchoredStart: Bool, anchoredEnd: Bool) {
         self.program = program
@@ -43,7 +46,7 @@ struct LazyDFA {
 
     /// Whether the whole input matches, or nil past ``maxStates``.
     mutating func run(_ scalars: String.UnicodeScalarView) -> Bool? {
-        guard var state = state(after: [0]) else { return nil }
+        guard var state = startState() else { return nil }
         for scalar in scalars {
             if flags[state] & Self.accept != 0 && !anchoredEnd { return true }
             if flags[state] & Self.dead != 0 { return false }
@@ -65,7 +68,7 @@ struct LazyDFA {
     /// The same over UTF-8 bytes, while they are ASCII (one table lookup per byte); nil at the
     /// first non-ASCII byte or past ``maxStates``.
     mutating func runASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-        guard var state = state(after: [0]) else { return nil }
+        guard var state = startState() else { return nil }
         guard let p = bytes.baseAddress else { return flags[state] & Self.accept != 0 }
         let n = bytes.count, anchoredEnd = self.anchoredEnd
         var i = 0
@@ -102,6 +105,12 @@ struct LazyDFA {
                 i &+= 1
             }
         }
+    }
+
+    mutating func startState() -> Int? {
+        if let start { return start }
+        start = state(after: [0])
+        return start
     }
 
     /// The state after `scalar` from `state`.

@@ -101,7 +101,7 @@ final class SchemaNode: Sendable {
             return pattern.matches(s) ? nil : fail("does not match the pattern")
         case .length(let min, let max):
             guard case .string(let s) = value else { return nil }
-            let n = s.unicodeScalars.count
+            let n = Self.scalarCount(s)
             if n < min || n > max { return fail("has length \(n), not \(min)...\(max)") }
         case .minimum(let bound):
             if case .number(let text) = value, bound.compare(text) == .orderedAscending { return fail("is below the minimum") }
@@ -132,6 +132,17 @@ final class SchemaNode: Sendable {
             return fail("is not allowed")
         }
         return nil
+    }
+
+    /// The Unicode scalars in `s`: its UTF-8 bytes that start a scalar (a plain loop; the
+    /// scalar view decodes each one).
+    static func scalarCount(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { bytes in
+            var n = 0
+            for b in bytes where b & 0xC0 != 0x80 { n &+= 1 }
+            return n
+        }
     }
 
     static func isKind(_ value: JSONValue, _ kind: Kind) -> Bool {
