@@ -87,6 +87,20 @@ struct SignerBench {
     /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
     /// request from its send to its verdict.
     /// With `warmup`, the first that many requests' latencies are left out of the figures.
+    /// Waits until the group's rebalances settled: every partition of `topics` held, and by
+    /// each replica some (as many as there are partitions to go round).
+    private func waitForAssignment(of processes: [BenchProcess], topics: [String], partitions: Int) async throws {
+        let all = Set(topics.flatMap { topic in (0..<partitions).map { "\(topic)/\($0)" } })
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let held = processes.map(\.assignedPartitions)
+            let busy = held.filter { !$0.isEmpty }.count
+            if held.reduce(into: Set<String>(), { $0.formUnion($1) }) == all, busy == min(processes.count, all.count) { return }
+            guard ContinuousClock.now < deadline else { throw BenchError("the signers never shared out the partitions") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0) async throws
         -> Phase
     {
@@ -114,7 +128,7 @@ struct SignerBench {
             processes.append(try BenchProcess(binary: binary, environment: env.merging(["HALLMARK_INSTANCE": "bench-\(i)"]) { $1 }))
         }
         for p in processes { try await p.waitForLog("stage started") }
-        try await Task.sleep(for: .seconds(replicas > 1 ? 4 : 2))  // group assignment settles
+        try await waitForAssignment(of: processes, topics: [input, "bench.signer.\(run).sign.in"], partitions: partitions)
 
         let reader = try KafkaConsumer(configuration: kafka, groupID: "bench-reader-\(run)", topics: [output],
                                        bufferCapacity: 8192, logger: logger)

@@ -31,7 +31,7 @@ final class WorkQueue: @unchecked Sendable {
     /// How long a worker with a single queued derivation waits for a second one.
     let pairWait: TimeInterval
 
-    init(pairWait: TimeInterval = 0.002) {
+    init(pairWait: TimeInterval) {
         self.pairWait = pairWait
     }
 
@@ -57,7 +57,7 @@ final class WorkQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while head == items.count && !stopped { condition.wait() }
         // One derivation alone costs ~1.6× one of an interleaved pair: wait briefly for a partner.
-        if max >= 2 && items.count - head == 1 && !stopped {
+        if pairWait > 0 && max >= 2 && items.count - head == 1 && !stopped {
             _ = condition.wait(until: Date().addingTimeInterval(pairWait))
         }
         guard !stopped, head < items.count else { return stopped ? nil : [] }

@@ -21,6 +21,10 @@ struct SignerUnitTests {
         // The PBKDF2 batch follows the CPU unless set.
         #expect(c.batchSize == PBKDF2.preferredBatch)
         #expect(try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_BATCH": "4"]).batchSize == 4)
+        // A worker waits for a partner only where a pair costs little more than one derivation.
+        let paired = PBKDF2WorkerPool(workers: 1, batchSize: 2, service: "test", logger: Logger(label: "test"))
+        #expect(paired.pairWait == (PBKDF2.hasSHAExtensions ? .milliseconds(2) : .zero))
+        #expect(PBKDF2WorkerPool(workers: 1, batchSize: 1, service: "test", logger: Logger(label: "test")).pairWait == .zero)
         let error = #expect(throws: ConfigurationError.self) {
             try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_WINDOW_SECONDS": "soon"])
         }
