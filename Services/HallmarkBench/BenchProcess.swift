@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkKafka
 
 /// A service process started by a benchmark; its output goes to a temporary log file.
 final class BenchProcess: @unchecked Sendable {
@@ -36,22 +37,9 @@ final class BenchProcess: @unchecked Sendable {
         }
     }
 
-    /// The partitions the service holds now, by its "partitions assigned" and "partitions
-    /// revoked" log lines (eager rebalances: each names whole sets).
+    /// The partitions the service holds now, by its rebalance log lines.
     var assignedPartitions: Set<String> {
-        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-        var held = Set<String>()
-        for line in text.split(separator: "\n") where line.contains("\"msg\":\"partitions ") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let list = object["partitions"] as? String,
-                  let names = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String] else { continue }
-            switch object["msg"] as? String {
-            case "partitions assigned": held.formUnion(names)
-            case "partitions revoked": held.subtract(names)
-            default: break
-            }
-        }
-        return held
+        KafkaAssignmentLog.held(in: (try? String(contentsOf: logFile, encoding: .utf8)) ?? "")
     }
 
     /// CPU seconds the process has used so far (user + system, from `/proc`); 0 elsewhere.

@@ -18,6 +18,22 @@ struct KafkaRebalanceTests {
         var partitions: Set<KafkaTopicPartition> { held.withLock { $0 } }
     }
 
+    /// A service's rebalance log lines, replayed in order, give the partitions it holds now;
+    /// other lines, and lines that are not JSON, are passed over.
+    @Test func theAssignmentLogReplaysRebalances() {
+        func line(_ msg: String, _ partitions: [String]) -> String {
+            let list = "[" + partitions.map { "\\\"\($0)\\\"" }.joined(separator: ", ") + "]"
+            return #"{"level":"info","msg":"\#(msg)","partitions":"\#(list)"}"#
+        }
+        let log = [
+            line("partitions assigned", ["t/0", "t/1", "u/0"]), #"{"msg":"stage started"}"#, "not json",
+            line("partitions revoked", ["t/0", "t/1", "u/0"]), line("partitions assigned", ["t/1", "u/0"]),
+        ].joined(separator: "\n")
+        #expect(KafkaAssignmentLog.held(in: log) == ["t/1", "u/0"])
+        #expect(KafkaAssignmentLog.held(in: log + "\n" + line("partitions revoked", ["t/1", "u/0"])).isEmpty)
+        #expect(KafkaAssignmentLog.held(in: "").isEmpty)
+    }
+
     /// librdkafka keeps a partition's pause across revocation. A stage pauses a partition whose
     /// lane is full and drops what it had parked when the partition is revoked; if the same
     /// member got the partition back still paused, nothing would ever resume it and the

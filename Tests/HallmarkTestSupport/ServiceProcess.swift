@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkKafka
 
 /// A Hallmark executable started by a test as its own process, its output captured to a file.
 ///
@@ -76,19 +77,7 @@ public final class ServiceProcess: @unchecked Sendable {
 
     /// The partitions the service holds now, by its "partitions assigned" and "partitions
     /// revoked" log lines.
-    public var assignedPartitions: Set<String> {
-        var held = Set<String>()
-        for line in logLines {
-            guard let list = line["partitions"] as? String,
-                  let names = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String] else { continue }
-            switch line["msg"] as? String {
-            case "partitions assigned": held.formUnion(names)
-            case "partitions revoked": held.subtract(names)
-            default: break
-            }
-        }
-        return held
-    }
+    public var assignedPartitions: Set<String> { KafkaAssignmentLog.held(in: rawLog) }
 
     /// How many log lines have exactly this message.
     public func logCount(_ message: String) -> Int { logLines.filter { $0["msg"] as? String == message }.count }
