@@ -83,10 +83,6 @@ struct SignerBench {
         return times[times.count / 2]
     }
 
-    /// Sends the requests to `replicas` fresh signers (fresh topics and schema), all at once or
-    /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
-    /// request from its send to its verdict.
-    /// With `warmup`, the first that many requests' latencies are left out of the figures.
     /// Waits until the group's rebalances settled: every partition of `topics` held, and by
     /// each replica some (as many as there are partitions to go round).
     private func waitForAssignment(of processes: [BenchProcess], topics: [String], partitions: Int) async throws {
@@ -101,6 +97,10 @@ struct SignerBench {
         }
     }
 
+    /// Sends the requests to `replicas` fresh signers (fresh topics and schema), all at once or
+    /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
+    /// request from its send to its verdict.
+    /// With `warmup`, the first that many requests' latencies are left out of the figures.
     func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0) async throws
         -> Phase
     {

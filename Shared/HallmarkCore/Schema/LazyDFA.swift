@@ -107,6 +107,7 @@ struct LazyDFA {
         }
     }
 
+    /// The start state: found once, then kept in ``start``.
     mutating func startState() -> Int? {
         if let start { return start }
         start = state(after: [0])

@@ -36,6 +36,13 @@ extension Stage {
         }
     }
 
+    /// Parked messages dropped (left for the next owner): out of the in-flight count, and
+    /// their partitions, which parking had paused, out of the paused count.
+    func released(parked: [KafkaMessage]) {
+        metrics.inFlight.decrement(by: Double(parked.count))
+        metrics.pausedPartitions.decrement(by: Double(Set(parked.map(\.topicPartition)).count))
+    }
+
     /// Gives up on a message at shutdown: never store past it, so the next owner re-reads it.
     func abandon(_ message: KafkaMessage) {
         tracker.withLock { $0.revoke(message.topicPartition) }
@@ -70,9 +77,7 @@ extension Stage {
             if !dropped.isEmpty {
                 logger.info("revoked partitions' waiting messages left for their next owner",
                             metadata: ["messages": "\(dropped.count)"])
-                metrics.inFlight.decrement(by: Double(dropped.count))
-                // Their partitions were paused; the consumer starts a new assignment unpaused.
-                metrics.pausedPartitions.decrement(by: Double(Set(dropped.map(\.topicPartition)).count))
+                released(parked: dropped)
             }
             let deadline = ContinuousClock.now + configuration.revokeDrainTimeout
             while tracker.withLock({ $0.inFlight(in: event.partitions) }) > dropped.count, ContinuousClock.now < deadline {

@@ -125,8 +125,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             stopping.store(true, ordering: .releasing)
             let parked = dispatcher.dropParked()
             parked.forEach(abandon)
-            metrics.inFlight.decrement(by: Double(parked.count))
-            metrics.pausedPartitions.decrement(by: Double(Set(parked.map(\.topicPartition)).count))
+            released(parked: parked)
             dispatcher.finish()
         }
     }
