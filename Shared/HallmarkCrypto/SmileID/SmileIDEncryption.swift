@@ -42,11 +42,18 @@ public enum SmileIDEncryption {
             PBKDF2.Request(password: Data(secret.utf8), salt: Data(($0.timestamp + ":" + $0.requestId).utf8),
                            iterations: SmileIDSignature.iterations)
         })
-        return try masters.map { (master) throws(HallmarkCryptoError) in
-            let okm = try HKDFSHA256.expand(prk: master, info: info, length: 64)
-            return Keys(encKey: okm.prefix(32), macKey: okm.suffix(32))
-        }
+        return try masters.map { (master) throws(HallmarkCryptoError) in try keys(master: master) }
     }
+
+    /// The keys from an already derived PBKDF2 master (step 2), e.g. one a worker pool derived
+    /// as `PBKDF2(secret, timestamp + ":" + requestId)`.
+    public static func keys(master: Data) throws(HallmarkCryptoError) -> Keys {
+        let okm = try HKDFSHA256.expand(prk: master, info: info, length: 64)
+        return Keys(encKey: okm.prefix(32), macKey: okm.suffix(32))
+    }
+
+    /// The PBKDF2 salt of one request: `utf8(timestamp + ":" + requestId)`.
+    public static func salt(timestamp: String, requestId: String) -> Data { Data((timestamp + ":" + requestId).utf8) }
 
     /// Encrypts `plaintext` into an envelope. `iv` is random unless given (tests only).
     public static func encrypt(_ plaintext: Data, secret: String, timestamp: String, requestId: String,

@@ -1,0 +1,124 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkSmileID
+
+/// Which requests the gateway encrypts (ENC-1's policy per deployment). It is read from a JSON
+/// file (`HALLMARK_GATEWAY_POLICY_FILE`), each field overridable by a variable:
+///
+/// | file field | variable | default | meaning |
+/// |---|---|---|---|
+/// | `encryption` | `HALLMARK_GATEWAY_ENCRYPTION` | `true` | encrypt at all |
+/// | `excluded_paths` | `HALLMARK_GATEWAY_EXCLUDED_PATHS` (comma-separated) | none | ``PathPattern`` globs of paths sent as they are |
+/// | `honour_skip_header` | `HALLMARK_GATEWAY_HONOUR_SKIP_HEADER` | `true` | a `SmileID-Skip-Encryption` header lets a request through |
+/// | `multipart_metadata` | `HALLMARK_GATEWAY_MULTIPART_METADATA` | `true` | encrypt multipart `partner_params` / `metadata` |
+/// | `s3_uploads` | `HALLMARK_GATEWAY_S3_UPLOADS` | `false` | encrypt uploads whose `Host` is S3 |
+/// | `s3_hosts` | `HALLMARK_GATEWAY_S3_HOSTS` | `s3.amazonaws.com`, `*.s3.amazonaws.com`, `s3.*.amazonaws.com`, `*.s3.*.amazonaws.com` | what counts as an S3 host |
+///
+/// The file may hold only these fields (a misspelt one is refused, not ignored).
+public struct EncryptionPolicy: Sendable, Hashable {
+    public var encryption = true
+    public var excludedPaths: [PathPattern] = []
+    public var honourSkipHeader = true
+    public var multipartMetadata = true
+    public var s3Uploads = false
+    /// Host globs (`*` is any run of characters within one label).
+    public var s3Hosts = ["s3.amazonaws.com", "*.s3.amazonaws.com", "s3.*.amazonaws.com", "*.s3.*.amazonaws.com"]
+
+    /// The header that opts one request out.
+    public static let skipHeader = "SmileID-Skip-Encryption"
+
+    public init() {}
+
+    /// What to do with one request, before its body is looked at: nil means encrypt it (as its
+    /// `Content-Type` says), otherwise why it passes through.
+    public func passthrough(path: String?, headers: [String: String]) -> EncryptResult.PassthroughReason? {
+        guard encryption else { return .encryptionDisabled }
+        if let path, excludedPaths.contains(where: { $0.matches(path) }) { return .excludedPath }
+        if honourSkipHeader, let skip = HeaderMap.value(Self.skipHeader, in: headers),
+           skip.trimmingCharacters(in: .whitespaces).lowercased() != "false" {
+            return .skipHeader
+        }
+        if !s3Uploads, let host = HeaderMap.value("Host", in: headers), isS3(host: host) { return .s3Upload }
+        return nil
+    }
+
+    /// Whether `host` (a `Host` header, port removed, any case) is an S3 endpoint.
+    public func isS3(host: String) -> Bool {
+        let name = host.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        return s3Hosts.contains { pattern in
+            // A host glob is a path glob over "/"-joined labels: `*` stays inside one label.
+            PathPattern("/" + pattern.lowercased().replacingOccurrences(of: ".", with: "/"))?
+                .matches("/" + name.replacingOccurrences(of: ".", with: "/")) ?? false
+        }
+    }
+}
+
+extension EncryptionPolicy {
+    /// The policy from `HALLMARK_GATEWAY_POLICY_FILE` (when set) with the variables over it.
+    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EncryptionPolicy {
+        let settings = Settings(env)
+        var policy = EncryptionPolicy()
+        if let path = settings.string("HALLMARK_GATEWAY_POLICY_FILE") {
+            policy = try fromFile(path)
+        }
+        policy.encryption = try settings.flag("HALLMARK_GATEWAY_ENCRYPTION", default: policy.encryption)
+        if settings.string("HALLMARK_GATEWAY_EXCLUDED_PATHS") != nil {
+            policy.excludedPaths = try patterns(settings.list("HALLMARK_GATEWAY_EXCLUDED_PATHS", default: []),
+                                                variable: "HALLMARK_GATEWAY_EXCLUDED_PATHS")
+        }
+        policy.honourSkipHeader = try settings.flag("HALLMARK_GATEWAY_HONOUR_SKIP_HEADER", default: policy.honourSkipHeader)
+        policy.multipartMetadata = try settings.flag("HALLMARK_GATEWAY_MULTIPART_METADATA",
+                                                     default: policy.multipartMetadata)
+        policy.s3Uploads = try settings.flag("HALLMARK_GATEWAY_S3_UPLOADS", default: policy.s3Uploads)
+        policy.s3Hosts = settings.list("HALLMARK_GATEWAY_S3_HOSTS", default: policy.s3Hosts)
+        return policy
+    }
+
+    /// Reads a policy file (JSON object; see the table above).
+    public static func fromFile(_ path: String) throws(ConfigurationError) -> EncryptionPolicy {
+        let variable = "HALLMARK_GATEWAY_POLICY_FILE"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(variable: variable, reason: "cannot read \(path)")
+        }
+        guard let object = (try? JSONReader.parse(Array(data)))?.object else {
+            throw ConfigurationError(variable: variable, reason: "\(path) is not a JSON object")
+        }
+        var policy = EncryptionPolicy()
+        for (name, value) in object {
+            func flag() throws(ConfigurationError) -> Bool {
+                guard case .bool(let b) = value else {
+                    throw ConfigurationError(variable: variable, reason: "\(name) must be true or false")
+                }
+                return b
+            }
+            func strings() throws(ConfigurationError) -> [String] {
+                guard let items = value.array?.compactMap(\.string), items.count == value.array?.count else {
+                    throw ConfigurationError(variable: variable, reason: "\(name) must be an array of strings")
+                }
+                return items
+            }
+            switch name {
+            case "encryption": policy.encryption = try flag()
+            case "excluded_paths": policy.excludedPaths = try patterns(try strings(), variable: variable)
+            case "honour_skip_header": policy.honourSkipHeader = try flag()
+            case "multipart_metadata": policy.multipartMetadata = try flag()
+            case "s3_uploads": policy.s3Uploads = try flag()
+            case "s3_hosts": policy.s3Hosts = try strings()
+            default: throw ConfigurationError(variable: variable, reason: "unknown field \(name)")
+            }
+        }
+        return policy
+    }
+
+    static func patterns(_ items: [String], variable: String) throws(ConfigurationError) -> [PathPattern] {
+        var out: [PathPattern] = []
+        for item in items {
+            guard let pattern = PathPattern(item) else {
+                throw ConfigurationError(variable: variable, reason: "excluded paths must start with /")
+            }
+            out.append(pattern)
+        }
+        return out
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkRuntime
+import HallmarkSmileID
+
+/// The gateway's ENC-1 stage (DESIGN §1–2): requests on the encrypt input come out encrypted
+/// (or passed through, saying why) as request carriers ready for the signer; requests on the
+/// decrypt input come out decrypted, or as a typed `rejected` result with no plaintext at all.
+///
+/// All the work is phase 1 (PBKDF2 on the worker pool, AES-GCM); there are no effects to
+/// commit, so the stage runs without a transaction. A redelivered request is encrypted again
+/// under the same request id (its result id is derived from the request's, so a consumer can
+/// drop the copy); the two envelopes differ only in their random IVs.
+public struct EnvelopeProcessor: StageProcessor {
+    public enum Prepared: Sendable {
+        case encrypted(StageMessage, EncryptResult)
+        case decrypted(StageMessage, DecryptResult)
+    }
+
+    let configuration: GatewayConfiguration
+    let secrets: SecretStore
+    let encryptor: PayloadEncryptor
+    let decryptor: PayloadDecryptor
+    let metrics = GatewayMetrics()
+    /// The clock; tests move it.
+    let now: @Sendable () -> Date
+
+    public init(configuration: GatewayConfiguration, secrets: SecretStore, deriver: KeyDeriver,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = configuration
+        self.secrets = secrets
+        encryptor = PayloadEncryptor(deriver: deriver, policy: configuration.policy)
+        decryptor = PayloadDecryptor(deriver: deriver, window: configuration.timestampWindow)
+        self.now = now
+    }
+
+    /// The stage's inputs: each topic with the carriers it takes.
+    public var inputs: [StageInput] {
+        [StageInput(topic: configuration.encryptInput, schemas: configuration.encryptSchemas),
+         StageInput(topic: configuration.decryptInput, schemas: configuration.decryptSchemas)]
+    }
+
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        let carrier = try message.decode(RequestCarrier.self)
+        guard let body = Data(base64Encoded: carrier.bodyB64) else {
+            throw StageRejection(.schemaViolation, "body_b64 is not base64")
+        }
+        let resultID = MessageID.derived(from: message.header.id, "result")
+        if message.kafka.topic == configuration.encryptInput {
+            let output = try await encryptor.encrypt(
+                path: carrier.path, headers: carrier.headers, body: body, requestID: message.header.id.lowercased(),
+                timestamp: message.fields["timestamp"]?.string, secrets: secrets.secrets, now: now())
+            switch output.decision {
+            case .encrypted(let type):
+                metrics.encrypted[type]?.increment()
+                metrics.encryptedBytes.increment(by: body.count)
+            case .passedThrough(let reason):
+                metrics.passedThrough[reason]?.increment()
+            }
+            return .encrypted(message, EncryptResult(
+                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                requestID: message.header.id, decision: output.decision, headers: output.headers,
+                bodyB64: output.body.base64EncodedString(), method: carrier.method, path: carrier.path))
+        }
+        let result: DecryptResult
+        switch try await decryptor.decrypt(headers: carrier.headers, body: body, secrets: secrets.secrets, now: now()) {
+        case .decrypted(let headers, let plaintext):
+            metrics.decrypted.increment()
+            metrics.decryptedBytes.increment(by: plaintext.count)
+            result = DecryptResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                   requestID: message.header.id, headers: headers,
+                                   bodyB64: plaintext.base64EncodedString(), method: carrier.method, path: carrier.path)
+        case .rejected(let reason):
+            metrics.decryptRejected[reason]?.increment()
+            result = DecryptResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                   requestID: message.header.id, reason: reason)
+        }
+        return .decrypted(message, result)
+    }
+
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        try batch.map { item in
+            switch item {
+            case .encrypted(let message, let result):
+                .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput),
+                                    key: Self.key(message, result.headers), result)])
+            case .decrypted(let message, let result):
+                .outputs([try .json(topic: message.replyTopic(or: configuration.decryptOutput),
+                                    key: Self.key(message, result.headers ?? [:]), result)])
+            }
+        }
+    }
+
+    /// The output key: the partner id when the request has one, else the input's key.
+    static func key(_ message: StageMessage, _ headers: [String: String]) -> String? {
+        HeaderMap.value(HeaderMap.partner, in: headers) ?? message.key
+    }
+}

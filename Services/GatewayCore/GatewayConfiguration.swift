@@ -1,0 +1,81 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkSmileID
+
+/// The gateway's settings, each from a `HALLMARK_GATEWAY_…` variable with a default. The
+/// encryption policy has its own file and variables (``EncryptionPolicy``).
+///
+/// | variable | default | meaning |
+/// |---|---|---|
+/// | `HALLMARK_GATEWAY_ENCRYPT_INPUT` | `smileid.encrypt.requests` | encrypt requests consumed |
+/// | `HALLMARK_GATEWAY_ENCRYPT_OUTPUT` | `smileid.encrypt.results` | encrypt results produced |
+/// | `HALLMARK_GATEWAY_DECRYPT_INPUT` | `smileid.decrypt.requests` | decrypt requests consumed |
+/// | `HALLMARK_GATEWAY_DECRYPT_OUTPUT` | `smileid.decrypt.results` | decrypt results produced |
+/// | `HALLMARK_GATEWAY_ENCRYPT_SCHEMAS` | `hallmark.encrypt.request.v1` | request carriers taken on the encrypt input |
+/// | `HALLMARK_GATEWAY_DECRYPT_SCHEMAS` | `hallmark.decrypt.request.v1` | request carriers taken on the decrypt input |
+/// | `HALLMARK_GATEWAY_SCHEMA` | `gateway` | PostgreSQL schema |
+/// | `HALLMARK_GATEWAY_SECRETS_DIR` | — | folder of secret files, one per version (as the signer's) |
+/// | `HALLMARK_GATEWAY_SECRET_<VERSION>` | — | a secret version from the environment (when no folder) |
+/// | `HALLMARK_GATEWAY_SIGNING_VERSION` | — | the version that encrypts, for environment secrets |
+/// | `HALLMARK_GATEWAY_WINDOW_SECONDS` | 300 | ± seconds a decrypted envelope's timestamp may be from now |
+/// | `HALLMARK_GATEWAY_WORKERS` | active cores | PBKDF2 worker threads |
+/// | `HALLMARK_GATEWAY_BATCH` | 2 with SHA-NI, else 1 | derivations one worker takes at once |
+/// | `HALLMARK_GATEWAY_KEY_CACHE_SIZE` | 4096 | derived keys kept (a retried request pays once) |
+/// | `HALLMARK_GATEWAY_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
+public struct GatewayConfiguration: Sendable {
+    public var encryptInput = "smileid.encrypt.requests"
+    public var encryptOutput = "smileid.encrypt.results"
+    public var decryptInput = "smileid.decrypt.requests"
+    public var decryptOutput = "smileid.decrypt.results"
+    public var encryptSchemas: Set<String> = [EncryptRequest.schemaName]
+    public var decryptSchemas: Set<String> = [DecryptRequest.schemaName]
+    public var schema = "gateway"
+    public var secretsDirectory: String?
+    public var timestampWindow: TimeInterval = 300
+    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var batchSize = PBKDF2.preferredBatch
+    public var keyCacheSize = 4096
+    public var keyCacheTTL: TimeInterval = 600
+    public var policy = EncryptionPolicy()
+
+    public init() {}
+
+    /// Reads the variables over the defaults; a malformed value throws, naming the variable.
+    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
+        let settings = Settings(env)
+        var c = GatewayConfiguration()
+        c.encryptInput = try settings.topic("HALLMARK_GATEWAY_ENCRYPT_INPUT", default: c.encryptInput)
+        c.encryptOutput = try settings.topic("HALLMARK_GATEWAY_ENCRYPT_OUTPUT", default: c.encryptOutput)
+        c.decryptInput = try settings.topic("HALLMARK_GATEWAY_DECRYPT_INPUT", default: c.decryptInput)
+        c.decryptOutput = try settings.topic("HALLMARK_GATEWAY_DECRYPT_OUTPUT", default: c.decryptOutput)
+        guard c.encryptInput != c.decryptInput else {
+            throw ConfigurationError(variable: "HALLMARK_GATEWAY_DECRYPT_INPUT", reason: "must differ from the encrypt input")
+        }
+        c.encryptSchemas = try carriers(settings, "HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
+        c.decryptSchemas = try carriers(settings, "HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
+        c.schema = try settings.identifier("HALLMARK_GATEWAY_SCHEMA", default: c.schema)
+        c.secretsDirectory = settings.string("HALLMARK_GATEWAY_SECRETS_DIR")
+        c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
+                                                              in: 1...(100 * 366 * 86_400)))
+        c.workers = try settings.integer("HALLMARK_GATEWAY_WORKERS", default: c.workers, in: 1...1024)
+        c.batchSize = try settings.integer("HALLMARK_GATEWAY_BATCH", default: c.batchSize, in: 1...64)
+        c.keyCacheSize = try settings.integer("HALLMARK_GATEWAY_KEY_CACHE_SIZE", default: c.keyCacheSize, in: 0...10_000_000)
+        c.keyCacheTTL = TimeInterval(try settings.integer("HALLMARK_GATEWAY_KEY_CACHE_TTL_SECONDS", default: 600,
+                                                          in: 1...86_400))
+        c.policy = try EncryptionPolicy.fromEnvironment(env)
+        return c
+    }
+
+    /// Request-carrier schema names (a name that is no carrier is refused).
+    static func carriers(_ settings: Settings, _ name: String, default value: Set<String>) throws(ConfigurationError)
+        -> Set<String>
+    {
+        let names = Set(settings.list(name, default: Array(value)))
+        guard !names.isEmpty, names.isSubset(of: RequestCarrier.schemas) else {
+            throw ConfigurationError(variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
+        }
+        return names
+    }
+}

@@ -1,0 +1,32 @@
+import HallmarkMessages
+import Metrics
+
+/// The gateway's metrics, created once with fixed dimensions.
+final class GatewayMetrics: Sendable {
+    /// Encrypt requests by request type (`json`, `zip`, `multipart`).
+    let encrypted: [EncryptResult.RequestType: Counter]
+    /// Encrypt requests let through, by the policy's reason.
+    let passedThrough: [EncryptResult.PassthroughReason: Counter]
+    let decrypted: Counter
+    /// Decrypt requests refused, by reason (`authentication_failed` is tampering or a wrong key).
+    let decryptRejected: [DecryptResult.Reason: Counter]
+    /// Plaintext bytes encrypted and decrypted.
+    let encryptedBytes: Counter
+    let decryptedBytes: Counter
+
+    init() {
+        let dims = [("service", "gateway")]
+        encrypted = Dictionary(uniqueKeysWithValues: EncryptResult.RequestType.allCases.map {
+            ($0, Counter(label: "hallmark_gateway_encrypted_total", dimensions: dims + [("type", $0.rawValue)]))
+        })
+        passedThrough = Dictionary(uniqueKeysWithValues: EncryptResult.PassthroughReason.allCases.map {
+            ($0, Counter(label: "hallmark_gateway_passed_through_total", dimensions: dims + [("reason", $0.rawValue)]))
+        })
+        decrypted = Counter(label: "hallmark_gateway_decrypted_total", dimensions: dims)
+        decryptRejected = Dictionary(uniqueKeysWithValues: DecryptResult.Reason.allCases.map {
+            ($0, Counter(label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
+        })
+        encryptedBytes = Counter(label: "hallmark_gateway_encrypted_bytes_total", dimensions: dims)
+        decryptedBytes = Counter(label: "hallmark_gateway_decrypted_bytes_total", dimensions: dims)
+    }
+}
