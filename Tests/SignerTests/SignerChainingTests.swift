@@ -1,3 +1,4 @@
+import HallmarkTestSupport
 import Foundation
 import HallmarkCore
 import HallmarkMessages

@@ -1,3 +1,4 @@
+import HallmarkTestSupport
 import Foundation
 import HallmarkCrypto
 import HallmarkCore

@@ -1,0 +1,142 @@
+import Foundation
+import GatewayCore
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkTestSupport
+import Testing
+
+/// The gateway as its own process against the real broker: ENC-1 requests of every kind
+/// encrypted and decrypted back byte for byte, the DESIGN vector, the policy's decisions
+/// (with their metrics), and a chain through the signer into verify and back to plaintext.
+@Suite("Gateway service against the real broker", .serialized, .timeLimit(.minutes(6)))
+struct GatewayServiceTests {
+    static func encryptRequest(_ body: Data, type: String, path: String = "/v1/upload",
+                               extra: [String: String] = [:]) -> EncryptRequest {
+        EncryptRequest(id: MessageID.random(), producedAt: Timestamp.now(),
+                       headers: ["Content-Type": type, "SmileID-Partner-ID": "002"].merging(extra) { $1 },
+                       bodyB64: body.base64EncodedString(), method: "POST", path: path)
+    }
+
+    @Test func jsonZipAndMultipartComeBackByteExact() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("roundtrip")
+        let bodies: [(Data, String, EncryptResult.RequestType)] = [
+            (Data(#"{"partner_params":{"job_id":"job-7"},"country":"KE"}"#.utf8), "application/json", .json),
+            (GatewayFixtures.zip, "application/zip", .zip),
+            (GatewayFixtures.multipart(), GatewayFixtures.multipartType, .multipart),
+        ]
+        let requests = bodies.map { Self.encryptRequest($0.0, type: $0.1) }
+        for request in requests { try await h.send(h.encryptInput, key: "002", message: request) }
+        for ((body, type, kind), request) in zip(bodies, requests) {
+            let result = try await h.answer(EncryptResult.self, to: request.id, on: h.encryptOutput)
+            #expect(result.decision == .encrypted(kind) && result.requestID == request.id)
+            #expect(result.headers["SmileID-Request-ID"] == request.id.lowercased())
+            #expect(result.method == "POST" && result.path == "/v1/upload")
+            let sent = try #require(Data(base64Encoded: result.bodyB64))
+            #expect(sent != body)
+            if kind == .multipart {
+                let parts = try MultipartBody(parsing: Array(sent), boundary: GatewayFixtures.boundary)
+                #expect(parts.parts.compactMap(\.name).filter { $0.hasSuffix("_encrypted") }.count == 2)
+            }
+            let decrypt = DecryptRequest(id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
+                                         bodyB64: result.bodyB64, method: result.method, path: result.path)
+            try await h.send(h.decryptInput, key: "002", message: decrypt)
+            let back = try await h.answer(DecryptResult.self, to: decrypt.id, on: h.decryptOutput)
+            #expect(back.status == .accepted && back.reason == nil)
+            #expect(back.bodyB64.flatMap { Data(base64Encoded: $0) } == body, "\(kind) decrypts back byte for byte")
+            #expect(back.headers?["Content-Type"] == type && back.headers?["SmileID-Content-Encrypted"] == nil)
+        }
+        #expect(try await eventually { h.counter("hallmark_gateway_encrypted_total", ["type": "multipart"]) == 1 })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
+        await h.close()
+    }
+
+    @Test func designVectorDecryptsThroughTheService() async throws {
+        let h = try await GatewayHarness()
+        // The vector's timestamp is in 2025: a window of a century lets it in.
+        let gateway = try await h.startGateway("vector", ["HALLMARK_GATEWAY_WINDOW_SECONDS": "\(100 * 366 * 86_400)"])
+        let envelope = SmileIDEnvelope(iv: "AAECAwQFBgcICQoL", authTag: "amVGVBanJvS7NoTlXi/QWA==",
+                                       encryptedData: "+Wxvj0z8ivL82L4MIn34AZuZ", timestamp: "2025-01-01T00:00:00.000Z")
+        let headers = ["SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "req-1",
+                       "SmileID-Content-Encrypted": "true", "Content-Type": "application/octet-stream"]
+        let request = DecryptRequest(id: MessageID.random(), producedAt: Timestamp.now(), headers: headers,
+                                     bodyB64: try envelope.jsonData().base64EncodedString())
+        try await h.send(h.decryptInput, message: request)
+        let result = try await h.answer(DecryptResult.self, to: request.id, on: h.decryptOutput)
+        #expect(result.status == .accepted)
+        #expect(result.bodyB64 == Data(#"{"job_id":"job-1"}"#.utf8).base64EncodedString())
+        // The same envelope under another request id fails authentication.
+        var other = request
+        other.id = MessageID.random()
+        other.headers["SmileID-Request-ID"] = "req-2"
+        try await h.send(h.decryptInput, message: other)
+        let refused = try await h.answer(DecryptResult.self, to: other.id, on: h.decryptOutput)
+        #expect(refused.status == .rejected && refused.reason == .authenticationFailed)
+        #expect(refused.bodyB64 == nil && refused.headers == nil)
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
+        await h.close()
+    }
+
+    @Test func skipHeaderExcludedPathAndPolicyOff() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("policy", ["HALLMARK_GATEWAY_EXCLUDED_PATHS": "/v1/public/**"])
+        let body = Data(#"{"job_id":"plain"}"#.utf8)
+        let skipped = Self.encryptRequest(body, type: "application/json", extra: ["SmileID-Skip-Encryption": "true"])
+        let excluded = Self.encryptRequest(body, type: "application/json", path: "/v1/public/status")
+        let encrypted = Self.encryptRequest(body, type: "application/json", path: "/v1/private/status")
+        for r in [skipped, excluded, encrypted] { try await h.send(h.encryptInput, message: r) }
+        let a = try await h.answer(EncryptResult.self, to: skipped.id, on: h.encryptOutput)
+        let b = try await h.answer(EncryptResult.self, to: excluded.id, on: h.encryptOutput)
+        let c = try await h.answer(EncryptResult.self, to: encrypted.id, on: h.encryptOutput)
+        #expect(a.decision == .passedThrough(.skipHeader) && a.bodyB64 == skipped.bodyB64 && a.headers == skipped.headers)
+        #expect(b.decision == .passedThrough(.excludedPath) && b.bodyB64 == excluded.bodyB64)
+        #expect(c.decision == .encrypted(.json))
+        #expect(try await eventually {
+            h.counter("hallmark_gateway_passed_through_total", ["reason": "skip_header"]) == 1
+                && h.counter("hallmark_gateway_passed_through_total", ["reason": "excluded_path"]) == 1
+        })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
+
+        let off = try await h.startGateway("off", ["HALLMARK_GATEWAY_ENCRYPTION": "false"])
+        let plain = Self.encryptRequest(body, type: "application/json")
+        try await h.send(h.encryptInput, message: plain)
+        let d = try await h.answer(EncryptResult.self, to: plain.id, on: h.encryptOutput)
+        #expect(d.decision == .passedThrough(.encryptionDisabled) && d.bodyB64 == plain.bodyB64 && !d.encrypted)
+        try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(JSONCoding.encode(d))), against: EncryptResult.schemaName)
+        off.signal(SIGTERM)
+        #expect(await off.waitForExit(timeout: .seconds(30)) == 0)
+        await h.close()
+    }
+
+    /// raw payload → gateway encrypt → signer sign → signer verify → gateway decrypt: the MAC
+    /// covers the envelope bytes, verify accepts it, and the plaintext comes back.
+    @Test func encryptResultsChainThroughTheSignerAndBack() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("chain", [
+            "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": h.signInput, "HALLMARK_GATEWAY_DECRYPT_INPUT": h.verifyOutput,
+            "HALLMARK_GATEWAY_DECRYPT_SCHEMAS": "\(DecryptRequest.schemaName),\(VerifyResult.schemaName)",
+        ])
+        let signer = try await h.startSigner("chain")
+        let bodies = [(Data(#"{"job_id":"chain"}"#.utf8), "application/json"),
+                      (GatewayFixtures.multipart(), GatewayFixtures.multipartType)]
+        let requests = bodies.map { Self.encryptRequest($0.0, type: $0.1) }
+        for r in requests { try await h.send(h.encryptInput, key: "002", message: r) }
+        for ((body, _), request) in zip(bodies, requests) {
+            // Each hop keeps the first request's id as its correlation id.
+            let verdict = try await h.answer(VerifyResult.self, to: request.id, on: h.verifyOutput)
+            #expect(verdict.reason == nil && verdict.secretVersion == "v1", "\(verdict)")
+            #expect(verdict.headers["SmileID-Content-Encrypted"] == "true" && verdict.headers["SmileID-Request-Mac"] != nil)
+            let plain = try await h.answer(DecryptResult.self, to: request.id, on: h.decryptOutput)
+            #expect(plain.status == .accepted && plain.bodyB64.flatMap { Data(base64Encoded: $0) } == body)
+        }
+        for process in [gateway, signer] {
+            process.signal(SIGTERM)
+            #expect(await process.waitForExit(timeout: .seconds(30)) == 0)
+        }
+        await h.close()
+    }
+}
