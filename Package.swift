@@ -97,7 +97,7 @@ let package = Package(
                                "AuthorityCore", "ProbeCore", "HallmarkClient", argumentParser],
                 path: "Services/HallmarkBench"),
         .target(name: "HallmarkCLICore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore", "GatewayCore",
                                "AuthorityCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser],
                 path: "Services/HallmarkCLICore"),
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],

@@ -29,7 +29,7 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
         defer { Task { await producer.close() } }
 
         let signIDs = (0..<count).map { _ in MessageID.random() }
-        let signed = try await exchange(kafka: kafka, producer: producer, output: c.signOutput, ids: signIDs, logger: logger) {
+        let signed = try await TrafficExchange.run(kafka: kafka, output: c.signOutput, ids: signIDs, timeout: timeout, logger: logger) {
             for (i, id) in signIDs.enumerated() {
                 let request = SignRequest(id: id, producedAt: Timestamp.now(), headers: [
                     "Content-Type": "application/json", "SmileID-Partner-ID": "sample-\(i % 4)",
@@ -65,8 +65,8 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
                 try request("bad_mac") { $0["body_b64"] = Data(#"{"job_id":"tampered"}"#.utf8).base64EncodedString() }
             }
         }
-        let verdicts = try await exchange(kafka: kafka, producer: producer, output: c.verifyOutput,
-                                          ids: verify.map(\.id), logger: logger) {
+        let verdicts = try await TrafficExchange.run(kafka: kafka, output: c.verifyOutput, ids: verify.map(\.id),
+                                                     timeout: timeout, logger: logger) {
             for v in verify { try await producer.send(topic: c.verifyInput, key: Array(v.key.utf8), value: v.value) }
         }
         var tally: [String: Int] = [:]
@@ -85,34 +85,5 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
             print("\(wrong) verdicts differ from the expected ones")
             throw ExitCode.failure
         }
-    }
-
-    /// Starts a reader at the end of `output`, runs `send`, and collects the results whose
-    /// `request_id` is one of `ids` (raw bytes by request id).
-    func exchange(kafka: KafkaConfiguration, producer: KafkaProducer, output: String, ids: [String], logger: Logger,
-                  send: () async throws -> Void) async throws -> [String: [UInt8]] {
-        var readerConfig = kafka
-        readerConfig.properties["auto.offset.reset"] = "latest"
-        let consumer = try KafkaConsumer(configuration: readerConfig, groupID: "hallmark-traffic-\(MessageID.random())",
-                                         topics: [output], logger: logger)
-        try consumer.start()
-        try await Task.sleep(for: .seconds(3))  // the reader's assignment, so it sees this run's answers
-        try await send()
-        let seconds = timeout
-        let timer = Task {
-            try? await Task.sleep(for: .seconds(seconds))
-            consumer.beginClose()
-        }
-        let wanted = Set(ids)
-        var found: [String: [UInt8]] = [:]
-        for await message in consumer.messages {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
-                  let id = object["request_id"] as? String, wanted.contains(id) else { continue }
-            found[id] = message.value
-            if found.count == wanted.count { break }
-        }
-        timer.cancel()
-        await consumer.close()
-        return found
     }
 }

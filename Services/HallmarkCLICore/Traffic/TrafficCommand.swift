@@ -10,7 +10,8 @@ import Logging
 public struct TrafficCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "traffic", abstract: "Send sample traffic to running services and show the answers.",
-        subcommands: [ProbeTrafficCommand.self, SignerTrafficCommand.self, AuthorityTrafficCommand.self])
+        subcommands: [ProbeTrafficCommand.self, SignerTrafficCommand.self, AuthorityTrafficCommand.self,
+                       GatewayTrafficCommand.self])
 
     public init() {}
 }
