@@ -15,7 +15,6 @@ import HallmarkSmileID
 /// | `HALLMARK_GATEWAY_DECRYPT_OUTPUT` | `smileid.decrypt.results` | decrypt results produced |
 /// | `HALLMARK_GATEWAY_ENCRYPT_SCHEMAS` | `hallmark.encrypt.request.v1` | request carriers taken on the encrypt input |
 /// | `HALLMARK_GATEWAY_DECRYPT_SCHEMAS` | `hallmark.decrypt.request.v1` | request carriers taken on the decrypt input |
-/// | `HALLMARK_GATEWAY_SCHEMA` | `gateway` | PostgreSQL schema |
 /// | `HALLMARK_GATEWAY_SECRETS_DIR` | — | folder of secret files, one per version (as the signer's) |
 /// | `HALLMARK_GATEWAY_SECRET_<VERSION>` | — | a secret version from the environment (when no folder) |
 /// | `HALLMARK_GATEWAY_SIGNING_VERSION` | — | the version that encrypts, for environment secrets |
@@ -31,7 +30,6 @@ public struct GatewayConfiguration: Sendable {
     public var decryptOutput = "smileid.decrypt.results"
     public var encryptSchemas: Set<String> = [EncryptRequest.schemaName]
     public var decryptSchemas: Set<String> = [DecryptRequest.schemaName]
-    public var schema = "gateway"
     public var secretsDirectory: String?
     public var timestampWindow: TimeInterval = 300
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -53,9 +51,8 @@ public struct GatewayConfiguration: Sendable {
         guard c.encryptInput != c.decryptInput else {
             throw ConfigurationError(variable: "HALLMARK_GATEWAY_DECRYPT_INPUT", reason: "must differ from the encrypt input")
         }
-        c.encryptSchemas = try carriers(settings, "HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
-        c.decryptSchemas = try carriers(settings, "HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
-        c.schema = try settings.identifier("HALLMARK_GATEWAY_SCHEMA", default: c.schema)
+        c.encryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
+        c.decryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
         c.secretsDirectory = settings.string("HALLMARK_GATEWAY_SECRETS_DIR")
         c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
                                                               in: 1...(100 * 366 * 86_400)))
@@ -66,16 +63,5 @@ public struct GatewayConfiguration: Sendable {
                                                           in: 1...86_400))
         c.policy = try EncryptionPolicy.fromEnvironment(env)
         return c
-    }
-
-    /// Request-carrier schema names (a name that is no carrier is refused).
-    static func carriers(_ settings: Settings, _ name: String, default value: Set<String>) throws(ConfigurationError)
-        -> Set<String>
-    {
-        let names = Set(settings.list(name, default: Array(value)))
-        guard !names.isEmpty, names.isSubset(of: RequestCarrier.schemas) else {
-            throw ConfigurationError(variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
-        }
-        return names
     }
 }

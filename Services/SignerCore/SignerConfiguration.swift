@@ -105,8 +105,8 @@ public struct SignerConfiguration: Sendable {
                                          + "at least \(c.zipLimits.largestReservation)")
         }
         c.zipWorkers = try settings.integer("HALLMARK_SIGNER_ZIP_WORKERS", default: c.zipWorkers, in: 1...64)
-        c.signSchemas = try schemas(settings, "HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
-        c.verifySchemas = try schemas(settings, "HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
+        c.signSchemas = try settings.requestCarriers("HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
+        c.verifySchemas = try settings.requestCarriers("HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
         return c
     }
 
@@ -115,16 +115,5 @@ public struct SignerConfiguration: Sendable {
     public func zipReader(service: String, logger: Logger) -> ZipUploadReader {
         ZipUploadReader(limits: zipLimits, budget: ZipMemoryBudget(capacity: zipMemoryBytes, service: service),
                         pool: ZipWorkerPool(workers: zipWorkers, logger: logger), service: service, logger: logger)
-    }
-
-    /// Request-carrier schema names (a name that is no carrier is refused).
-    static func schemas(_ settings: Settings, _ name: String, default value: Set<String>) throws(ConfigurationError)
-        -> Set<String>
-    {
-        let names = Set(settings.list(name, default: Array(value)))
-        guard !names.isEmpty, names.isSubset(of: RequestCarrier.schemas) else {
-            throw ConfigurationError(variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
-        }
-        return names
     }
 }
