@@ -13,6 +13,13 @@ import HallmarkSmileID
 /// | `HALLMARK_GATEWAY_ENCRYPT_OUTPUT` | `smileid.encrypt.results` | encrypt results produced |
 /// | `HALLMARK_GATEWAY_DECRYPT_INPUT` | `smileid.decrypt.requests` | decrypt requests consumed |
 /// | `HALLMARK_GATEWAY_DECRYPT_OUTPUT` | `smileid.decrypt.results` | decrypt results produced |
+/// | `HALLMARK_GATEWAY_HANDSHAKE_INPUT` / `_OUTPUT` | `e2ee.handshakes` / `e2ee.handshake.results` | E2EE-1 handshakes |
+/// | `HALLMARK_GATEWAY_INBOUND_INPUT` / `HALLMARK_GATEWAY_PLAINTEXT_OUTPUT` | `e2ee.inbound` / `e2ee.plaintext` | client→gateway messages |
+/// | `HALLMARK_GATEWAY_OUTBOUND_INPUT` / `_OUTPUT` | `e2ee.outbound.requests` / `e2ee.outbound` | gateway→client messages |
+/// | `HALLMARK_GATEWAY_SCHEMA` | `gateway` | PostgreSQL schema (sessions, inbox) |
+/// | `HALLMARK_GATEWAY_KEK_FILE` / `HALLMARK_GATEWAY_KEK` | — | the KEKs sealing session keys (``KeyEncryptionFile``) |
+/// | `HALLMARK_GATEWAY_SESSION_TTL_SECONDS` | 86400 | a session's lifetime from its handshake |
+/// | `HALLMARK_GATEWAY_SWEEP_SECONDS` | 60 | expired sessions (and their keys) deleted this often |
 /// | `HALLMARK_GATEWAY_ENCRYPT_SCHEMAS` | `hallmark.encrypt.request.v1` | request carriers taken on the encrypt input |
 /// | `HALLMARK_GATEWAY_DECRYPT_SCHEMAS` | `hallmark.decrypt.request.v1` | request carriers taken on the decrypt input |
 /// | `HALLMARK_GATEWAY_SECRETS_DIR` | — | folder of secret files, one per version (as the signer's) |
@@ -28,6 +35,15 @@ public struct GatewayConfiguration: Sendable {
     public var encryptOutput = "smileid.encrypt.results"
     public var decryptInput = "smileid.decrypt.requests"
     public var decryptOutput = "smileid.decrypt.results"
+    public var handshakeInput = "e2ee.handshakes"
+    public var handshakeOutput = "e2ee.handshake.results"
+    public var inboundInput = "e2ee.inbound"
+    public var plaintextOutput = "e2ee.plaintext"
+    public var outboundInput = "e2ee.outbound.requests"
+    public var outboundOutput = "e2ee.outbound"
+    public var schema = "gateway"
+    public var sessionTTL: TimeInterval = 86_400
+    public var sweepInterval: Duration = .seconds(60)
     public var encryptSchemas: Set<String> = [EncryptRequest.schemaName]
     public var decryptSchemas: Set<String> = [DecryptRequest.schemaName]
     public var secretsDirectory: String?
@@ -51,6 +67,20 @@ public struct GatewayConfiguration: Sendable {
         guard c.encryptInput != c.decryptInput else {
             throw ConfigurationError(variable: "HALLMARK_GATEWAY_DECRYPT_INPUT", reason: "must differ from the encrypt input")
         }
+        c.handshakeInput = try settings.topic("HALLMARK_GATEWAY_HANDSHAKE_INPUT", default: c.handshakeInput)
+        c.handshakeOutput = try settings.topic("HALLMARK_GATEWAY_HANDSHAKE_OUTPUT", default: c.handshakeOutput)
+        c.inboundInput = try settings.topic("HALLMARK_GATEWAY_INBOUND_INPUT", default: c.inboundInput)
+        c.plaintextOutput = try settings.topic("HALLMARK_GATEWAY_PLAINTEXT_OUTPUT", default: c.plaintextOutput)
+        c.outboundInput = try settings.topic("HALLMARK_GATEWAY_OUTBOUND_INPUT", default: c.outboundInput)
+        c.outboundOutput = try settings.topic("HALLMARK_GATEWAY_OUTBOUND_OUTPUT", default: c.outboundOutput)
+        let inputs = [c.encryptInput, c.decryptInput, c.handshakeInput, c.inboundInput, c.outboundInput]
+        guard Set(inputs).count == inputs.count else {
+            throw ConfigurationError(variable: "HALLMARK_GATEWAY_*_INPUT", reason: "every input topic must be different")
+        }
+        c.schema = try settings.identifier("HALLMARK_GATEWAY_SCHEMA", default: c.schema)
+        c.sessionTTL = TimeInterval(try settings.integer("HALLMARK_GATEWAY_SESSION_TTL_SECONDS", default: 86_400,
+                                                         in: 1...(366 * 86_400)))
+        c.sweepInterval = try settings.seconds("HALLMARK_GATEWAY_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.encryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
         c.decryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
         c.secretsDirectory = settings.string("HALLMARK_GATEWAY_SECRETS_DIR")

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkRuntime
 import HallmarkSmileID
 import Logging
@@ -11,7 +12,10 @@ public enum GatewayService {
     /// Topics and schema for ``ServiceRunner``.
     public static func definition(_ c: GatewayConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(service: "gateway",
-                                 topics: [c.encryptInput, c.encryptOutput, c.decryptInput, c.decryptOutput])
+                                 topics: [c.encryptInput, c.encryptOutput, c.decryptInput, c.decryptOutput,
+                                          c.handshakeInput, c.handshakeOutput, c.inboundInput, c.plaintextOutput,
+                                          c.outboundInput, c.outboundOutput],
+                                 schema: c.schema, migrations: GatewayMigrations.all(schema: c.schema))
     }
 
     public static func services(_ c: GatewayConfiguration, context: ServiceContext) throws -> [any Service] {
@@ -30,9 +34,31 @@ public enum GatewayService {
             "encryption": "\(c.policy.encryption)", "excluded_paths": "\(c.policy.excludedPaths.count)",
         ])
         let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, service: "gateway", logger: context.logger)
-        let processor = EnvelopeProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache))
-        // The stage last, so the group stops it first: it drains while the pool still runs.
-        return [pool, SecretReloadService(store: store, logger: context.logger),
-                try context.stage(processor, inputs: processor.inputs)]
+        let keks: KeyEncryptionFile
+        do {
+            keks = try KeyEncryptionFile.fromEnvironment(context.environment, prefix: "HALLMARK_GATEWAY_")
+        } catch {
+            throw ConfigurationError(variable: "HALLMARK_GATEWAY_KEK_FILE", reason: error.reason)
+        }
+        guard let database = context.database else {
+            throw ConfigurationError(variable: "HALLMARK_GATEWAY_POSTGRES_URL", reason: "E2EE-1 sessions need the database")
+        }
+        let envelopes = EnvelopeProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache))
+        let sessionStore = SessionStore(schema: c.schema, keyring: keks.keyring)
+        let sessions = SessionProcessor(configuration: c, store: sessionStore)
+        // Sessions in their own consumer group: batches of many small messages in one
+        // transaction, while ENC-1's PBKDF2-bound requests take key lanes without one.
+        var sessionConfig = try context.stageConfiguration(inputs: sessions.inputs, dispatch: .partitionBatches,
+                                                           unitOfWork: .perBatch)
+        sessionConfig.groupID += "-sessions"
+        let sweeper = PeriodicSweeper(what: "session", counter: "hallmark_gateway_sessions_expired_total",
+                                      service: "gateway", interval: c.sweepInterval, logger: context.logger) {
+            try await sessionStore.sweep(pool: database.pool)
+        }
+        // The stages last, so the group stops them first: they drain while the pool still runs.
+        return [pool, SecretReloadService(store: store, logger: context.logger), sweeper,
+                Stage(configuration: sessionConfig, kafka: context.kafka, producer: context.producer, database: database,
+                      processor: sessions, logger: context.logger),
+                try context.stage(envelopes, inputs: envelopes.inputs)]
     }
 }

@@ -41,7 +41,7 @@ public enum SignerService {
                                        SecurityEventReporter(processor: processor, producer: context.producer,
                                                              logger: context.logger)]
         if let database = context.database {
-            services.append(ReplaySweeper(store: ReplayStore(schema: c.schema), pool: database.pool,
+            services.append(ReplaySweeper.make(store: ReplayStore(schema: c.schema), pool: database.pool,
                                           interval: c.sweepInterval, logger: context.logger))
         }
         // Last, so the group stops it first: the stage drains while the pool still runs.

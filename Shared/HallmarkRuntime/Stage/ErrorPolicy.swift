@@ -13,7 +13,7 @@ public enum ErrorPolicy {
             return ["40001", "40P01", "57P01", "57P02", "57P03"].contains(pg.sqlState ?? "")
         }
         if let kafka = error as? KafkaError { return [.delivery, .produce, .timeout].contains(kafka.code) }
-        return false
+        return error is any RetryableError
     }
 
     /// Failures that the same input will always meet again: no retry, the message is rejected
@@ -39,3 +39,7 @@ public enum ErrorPolicy {
         }
     }
 }
+
+/// An error a processor throws when trying again will do: e.g. another replica changed a row
+/// this unit read (an optimistic check failed). Retried without limit, like a lost connection.
+public protocol RetryableError: Error {}

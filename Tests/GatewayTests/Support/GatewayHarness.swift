@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkClient
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkKafka
 import HallmarkMessages
 import HallmarkTestSupport
@@ -16,6 +17,8 @@ final class GatewayHarness: Sendable {
     let secretsDirectory: URL
     let watcher: AnswerWatcher
     let reader: Task<Void, Never>
+    /// The KEK text sealing session keys (one version).
+    let kek: String
 
     func topic(_ name: String) -> String { Self.topic(id, name) }
     static func topic(_ id: String, _ name: String) -> String { "test.gateway.\(id).\(name)" }
@@ -43,9 +46,12 @@ final class GatewayHarness: Sendable {
             try Data((secret + "\n").utf8).write(to: secretsDirectory.appendingPathComponent(version))
         }
         try Data(signing.utf8).write(to: secretsDirectory.appendingPathComponent("signing-version"))
-        let answers = ["encrypt.out", "decrypt.out", "rejected", "metrics", "sign.out", "verify.out"].map { Self.topic(id, $0) }
+        kek = try KeyEncryptionFile.generateText(title: "test", index: false)
+        let answers = ["encrypt.out", "decrypt.out", "rejected", "metrics", "sign.out", "verify.out", "handshake.out",
+                       "plaintext.out", "outbound.out"].map { Self.topic(id, $0) }
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
-            answers + ["encrypt.in", "decrypt.in", "sign.in", "verify.in", "security"].map { Self.topic(id, $0) }, partitions: 4)
+            answers + ["encrypt.in", "decrypt.in", "sign.in", "verify.in", "security", "handshake.in", "inbound.in",
+                       "outbound.in"].map { Self.topic(id, $0) }, partitions: 4)
         let w = try AnswerWatcher(kafka: kafka, topics: answers, fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
@@ -60,8 +66,13 @@ final class GatewayHarness: Sendable {
             "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_SECURITY_TOPIC": topic("security"),
             "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "1000", "HALLMARK_INSTANCE": name,
             "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+            "HALLMARK_GATEWAY_HANDSHAKE_INPUT": topic("handshake.in"), "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT": topic("handshake.out"),
+            "HALLMARK_GATEWAY_INBOUND_INPUT": topic("inbound.in"), "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT": topic("plaintext.out"),
+            "HALLMARK_GATEWAY_OUTBOUND_INPUT": topic("outbound.in"), "HALLMARK_GATEWAY_OUTBOUND_OUTPUT": topic("outbound.out"),
+            "HALLMARK_GATEWAY_SCHEMA": "gateway_\(id)", "HALLMARK_GATEWAY_KEK": kek,
         ].merging(extra) { _, new in new })
-        try await process.waitForLog("stage started")
+        // Two stages: ENC-1 envelopes and E2EE-1 sessions.
+        try await process.waitForLog("stage started", count: 2)
         return process
     }
 

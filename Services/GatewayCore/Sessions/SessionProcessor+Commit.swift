@@ -1,0 +1,106 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkRuntime
+
+extension SessionProcessor {
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        guard let connection = context.connection else { throw SessionConflict() }
+        var outputs = [[StageOutput]](repeating: [], count: batch.count)
+        // 1. New sessions, in order (a second handshake for one id in the batch finds it in use).
+        for (i, item) in batch.enumerated() {
+            guard case .handshake(let message, let handshake, let outcome) = item else { continue }
+            var result: E2EEHandshakeResult
+            let resultID = MessageID.derived(from: message.header.id, "result")
+            switch outcome {
+            case .success(let made):
+                let expires = now().addingTimeInterval(configuration.sessionTTL)
+                if try await store.create(handshake.sessionID, sessionKey: made.key, gatewayPublicKey: made.publicKey,
+                                          expires: expires, on: connection) {
+                    keys.remove(handshake.sessionID)
+                    result = E2EEHandshakeResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                                 requestID: message.header.id, sessionID: handshake.sessionID,
+                                                 gatewayPublicKey: made.publicKey.base64EncodedString(),
+                                                 expiresAt: Timestamp.format(expires))
+                } else {
+                    result = rejected(message, handshake, .sessionInUse)
+                }
+            case .failure(let refusal):
+                result = rejected(message, handshake, refusal.reason)
+            }
+            metrics.handshakes[result.reason?.rawValue ?? "complete"]?.increment()
+            outputs[i] = [try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: handshake.sessionID, result)]
+        }
+        // 2. Every authenticated inbound counter, checked and recorded in one statement.
+        let received = batch.indices.compactMap { i -> (Int, String, UInt64)? in
+            guard case .inbound(_, let inbound, .success) = batch[i] else { return nil }
+            return (i, inbound.sessionID, inbound.message.counter)
+        }
+        let verdicts = try await store.receive(received.map { ($0.1, $0.2) }, on: connection)
+        var verdictAt: [Int: SessionStore.Verdict] = [:]
+        for (item, verdict) in zip(received, verdicts) { verdictAt[item.0] = verdict }
+        // 3. Outbound counters, allocated per session in one statement, handed out in order.
+        var wanted: [String: Int] = [:]
+        for case .outbound(_, let request, .success) in batch { wanted[request.sessionID, default: 0] += 1 }
+        var next = try await store.allocate(wanted, on: connection)
+        for (i, item) in batch.enumerated() {
+            switch item {
+            case .handshake: continue
+            case .inbound(let message, let inbound, let outcome):
+                outputs[i] = [try inboundResult(message, inbound, outcome, verdictAt[i])]
+            case .outbound(let message, let request, let outcome):
+                var result: E2EEOutbound
+                let resultID = MessageID.derived(from: message.header.id, "result")
+                switch outcome {
+                case .success(let work):
+                    if let counter = next[request.sessionID] {
+                        next[request.sessionID] = counter + 1
+                        let wire = try InvisoSession(sessionKey: work.key).seal(work.plaintext, direction: .gatewayToClient,
+                                                                                 counter: counter)
+                        result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                              requestID: message.header.id, sessionID: request.sessionID, message: wire)
+                    } else {
+                        result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                              requestID: message.header.id, sessionID: request.sessionID, reason: .unknownSession)
+                    }
+                case .failure(let refusal):
+                    result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                          requestID: message.header.id, sessionID: request.sessionID, reason: refusal.reason)
+                }
+                metrics.messages[.gatewayToClient]?[result.reason?.rawValue ?? "encrypted"]?.increment()
+                outputs[i] = [try .json(topic: message.replyTopic(or: configuration.outboundOutput), key: request.sessionID, result)]
+            }
+        }
+        return outputs.map { .outputs($0) }
+    }
+
+    func inboundResult(_ message: StageMessage, _ inbound: E2EEInbound, _ outcome: Result<Data, RejectedInbound>,
+                       _ verdict: SessionStore.Verdict?) throws -> StageOutput {
+        let resultID = MessageID.derived(from: message.header.id, "result")
+        let counter = inbound.message.counter
+        var reason: E2EEPlaintext.Reason?
+        var plaintext: Data?
+        switch (outcome, verdict) {
+        case (.failure(let refusal), _): reason = refusal.reason
+        case (.success(let data), .accept?): plaintext = data
+        case (.success, .replay?): reason = .replay
+        case (.success, .counterJump?): reason = .counterJump
+        case (.success, _): reason = .unknownSession
+        }
+        let result = plaintext.map {
+            E2EEPlaintext(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                          requestID: message.header.id, sessionID: inbound.sessionID, counter: counter,
+                          plaintextB64: $0.base64EncodedString())
+        } ?? E2EEPlaintext(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                           requestID: message.header.id, sessionID: inbound.sessionID, reason: reason!, counter: counter)
+        metrics.messages[.clientToGateway]?[reason?.rawValue ?? "decrypted"]?.increment()
+        return try .json(topic: message.replyTopic(or: configuration.plaintextOutput), key: inbound.sessionID, result)
+    }
+
+    func rejected(_ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason) -> E2EEHandshakeResult {
+        E2EEHandshakeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+                            correlationID: message.correlationID, requestID: message.header.id,
+                            sessionID: handshake.sessionID, reason: reason)
+    }
+}

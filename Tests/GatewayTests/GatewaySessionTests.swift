@@ -1,0 +1,160 @@
+import Foundation
+import GatewayCore
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+import HallmarkTestSupport
+import Logging
+import Testing
+
+/// E2EE-1 sessions through the gateway as its own process, real broker and PostgreSQL:
+/// handshakes, 10,000 inbound messages in order, replayed, reordered, jumped and forged
+/// counters, outbound counters, keys sealed at rest, and a session shared by two replicas
+/// with one SIGKILLed under load.
+@Suite("Gateway E2EE sessions against the real broker", .serialized, .timeLimit(.minutes(8)))
+struct GatewaySessionTests {
+    func handshake(_ h: GatewayHarness, _ client: inout InvisoClient) async throws -> E2EEHandshakeResult {
+        let request = client.handshake()
+        try await h.send(h.topic("handshake.in"), key: client.sessionID, message: request)
+        let result = try await h.answer(E2EEHandshakeResult.self, to: request.id, on: h.topic("handshake.out"))
+        if result.status == .keyExchangeComplete { try client.complete(result) }
+        return result
+    }
+
+    /// Decrypted results on the plaintext topic, per session: counter → request ids that got it.
+    func accepted(_ h: GatewayHarness) -> [String: [UInt64: Set<String>]] {
+        var out: [String: [UInt64: Set<String>]] = [:]
+        for bytes in h.watcher.messages(on: h.topic("plaintext.out")) {
+            guard let r = try? JSONCoding.decode(E2EEPlaintext.self, from: bytes), r.status == .decrypted else { continue }
+            out[r.sessionID, default: [:]][r.counter!, default: []].insert(r.requestID)
+        }
+        return out
+    }
+
+    @Test func tenThousandInOrderThenEveryBadCounter() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("sessions")
+        var client = try InvisoClient()
+        let done = try await handshake(h, &client)
+        #expect(done.status == .keyExchangeComplete && done.expiresAt != nil)
+        // The key is sealed at rest: the row holds neither the session key nor anything like it.
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: h.logger)
+        let sealed = try await pool.query("SELECT sealed_key FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)").decode(Data.self)
+        #expect(sealed.count == 1 && sealed[0].count > 32 && sealed[0].range(of: client.session!.sessionKey) == nil)
+
+        let count = 10_000
+        // Enqueued in order in chunks (one send per message would wait out a broker round trip each).
+        for start in stride(from: 0, to: count, by: 500) {
+            try await h.producer.send(try (start..<(start + 500)).map { n in
+                try StageOutput.json(topic: h.topic("inbound.in"), key: client.sessionID,
+                                     client.inbound("message \(n)", counter: UInt64(n)))
+            })
+        }
+        #expect(await h.watcher.wait(timeout: .seconds(240)) { w in w.messages(on: h.topic("plaintext.out")).count >= count })
+        let results = h.watcher.messages(on: h.topic("plaintext.out")).compactMap { try? JSONCoding.decode(E2EEPlaintext.self, from: $0) }
+        #expect(results.count == count && results.allSatisfy { $0.status == .decrypted })
+        // In order, each with its own plaintext.
+        #expect(results.map(\.counter) == (0..<count).map { UInt64($0) })
+        #expect(results.last?.plaintextB64 == Data("message \(count - 1)".utf8).base64EncodedString())
+
+        // Replayed, reordered, jumped, forged, unknown session, wrong version.
+        var cases: [(E2EEInbound, E2EEPlaintext.Reason?)] = [
+            (try client.inbound("replayed", counter: 5), .replay),
+            (try client.inbound("last again", counter: UInt64(count - 1)), .replay),
+            (try client.inbound("ahead", counter: UInt64(count + 1)), nil),
+            (try client.inbound("late", counter: UInt64(count)), .replay),  // reordered: below the last accepted
+            (try client.inbound("jump", counter: UInt64(count + 1 + 1000)), .counterJump),
+            (try client.inbound("edge", counter: UInt64(count + 1 + 999)), nil),
+        ]
+        var forged = try client.inbound("forged", counter: UInt64(count + 2000))
+        var tag = try Base64.decode(forged.message.tag)
+        tag[3] ^= 0x40
+        forged.message.tag = tag.base64EncodedString()
+        cases.append((forged, .authenticationFailed))
+        var stranger = try InvisoClient()
+        stranger.session = client.session
+        cases.append((try stranger.inbound("no session", counter: 0), .unknownSession))
+        for (message, _) in cases { try await h.send(h.topic("inbound.in"), key: message.sessionID, message: message) }
+        for (message, reason) in cases {
+            let result = try await h.answer(E2EEPlaintext.self, to: message.id, on: h.topic("plaintext.out"))
+            #expect(result.reason == reason, "counter \(message.message.counter): \(String(describing: result.reason))")
+            #expect((result.plaintextB64 == nil) == (reason != nil))
+        }
+        // A wire version other than 1 breaks the schema: a rejected record, as for any input.
+        var versioned = try client.inbound("v2", counter: UInt64(count + 2001))
+        versioned.message.version = 2
+        try await h.send(h.topic("inbound.in"), key: client.sessionID, message: versioned)
+        #expect(try await eventually { h.rejections()[versioned.id]?.first?["reason"] as? String == "schema_violation" })
+        // A forged message did not move the counter: the next genuine one is still accepted.
+        let after = try client.inbound("after forgery", counter: UInt64(count + 1 + 999 + 1))
+        try await h.send(h.topic("inbound.in"), key: client.sessionID, message: after)
+        #expect(try await h.answer(E2EEPlaintext.self, to: after.id, on: h.topic("plaintext.out")).status == .decrypted)
+
+        // Outbound: consecutive gateway→client counters from 0, opened by the client.
+        let outbound = (0..<3).map { E2EEOutboundRequest(id: MessageID.random(), producedAt: Timestamp.now(),
+                                                         sessionID: client.sessionID,
+                                                         plaintextB64: Data("reply \($0)".utf8).base64EncodedString()) }
+        for o in outbound { try await h.send(h.topic("outbound.in"), key: client.sessionID, message: o) }
+        for (n, o) in outbound.enumerated() {
+            let result = try await h.answer(E2EEOutbound.self, to: o.id, on: h.topic("outbound.out"))
+            #expect(result.message?.counter == UInt64(n))
+            #expect(try client.open(result) == "reply \(n)")
+        }
+        // Handshakes: a live session id is in use, a low-order key is weak.
+        var again = try InvisoClient(sessionID: client.sessionID)
+        #expect(try await handshake(h, &again).reason == .sessionInUse)
+        let weak = E2EEHandshake(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "weak-1",
+                                 clientPublicKey: Data(count: 32).base64EncodedString())
+        try await h.send(h.topic("handshake.in"), key: "weak-1", message: weak)
+        #expect(try await h.answer(E2EEHandshakeResult.self, to: weak.id, on: h.topic("handshake.out")).reason == .weakKey)
+        #expect(try await eventually {
+            h.counter("hallmark_gateway_e2ee_messages_total", ["direction": "inbound", "outcome": "replay"]) == 3
+        })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
+        pool.close()
+        await h.close()
+    }
+
+    /// Two replicas in one group share four sessions; one is SIGKILLed while messages flow.
+    /// Every message gets an answer and no counter is accepted for two different messages.
+    @Test func twoReplicasAndASigkillAcceptNoCounterTwice() async throws {
+        let h = try await GatewayHarness()
+        let group = ["HALLMARK_GROUP_ID": "test-gateway-\(h.id)-shared"]
+        let a = try await h.startGateway("a", group)
+        let b = try await h.startGateway("b", group)
+        var clients: [InvisoClient] = []
+        for i in 0..<4 {
+            var c = try InvisoClient(sessionID: "shared-\(h.id)-\(i)")
+            #expect(try await handshake(h, &c).status == .keyExchangeComplete)
+            clients.append(c)
+        }
+        let perSession = 1500
+        var sent: [String] = []
+        for start in stride(from: 0, to: perSession, by: 100) {
+            var chunk: [StageOutput] = []
+            for n in start..<(start + 100) {
+                for c in clients {
+                    let m = try c.inbound("m\(n)", counter: UInt64(n))
+                    sent.append(m.id)
+                    chunk.append(try .json(topic: h.topic("inbound.in"), key: c.sessionID, m))
+                }
+            }
+            try await h.producer.send(chunk)
+            if start == 500 { b.signal(SIGKILL) }
+        }
+        let ids = Set(sent)
+        #expect(await h.watcher.wait(timeout: .seconds(300)) { w in ids.allSatisfy { !w.answers(for: $0).isEmpty } })
+        let accepted = accepted(h)
+        for c in clients {
+            let counters = accepted[c.sessionID] ?? [:]
+            #expect(counters.count == perSession, "\(c.sessionID): \(counters.count) counters accepted")
+            #expect(counters.values.allSatisfy { $0.count == 1 }, "a counter accepted for two messages")
+        }
+        a.signal(SIGTERM)
+        #expect(await a.waitForExit(timeout: .seconds(30)) == 0)
+        await h.close()
+    }
+}
