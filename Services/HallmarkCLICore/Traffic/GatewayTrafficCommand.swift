@@ -9,12 +9,14 @@ import Logging
 /// `hallmark traffic gateway`: encrypt requests of each kind (JSON, ZIP, multipart with two
 /// images) and one with `SmileID-Skip-Encryption` through the running gateway, then decrypt
 /// every encrypted result and a tampered copy; checks each plaintext comes back byte for byte.
+/// Then an E2EE-1 session: a handshake, inbound messages and a replay, outbound replies.
 public struct GatewayTrafficCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Encrypt sample requests (JSON, ZIP, multipart), decrypt them and a tampered one; check every answer.")
 
     @Option(help: "Encrypt requests to send (the kinds take turns).") var count = 21
+    @Option(help: "Inbound E2EE-1 messages to send through one session.") var messages = 50
     @Option(help: "Seconds to wait for each set of answers.") var timeout = 60
     @Flag(help: "Print one result of each kind as JSON.") var show = false
 
@@ -109,6 +111,7 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
         }
         print("decrypted \(answers.count)/\(decrypts.count) on \(c.decryptOutput): "
               + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        wrong += try await sessions(c, kafka: kafka, producer: producer, messages: messages, logger: logger)
         if answers.count < decrypts.count || wrong > 0 {
             print("\(wrong) answers differ from the expected ones")
             throw ExitCode.failure
