@@ -53,7 +53,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         self.database = database
         self.processor = processor
         self.logger = logger
-        metrics = StageMetrics(service: configuration.service)
+        metrics = StageMetrics(service: configuration.service, group: configuration.groupID)
         let transactional = configuration.unitOfWork != .none
         inbox = transactional ? database.map { Inbox(schema: $0.schema) } : nil
         outbox = transactional ? database.map { OutboxClearer(inbox: Inbox(schema: $0.schema), pool: $0.pool, logger: logger) } : nil

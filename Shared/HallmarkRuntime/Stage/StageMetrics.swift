@@ -3,7 +3,9 @@ import HallmarkMessages
 import Metrics
 import Synchronization
 
-/// The stage loop's metrics, created once with fixed dimensions.
+/// The stage loop's metrics, created once with fixed dimensions: the service and the stage's
+/// consumer group, so the gauges of two stages in one process (the gateway's envelopes and
+/// sessions) never overwrite each other.
 final class StageMetrics: Sendable {
     let processed: Counter
     let duplicates: Counter
@@ -16,12 +18,12 @@ final class StageMetrics: Sendable {
     let consumerLag: Meter
     /// Partitions paused because a lane or worker queue was full.
     let pausedPartitions: Meter
-    private let service: String
+    private let dims: [(String, String)]
     private let rejected = Mutex<[RejectionReason: Counter]>([:])
 
-    init(service: String) {
-        let dims = [("service", service)]
-        self.service = service
+    init(service: String, group: String) {
+        let dims = [("service", service), ("group", group)]
+        self.dims = dims
         processed = Counter(label: "hallmark_stage_processed_total", dimensions: dims)
         duplicates = Counter(label: "hallmark_stage_duplicates_total", dimensions: dims)
         stale = Counter(label: "hallmark_stage_stale_total", dimensions: dims)
@@ -38,7 +40,7 @@ final class StageMetrics: Sendable {
         rejected.withLock { cache in
             if let counter = cache[reason] { return counter }
             let counter = Counter(label: "hallmark_stage_rejected_total",
-                                  dimensions: [("service", service), ("reason", reason.rawValue)])
+                                  dimensions: dims + [("reason", reason.rawValue)])
             cache[reason] = counter
             return counter
         }
