@@ -1,6 +1,5 @@
 import Foundation
 import HallmarkCore
-import HallmarkCrypto
 import HallmarkMessages
 import HallmarkSmileID
 
@@ -22,14 +21,8 @@ import HallmarkSmileID
 /// | `HALLMARK_GATEWAY_SWEEP_SECONDS` | 60 | expired sessions (and their keys) deleted this often |
 /// | `HALLMARK_GATEWAY_ENCRYPT_SCHEMAS` | `hallmark.encrypt.request.v1` | request carriers taken on the encrypt input |
 /// | `HALLMARK_GATEWAY_DECRYPT_SCHEMAS` | `hallmark.decrypt.request.v1` | request carriers taken on the decrypt input |
-/// | `HALLMARK_GATEWAY_SECRETS_DIR` | — | folder of secret files, one per version (as the signer's) |
-/// | `HALLMARK_GATEWAY_SECRET_<VERSION>` | — | a secret version from the environment (when no folder) |
-/// | `HALLMARK_GATEWAY_SIGNING_VERSION` | — | the version that encrypts, for environment secrets |
+/// | `HALLMARK_GATEWAY_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS` | see ``SmileIDKeySettings`` | secrets (the signing version encrypts) and PBKDF2 |
 /// | `HALLMARK_GATEWAY_WINDOW_SECONDS` | 300 | ± seconds a decrypted envelope's timestamp may be from now |
-/// | `HALLMARK_GATEWAY_WORKERS` | active cores | PBKDF2 worker threads |
-/// | `HALLMARK_GATEWAY_BATCH` | 2 with SHA-NI, else 1 | derivations one worker takes at once |
-/// | `HALLMARK_GATEWAY_KEY_CACHE_SIZE` | 4096 | derived keys kept (a retried request pays once) |
-/// | `HALLMARK_GATEWAY_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 public struct GatewayConfiguration: Sendable {
     public var encryptInput = "smileid.encrypt.requests"
     public var encryptOutput = "smileid.encrypt.results"
@@ -46,12 +39,9 @@ public struct GatewayConfiguration: Sendable {
     public var sweepInterval: Duration = .seconds(60)
     public var encryptSchemas: Set<String> = [EncryptRequest.schemaName]
     public var decryptSchemas: Set<String> = [DecryptRequest.schemaName]
-    public var secretsDirectory: String?
+    /// Secrets and PBKDF2 (`HALLMARK_GATEWAY_SECRETS_DIR`, `…_WORKERS`, …).
+    public var keys = SmileIDKeySettings(prefix: "HALLMARK_GATEWAY_")
     public var timestampWindow: TimeInterval = 300
-    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    public var batchSize = PBKDF2.preferredBatch
-    public var keyCacheSize = 4096
-    public var keyCacheTTL: TimeInterval = 600
     public var policy = EncryptionPolicy()
 
     public init() {}
@@ -83,14 +73,9 @@ public struct GatewayConfiguration: Sendable {
         c.sweepInterval = try settings.seconds("HALLMARK_GATEWAY_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.encryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
         c.decryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
-        c.secretsDirectory = settings.string("HALLMARK_GATEWAY_SECRETS_DIR")
+        c.keys = try SmileIDKeySettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_")
         c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
                                                               in: 1...(100 * 366 * 86_400)))
-        c.workers = try settings.integer("HALLMARK_GATEWAY_WORKERS", default: c.workers, in: 1...1024)
-        c.batchSize = try settings.integer("HALLMARK_GATEWAY_BATCH", default: c.batchSize, in: 1...64)
-        c.keyCacheSize = try settings.integer("HALLMARK_GATEWAY_KEY_CACHE_SIZE", default: c.keyCacheSize, in: 0...10_000_000)
-        c.keyCacheTTL = TimeInterval(try settings.integer("HALLMARK_GATEWAY_KEY_CACHE_TTL_SECONDS", default: 600,
-                                                          in: 1...86_400))
         c.policy = try EncryptionPolicy.fromEnvironment(env)
         return c
     }

@@ -19,21 +19,10 @@ public enum GatewayService {
     }
 
     public static func services(_ c: GatewayConfiguration, context: ServiceContext) throws -> [any Service] {
-        let cache = DerivedKeyCache(capacity: c.keyCacheSize, ttl: c.keyCacheTTL)
-        let store: SecretStore
-        do {
-            store = try SecretStore(directory: c.secretsDirectory, environment: context.environment,
-                                    variablePrefix: "HALLMARK_GATEWAY_", onReload: { _ in cache.removeAll() })
-        } catch let error as SmileIDError {
-            throw ConfigurationError(variable: c.secretsDirectory == nil ? "HALLMARK_GATEWAY_SECRET_*"
-                                                                         : "HALLMARK_GATEWAY_SECRETS_DIR",
-                                     reason: error.reason)
-        }
-        context.logger.info("secrets loaded", metadata: [
-            "versions": "\(store.secrets.versions.map(\.version))", "signing_version": "\(store.secrets.signing.version)",
+        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "gateway", logger: context.logger)
+        context.logger.info("encryption policy", metadata: [
             "encryption": "\(c.policy.encryption)", "excluded_paths": "\(c.policy.excludedPaths.count)",
         ])
-        let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, service: "gateway", logger: context.logger)
         let keks: KeyEncryptionFile
         do {
             keks = try KeyEncryptionFile.fromEnvironment(context.environment, prefix: "HALLMARK_GATEWAY_")
@@ -43,7 +32,7 @@ public enum GatewayService {
         guard let database = context.database else {
             throw ConfigurationError(variable: "HALLMARK_GATEWAY_POSTGRES_URL", reason: "E2EE-1 sessions need the database")
         }
-        let envelopes = EnvelopeProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache))
+        let envelopes = EnvelopeProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver)
         let sessionStore = SessionStore(schema: c.schema, keyring: keks.keyring)
         let sessions = SessionProcessor(configuration: c, store: sessionStore)
         // Sessions in their own consumer group: batches of many small messages in one
@@ -56,7 +45,7 @@ public enum GatewayService {
             try await sessionStore.sweep(pool: database.pool)
         }
         // The stages last, so the group stops them first: they drain while the pool still runs.
-        return [pool, SecretReloadService(store: store, logger: context.logger), sweeper,
+        return keys.services + [sweeper,
                 Stage(configuration: sessionConfig, kafka: context.kafka, producer: context.producer, database: database,
                       processor: sessions, logger: context.logger),
                 try context.stage(envelopes, inputs: envelopes.inputs)]

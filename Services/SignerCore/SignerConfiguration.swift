@@ -1,6 +1,5 @@
 import Foundation
 import HallmarkCore
-import HallmarkCrypto
 import HallmarkMessages
 import HallmarkSmileID
 import Logging
@@ -15,14 +14,8 @@ import Logging
 /// | `HALLMARK_SIGNER_VERIFY_OUTPUT` | `smileid.verify.results` | verify results produced |
 /// | `HALLMARK_SECURITY_TOPIC` | `hallmark.security` | security events |
 /// | `HALLMARK_SIGNER_SCHEMA` | `signer` | PostgreSQL schema (inbox, replay table) |
-/// | `HALLMARK_SIGNER_SECRETS_DIR` | — | folder of secret files, one per version (see ``SecretSet``) |
-/// | `HALLMARK_SIGNER_SECRET_<VERSION>` | — | a secret version from the environment (when no folder) |
-/// | `HALLMARK_SIGNER_SIGNING_VERSION` | — | the signing version for environment secrets |
+/// | `HALLMARK_SIGNER_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS` | see ``SmileIDKeySettings`` | secrets and PBKDF2 |
 /// | `HALLMARK_SIGNER_WINDOW_SECONDS` | 300 | timestamp window (±) and replay memory |
-/// | `HALLMARK_SIGNER_WORKERS` | active cores | PBKDF2 worker threads |
-/// | `HALLMARK_SIGNER_BATCH` | 2 with SHA-NI, else 1 | derivations one worker takes at once (only the SHA-NI kernel interleaves pairs) |
-/// | `HALLMARK_SIGNER_KEY_CACHE_SIZE` | 4096 | derived keys kept (0 disables the cache) |
-/// | `HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
 /// | `HALLMARK_SIGNER_ALERT_REJECTIONS` | 20 | rejections per partner per alert window that raise a security event |
 /// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the window of alerts and event limits |
@@ -42,12 +35,9 @@ public struct SignerConfiguration: Sendable {
     public var verifyOutput = "smileid.verify.results"
     public var securityTopic = "hallmark.security"
     public var schema = "signer"
-    public var secretsDirectory: String?
+    /// Secrets and PBKDF2 (`HALLMARK_SIGNER_SECRETS_DIR`, `…_WORKERS`, …).
+    public var keys = SmileIDKeySettings(prefix: "HALLMARK_SIGNER_")
     public var timestampWindow: TimeInterval = 300
-    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    public var batchSize = PBKDF2.preferredBatch
-    public var keyCacheSize = 4096
-    public var keyCacheTTL: TimeInterval = 600
     public var sweepInterval: Duration = .seconds(30)
     /// Request carriers taken on the sign input.
     public var signSchemas: Set<String> = [SignRequest.schemaName]
@@ -80,13 +70,9 @@ public struct SignerConfiguration: Sendable {
             throw ConfigurationError(variable: "HALLMARK_SIGNER_VERIFY_INPUT", reason: "must differ from the sign input")
         }
         c.schema = try settings.identifier("HALLMARK_SIGNER_SCHEMA", default: c.schema)
-        c.secretsDirectory = settings.string("HALLMARK_SIGNER_SECRETS_DIR")
+        c.keys = try SmileIDKeySettings.fromEnvironment(env, prefix: "HALLMARK_SIGNER_")
         c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_WINDOW_SECONDS", default: 300,
                                                                         in: 1...(100 * 366 * 86_400)))
-        c.workers = try settings.integer("HALLMARK_SIGNER_WORKERS", default: c.workers, in: 1...1024)
-        c.batchSize = try settings.integer("HALLMARK_SIGNER_BATCH", default: c.batchSize, in: 1...64)
-        c.keyCacheSize = try settings.integer("HALLMARK_SIGNER_KEY_CACHE_SIZE", default: c.keyCacheSize, in: 0...10_000_000)
-        c.keyCacheTTL = TimeInterval(try settings.integer("HALLMARK_SIGNER_KEY_CACHE_TTL_SECONDS", default: 600, in: 1...86_400))
         c.sweepInterval = try settings.seconds("HALLMARK_SIGNER_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.alertRejections = try settings.integer("HALLMARK_SIGNER_ALERT_REJECTIONS", default: c.alertRejections,
                                                  in: 1...1_000_000)

@@ -17,29 +17,15 @@ public enum SignerService {
     }
 
     public static func services(_ c: SignerConfiguration, context: ServiceContext) throws -> [any Service] {
-        let cache = DerivedKeyCache(capacity: c.keyCacheSize, ttl: c.keyCacheTTL)
-        let store: SecretStore
-        do {
-            store = try SecretStore(directory: c.secretsDirectory, environment: context.environment,
-                                    variablePrefix: "HALLMARK_SIGNER_", onReload: { _ in cache.removeAll() })
-        } catch let error as SmileIDError {
-            // The runtime prints configuration errors in full; this one names no secret.
-            throw ConfigurationError(variable: c.secretsDirectory == nil ? "HALLMARK_SIGNER_SECRET_*"
-                                                                         : "HALLMARK_SIGNER_SECRETS_DIR",
-                                     reason: error.reason)
-        }
-        context.logger.info("secrets loaded", metadata: [
-            "versions": "\(store.secrets.versions.map(\.version))", "signing_version": "\(store.secrets.signing.version)",
-        ])
-        let pool = PBKDF2WorkerPool(workers: c.workers, batchSize: c.batchSize, service: "signer", logger: context.logger)
+        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "signer", logger: context.logger)
         let zips = c.zipReader(service: "signer", logger: context.logger)
-        let processor = SignerProcessor(configuration: c, secrets: store, deriver: KeyDeriver(pool: pool, cache: cache),
+        let processor = SignerProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver,
                                         instance: context.instance, zips: zips)
         // Before the stage, so the group stops it after the stage drained: its last report
         // includes the windows the final messages counted into.
-        var services: [any Service] = [pool, zips.pool, SecretReloadService(store: store, logger: context.logger),
-                                       SecurityEventReporter(processor: processor, producer: context.producer,
-                                                             logger: context.logger)]
+        var services: [any Service] = keys.services + [
+            zips.pool, SecurityEventReporter(processor: processor, producer: context.producer, logger: context.logger),
+        ]
         if let database = context.database {
             services.append(ReplaySweeper.make(store: ReplayStore(schema: c.schema), pool: database.pool,
                                           interval: c.sweepInterval, logger: context.logger))

@@ -14,13 +14,13 @@ struct SignerUnitTests {
             "HALLMARK_SIGNER_KEY_CACHE_SIZE": "0", "HALLMARK_SIGNER_VERIFY_INPUT": "in.v",
         ])
         #expect(c.timestampWindow == 60)
-        #expect(c.workers == 3)
-        #expect(c.keyCacheSize == 0)
+        #expect(c.keys.workers == 3)
+        #expect(c.keys.keyCacheSize == 0)
         #expect(c.verifyInput == "in.v")
         #expect(c.signInput == "smileid.sign.requests")
         // The PBKDF2 batch follows the CPU unless set.
-        #expect(c.batchSize == PBKDF2.preferredBatch)
-        #expect(try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_BATCH": "4"]).batchSize == 4)
+        #expect(c.keys.batchSize == PBKDF2.preferredBatch)
+        #expect(try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_BATCH": "4"]).keys.batchSize == 4)
         // A worker waits for a partner only where a pair costs little more than one derivation.
         let paired = PBKDF2WorkerPool(workers: 1, batchSize: 2, service: "test", logger: Logger(label: "test"))
         #expect(paired.pairWait == (PBKDF2.hasSHAExtensions ? .milliseconds(2) : .zero))
