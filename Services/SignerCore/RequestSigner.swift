@@ -26,8 +26,7 @@ public struct RequestSigner: Sendable {
             throw StageRejection(.schemaViolation, "the timestamp is not ISO 8601")
         }
         HeaderMap.set(HeaderMap.timestamp, stamp, in: &out)
-        HeaderMap.set(HeaderMap.mac, "", in: &out)
-        out[HeaderMap.mac] = nil
+        HeaderMap.remove(HeaderMap.mac, from: &out)
         let data: Data
         do {
             data = try SmileIDSignature.signingData(headers: out, payload: body)

@@ -12,7 +12,7 @@ extension SignerProcessor {
         if message.header.schema == VerifyResult.schemaName, message.fields["verdict"]?.string != "accepted" {
             throw StageRejection(.schemaViolation, "a rejected verify result is not a request to verify")
         }
-        return try await verifier.verify(headers: carrier.headers, body: try Self.body(carrier.bodyB64),
+        return try await verifier.verify(headers: carrier.headers, body: try carrier.body(),
                                          secrets: secrets.secrets, now: now())
     }
 

@@ -88,7 +88,7 @@ public struct SignerProcessor: StageProcessor {
 
     func sign(_ message: StageMessage, _ carrier: RequestCarrier) async throws -> Prepared {
         let timestamp = message.fields["timestamp"]?.string
-        let body = try Self.body(carrier.bodyB64)
+        let body = try carrier.body()
         let (headers, version) = try await signer.sign(headers: carrier.headers, body: body, timestamp: timestamp,
                                                        secrets: secrets.secrets, now: now())
         metrics.signed.increment()
@@ -97,14 +97,6 @@ public struct SignerProcessor: StageProcessor {
                                 method: carrier.method, path: carrier.path, headers: headers,
                                 bodyB64: carrier.bodyB64, secretVersion: version)
         return .signed(message, result)
-    }
-
-    /// The body bytes (the schema already holds `body_b64` to canonical base64).
-    static func body(_ b64: String) throws -> Data {
-        guard let data = Data(base64Encoded: b64) else {
-            throw StageRejection(.schemaViolation, "body_b64 is not base64")
-        }
-        return data
     }
 
     /// The output key: the partner id when the request has one, else the input's key.

@@ -21,8 +21,19 @@ public enum HeaderMap {
 
     /// Sets `name`, replacing any spelling of it.
     public static func set(_ name: String, _ value: String, in headers: inout [String: String]) {
+        remove(name, from: &headers)
+        headers[name] = value
+    }
+
+    /// Removes `name`, whatever its case.
+    public static func remove(_ name: String, from headers: inout [String: String]) {
         let lower = name.lowercased()
         for key in headers.keys where key.lowercased() == lower { headers[key] = nil }
-        headers[name] = value
+    }
+
+    /// Sets `Content-Length` to `count` when the request had one: after its body changed, the
+    /// sent length would be wrong. A request without one keeps having none.
+    public static func correctLength(_ count: Int, in headers: inout [String: String]) {
+        if value("Content-Length", in: headers) != nil { set("Content-Length", "\(count)", in: &headers) }
     }
 }

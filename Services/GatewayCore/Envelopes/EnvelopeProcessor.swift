@@ -43,9 +43,7 @@ public struct EnvelopeProcessor: StageProcessor {
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         let carrier = try message.decode(RequestCarrier.self)
-        guard let body = Data(base64Encoded: carrier.bodyB64) else {
-            throw StageRejection(.schemaViolation, "body_b64 is not base64")
-        }
+        let body = try carrier.body()
         let resultID = MessageID.derived(from: message.header.id, "result")
         if message.kafka.topic == configuration.encryptInput {
             let output = try await encryptor.encrypt(

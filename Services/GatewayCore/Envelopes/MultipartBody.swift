@@ -137,6 +137,14 @@ public struct MultipartBody: Sendable, Equatable {
         return out
     }
 
+    /// The index of the one part named `name`; nil when there is none. A name sent twice is
+    /// ambiguous (which one would be meant?) and throws.
+    public func uniquePart(named name: String) throws(MultipartError) -> Int? {
+        let indices = parts.indices.filter { parts[$0].name == name }
+        guard indices.count <= 1 else { throw MultipartError("the field \(name) appears more than once") }
+        return indices.first
+    }
+
     /// Whether `content` could be a part body here: it must not contain a delimiter.
     public func canHold(_ content: [UInt8]) -> Bool {
         Self.find([13, 10] + Array("--\(boundary)".utf8), in: [13, 10] + content + [13, 10], from: 0) == nil

@@ -46,9 +46,7 @@ public struct PayloadDecryptor: Sendable {
                 let parts = try MultipartBody(parsing: Array(body), boundary: boundary)
                 multipart = parts
                 for field in SmileIDEncryption.multipartFields {
-                    let indices = parts.parts.indices.filter { parts.parts[$0].name == field + "_encrypted" }
-                    guard indices.count <= 1 else { return .rejected(.malformedEnvelope) }
-                    guard let index = indices.first else { continue }
+                    guard let index = try parts.uniquePart(named: field + "_encrypted") else { continue }
                     let text = String(decoding: parts.parts[index].body, as: UTF8.self)
                     sealed.append(Sealed(envelope: try SmileIDEnvelope.parse(Base64.decode(text)),
                                          requestID: "\(requestID):\(field)", part: (index, field)))
@@ -60,28 +58,33 @@ public struct PayloadDecryptor: Sendable {
         } catch {
             return .rejected(.malformedEnvelope)
         }
+        // Each envelope's bytes are decoded once here and opened from that under every version.
+        var boxes: [AESGCM256.Sealed] = []
         for item in sealed {
             let e = item.envelope
             guard e.version == SmileIDEnvelope.currentVersion, e.algorithm == SmileIDEnvelope.algorithmName else {
                 return .rejected(.unsupportedVersion)
             }
-            guard (try? Base64.decode(e.iv, length: 12)) != nil, (try? Base64.decode(e.authTag, length: 16)) != nil,
-                  (try? Base64.decode(e.encryptedData)) != nil else { return .rejected(.malformedEnvelope) }
+            guard let iv = try? Base64.decode(e.iv, length: AESGCM256.nonceLength),
+                  let tag = try? Base64.decode(e.authTag, length: AESGCM256.tagLength),
+                  let ciphertext = try? Base64.decode(e.encryptedData) else { return .rejected(.malformedEnvelope) }
             guard let stamp = Timestamp.parse(e.timestamp) else { return .rejected(.malformedEnvelope) }
             guard abs(stamp.timeIntervalSince(now)) <= window else { return .rejected(.staleTimestamp) }
+            boxes.append(AESGCM256.Sealed(nonce: iv, ciphertext: ciphertext, tag: tag))
         }
         var plaintexts: [Data] = []
-        for item in sealed {
-            guard let plaintext = try await open(item, secrets: secrets) else { return .rejected(.authenticationFailed) }
+        for (item, box) in zip(sealed, boxes) {
+            guard let plaintext = try await open(box, item, secrets: secrets) else { return .rejected(.authenticationFailed) }
             plaintexts.append(plaintext)
         }
         var out = headers
-        for name in GatewayHeaders.added { HeaderMap.set(name, "", in: &out); out[name] = nil }
+        for name in GatewayHeaders.added { HeaderMap.remove(name, from: &out) }
         guard var multipart else {
             let plaintext = plaintexts[0]
             HeaderMap.set("Content-Type", ZipUpload.looksLikeZip(plaintext) ? "application/zip" : "application/json",
                           in: &out)
-            return .decrypted(headers: Self.fixLength(out, plaintext.count), body: plaintext)
+            HeaderMap.correctLength(plaintext.count, in: &out)
+            return .decrypted(headers: out, body: plaintext)
         }
         for (item, plaintext) in zip(sealed, plaintexts) {
             // A field that would read as a delimiter cannot have come from a real body.
@@ -89,24 +92,19 @@ public struct PayloadDecryptor: Sendable {
             multipart.parts[part.index] = .init(field: part.field, contentType: "application/json", body: Array(plaintext))
         }
         let rebuilt = Data(multipart.bytes)
-        return .decrypted(headers: Self.fixLength(out, rebuilt.count), body: rebuilt)
+        HeaderMap.correctLength(rebuilt.count, in: &out)
+        return .decrypted(headers: out, body: rebuilt)
     }
 
     /// Opens one envelope with whichever secret version made it; nil when none does.
-    func open(_ item: Sealed, secrets: SecretSet) async throws -> Data? {
+    func open(_ box: AESGCM256.Sealed, _ item: Sealed, secrets: SecretSet) async throws -> Data? {
         let salt = SmileIDEncryption.salt(timestamp: item.envelope.timestamp, requestId: item.requestID)
         let masters = try await deriver.keys(versions: secrets.versions, salt: salt)
         for master in masters {
-            if let plaintext = try? SmileIDEncryption.decrypt(item.envelope, keys: SmileIDEncryption.keys(master: master)) {
+            if let plaintext = try? AESGCM256.open(box, key: SmileIDEncryption.keys(master: master).encKey) {
                 return plaintext
             }
         }
         return nil
-    }
-
-    static func fixLength(_ headers: [String: String], _ count: Int) -> [String: String] {
-        var out = headers
-        if HeaderMap.value("Content-Length", in: out) != nil { HeaderMap.set("Content-Length", "\(count)", in: &out) }
-        return out
     }
 }

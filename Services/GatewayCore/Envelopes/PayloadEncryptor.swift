@@ -86,8 +86,7 @@ public struct PayloadEncryptor: Sendable {
             HeaderMap.set(name, value, in: &out)
         }
         HeaderMap.set(HeaderMap.timestamp, stamp, in: &out)
-        // A length sent with the request would now be wrong.
-        if HeaderMap.value("Content-Length", in: out) != nil { HeaderMap.set("Content-Length", "\(encrypted.count)", in: &out) }
+        HeaderMap.correctLength(encrypted.count, in: &out)
         return Output(decision: .encrypted(type), headers: out, body: encrypted)
     }
 
@@ -124,11 +123,11 @@ public struct PayloadEncryptor: Sendable {
     static func fieldParts(_ body: MultipartBody) throws(StageRejection) -> [(field: String, index: Int)] {
         var found: [(String, Int)] = []
         for field in SmileIDEncryption.multipartFields {
-            let indices = body.parts.indices.filter { body.parts[$0].name == field }
-            guard indices.count <= 1 else {
-                throw StageRejection(GatewayRejection.malformedMultipart, "the field \(field) appears more than once")
+            do {
+                if let index = try body.uniquePart(named: field) { found.append((field, index)) }
+            } catch {
+                throw StageRejection(GatewayRejection.malformedMultipart, error.reason)
             }
-            if let index = indices.first { found.append((field, index)) }
         }
         return found
     }

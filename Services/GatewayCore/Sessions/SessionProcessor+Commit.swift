@@ -6,7 +6,11 @@ import HallmarkRuntime
 
 extension SessionProcessor {
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else { throw SessionConflict() }
+        guard let connection = context.connection else {
+            // Only wiring can get here (the service runs this stage with `.perBatch`); not
+            // retryable, so it cannot loop.
+            throw ConfigurationError(variable: "StageUnitOfWork", reason: "the session stage needs a per-batch transaction")
+        }
         var outputs = [[StageOutput]](repeating: [], count: batch.count)
         // 1. New sessions, in order (a second handshake for one id in the batch finds it in use).
         for (i, item) in batch.enumerated() {
@@ -50,23 +54,21 @@ extension SessionProcessor {
             case .inbound(let message, let inbound, let outcome):
                 outputs[i] = [try inboundResult(message, inbound, outcome, verdictAt[i])]
             case .outbound(let message, let request, let outcome):
-                var result: E2EEOutbound
                 let resultID = MessageID.derived(from: message.header.id, "result")
-                switch outcome {
-                case .success(let work):
-                    if let counter = next[request.sessionID] {
-                        next[request.sessionID] = counter + 1
-                        let wire = try InvisoSession(sessionKey: work.key).seal(work.plaintext, direction: .gatewayToClient,
-                                                                                 counter: counter)
-                        result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                              requestID: message.header.id, sessionID: request.sessionID, message: wire)
-                    } else {
-                        result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                              requestID: message.header.id, sessionID: request.sessionID, reason: .unknownSession)
-                    }
-                case .failure(let refusal):
+                func refused(_ reason: E2EEOutbound.Reason) -> E2EEOutbound {
+                    E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                 requestID: message.header.id, sessionID: request.sessionID, reason: reason)
+                }
+                var result: E2EEOutbound
+                switch (outcome, next[request.sessionID]) {
+                case (.success(let work), let counter?):
+                    next[request.sessionID] = counter + 1
+                    let wire = try InvisoSession(sessionKey: work.key).seal(work.plaintext, direction: .gatewayToClient,
+                                                                             counter: counter)
                     result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                          requestID: message.header.id, sessionID: request.sessionID, reason: refusal.reason)
+                                          requestID: message.header.id, sessionID: request.sessionID, message: wire)
+                case (.success, nil): result = refused(.unknownSession)
+                case (.failure(let refusal), _): result = refused(refusal.reason)
                 }
                 metrics.messages[.gatewayToClient]?[result.reason?.rawValue ?? "encrypted"]?.increment()
                 outputs[i] = [try .json(topic: message.replyTopic(or: configuration.outboundOutput), key: request.sessionID, result)]
