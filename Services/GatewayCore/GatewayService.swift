@@ -35,19 +35,18 @@ public enum GatewayService {
         let envelopes = EnvelopeProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver)
         let sessionStore = SessionStore(schema: c.schema, keyring: keks.keyring)
         let sessions = SessionProcessor(configuration: c, store: sessionStore)
-        // Sessions in their own consumer group: batches of many small messages in one
-        // transaction, while ENC-1's PBKDF2-bound requests take key lanes without one.
-        var sessionConfig = try context.stageConfiguration(inputs: sessions.inputs, dispatch: .partitionBatches,
-                                                           unitOfWork: .perBatch)
-        sessionConfig.groupID += "-sessions"
         let sweeper = PeriodicSweeper(what: "session", counter: "hallmark_gateway_sessions_expired_total",
                                       service: "gateway", interval: c.sweepInterval, logger: context.logger) {
             try await sessionStore.sweep(pool: database.pool)
         }
         // The stages last, so the group stops them first: they drain while the pool still runs.
-        return keys.services + [sweeper,
-                Stage(configuration: sessionConfig, kafka: context.kafka, producer: context.producer, database: database,
-                      processor: sessions, logger: context.logger),
-                try context.stage(envelopes, inputs: envelopes.inputs)]
+        // Sessions in their own consumer group: batches of many small messages in one
+        // transaction, while ENC-1's PBKDF2-bound requests take key lanes without one.
+        return keys.services + [
+            sweeper,
+            try context.stage(sessions, inputs: sessions.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
+                              groupSuffix: "-sessions"),
+            try context.stage(envelopes, inputs: envelopes.inputs),
+        ]
     }
 }

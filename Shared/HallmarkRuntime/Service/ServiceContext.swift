@@ -29,9 +29,13 @@ public struct ServiceContext: Sendable {
     }
 
     /// A stage with this context's producer, database and logger.
+    /// - Parameter groupSuffix: for a second stage in one process: appended to the consumer
+    ///   group (e.g. `-sessions`), so each stage has its own group, partitions and lag.
     public func stage<P: StageProcessor>(_ processor: P, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
-                                         unitOfWork: StageUnitOfWork = .none) throws -> Stage<P> {
-        Stage(configuration: try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork),
-              kafka: kafka, producer: producer, database: database, processor: processor, logger: logger)
+                                         unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "") throws -> Stage<P> {
+        var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
+        configuration.groupID += groupSuffix
+        return Stage(configuration: configuration, kafka: kafka, producer: producer, database: database,
+                     processor: processor, logger: logger)
     }
 }
