@@ -46,6 +46,8 @@ struct GatewayServiceTests {
             #expect(back.status == .accepted && back.reason == nil)
             #expect(back.bodyB64.flatMap { Data(base64Encoded: $0) } == body, "\(kind) decrypts back byte for byte")
             #expect(back.headers?["Content-Type"] == type && back.headers?["SmileID-Content-Encrypted"] == nil)
+            try h.validateAnswer(to: request.id, on: h.encryptOutput, against: EncryptResult.schemaName)
+            try h.validateAnswer(to: decrypt.id, on: h.decryptOutput, against: DecryptResult.schemaName)
         }
         #expect(try await eventually { h.counter("hallmark_gateway_encrypted_total", ["type": "multipart"]) == 1 })
         gateway.signal(SIGTERM)
@@ -75,6 +77,7 @@ struct GatewayServiceTests {
         let refused = try await h.answer(DecryptResult.self, to: other.id, on: h.decryptOutput)
         #expect(refused.status == .rejected && refused.reason == .authenticationFailed)
         #expect(refused.bodyB64 == nil && refused.headers == nil)
+        try h.validateAnswer(to: other.id, on: h.decryptOutput, against: DecryptResult.schemaName)
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
         await h.close()

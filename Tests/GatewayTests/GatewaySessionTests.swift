@@ -39,6 +39,7 @@ struct GatewaySessionTests {
         var client = try InvisoClient()
         let done = try await handshake(h, &client)
         #expect(done.status == .keyExchangeComplete && done.expiresAt != nil)
+        try h.validateAnswer(to: done.correlationID, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
         // The key is sealed at rest: the row holds neither the session key nor anything like it.
         let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: h.logger)
         let sealed = try await pool.query("SELECT sealed_key FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)").decode(Data.self)
@@ -81,6 +82,7 @@ struct GatewaySessionTests {
             let result = try await h.answer(E2EEPlaintext.self, to: message.id, on: h.topic("plaintext.out"))
             #expect(result.reason == reason, "counter \(message.message.counter): \(String(describing: result.reason))")
             #expect((result.plaintextB64 == nil) == (reason != nil))
+            try h.validateAnswer(to: message.id, on: h.topic("plaintext.out"), against: E2EEPlaintext.schemaName)
         }
         // A wire version other than 1 breaks the schema: a rejected record, as for any input.
         var versioned = try client.inbound("v2", counter: UInt64(count + 2001))
@@ -101,6 +103,7 @@ struct GatewaySessionTests {
             let result = try await h.answer(E2EEOutbound.self, to: o.id, on: h.topic("outbound.out"))
             #expect(result.message?.counter == UInt64(n))
             #expect(try client.open(result) == "reply \(n)")
+            try h.validateAnswer(to: o.id, on: h.topic("outbound.out"), against: E2EEOutbound.schemaName)
         }
         // Handshakes: a live session id is in use, a low-order key is weak.
         var again = try InvisoClient(sessionID: client.sessionID)
@@ -109,6 +112,7 @@ struct GatewaySessionTests {
                                  clientPublicKey: Data(count: 32).base64EncodedString())
         try await h.send(h.topic("handshake.in"), key: "weak-1", message: weak)
         #expect(try await h.answer(E2EEHandshakeResult.self, to: weak.id, on: h.topic("handshake.out")).reason == .weakKey)
+        try h.validateAnswer(to: weak.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
         #expect(try await eventually {
             h.counter("hallmark_gateway_e2ee_messages_total", ["direction": "inbound", "outcome": "replay"]) == 3
         })

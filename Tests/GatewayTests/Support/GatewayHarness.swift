@@ -6,6 +6,7 @@ import HallmarkKafka
 import HallmarkMessages
 import HallmarkTestSupport
 import Logging
+import Testing
 
 /// One test's private gateway world on the real broker: its own topics, group, secrets and
 /// (for chaining) signer, with every answer topic read from the start by an ``AnswerWatcher``.
@@ -107,6 +108,12 @@ final class GatewayHarness: Sendable {
             throw HarnessError("no answer to \(id) on \(topic)")
         }
         return try JSONCoding.decode(type, from: bytes)
+    }
+
+    /// Checks the answer to `id` on `topic`, as it came off the broker, against its JSON Schema.
+    func validateAnswer(to id: String, on topic: String, against schema: String) throws {
+        let bytes = try #require(watcher.messages(on: topic).first { AnswerWatcher.requestId($0) == id })
+        try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(bytes)), against: schema)
     }
 
     /// Rejected records so far, by the id of the message they reject.

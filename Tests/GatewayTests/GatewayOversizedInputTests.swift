@@ -1,0 +1,81 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkTestSupport
+import Testing
+
+/// The size matrix on every gateway input: 0.9–8 MB and the limit ±1 byte, padded with
+/// whitespace (the request itself is small) or, where a body can grow, with content (then the
+/// result, which carries more than the body, may not fit: `oversized`), each followed by small
+/// messages on the same key and another key. Every message gets exactly one outcome and no
+/// partition of either stage stalls.
+@Suite("Gateway: no input size stalls a partition", .serialized, .timeLimit(.minutes(10)))
+struct GatewayOversizedInputTests {
+    @Test func everySizeOnEveryInputGetsOneOutcome() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("sizes")
+        let limit = 1 << 20
+        let matrix = try SizeMatrix(kafka: h.kafka, logger: h.logger)
+        /// Raw body bytes that take a message made by `make` to about `size` bytes (base64 grows 4/3).
+        func sized(_ size: Int?, _ make: (Data) throws -> [UInt8]) throws -> [UInt8] {
+            let small = try make(Data(repeating: 0x61, count: 16))
+            guard let size else { return small }
+            return try make(Data(repeating: 0x61, count: max(0, size - (small.count - 24)) / 4 * 3))
+        }
+        let encrypt = try await matrix.run(topic: h.encryptInput, results: h.encryptOutput, idField: "request_id",
+                                           rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]) { id, size in
+            try sized(size) { body in
+                try JSONCoding.encode(EncryptRequest(id: id, producedAt: Timestamp.now(),
+                                                     headers: ["Content-Type": "application/json"],
+                                                     bodyB64: body.base64EncodedString()))
+            }
+        }
+        let decrypt = try await matrix.run(topic: h.decryptInput, results: h.decryptOutput, idField: "request_id",
+                                           rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]) { id, size in
+            try sized(size) { body in
+                try JSONCoding.encode(DecryptRequest(id: id, producedAt: Timestamp.now(), headers: [
+                    "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "r", "SmileID-Content-Encrypted": "true",
+                ], bodyB64: body.base64EncodedString()))
+            }
+        }
+        let pair = try X25519.generate()
+        let handshake = try await matrix.run(topic: h.topic("handshake.in"), results: h.topic("handshake.out"),
+                                             idField: "request_id", rejected: h.rejected, limit: limit) { id, _ in
+            try JSONCoding.encode(E2EEHandshake(id: id, producedAt: Timestamp.now(), sessionID: "size-\(id)",
+                                                clientPublicKey: pair.publicKey.base64EncodedString()))
+        }
+        let session = try InvisoSession(sessionKey: Data(repeating: 7, count: 32))
+        let inbound = try await matrix.run(topic: h.topic("inbound.in"), results: h.topic("plaintext.out"),
+                                           idField: "request_id", rejected: h.rejected, limit: limit,
+                                           paddings: [.whitespace, .content]) { id, size in
+            try sized(size) { body in
+                try JSONCoding.encode(E2EEInbound(id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
+                                                  message: try session.seal(body, direction: .clientToGateway, counter: 0)))
+            }
+        }
+        let outbound = try await matrix.run(topic: h.topic("outbound.in"), results: h.topic("outbound.out"),
+                                            idField: "request_id", rejected: h.rejected, limit: limit,
+                                            paddings: [.whitespace, .content]) { id, size in
+            try sized(size) { body in
+                try JSONCoding.encode(E2EEOutboundRequest(id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
+                                                          plaintextB64: body.base64EncodedString()))
+            }
+        }
+        for report in [encrypt, decrypt, handshake, inbound, outbound] {
+            #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")
+            for line in report.large {
+                let size = Int(line.prefix { $0.isNumber })!
+                if size > limit { #expect(line.hasSuffix(": oversized"), "\(line)") }
+                if line.contains("whitespace"), size <= limit { #expect(line.hasSuffix(": result"), "\(line)") }
+            }
+        }
+        // An encrypted body is larger than the plaintext: one that took its request near the
+        // limit cannot come back, and is refused as oversized rather than stalling.
+        #expect(encrypt.large.contains { $0.contains("content") && $0.hasSuffix(": oversized") && Int($0.prefix { $0.isNumber })! <= limit })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
+        await matrix.close()
+        await h.close()
+    }
+}
