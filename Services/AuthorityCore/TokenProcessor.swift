@@ -122,7 +122,7 @@ public struct TokenProcessor: StageProcessor {
         let open = all.indices.filter { !all[$0].decided }
         let claims = open.map { i in
             // The id was checked by the envelope parser.
-            ReplayLedger.Claim(key: all[i].replayKey!, messageID: UUID(uuidString: all[i].message.header.id)!)
+            ReplayLedger.Claim(key: all[i].replayKey!, messageID: UUID(text: all[i].message.header.id)!)
         }
         for (i, fresh) in zip(open, try await ledger.claim(claims)) where !fresh {
             all[i].security.append(try events.output(for: all[i].message, .replayedToken, .warning,

@@ -7,16 +7,24 @@ import HallmarkMessages
 import HallmarkRuntime
 import Logging
 
-/// `hallmark bench gateway`: E2EE-1 inbound messages through a `hallmark-gateway` process on
-/// the real broker and PostgreSQL (sessions made by real handshakes, every counter checked
-/// and recorded), beside in-process HKDF + AES-GCM open of the same messages in the same run.
-/// ENC-1 request and ZIP figures are not measured yet.
+/// `hallmark bench gateway`: one `hallmark-gateway` process on the real broker and
+/// PostgreSQL, each figure beside its in-process bound measured in the same run:
+/// E2EE-1 inbound all at once and at a steady pace (sessions made by real handshakes, every
+/// counter checked and recorded) against HKDF + AES-GCM open alone; ENC-1 JSON encrypt
+/// requests against batched PBKDF2 on every core; ENC-1 on 1 MB ZIP bodies against AES-GCM
+/// sealing alone.
 public struct BenchGatewayCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "gateway", abstract: "E2EE-1 inbound throughput through the gateway against in-process open.")
+        commandName: "gateway", abstract: "E2EE-1 and ENC-1 throughput and latency through the gateway against their in-process bounds.")
 
-    @Option(help: "Sessions the messages are spread over (each its own Kafka key).") var sessions = 64
-    @Option(help: "Inbound messages to send, all at once.") var messages = 50_000
+    @Option(help: "Sessions the inbound messages are spread over (each its own Kafka key).") var sessions = 64
+    @Option(help: "Inbound messages sent at once.") var messages = 50_000
+    @Option(help: "Inbound messages per second in the paced phase.") var rate = 5_000.0
+    @Option(help: "Seconds of the paced phase whose latencies count.") var pacedSeconds = 10.0
+    @Option(help: "Seconds of paced load before latencies count.") var warmupSeconds = 3.0
+    @Option(help: "ENC-1 JSON encrypt requests (default: about ten seconds of the PBKDF2 bound).") var encryptRequests: Int?
+    @Option(help: "ENC-1 ZIP bodies.") var zips = 24
+    @Option(help: "Bytes of each ZIP body.") var zipBytes = 1_000_000
     @Option(help: "Partitions of the bench topics.") var partitions = 4
     @Option(help: "The hallmark-gateway binary (default: beside this hallmark binary).") var gatewayBinary: String?
 
@@ -25,15 +33,19 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
     public func run() async throws {
         var logger = Logger(label: "hallmark.bench")
         logger.logLevel = .warning
-        let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        var kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        // A 1 MB ZIP is ~1.4 MB as base64 in a request.
+        kafka.maxMessageBytes = max(kafka.maxMessageBytes, 4 * zipBytes)
         let binary = gatewayBinary.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
                 .appendingPathComponent("hallmark-gateway")
-        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let run = String(UUID().lowercasedText.prefix(8))
         func topic(_ name: String) -> String { "bench.gateway.\(run).\(name)" }
         let names = ["encrypt.in", "encrypt.out", "decrypt.in", "decrypt.out", "handshake.in", "handshake.out",
                      "inbound.in", "plaintext.out", "outbound.in", "outbound.out"]
-        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(names.map(topic), partitions: partitions)
+        try await KafkaAdmin(configuration: kafka, logger: logger)
+            .createTopics(names.map(topic) + [topic("plaintext.paced")], partitions: partitions)
         // Throw-away secrets, never printed.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-bench-gateway-\(run)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -44,93 +56,23 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
             "HALLMARK_GATEWAY_SECRETS_DIR": folder.path, "HALLMARK_GATEWAY_KEK": try KeyEncryptionFile.generateText(title: "bench", index: false),
             "HALLMARK_GATEWAY_SCHEMA": "bench_gateway_\(run)", "HALLMARK_GROUP_ID": "bench-gateway-\(run)",
             "HALLMARK_INSTANCE": "bench-gateway", "HALLMARK_LOG_LEVEL": "info",
+            "HALLMARK_MAX_MESSAGE_BYTES": String(kafka.maxMessageBytes), "HALLMARK_REPLY_TOPICS": topic("plaintext.paced"),
         ]
-        for (variable, name) in [("ENCRYPT_INPUT", "encrypt.in"), ("ENCRYPT_OUTPUT", "encrypt.out"), ("DECRYPT_INPUT", "decrypt.in"),
-                                 ("DECRYPT_OUTPUT", "decrypt.out"), ("HANDSHAKE_INPUT", "handshake.in"),
-                                 ("HANDSHAKE_OUTPUT", "handshake.out"), ("INBOUND_INPUT", "inbound.in"),
-                                 ("PLAINTEXT_OUTPUT", "plaintext.out"), ("OUTBOUND_INPUT", "outbound.in"),
-                                 ("OUTBOUND_OUTPUT", "outbound.out")] {
+        for name in names {
+            // encrypt.in → HALLMARK_GATEWAY_ENCRYPT_INPUT, plaintext.out → …_PLAINTEXT_OUTPUT
+            let variable = name.replacingOccurrences(of: ".in", with: "_INPUT").replacingOccurrences(of: ".out", with: "_OUTPUT")
+                .uppercased()
             env["HALLMARK_GATEWAY_\(variable)"] = topic(name)
         }
         let gateway = try BenchProcess(binary: binary, environment: env)
         defer { gateway.stop() }
         try await gateway.waitForLog("stage started")
-        print("hallmark bench gateway: \(messages) inbound messages over \(sessions) sessions, \(partitions) partitions, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-
-        // Sessions by real handshakes.
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
-        let pairs = try (0..<sessions).map { _ in try X25519.generate() }
-        let hellos = pairs.enumerated().map { i, pair in
-            E2EEHandshake(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "bench-\(run)-\(i)",
-                          clientPublicKey: pair.publicKey.base64EncodedString())
-        }
-        let handshakes = try await collect(kafka: kafka, topic: topic("handshake.out"), count: sessions, logger: logger) {
-            try await producer.send(try hellos.map { try .json(topic: topic("handshake.in"), key: $0.sessionID, $0) })
-        }
-        var keys: [String: InvisoSession] = [:]
-        for bytes in handshakes {
-            let r = try JSONCoding.decode(E2EEHandshakeResult.self, from: bytes)
-            guard let i = hellos.firstIndex(where: { $0.sessionID == r.sessionID }),
-                  let gatewayKey = try? Base64.decode(r.gatewayPublicKey ?? "", length: 32) else { continue }
-            keys[r.sessionID] = try InvisoSession(sessionKey: InvisoHandshake.clientSessionKey(
-                clientPrivateKey: pairs[i].privateKey, gatewayPublicKey: gatewayKey))
-        }
-        guard keys.count == sessions else { throw BenchError("only \(keys.count) of \(sessions) handshakes completed") }
+        let bench = GatewayBench(kafka: kafka, logger: logger, run: run, gateway: gateway, producer: producer)
+        printLine("hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, SHA-NI \(PBKDF2.hasSHAExtensions)")
 
-        // The load: counters in order per session, round robin over the sessions.
-        let ids = hellos.map(\.sessionID)
-        let load = try (0..<messages).map { n in
-            let sid = ids[n % sessions]
-            return E2EEInbound(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sid,
-                               message: try keys[sid]!.seal(Data("bench message \(n) ".utf8) + Data(count: 64),
-                                                            direction: .clientToGateway, counter: UInt64(n / sessions)))
-        }
-        // In process: the same messages opened (HKDF of the message key + AES-GCM), one thread.
-        let clock = ContinuousClock()
-        let local = try clock.measure {
-            for m in load { _ = try keys[m.sessionID]!.open(m.message, direction: .clientToGateway) }
-        }
-        let localRate = Double(messages) / local.seconds
-        let values = try load.map { try StageOutput.json(topic: topic("inbound.in"), key: $0.sessionID, $0) }
-        var decrypted = 0
-        let start = ContinuousClock.now
-        let answers = try await collect(kafka: kafka, topic: topic("plaintext.out"), count: messages, logger: logger) {
-            for chunk in stride(from: 0, to: values.count, by: 1000) {
-                try await producer.send(Array(values[chunk..<min(values.count, chunk + 1000)]))
-            }
-        }
-        let elapsed = (ContinuousClock.now - start).seconds
-        for bytes in answers where (try? JSONCoding.decode(E2EEPlaintext.self, from: bytes))?.status == .decrypted { decrypted += 1 }
+        try await sessionPhases(bench)
+        try await envelopePhases(bench, cores: cores)
         await producer.close()
-        let rate = Double(answers.count) / elapsed
-        print(String(format: "in-process HKDF + AES-GCM open, 1 thread: %.0f msgs/s", localRate))
-        print(String(format: "through broker + PostgreSQL (sent at once, counter statement per batch): %.0f msgs/s (%d/%d decrypted in %.1f s) → %.1f%% of one thread's in-process open",
-                     rate, decrypted, messages, elapsed, 100 * rate / localRate))
-        print(String(format: "gateway CPU: %.1f s for the run", gateway.cpuSeconds))
-        guard decrypted == messages else { throw ExitCode.failure }
-    }
-
-    /// Reads `topic` from its end, runs `send`, and returns the first `count` messages (or
-    /// fewer after 300 s).
-    func collect(kafka: KafkaConfiguration, topic: String, count: Int, logger: Logger,
-                 send: () async throws -> Void) async throws -> [[UInt8]] {
-        var config = kafka
-        config.properties["auto.offset.reset"] = "earliest"
-        let reader = try KafkaConsumer(configuration: config, groupID: "bench-reader-\(UUID())", topics: [topic],
-                                       bufferCapacity: 8192, logger: logger)
-        try reader.start()
-        try await send()
-        let timer = Task {
-            try? await Task.sleep(for: .seconds(300))
-            reader.beginClose()
-        }
-        var out: [[UInt8]] = []
-        for await message in reader.messages {
-            out.append(message.value)
-            if out.count == count { break }
-        }
-        timer.cancel()
-        await reader.close()
-        return out
     }
 }

@@ -35,7 +35,7 @@ public struct ProbeAsker: StageProcessor {
                                        n: ask.request.n, correlationID: correlation, replyTo: replyTopic)
             let output = try StageOutput.json(topic: requestTopic, key: ask.message.key, request)
             let state = ProbeAskState(askID: id, n: ask.request.n, key: ask.message.key)
-            verdicts.append(.outputs([try await pending.record(output, correlationID: UUID(uuidString: correlation)!,
+            verdicts.append(.outputs([try await pending.record(output, correlationID: UUID(text: correlation)!,
                                                                context: try JSONCoding.encode(state), on: connection)]))
         }
         return verdicts

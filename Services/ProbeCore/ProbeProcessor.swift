@@ -65,7 +65,7 @@ public struct ProbeProcessor: StageProcessor {
             if let connection = context.connection {
                 try await connection.execute("""
                     INSERT INTO \(unescaped: schema).effects (message_id, n, instance, key)
-                    VALUES (\(UUID(uuidString: message.header.id)!), \(item.request.n), \(instance), \(message.key))
+                    VALUES (\(UUID(text: message.header.id)!), \(item.request.n), \(instance), \(message.key))
                     """)
             }
             let result = ProbeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),

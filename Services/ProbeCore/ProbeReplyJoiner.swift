@@ -29,10 +29,10 @@ public struct ProbeReplyJoiner: StageProcessor {
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         guard let connection = context.connection else { throw StageRejection(.processingFailed, "the joiner needs its database") }
-        let ids = batch.compactMap { UUID(uuidString: $0.reply.correlationID) }
+        let ids = batch.compactMap { UUID(text: $0.reply.correlationID) }
         let joined = try await pending.take(ids, on: connection)
         return try batch.map { item in
-            guard let id = UUID(uuidString: item.reply.correlationID), let request = joined[id] else {
+            guard let id = UUID(text: item.reply.correlationID), let request = joined[id] else {
                 unmatched.increment()
                 context.logger.info("reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID)"])
                 return .outputs([])

@@ -25,7 +25,7 @@ extension SignerProcessor {
         case .rejected(let reason):
             verdict = (reason, nil)
         case .valid(let version, let replayKey, let expires):
-            let id = UUID(uuidString: message.header.id)!
+            let id = UUID(text: message.header.id)!
             var fresh = true
             if let connection = context.connection {
                 fresh = try await replay.claim(replayKey, expires: expires, messageID: id, on: connection)

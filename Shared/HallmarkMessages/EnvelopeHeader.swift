@@ -53,7 +53,7 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
         guard let schema = fields["schema"]?.string, !schema.isEmpty else {
             throw EnvelopeError(.invalidEnvelope, "`schema` is missing or not a string")
         }
-        guard let id = fields["id"]?.string, UUID(uuidString: id) != nil else {
+        guard let id = fields["id"]?.string, UUID(text: id) != nil else {
             throw EnvelopeError(.invalidEnvelope, "`id` is missing or not a UUID")
         }
         guard let producedAt = fields["produced_at"]?.string, Timestamp.parse(producedAt) != nil else {

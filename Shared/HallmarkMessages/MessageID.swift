@@ -1,10 +1,11 @@
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
 
 /// Message identifiers.
 public enum MessageID {
     /// A fresh random UUID, lowercase.
-    public static func random() -> String { UUID().uuidString.lowercased() }
+    public static func random() -> String { UUID().lowercasedText }
 
     /// A UUID derived from an input message id and an output's name, so that re-processing a
     /// redelivered message produces the same output ids and consumers can drop the duplicates.
@@ -22,6 +23,6 @@ public enum MessageID {
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        return uuid.uuidString.lowercased()
+        return uuid.lowercasedText
     }
 }

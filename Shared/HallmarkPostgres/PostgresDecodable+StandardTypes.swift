@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 // Decoders of the standard types from PostgreSQL's text output format.
 
@@ -100,7 +101,7 @@ extension Data: PostgresDecodable {
 extension UUID: PostgresDecodable {
     public init(postgresCell cell: PostgresCell) throws(PostgresError.DecodingFailure) {
         try cell.require(PostgresDataType.strings.union([.uuid]), for: UUID.self)
-        guard let value = UUID(uuidString: try cell.text()) else { throw cell.invalid(UUID.self) }
+        guard let value = UUID(text: try cell.text()) else { throw cell.invalid(UUID.self) }
         self = value
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 // Bind encodings of the standard types, in PostgreSQL's text input syntax (bytea: binary).
 
@@ -61,7 +62,7 @@ extension Data: PostgresEncodable {
 
 extension UUID: PostgresEncodable {
     public static var postgresDataType: PostgresDataType { .uuid }
-    public var postgresValue: PostgresBind.Value { .text(uuidString) }
+    public var postgresValue: PostgresBind.Value { .text(lowercasedText) }
 }
 
 extension Date: PostgresEncodable {

@@ -52,7 +52,7 @@ extension SessionProcessor {
             switch item {
             case .handshake: continue
             case .inbound(let message, let inbound, let outcome):
-                outputs[i] = [try inboundResult(message, inbound, outcome, verdictAt[i])]
+                outputs[i] = [inboundResult(message, inbound, outcome, verdictAt[i])]
             case .outbound(let message, let request, let outcome):
                 let resultID = MessageID.derived(from: message.header.id, "result")
                 func refused(_ reason: E2EEOutbound.Reason) -> E2EEOutbound {
@@ -71,14 +71,15 @@ extension SessionProcessor {
                 case (.failure(let refusal), _): result = refused(refusal.reason)
                 }
                 metrics.messages[.gatewayToClient]?[result.reason?.rawValue ?? "encrypted"]?.increment()
-                outputs[i] = [try .json(topic: message.replyTopic(or: configuration.outboundOutput), key: request.sessionID, result)]
+                outputs[i] = [StageOutput(topic: message.replyTopic(or: configuration.outboundOutput), key: Array(request.sessionID.utf8),
+                                           value: result.jsonBytes)]
             }
         }
         return outputs.map { .outputs($0) }
     }
 
     func inboundResult(_ message: StageMessage, _ inbound: E2EEInbound, _ outcome: Result<Data, RejectedInbound>,
-                       _ verdict: SessionStore.Verdict?) throws -> StageOutput {
+                       _ verdict: SessionStore.Verdict?) -> StageOutput {
         let resultID = MessageID.derived(from: message.header.id, "result")
         let counter = inbound.message.counter
         var reason: E2EEPlaintext.Reason?
@@ -97,7 +98,8 @@ extension SessionProcessor {
         } ?? E2EEPlaintext(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                            requestID: message.header.id, sessionID: inbound.sessionID, reason: reason!, counter: counter)
         metrics.messages[.clientToGateway]?[reason?.rawValue ?? "decrypted"]?.increment()
-        return try .json(topic: message.replyTopic(or: configuration.plaintextOutput), key: inbound.sessionID, result)
+        return StageOutput(topic: message.replyTopic(or: configuration.plaintextOutput), key: Array(inbound.sessionID.utf8),
+                           value: result.jsonBytes)
     }
 
     func rejected(_ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason) -> E2EEHandshakeResult {

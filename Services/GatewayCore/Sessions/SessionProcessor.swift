@@ -14,7 +14,7 @@ import HallmarkRuntime
 /// outbound counters. The inbox records each message's answer in the same transaction, so a
 /// redelivered message gets its first answer and a counter is never accepted twice.
 public struct SessionProcessor: StageProcessor {
-    public enum Prepared: Sendable {
+    public indirect enum Prepared: Sendable {
         case handshake(StageMessage, E2EEHandshake, Result<(key: Data, publicKey: Data), RejectedHandshake>)
         case inbound(StageMessage, E2EEInbound, Result<Data, RejectedInbound>)
         case outbound(StageMessage, E2EEOutboundRequest, Result<(key: Data, plaintext: Data), RejectedOutbound>)
@@ -54,7 +54,7 @@ public struct SessionProcessor: StageProcessor {
                 return .handshake(message, handshake, .failure(RejectedHandshake(reason: reason)))
             }
         case configuration.inboundInput:
-            let inbound = try message.decode(E2EEInbound.self)
+            let inbound = try E2EEInbound(fields: message.fields) ?? message.decode(E2EEInbound.self)
             guard inbound.message.version == 1 else {
                 return .inbound(message, inbound, .failure(RejectedInbound(reason: .unsupportedVersion)))
             }
@@ -73,7 +73,7 @@ public struct SessionProcessor: StageProcessor {
                 return .inbound(message, inbound, .failure(RejectedInbound(reason: .authenticationFailed)))
             }
         default:
-            let request = try message.decode(E2EEOutboundRequest.self)
+            let request = try E2EEOutboundRequest(fields: message.fields) ?? message.decode(E2EEOutboundRequest.self)
             guard let plaintext = Data(base64Encoded: request.plaintextB64) else {
                 return .outbound(message, request, .failure(RejectedOutbound(reason: .malformed)))
             }

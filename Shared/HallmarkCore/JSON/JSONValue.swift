@@ -41,3 +41,12 @@ public enum JSONValue: Sendable, Equatable {
         return Int(text)
     }
 }
+
+extension JSONValue {
+    /// The number as a `UInt64` when it is written as plain digits and fits; nil otherwise
+    /// (`-0`, `4.0`, `1e2`, strings).
+    public var unsignedInteger: UInt64? {
+        guard case .number(let text) = self, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return UInt64(text)
+    }
+}

@@ -165,21 +165,8 @@ final class SchemaNode: Sendable {
         return Double(text)
     }
 
-    /// The 36-character form `8-4-4-4-12` of hex digits (either case), as `UUID(uuidString:)`
-    /// reads it, without its cost.
-    static func isUUID(_ s: String) -> Bool {
-        var ok = s.utf8.count == 36
-        if ok {
-            var i = 0
-            for c in s.utf8 {
-                let hyphen = i == 8 || i == 13 || i == 18 || i == 23
-                let hex = (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x66)
-                if hyphen ? c != 0x2D : !hex { ok = false; break }
-                i += 1
-            }
-        }
-        return ok
-    }
+    /// The 36-character form `8-4-4-4-12` of hex digits (either case).
+    static func isUUID(_ s: String) -> Bool { UUID(text: s) != nil }
 
     /// JSON Schema equality: numbers by value (`1` equals `1.0`), arrays and objects member by
     /// member, everything else as written.

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 import Logging
@@ -144,7 +145,7 @@ extension Stage {
     }
 
     /// The envelope id, checked by intake.
-    static func uuid(_ message: StageMessage) -> UUID { UUID(uuidString: message.header.id)! }
+    static func uuid(_ message: StageMessage) -> UUID { UUID(text: message.header.id)! }
 
     /// The processor's verdicts, exactly one per item.
     private func verdicts(_ items: [(StageMessage, Processor.Prepared)], _ context: StageCommitContext) async throws

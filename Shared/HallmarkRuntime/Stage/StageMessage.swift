@@ -3,22 +3,39 @@ import HallmarkKafka
 import HallmarkMessages
 
 /// A consumed message whose envelope has been read and whose body passed its JSON Schema.
+///
+/// Its parts live in one immutable box: a stage hands each message through intake, phase 1,
+/// the processor's prepared value and phase 2, and a copy costs one reference count rather
+/// than one per string, array and dictionary inside.
 public struct StageMessage: Sendable {
+    private final class Storage: Sendable {
+        let header: EnvelopeHeader
+        let kafka: KafkaMessage
+        let fields: [String: JSONValue]
+        let replyTopics: Set<String>
+
+        init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue], replyTopics: Set<String>) {
+            self.header = header
+            self.kafka = kafka
+            self.fields = fields
+            self.replyTopics = replyTopics
+        }
+    }
+
+    private let storage: Storage
+
     /// The envelope fields (`schema`, `id`, …).
-    public let header: EnvelopeHeader
+    public var header: EnvelopeHeader { storage.header }
     /// Where it came from, with its raw key and value.
-    public let kafka: KafkaMessage
+    public var kafka: KafkaMessage { storage.kafka }
     /// The message's top-level members, read once with the envelope.
-    public let fields: [String: JSONValue]
+    public var fields: [String: JSONValue] { storage.fields }
     /// The topics a `reply_to` may name (the stage's allowlist).
-    let replyTopics: Set<String>
+    var replyTopics: Set<String> { storage.replyTopics }
 
     public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue] = [:],
                 replyTopics: Set<String> = []) {
-        self.header = header
-        self.kafka = kafka
-        self.fields = fields
-        self.replyTopics = replyTopics
+        storage = Storage(header: header, kafka: kafka, fields: fields, replyTopics: replyTopics)
     }
 
     /// The raw JSON bytes.
