@@ -6,6 +6,8 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
     /// `key_exchange_complete` or `rejected`.
     public enum Status: String, Codable, Sendable {
         case keyExchangeComplete = "key_exchange_complete"
+        /// The answer to ``E2EEClose``: the session and its key are deleted.
+        case closed
         case rejected
     }
 
@@ -56,6 +58,16 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
         self.sessionID = sessionID
         status = .rejected
         self.reason = reason
+    }
+
+    /// A closed session (the answer to ``E2EEClose``).
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, closedSessionID: String) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        sessionID = closedSessionID
+        status = .closed
     }
 
     enum CodingKeys: String, CodingKey {

@@ -113,8 +113,29 @@ struct GatewaySessionTests {
         try await h.send(h.topic("handshake.in"), key: "weak-1", message: weak)
         #expect(try await h.answer(E2EEHandshakeResult.self, to: weak.id, on: h.topic("handshake.out")).reason == .weakKey)
         try h.validateAnswer(to: weak.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
+        // Closing deletes the session and its key: its next message is unknown_session, a
+        // repeated close is still closed, and the id can then start a new session.
+        for _ in 0..<2 {
+            let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: client.sessionID)
+            try await h.send(h.topic("handshake.in"), key: client.sessionID, message: close)
+            #expect(try await h.answer(E2EEHandshakeResult.self, to: close.id, on: h.topic("handshake.out")).status == .closed)
+            try h.validateAnswer(to: close.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
+            let left = try await pool.query("""
+                SELECT count(*)::bigint FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)
+                """).decode(Int64.self)
+            #expect(left == [0])
+            let late = try client.inbound("after close", counter: 20_000)
+            try await h.send(h.topic("inbound.in"), key: client.sessionID, message: late)
+            #expect(try await h.answer(E2EEPlaintext.self, to: late.id, on: h.topic("plaintext.out")).reason == .unknownSession)
+        }
+        var reopened = try InvisoClient(sessionID: client.sessionID)
+        #expect(try await handshake(h, &reopened).status == .keyExchangeComplete)
+        let first = try reopened.inbound("new session", counter: 0)
+        try await h.send(h.topic("inbound.in"), key: client.sessionID, message: first)
+        #expect(try await h.answer(E2EEPlaintext.self, to: first.id, on: h.topic("plaintext.out")).status == .decrypted)
         #expect(try await eventually {
             h.counter("hallmark_gateway_e2ee_messages_total", ["direction": "inbound", "outcome": "replay"]) == 3
+                && h.counter("hallmark_gateway_e2ee_handshakes_total", ["outcome": "closed"]) == 2
         })
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)

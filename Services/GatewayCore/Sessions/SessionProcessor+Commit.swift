@@ -12,8 +12,19 @@ extension SessionProcessor {
             throw ConfigurationError(variable: "StageUnitOfWork", reason: "the session stage needs a per-batch transaction")
         }
         var outputs = [[StageOutput]](repeating: [], count: batch.count)
-        // 1. New sessions, in order (a second handshake for one id in the batch finds it in use).
+        // 1. New and closed sessions, in order (a second handshake for one id in the batch finds
+        // it in use; a close after a handshake closes the session it made).
         for (i, item) in batch.enumerated() {
+            if case .close(let message, let close) = item {
+                try await store.close(close.sessionID, on: connection)
+                keys.remove(close.sessionID)
+                metrics.handshakes["closed"]?.increment()
+                let result = E2EEHandshakeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+                                                 correlationID: message.correlationID, requestID: message.header.id,
+                                                 closedSessionID: close.sessionID)
+                outputs[i] = [try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: close.sessionID, result)]
+                continue
+            }
             guard case .handshake(let message, let handshake, let outcome) = item else { continue }
             var result: E2EEHandshakeResult
             let resultID = MessageID.derived(from: message.header.id, "result")
@@ -50,7 +61,7 @@ extension SessionProcessor {
         var next = try await store.allocate(wanted, on: connection)
         for (i, item) in batch.enumerated() {
             switch item {
-            case .handshake: continue
+            case .handshake, .close: continue
             case .inbound(let message, let inbound, let outcome):
                 outputs[i] = [inboundResult(message, inbound, outcome, verdictAt[i])]
             case .outbound(let message, let request, let outcome):

@@ -8,14 +8,17 @@ import HallmarkRuntime
 /// decrypted and their counters checked, outbound requests are encrypted under the next
 /// gateway→client counter.
 ///
+/// A close deletes the session and its key (``SessionStore/close(_:on:)``).
+///
 /// Phase 1 does the cryptography (X25519, HKDF, AES-GCM) per message. Phase 2 runs once per
-/// batch in the batch's transaction: new sessions, then one statement that checks and records
+/// batch in the batch's transaction: new sessions, then one compare-and-set that records
 /// every inbound counter (``SessionStore/receive(_:on:)``), then one that allocates the
 /// outbound counters. The inbox records each message's answer in the same transaction, so a
 /// redelivered message gets its first answer and a counter is never accepted twice.
 public struct SessionProcessor: StageProcessor {
     public indirect enum Prepared: Sendable {
         case handshake(StageMessage, E2EEHandshake, Result<(key: Data, publicKey: Data), RejectedHandshake>)
+        case close(StageMessage, E2EEClose)
         case inbound(StageMessage, E2EEInbound, Result<Data, RejectedInbound>)
         case outbound(StageMessage, E2EEOutboundRequest, Result<(key: Data, plaintext: Data), RejectedOutbound>)
     }
@@ -37,13 +40,15 @@ public struct SessionProcessor: StageProcessor {
     }
 
     public var inputs: [StageInput] {
-        [StageInput(topic: configuration.handshakeInput, schemas: [E2EEHandshake.schemaName]),
+        [StageInput(topic: configuration.handshakeInput, schemas: [E2EEHandshake.schemaName, E2EEClose.schemaName]),
          StageInput(topic: configuration.inboundInput, schemas: [E2EEInbound.schemaName]),
          StageInput(topic: configuration.outboundInput, schemas: [E2EEOutboundRequest.schemaName])]
     }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         switch message.kafka.topic {
+        case configuration.handshakeInput where message.header.schema == E2EEClose.schemaName:
+            return .close(message, try message.decode(E2EEClose.self))
         case configuration.handshakeInput:
             let handshake = try message.decode(E2EEHandshake.self)
             do {

@@ -16,6 +16,7 @@ public struct SessionStore: Sendable {
 
     public let schema: String
     public let keyring: KeyEncryptionKeyring
+    let hints = CounterHints()
 
     public init(schema: String, keyring: KeyEncryptionKeyring) {
         self.schema = schema
@@ -31,6 +32,7 @@ public struct SessionStore: Sendable {
     public func create(_ sessionID: String, sessionKey: Data, gatewayPublicKey: Data, expires: Date,
                        on connection: PostgresConnection) async throws -> Bool {
         let sealed = try AtRestSeal.seal(sessionKey, context: Self.context(sessionID), keyring: keyring)
+        forgetCounter(sessionID)
         return try await connection.execute("""
             INSERT INTO \(unescaped: schema).e2ee_sessions AS s (session_id, sealed_key, gateway_public_key, expires_at)
             VALUES (\(sessionID), \(sealed), \(gatewayPublicKey), \(expires))
@@ -52,54 +54,46 @@ public struct SessionStore: Sendable {
     }
 
     /// Checks and records received counters, `items` in the order they arrived (Kafka key
-    /// order per session), in one statement: a recursive walk per session from its stored
-    /// last counter applies the E2EE-1 rule message by message (over each session's counters
-    /// as an array, so a batch costs time linear in its size), and the update stores each
-    /// session's new last counter only if the stored one is still what the walk started from.
-    /// A concurrent replica that moved it first makes this throw ``SessionConflict``, and the
-    /// caller's transaction is retried on the new value.
+    /// order per session), in the caller's transaction. Each session's last accepted counter
+    /// comes from this replica's hint, or from its row when there is none; ``CounterRule``
+    /// decides every message from it; then one statement records each session's new counter
+    /// only where the row still holds the one the decisions started from (and the session is
+    /// still live). That compare-and-set is the atomic check and update: if another replica
+    /// moved a counter, or a hint was stale, it matches fewer rows, this throws
+    /// ``SessionConflict``, and the caller's transaction is retried on fresh rows.
     public func receive(_ items: [(sessionID: String, counter: UInt64)],
                         on connection: PostgresConnection) async throws -> [Verdict] {
         guard !items.isEmpty else { return [] }
-        let ids = PostgresArray(items.map(\.sessionID))
-        let counters = PostgresArray(items.map { Int64($0.counter) })
-        let rows = try await connection.query("""
-            WITH RECURSIVE
-            input AS (
-                SELECT t.sid, t.ctr, t.ord
-                FROM unnest(\(ids)::text[], \(counters)::bigint[]) WITH ORDINALITY AS t(sid, ctr, ord)),
-            grouped AS (
-                SELECT sid, array_agg(ctr ORDER BY ord) AS ctrs, array_agg(ord ORDER BY ord) AS ords
-                FROM input GROUP BY sid),
-            start AS (
-                SELECT s.session_id AS sid, s.recv_counter AS last FROM \(unescaped: schema).e2ee_sessions s
-                WHERE s.session_id IN (SELECT sid FROM grouped) AND s.expires_at > now()),
-            walk(sid, n, last, ord, verdict) AS (
-                SELECT sid, 0, last, 0::bigint, ''::text FROM start
-                UNION ALL
-                SELECT w.sid, w.n + 1,
-                       CASE WHEN x.c > w.last AND x.c::numeric - w.last < 1000 THEN x.c ELSE w.last END, g.ords[w.n + 1],
-                       CASE WHEN x.c <= w.last THEN 'replay' WHEN x.c::numeric - w.last >= 1000 THEN 'counter_jump'
-                            ELSE 'accept' END
-                FROM walk w JOIN grouped g ON g.sid = w.sid CROSS JOIN LATERAL (SELECT g.ctrs[w.n + 1] AS c) x
-                WHERE w.n < cardinality(g.ctrs)),
-            final AS (SELECT DISTINCT ON (sid) sid, last FROM walk ORDER BY sid, n DESC),
-            updated AS (
-                UPDATE \(unescaped: schema).e2ee_sessions s SET recv_counter = f.last
-                FROM final f JOIN start st ON st.sid = f.sid
-                WHERE s.session_id = f.sid AND s.recv_counter = st.last
-                RETURNING s.session_id)
-            SELECT w.ord, w.verdict, (SELECT count(*) FROM updated), (SELECT count(*) FROM start)
-            FROM walk w WHERE w.n > 0
-            UNION ALL SELECT 0, '', (SELECT count(*) FROM updated), (SELECT count(*) FROM start)
-            """).decode((Int64, String, Int64, Int64).self)
-        guard let summary = rows.last, summary.2 == summary.3 else { throw SessionConflict() }
-        var verdicts = [Verdict](repeating: .unknownSession, count: items.count)
-        for (ord, verdict, _, _) in rows.dropLast() where ord > 0 {
-            verdicts[Int(ord) - 1] = Verdict(rawValue: verdict) ?? .unknownSession
+        let ids = Array(Set(items.map(\.sessionID))).sorted()
+        var start = hints.get(ids)
+        let unknown = ids.filter { start[$0] == nil }
+        if !unknown.isEmpty {
+            let rows = try await connection.query("""
+                SELECT session_id, recv_counter FROM \(unescaped: schema).e2ee_sessions
+                WHERE session_id = ANY(\(PostgresArray(unknown))) AND expires_at > now()
+                """).decode((String, Int64).self)
+            for (id, counter) in rows { start[id] = counter }
         }
+        let (verdicts, last) = CounterRule.apply(items, from: start)
+        // Sorted ids: concurrent replicas lock shared rows in one order.
+        let live = ids.filter { start[$0] != nil }
+        guard !live.isEmpty else { return verdicts }
+        let matched = try await connection.execute("""
+            UPDATE \(unescaped: schema).e2ee_sessions s SET recv_counter = u.next
+            FROM unnest(\(PostgresArray(live))::text[], \(PostgresArray(live.map { start[$0]! }))::bigint[],
+                        \(PostgresArray(live.map { last[$0]! }))::bigint[]) AS u(sid, expected, next)
+            WHERE s.session_id = u.sid AND s.recv_counter = u.expected AND s.expires_at > now()
+            """)
+        guard matched == live.count else {
+            hints.forget(live)
+            throw SessionConflict()
+        }
+        hints.set(last.filter { start[$0.key] != nil })
         return verdicts
     }
+
+    /// Forgets this replica's hint for a session whose row was just made or replaced.
+    func forgetCounter(_ sessionID: String) { hints.forget([sessionID]) }
 
     /// Allocates the next gateway→client counters: `counts[id]` consecutive ones per session,
     /// in one statement (the row lock orders concurrent replicas). Returns each live session's
@@ -114,6 +108,14 @@ public struct SessionStore: Sendable {
             RETURNING s.session_id, s.send_counter - i.k + 1
             """).decode((String, Int64).self)
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, UInt64($0.1)) })
+    }
+
+    /// Closes a session: its row, and the sealed key in it, are deleted (nothing when it is not
+    /// there). A later message for it is `unknown_session`, also on a replica that still holds
+    /// the key in memory: the counter statement finds no live row.
+    public func close(_ sessionID: String, on connection: PostgresConnection) async throws {
+        forgetCounter(sessionID)
+        try await connection.execute("DELETE FROM \(unescaped: schema).e2ee_sessions WHERE session_id = \(sessionID)")
     }
 
     /// Deletes up to `limit` expired sessions (their keys with them); returns how many.

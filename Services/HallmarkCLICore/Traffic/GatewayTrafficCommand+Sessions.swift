@@ -9,7 +9,8 @@ import Logging
 
 extension GatewayTrafficCommand {
     /// E2EE-1: a handshake as a client, `messages` inbound messages in order plus a replay of
-    /// the first, and three outbound replies opened with the client's keys.
+    /// the first, three outbound replies opened with the client's keys, then a close, after
+    /// which the session's next message is `unknown_session`.
     func sessions(_ c: GatewayConfiguration, kafka: KafkaConfiguration, producer: KafkaProducer, messages: Int,
                   logger: Logger) async throws -> Int {
         let sessionID = "sample-\(MessageID.random())"
@@ -62,6 +63,22 @@ extension GatewayTrafficCommand {
             opened += 1
         }
         print("outbound \(opened)/\(replies.count) on \(c.outboundOutput) opened by the client with counters 0-2")
+        let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID)
+        let late = E2EEInbound(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
+                               message: try session.seal(Data("after close".utf8), direction: .clientToGateway,
+                                                         counter: UInt64(messages)))
+        let closed = try await TrafficExchange.run(kafka: kafka, output: c.handshakeOutput, ids: [close.id], timeout: timeout,
+                                                   logger: logger) {
+            try await producer.send(topic: c.handshakeInput, key: Array(sessionID.utf8), value: JSONCoding.encode(close))
+        }
+        let after = try await TrafficExchange.run(kafka: kafka, output: c.plaintextOutput, ids: [late.id], timeout: timeout,
+                                                  logger: logger) {
+            try await producer.send(topic: c.inboundInput, key: Array(sessionID.utf8), value: JSONCoding.encode(late))
+        }
+        let closeStatus = closed[close.id].flatMap { try? JSONCoding.decode(E2EEHandshakeResult.self, from: $0) }?.status
+        let lateReason = after[late.id].flatMap { try? JSONCoding.decode(E2EEPlaintext.self, from: $0) }?.reason
+        print("close \(closeStatus?.rawValue ?? "unanswered"); a message after it: \(lateReason?.rawValue ?? "unanswered")")
         return wrong + (answers.count == inbound.count ? 0 : 1) + (replies.count - opened)
+            + (closeStatus == .closed ? 0 : 1) + (lateReason == .unknownSession ? 0 : 1)
     }
 }

@@ -945,12 +945,89 @@ enum ProtoJSONDocuments {
   }
 }
 """#,
+        "hallmark.e2ee.close.v1": #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://hallmark.local/proto-json/hallmark.e2ee.close.v1.json",
+  "title": "hallmark.e2ee.close.v1",
+  "description": "Closes an E2EE-1 session (e2ee.handshakes, keyed by session_id; sent by the same edge that sends handshakes, e.g. when the client disconnects or leaves): the gateway deletes the session and its key at once, and answers status closed on e2ee.handshake.results. Closing a session that is not live (never made, expired or already closed) is answered closed too, so a repeated close is harmless.",
+  "type": "object",
+  "required": [
+    "schema",
+    "id",
+    "produced_at",
+    "session_id"
+  ],
+  "additionalProperties": false,
+  "$defs": {
+    "correlation_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[!-~]+$",
+      "description": "Ties a result to its request: 1-128 printable ASCII characters, no spaces. A result carries its input's correlation_id, or the input's id when it had none."
+    },
+    "reply_to": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 249,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "not": {
+        "enum": [
+          ".",
+          ".."
+        ]
+      },
+      "description": "A Kafka topic name (1-249 of A-Z a-z 0-9 . _ -) for the result; a stage sends there only when its allowlist names the topic."
+    },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
+    "timestamp": {
+      "type": "string",
+      "format": "date-time",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+      "description": "RFC 3339 in UTC as Hallmark writes it, e.g. 2025-01-01T00:00:00.000Z: upper-case T and Z, a fraction of 1-9 digits or none, no offset, years 0001-9999 and real calendar dates only (format date-time is checked as that strict form; the pattern says the same to other validators)."
+    },
+    "uuid": {
+      "type": "string",
+      "format": "uuid",
+      "description": "A UUID in its 36-character form."
+    }
+  },
+  "properties": {
+    "schema": {
+      "const": "hallmark.e2ee.close.v1"
+    },
+    "id": {
+      "$ref": "#/$defs/uuid",
+      "description": "The idempotency key."
+    },
+    "produced_at": {
+      "$ref": "#/$defs/timestamp"
+    },
+    "correlation_id": {
+      "$ref": "#/$defs/correlation_id"
+    },
+    "reply_to": {
+      "$ref": "#/$defs/reply_to"
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id"
+    }
+  }
+}
+"""#,
         "hallmark.e2ee.handshake.result.v1": #"""
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.e2ee.handshake.result.v1.json",
   "title": "hallmark.e2ee.handshake.result.v1",
-  "description": "The gateway's answer to a handshake (e2ee.handshake.results). key_exchange_complete: its ephemeral public key and when the session expires (the configured TTL). rejected: one reason - invalid_public_key (a key that is not a usable X25519 point), weak_key (the shared secret is all zero), session_in_use (the id names a live session), malformed.",
+  "description": "The gateway's answer to a handshake (e2ee.handshake.results). key_exchange_complete: its ephemeral public key and when the session expires (the configured TTL). closed: the answer to hallmark.e2ee.close.v1, the session and its key deleted (no key, expiry or reason). rejected: one reason - invalid_public_key (a key that is not a usable X25519 point), weak_key (the shared secret is all zero), session_in_use (the id names a live session), malformed.",
   "type": "object",
   "required": [
     "schema",
@@ -1029,6 +1106,33 @@ enum ProtoJSONDocuments {
       }
     },
     {
+      "description": "closed: the session and its key are deleted; no key, expiry or reason",
+      "properties": {
+        "status": {
+          "const": "closed"
+        }
+      },
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "gateway_public_key"
+            ]
+          },
+          {
+            "required": [
+              "expires_at"
+            ]
+          },
+          {
+            "required": [
+              "reason"
+            ]
+          }
+        ]
+      }
+    },
+    {
       "description": "rejected: a reason, no key",
       "properties": {
         "status": {
@@ -1081,6 +1185,7 @@ enum ProtoJSONDocuments {
     "status": {
       "enum": [
         "key_exchange_complete",
+        "closed",
         "rejected"
       ]
     },

@@ -75,11 +75,26 @@ extension PostgresConnection {
             }
         }
         let types = binds.map { Oid($0.type.rawValue) }
-        let result = values.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { valuePointers in
-            PQexecParams(connection, sql, Int32(binds.count), types, valuePointers.baseAddress,
-                         lengths, formats, 0)
+        let plan = statements.plan(sql, types: types)
+        if case .prepare(let name) = plan {
+            _ = try consume(PQprepare(connection, name, sql, Int32(binds.count), types))
+            statements.prepared(sql, types: types, as: name)
         }
-        return try consume(result)
+        let result = values.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { valuePointers in
+            switch plan {
+            case .unprepared:
+                PQexecParams(connection, sql, Int32(binds.count), types, valuePointers.baseAddress, lengths, formats, 0)
+            case .prepare(let name), .run(let name):
+                PQexecPrepared(connection, name, Int32(binds.count), valuePointers.baseAddress, lengths, formats, 0)
+            }
+        }
+        do {
+            return try consume(result)
+        } catch {
+            // 26000: no such prepared statement; 0A000: its cached plan's result type changed.
+            if case .run(let name) = plan, ["26000", "0A000"].contains(error.sqlState ?? "") { statements.forget(name) }
+            throw error
+        }
     }
 
     /// Turns a result into rows or an error, and frees it.

@@ -20,6 +20,8 @@ public final class PostgresConnection: @unchecked Sendable {
     let logger: Logger
     // Only touched on `queue` (and in deinit, when nothing else can reach it).
     let connection: OpaquePointer
+    /// The statements prepared on this connection (also only touched on `queue`).
+    var statements = PreparedStatements()
     private let queue: DispatchQueue
     private let notices: NoticeSink
     private let canceller: QueryCanceller

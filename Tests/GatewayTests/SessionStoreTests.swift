@@ -1,0 +1,91 @@
+import Foundation
+@testable import GatewayCore
+import HallmarkCrypto
+import HallmarkPostgres
+import Logging
+import Testing
+
+/// The counter compare-and-set against a real PostgreSQL: two stores are two replicas sharing
+/// one table, each with its own remembered counters.
+@Suite(.timeLimit(.minutes(2)))
+struct SessionStoreTests {
+    struct Rollback: Error {}
+
+    let pool: PostgresPool
+    let schema = "store_\(UInt32.random(in: 0...UInt32.max))"
+    let keyring: KeyEncryptionKeyring
+
+    init() async throws {
+        pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: Logger(label: "test"))
+        keyring = try KeyEncryptionFile.parse(try KeyEncryptionFile.generateText(title: "test", index: false), source: "test").keyring
+        try await pool.execute("CREATE SCHEMA \(unescaped: schema)")
+        _ = try await PostgresMigrations(schema: schema, migrations: GatewayMigrations.all(schema: schema))
+            .apply(on: pool, logger: Logger(label: "test"))
+    }
+
+    /// Drops the test's schema and closes the pool.
+    func finish() async throws {
+        try await pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
+        pool.close()
+    }
+
+    func receive(_ store: SessionStore, _ counters: [UInt64], session: String = "s") async throws -> [SessionStore.Verdict] {
+        try await pool.transaction { try await store.receive(counters.map { (session, $0) }, on: $0) }
+    }
+
+    func make(_ store: SessionStore, _ session: String = "s", expires: Date = Date().addingTimeInterval(3600)) async throws {
+        let made = try await pool.transaction {
+            try await store.create(session, sessionKey: Data(count: 32), gatewayPublicKey: Data(count: 32), expires: expires, on: $0)
+        }
+        #expect(made)
+    }
+
+    @Test func aReplicaWhoseCounterMovedElsewhereRetriesOnTheRow() async throws {
+        let a = SessionStore(schema: schema, keyring: keyring), b = SessionStore(schema: schema, keyring: keyring)
+        try await make(a)
+        #expect(try await receive(a, [0, 1]) == [.accept, .accept])
+        // B never saw the session: it reads the row (1) and goes on from there.
+        #expect(try await receive(b, [1, 2]) == [.replay, .accept])
+        // A remembers 1; the row says 2: the compare-and-set matches nothing, and nothing moves.
+        await #expect(throws: SessionConflict.self) { try await receive(a, [3]) }
+        // The retry reads the row; 2 is now a replay for A too, and 3 is accepted once.
+        #expect(try await receive(a, [2, 3]) == [.replay, .accept])
+        try await finish()
+    }
+
+    @Test func aRolledBackBatchLeavesNoCounterBehind() async throws {
+        let a = SessionStore(schema: schema, keyring: keyring)
+        try await make(a)
+        #expect(try await receive(a, [0]) == [.accept])
+        // The counter is accepted inside a transaction that then rolls back (an inbox conflict,
+        // say): the row keeps 0, and A's remembered 5 must not make 1…5 replays.
+        await #expect(throws: Rollback.self) {
+            try await pool.transaction { connection in
+                #expect(try await a.receive([("s", 5)], on: connection) == [.accept])
+                throw Rollback()
+            }
+        }
+        await #expect(throws: SessionConflict.self) { try await receive(a, [1]) }
+        #expect(try await receive(a, [1, 5]) == [.accept, .accept])
+        try await finish()
+    }
+
+    @Test func expiredUnknownAndRemadeSessions() async throws {
+        let a = SessionStore(schema: schema, keyring: keyring)
+        #expect(try await receive(a, [0], session: "never") == [.unknownSession])
+        try await make(a, "short", expires: Date().addingTimeInterval(1))
+        #expect(try await receive(a, [0, 1], session: "short") == [.accept, .accept])
+        try await pool.execute("UPDATE \(unescaped: schema).e2ee_sessions SET expires_at = now() - interval '1 second'")
+        // A remembers the session live; the compare-and-set also checks expiry.
+        await #expect(throws: SessionConflict.self) { try await receive(a, [2], session: "short") }
+        #expect(try await receive(a, [2], session: "short") == [.unknownSession])
+        // Taken again after expiry: counters start over, whatever this replica remembered.
+        try await make(a, "short")
+        #expect(try await receive(a, [0], session: "short") == [.accept])
+        // Closed: gone at once, and closing again changes nothing.
+        try await pool.transaction { try await a.close("short", on: $0) }
+        #expect(try await receive(a, [1], session: "short") == [.unknownSession])
+        try await pool.transaction { try await a.close("short", on: $0) }
+        try await finish()
+    }
+}
