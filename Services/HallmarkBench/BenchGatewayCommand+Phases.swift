@@ -42,6 +42,12 @@ extension BenchGatewayCommand {
         printLine(String(format: "ENC-1 JSON encrypt, %d requests at once: %.1f requests/s (%d/%d encrypted); batched PBKDF2 on %d threads around it: %.1f/s → %.0f%%",
                          count, json.rate, json.encrypted, count, cores, bound, 100 * json.rate / bound))
         printCores(json.cost, messages: count)
+        // The steadier measure on a machine whose speed drifts: CPU per request against CPU
+        // per derivation (derivations per CPU second of the bound, measured the same way).
+        let cpuBound = (before.cpu + after.cpu) / 2
+        let perDerivation = Double(cores) / cpuBound, perRequest = json.cost.gateway / Double(count)
+        printLine(String(format: "ENC-1 JSON CPU: gateway %.1f ms per request vs %.1f ms per derivation → %.0f%% of the gateway's CPU is PBKDF2",
+                         perRequest * 1000, perDerivation * 1000, 100 * perDerivation / max(perRequest, 1e-9)))
         if let other = json.cost.otherCores {
             // The bound is every core deriving; what the broker, PostgreSQL and this bench used
             // was not the gateway's to use.
