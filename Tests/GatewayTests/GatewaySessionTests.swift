@@ -143,6 +143,31 @@ struct GatewaySessionTests {
         await h.close()
     }
 
+    /// Messages sent again (the same envelope ids, as after a crash before their offsets were
+    /// committed) in one batch with new ones: the stage reruns the batch's transaction without
+    /// the redeliveries. The counters the first run accepted were rolled back with it, so the
+    /// rerun must decide from the row, not from what the replica remembered. Before that was
+    /// so, the rerun found a conflict, the whole batch was retried with its redeliveries, and
+    /// the partition never moved again.
+    @Test func redeliveriesInABatchWithNewMessages() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("redelivery")
+        var client = try InvisoClient()
+        #expect(try await handshake(h, &client).status == .keyExchangeComplete)
+        let first = try (0..<20).map { try client.inbound("m\($0)", counter: UInt64($0)) }
+        try await h.producer.send(try first.map { try .json(topic: h.topic("inbound.in"), key: client.sessionID, $0) })
+        #expect(await h.watcher.wait(timeout: .seconds(60)) { w in first.allSatisfy { !w.answers(for: $0.id).isEmpty } })
+        let more = try (20..<60).map { try client.inbound("m\($0)", counter: UInt64($0)) }
+        let again = Array(first[10...]) + more
+        try await h.producer.send(try again.map { try .json(topic: h.topic("inbound.in"), key: client.sessionID, $0) })
+        #expect(await h.watcher.wait(timeout: .seconds(60)) { w in more.allSatisfy { !w.answers(for: $0.id).isEmpty } })
+        let counters = accepted(h)[client.sessionID] ?? [:]
+        #expect(counters.count == 60 && counters.values.allSatisfy { $0.count == 1 })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
+        await h.close()
+    }
+
     /// Two replicas in one group share four sessions; one is SIGKILLed while messages flow.
     /// Every message gets an answer and no counter is accepted for two different messages.
     @Test func twoReplicasAndASigkillAcceptNoCounterTwice() async throws {

@@ -58,38 +58,62 @@ public struct SessionStore: Sendable {
     /// comes from this replica's hint, or from its row when there is none; ``CounterRule``
     /// decides every message from it; then one statement records each session's new counter
     /// only where the row still holds the one the decisions started from (and the session is
-    /// still live). That compare-and-set is the atomic check and update: if another replica
-    /// moved a counter, or a hint was stale, it matches fewer rows, this throws
-    /// ``SessionConflict``, and the caller's transaction is retried on fresh rows.
+    /// still live). That compare-and-set is the atomic check and update.
+    ///
+    /// A hint can be stale: another replica moved the counter, or the transaction that set it
+    /// rolled back (the stage reruns a batch without its redelivered messages that way). The
+    /// sessions the statement did not match are read again in this transaction, decided again
+    /// and set again; only if that second compare-and-set misses too (a replica moved the
+    /// counter in between) does this throw ``SessionConflict``, and the transaction is retried.
     public func receive(_ items: [(sessionID: String, counter: UInt64)],
                         on connection: PostgresConnection) async throws -> [Verdict] {
         guard !items.isEmpty else { return [] }
+        // Sorted ids: concurrent replicas lock shared rows in one order.
         let ids = Array(Set(items.map(\.sessionID))).sorted()
         var start = hints.get(ids)
-        let unknown = ids.filter { start[$0] == nil }
-        if !unknown.isEmpty {
-            let rows = try await connection.query("""
-                SELECT session_id, recv_counter FROM \(unescaped: schema).e2ee_sessions
-                WHERE session_id = ANY(\(PostgresArray(unknown))) AND expires_at > now()
-                """).decode((String, Int64).self)
-            for (id, counter) in rows { start[id] = counter }
+        try await read(ids.filter { start[$0] == nil }, into: &start, on: connection)
+        var pending = ids.filter { start[$0] != nil }
+        for attempt in 0..<2 {
+            let last = CounterRule.apply(items, from: start).last
+            let matched = try await compareAndSet(pending, expected: start, next: last, on: connection)
+            pending.removeAll { matched.contains($0) }
+            guard !pending.isEmpty else { break }
+            hints.forget(pending)
+            guard attempt == 0 else { throw SessionConflict() }
+            // Sessions are decided independently: re-deciding the missed ones from their rows
+            // leaves the matched ones' decisions as they were.
+            for id in pending { start[id] = nil }
+            try await read(pending, into: &start, on: connection)
+            pending.removeAll { start[$0] == nil }
         }
         let (verdicts, last) = CounterRule.apply(items, from: start)
-        // Sorted ids: concurrent replicas lock shared rows in one order.
-        let live = ids.filter { start[$0] != nil }
-        guard !live.isEmpty else { return verdicts }
-        let matched = try await connection.execute("""
-            UPDATE \(unescaped: schema).e2ee_sessions s SET recv_counter = u.next
-            FROM unnest(\(PostgresArray(live))::text[], \(PostgresArray(live.map { start[$0]! }))::bigint[],
-                        \(PostgresArray(live.map { last[$0]! }))::bigint[]) AS u(sid, expected, next)
-            WHERE s.session_id = u.sid AND s.recv_counter = u.expected AND s.expires_at > now()
-            """)
-        guard matched == live.count else {
-            hints.forget(live)
-            throw SessionConflict()
-        }
         hints.set(last.filter { start[$0.key] != nil })
         return verdicts
+    }
+
+    /// Each live session's stored last counter, into `start`.
+    private func read(_ ids: [String], into start: inout [String: Int64], on connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        let rows = try await connection.query("""
+            SELECT session_id, recv_counter FROM \(unescaped: schema).e2ee_sessions
+            WHERE session_id = ANY(\(PostgresArray(ids))) AND expires_at > now()
+            """).decode((String, Int64).self)
+        for (id, counter) in rows { start[id] = counter }
+    }
+
+    /// Sets each session's counter to `next` where it is still `expected` and the session
+    /// live; returns the sessions it set.
+    private func compareAndSet(_ ids: [String], expected: [String: Int64], next: [String: Int64],
+                               on connection: PostgresConnection) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await connection.query("""
+            UPDATE \(unescaped: schema).e2ee_sessions s SET recv_counter = u.next
+            FROM unnest(\(PostgresArray(ids))::text[], \(PostgresArray(ids.map { expected[$0]! }))::bigint[],
+                        \(PostgresArray(ids.map { next[$0]! }))::bigint[]) AS u(sid, expected, next)
+            WHERE s.session_id = u.sid AND s.recv_counter = u.expected AND s.expires_at > now()
+            RETURNING s.session_id
+            """).decode(String.self)
+        return Set(rows)
     }
 
     /// Forgets this replica's hint for a session whose row was just made or replaced.
