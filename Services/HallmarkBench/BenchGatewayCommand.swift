@@ -41,7 +41,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
                 .appendingPathComponent("hallmark-gateway")
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let run = String(UUID().lowercasedText.prefix(8))
-        func topic(_ name: String) -> String { "bench.gateway.\(run).\(name)" }
+        func topic(_ name: String) -> String { GatewayBench.topic(name, run: run) }
         let names = ["encrypt.in", "encrypt.out", "decrypt.in", "decrypt.out", "handshake.in", "handshake.out",
                      "inbound.in", "plaintext.out", "outbound.in", "outbound.out"]
         try await KafkaAdmin(configuration: kafka, logger: logger)
@@ -76,7 +76,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         load.properties["max.in.flight.requests.per.connection"] = "1"
         let producer = try KafkaProducer(configuration: load, logger: logger)
         let bench = GatewayBench(kafka: kafka, logger: logger, run: run, gateway: gateway, producer: producer)
-        printLine("hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, SHA-NI \(PBKDF2.hasSHAExtensions)")
+        printNow("hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, SHA-NI \(PBKDF2.hasSHAExtensions)")
 
         try await sessionPhases(bench)
         try await envelopePhases(bench, cores: cores)

@@ -86,9 +86,3 @@ public struct BenchSignerCommand: AsyncParsableCommand {
         printNow("goal: throughput at least 85% of the bound")
     }
 }
-
-/// Prints a line and flushes it: results appear as they come, also when stdout is a file.
-private func printNow(_ line: String) {
-    print(line)
-    fflush(nil)
-}

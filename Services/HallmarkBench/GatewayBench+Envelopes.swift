@@ -26,7 +26,7 @@ extension GatewayBench {
         let (answers, cost) = try await exchange(reading: topic("encrypt.out"), ids: Set(requests.map(\.id))) { [self] in
             try await sendAll(outputs)
         }
-        let encrypted = answers.filter { (try? JSONReader.parse($0.value))?["encrypted"] == .bool(true) }.count
+        let encrypted = answers.filter { $0.json["encrypted"] == .bool(true) }.count
         return (Double(answers.count) / cost.seconds, encrypted, cost)
     }
 

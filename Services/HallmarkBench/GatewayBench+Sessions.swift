@@ -86,7 +86,7 @@ extension GatewayBench {
             }
             for group in groups { try await group.wait() }
         }
-        let decrypted = answers.filter { (try? JSONReader.parse($0.value))?["status"]?.string == "decrypted" }.count
+        let decrypted = answers.filter { $0.json["status"]?.string == "decrypted" }.count
         var latencies: [String: Double] = [:]
         for a in answers { latencies[a.requestID] = sentAt.get(a.requestID).map { (a.at - $0).seconds * 1000 } }
         return (Double(answers.count) / cost.seconds, decrypted, latencies, cost)

@@ -13,11 +13,16 @@ struct GatewayBench {
     let gateway: BenchProcess
     let producer: KafkaProducer
 
-    func topic(_ name: String) -> String { "bench.gateway.\(run).\(name)" }
+    func topic(_ name: String) -> String { Self.topic(name, run: run) }
 
-    /// One answer read back: its raw bytes, the request it answers, and when it arrived.
+    /// A bench topic of run `run`, e.g. `bench.gateway.ab12cd34.inbound.in`.
+    static func topic(_ name: String, run: String) -> String { "bench.gateway.\(run).\(name)" }
+
+    /// One answer read back: its raw bytes, as parsed, the request it answers, and when it
+    /// arrived.
     struct Answer {
         let value: [UInt8]
+        let json: JSONValue
         let requestID: String
         let at: ContinuousClock.Instant
     }
@@ -54,8 +59,9 @@ struct GatewayBench {
         var out: [Answer] = []
         out.reserveCapacity(ids.count)
         for await message in reader.messages {
-            guard let id = (try? JSONReader.parse(message.value))?["request_id"]?.string, ids.contains(id) else { continue }
-            out.append(Answer(value: message.value, requestID: id, at: .now))
+            guard let json = try? JSONReader.parse(message.value), let id = json["request_id"]?.string, ids.contains(id)
+            else { continue }
+            out.append(Answer(value: message.value, json: json, requestID: id, at: .now))
             if out.count == ids.count { break }
         }
         let cost = Cost(seconds: (ContinuousClock.now - start).seconds, gateway: gateway.cpuSeconds - gatewayBefore,
@@ -80,10 +86,4 @@ struct GatewayBench {
         func at(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         return (at(0.5), at(0.9), at(0.99), sorted.last ?? 0)
     }
-}
-
-/// Prints a line and flushes it: results appear as they come, also when stdout is a file.
-func printLine(_ line: String) {
-    print(line)
-    fflush(nil)
 }

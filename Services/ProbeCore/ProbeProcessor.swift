@@ -68,7 +68,7 @@ public struct ProbeProcessor: StageProcessor {
                     VALUES (\(UUID(text: message.header.id)!), \(item.request.n), \(instance), \(message.key))
                     """)
             }
-            let result = ProbeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+            let result = ProbeResult(id: message.resultID, producedAt: Timestamp.now(),
                                      correlationID: message.correlationID, n: item.request.n, instance: instance)
             verdicts.append(.outputs([try .json(topic: message.replyTopic(or: outputTopic), key: message.key, result)]))
         }

@@ -35,7 +35,7 @@ extension SignerProcessor {
             verdict = fresh ? (nil, version) : (.replay, nil)
         }
         let result = VerifyResult(
-            id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+            id: message.resultID, producedAt: Timestamp.now(),
             correlationID: message.correlationID, requestID: message.header.id, reason: verdict.reason,
             secretVersion: verdict.version, method: carrier.method, path: carrier.path, headers: carrier.headers,
             bodyB64: carrier.bodyB64)
@@ -64,7 +64,7 @@ extension SignerProcessor {
         func verdict(echoing echo: Bool) -> VerifyResult {
             let headers = echo ? message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:] : [:]
             return VerifyResult(
-                id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+                id: message.resultID, producedAt: Timestamp.now(),
                 correlationID: message.correlationID, requestID: message.header.id, reason: .malformed,
                 secretVersion: nil, method: echo ? message.fields["method"]?.string : nil,
                 path: echo ? message.fields["path"]?.string : nil, headers: headers,

@@ -92,7 +92,7 @@ public struct SignerProcessor: StageProcessor {
         let (headers, version) = try await signer.sign(headers: carrier.headers, body: body, timestamp: timestamp,
                                                        secrets: secrets.secrets, now: now())
         metrics.signed.increment()
-        let result = SignResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+        let result = SignResult(id: message.resultID, producedAt: Timestamp.now(),
                                 correlationID: message.correlationID, requestID: message.header.id,
                                 method: carrier.method, path: carrier.path, headers: headers,
                                 bodyB64: carrier.bodyB64, secretVersion: version)

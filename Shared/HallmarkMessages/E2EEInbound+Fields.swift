@@ -9,19 +9,11 @@ extension E2EEInbound {
     public init?(fields f: [String: JSONValue]) {
         guard let schema = f["schema"]?.string, let id = f["id"]?.string, let producedAt = f["produced_at"]?.string,
               let sessionID = f["session_id"]?.string, let message = InvisoWireMessage(json: f["message"]),
-              let correlationID = Self.optionalString(f["correlation_id"]), let replyTo = Self.optionalString(f["reply_to"])
+              let correlationID = JSONValue.optionalString(f["correlation_id"]),
+              let replyTo = JSONValue.optionalString(f["reply_to"])
         else { return nil }
         self.init(id: id, producedAt: producedAt, sessionID: sessionID, message: message,
                   correlationID: correlationID ?? nil, replyTo: replyTo ?? nil)
         self.schema = schema
-    }
-
-    /// `.some(nil)` for an absent or null member, `.some(s)` for a string, nil for anything else.
-    static func optionalString(_ value: JSONValue?) -> String?? {
-        switch value {
-        case nil, .null?: return .some(nil)
-        case .string(let s)?: return .some(s)
-        default: return nil
-        }
     }
 }

@@ -6,8 +6,8 @@ extension E2EEOutboundRequest {
     public init?(fields f: [String: JSONValue]) {
         guard let schema = f["schema"]?.string, let id = f["id"]?.string, let producedAt = f["produced_at"]?.string,
               let sessionID = f["session_id"]?.string, let plaintextB64 = f["plaintext_b64"]?.string,
-              let correlationID = E2EEInbound.optionalString(f["correlation_id"]),
-              let replyTo = E2EEInbound.optionalString(f["reply_to"])
+              let correlationID = JSONValue.optionalString(f["correlation_id"]),
+              let replyTo = JSONValue.optionalString(f["reply_to"])
         else { return nil }
         self.init(id: id, producedAt: producedAt, sessionID: sessionID, plaintextB64: plaintextB64,
                   correlationID: correlationID ?? nil, replyTo: replyTo ?? nil)

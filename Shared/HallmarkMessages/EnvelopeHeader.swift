@@ -60,9 +60,10 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
             throw EnvelopeError(.invalidEnvelope, "`produced_at` is missing or not ISO 8601")
         }
         func optionalString(_ name: String) throws(EnvelopeError) -> String? {
-            guard let value = fields[name], !value.isNull else { return nil }
-            guard let string = value.string else { throw EnvelopeError(.invalidEnvelope, "`\(name)` is not a string") }
-            return string
+            guard let value = JSONValue.optionalString(fields[name]) else {
+                throw EnvelopeError(.invalidEnvelope, "`\(name)` is not a string")
+            }
+            return value
         }
         let correlationID = try optionalString("correlation_id"), replyTo = try optionalString("reply_to")
         if let correlationID, !isCorrelationID(correlationID) {

@@ -44,7 +44,7 @@ public struct EnvelopeProcessor: StageProcessor {
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         let carrier = try message.decode(RequestCarrier.self)
         let body = try carrier.body()
-        let resultID = MessageID.derived(from: message.header.id, "result")
+        let resultID = message.resultID
         if message.kafka.topic == configuration.encryptInput {
             let output = try await encryptor.encrypt(
                 path: carrier.path, headers: carrier.headers, body: body, requestID: message.header.id.lowercased(),

@@ -2,8 +2,8 @@ import Synchronization
 
 /// Where this replica last saw each session's received counter, so a batch usually needs no
 /// read before its compare-and-set. Only a hint: a stale one (another replica moved the
-/// counter, or the transaction that set it rolled back) fails the compare-and-set, which
-/// forgets it, and the retried batch reads the row.
+/// counter, or the transaction that set it rolled back) misses the compare-and-set, which
+/// forgets it, and ``SessionStore/receive(_:on:)`` reads the row in the same transaction.
 final class CounterHints: Sendable {
     private let hints = Mutex<[String: Int64]>([:])
     /// Sessions remembered at most; past it the hints start over (each costs one read).

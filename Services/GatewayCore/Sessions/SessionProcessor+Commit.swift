@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
+import HallmarkPostgres
 import HallmarkRuntime
 
 extension SessionProcessor {
@@ -15,39 +16,15 @@ extension SessionProcessor {
         // 1. New and closed sessions, in order (a second handshake for one id in the batch finds
         // it in use; a close after a handshake closes the session it made).
         for (i, item) in batch.enumerated() {
-            if case .close(let message, let close) = item {
-                try await store.close(close.sessionID, on: connection)
-                keys.remove(close.sessionID)
-                metrics.handshakes["closed"]?.increment()
-                let result = E2EEHandshakeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
-                                                 correlationID: message.correlationID, requestID: message.header.id,
-                                                 closedSessionID: close.sessionID)
-                outputs[i] = [try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: close.sessionID, result)]
-                continue
+            switch item {
+            case .close(let message, let close):
+                outputs[i] = [try await closeSession(message, close, on: connection)]
+            case .handshake(let message, let handshake, let outcome):
+                outputs[i] = [try await makeSession(message, handshake, outcome, on: connection)]
+            case .inbound, .outbound: continue
             }
-            guard case .handshake(let message, let handshake, let outcome) = item else { continue }
-            var result: E2EEHandshakeResult
-            let resultID = MessageID.derived(from: message.header.id, "result")
-            switch outcome {
-            case .success(let made):
-                let expires = now().addingTimeInterval(configuration.sessionTTL)
-                if try await store.create(handshake.sessionID, sessionKey: made.key, gatewayPublicKey: made.publicKey,
-                                          expires: expires, on: connection) {
-                    keys.remove(handshake.sessionID)
-                    result = E2EEHandshakeResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                                 requestID: message.header.id, sessionID: handshake.sessionID,
-                                                 gatewayPublicKey: made.publicKey.base64EncodedString(),
-                                                 expiresAt: Timestamp.format(expires))
-                } else {
-                    result = rejected(message, handshake, .sessionInUse)
-                }
-            case .failure(let refusal):
-                result = rejected(message, handshake, refusal.reason)
-            }
-            metrics.handshakes[result.reason?.rawValue ?? "complete"]?.increment()
-            outputs[i] = [try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: handshake.sessionID, result)]
         }
-        // 2. Every authenticated inbound counter, checked and recorded in one statement.
+        // 2. Every authenticated inbound counter, checked and recorded by one compare-and-set.
         let received = batch.indices.compactMap { i -> (Int, String, UInt64)? in
             guard case .inbound(_, let inbound, .success) = batch[i] else { return nil }
             return (i, inbound.sessionID, inbound.message.counter)
@@ -65,7 +42,7 @@ extension SessionProcessor {
             case .inbound(let message, let inbound, let outcome):
                 outputs[i] = [inboundResult(message, inbound, outcome, verdictAt[i])]
             case .outbound(let message, let request, let outcome):
-                let resultID = MessageID.derived(from: message.header.id, "result")
+                let resultID = message.resultID
                 func refused(_ reason: E2EEOutbound.Reason) -> E2EEOutbound {
                     E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                                  requestID: message.header.id, sessionID: request.sessionID, reason: reason)
@@ -89,9 +66,46 @@ extension SessionProcessor {
         return outputs.map { .outputs($0) }
     }
 
+    /// A handshake's session stored (or refused), and its answer.
+    func makeSession(_ message: StageMessage, _ handshake: E2EEHandshake,
+                     _ outcome: Result<(key: Data, publicKey: Data), RejectedHandshake>,
+                     on connection: PostgresConnection) async throws -> StageOutput {
+        var result: E2EEHandshakeResult
+        switch outcome {
+        case .success(let made):
+            let expires = now().addingTimeInterval(configuration.sessionTTL)
+            if try await store.create(handshake.sessionID, sessionKey: made.key, gatewayPublicKey: made.publicKey,
+                                      expires: expires, on: connection) {
+                keys.remove(handshake.sessionID)
+                result = E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                             requestID: message.header.id, sessionID: handshake.sessionID,
+                                             gatewayPublicKey: made.publicKey.base64EncodedString(),
+                                             expiresAt: Timestamp.format(expires))
+            } else {
+                result = rejected(message, handshake, .sessionInUse)
+            }
+        case .failure(let refusal):
+            result = rejected(message, handshake, refusal.reason)
+        }
+        metrics.handshakes[result.reason?.rawValue ?? "complete"]?.increment()
+        return try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: handshake.sessionID, result)
+    }
+
+    /// A session and its key deleted, and the `closed` answer.
+    func closeSession(_ message: StageMessage, _ close: E2EEClose, on connection: PostgresConnection) async throws
+        -> StageOutput
+    {
+        try await store.close(close.sessionID, on: connection)
+        keys.remove(close.sessionID)
+        metrics.handshakes["closed"]?.increment()
+        let result = E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                         requestID: message.header.id, closedSessionID: close.sessionID)
+        return try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: close.sessionID, result)
+    }
+
     func inboundResult(_ message: StageMessage, _ inbound: E2EEInbound, _ outcome: Result<Data, RejectedInbound>,
                        _ verdict: SessionStore.Verdict?) -> StageOutput {
-        let resultID = MessageID.derived(from: message.header.id, "result")
+        let resultID = message.resultID
         let counter = inbound.message.counter
         var reason: E2EEPlaintext.Reason?
         var plaintext: Data?
@@ -114,7 +128,7 @@ extension SessionProcessor {
     }
 
     func rejected(_ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason) -> E2EEHandshakeResult {
-        E2EEHandshakeResult(id: MessageID.derived(from: message.header.id, "result"), producedAt: Timestamp.now(),
+        E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(),
                             correlationID: message.correlationID, requestID: message.header.id,
                             sessionID: handshake.sessionID, reason: reason)
     }

@@ -73,9 +73,9 @@ public struct SessionStore: Sendable {
         var start = hints.get(ids)
         try await read(ids.filter { start[$0] == nil }, into: &start, on: connection)
         var pending = ids.filter { start[$0] != nil }
+        var decided = CounterRule.apply(items, from: start)
         for attempt in 0..<2 {
-            let last = CounterRule.apply(items, from: start).last
-            let matched = try await compareAndSet(pending, expected: start, next: last, on: connection)
+            let matched = try await compareAndSet(pending, expected: start, next: decided.last, on: connection)
             pending.removeAll { matched.contains($0) }
             guard !pending.isEmpty else { break }
             hints.forget(pending)
@@ -85,10 +85,10 @@ public struct SessionStore: Sendable {
             for id in pending { start[id] = nil }
             try await read(pending, into: &start, on: connection)
             pending.removeAll { start[$0] == nil }
+            decided = CounterRule.apply(items, from: start)
         }
-        let (verdicts, last) = CounterRule.apply(items, from: start)
-        hints.set(last.filter { start[$0.key] != nil })
-        return verdicts
+        hints.set(decided.last.filter { start[$0.key] != nil })
+        return decided.verdicts
     }
 
     /// Each live session's stored last counter, into `start`.

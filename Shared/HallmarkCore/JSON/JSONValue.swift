@@ -49,4 +49,14 @@ extension JSONValue {
         guard case .number(let text) = self, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return UInt64(text)
     }
+
+    /// An optional string member: `.some(nil)` when it is absent or null, `.some(s)` for a
+    /// string, nil for any other value.
+    public static func optionalString(_ member: JSONValue?) -> String?? {
+        switch member {
+        case nil, .null?: return .some(nil)
+        case .string(let s)?: return .some(s)
+        default: return nil
+        }
+    }
 }

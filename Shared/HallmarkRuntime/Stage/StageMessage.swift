@@ -44,6 +44,10 @@ public struct StageMessage: Sendable {
     /// The input's Kafka key as text (for passing it on to outputs).
     public var key: String? { kafka.key.map { String(decoding: $0, as: UTF8.self) } }
 
+    /// The id of this message's result: derived from the message's id, so re-processing a
+    /// redelivery gives the same id and consumers can drop the duplicate.
+    public var resultID: String { MessageID.derived(from: header.id, "result") }
+
     /// The `correlation_id` a result carries: the input's own, or its `id` when it has none.
     public var correlationID: String { header.correlationID ?? header.id }
 
