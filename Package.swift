@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "hallmark-authority", targets: ["hallmark-authority"]),
         .executable(name: "hallmark-signer", targets: ["hallmark-signer"]),
         .executable(name: "hallmark-gateway", targets: ["hallmark-gateway"]),
+        .executable(name: "hallmark-aggregator", targets: ["hallmark-aggregator"]),
         .library(name: "HallmarkCrypto", targets: ["HallmarkCrypto"]),
         .library(name: "HallmarkKafka", targets: ["HallmarkKafka"]),
         .library(name: "HallmarkPostgres", targets: ["HallmarkPostgres"]),
@@ -86,6 +87,12 @@ let package = Package(
         .executableTarget(name: "hallmark-authority", dependencies: ["AuthorityCore", "HallmarkRuntime"],
                           path: "Services/HallmarkAuthority", linkerSettings: rpath),
 
+        .target(name: "AggregatorCore",
+                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
+                path: "Services/AggregatorCore"),
+        .executableTarget(name: "hallmark-aggregator", dependencies: ["AggregatorCore", "HallmarkRuntime"],
+                          path: "Services/HallmarkAggregator", linkerSettings: rpath),
+
         // The runtime's reference stages (probe, request/reply pair, ordered writer).
         .target(name: "ProbeCore", dependencies: ["HallmarkRuntime", "HallmarkMessages"], path: "Services/ProbeCore"),
         // Client-side helpers: playing a camera, waiting for answers on a topic.
@@ -98,7 +105,7 @@ let package = Package(
                 path: "Services/HallmarkBench"),
         .target(name: "HallmarkCLICore",
                 dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore", "GatewayCore",
-                               "AuthorityCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser],
+                               "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser],
                 path: "Services/HallmarkCLICore"),
         .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
                           path: "Services/HallmarkCLI", linkerSettings: rpath),
@@ -124,6 +131,9 @@ let package = Package(
                     dependencies: ["GatewayCore", "SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient",
                                    "HallmarkTestSupport"],
                     path: "Tests/GatewayTests", linkerSettings: rpath),
+        .testTarget(name: "AggregatorTests",
+                    dependencies: ["AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport"],
+                    path: "Tests/AggregatorTests", linkerSettings: rpath),
         .testTarget(name: "SignerTests",
                     dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip],
                     path: "Tests/SignerTests", linkerSettings: rpath),

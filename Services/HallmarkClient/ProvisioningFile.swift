@@ -49,6 +49,16 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
                                              tableReferences: tableAssignments, keyIndices: indices, used: pick)
     }
 
+    /// A token in the packed reference format (the Raspberry Pi camera's): the real index at
+    /// the used table's position, random indices at the others.
+    public func packedToken(used: Int? = nil) throws -> BirthmarkMobileToken {
+        let pick = try used ?? SecureRandom.uniform(below: 3)
+        let indices = try (0..<3).map { _ in try BirthmarkKeys.randomKeyIndex() }
+        return try BirthmarkMobileToken.sealPacked(nucHash: Hex.decode(nucHash, length: 32),
+                                                   master: masterKey(tableAssignments[pick]),
+                                                   tableReferences: tableAssignments, keyIndices: indices, used: pick)
+    }
+
     /// A table's master key.
     public func masterKey(_ table: Int) throws -> Data {
         guard let hex = masterKeys[String(table)] else { throw AuthorityClientError(.mismatch, "table \(table) is not assigned") }

@@ -44,7 +44,7 @@ public struct ProbeSequence: OrderedWriterLog {
             """).map { try $0.column(0, as: Int64.self) }
     }
 
-    public func append(_ items: [Int64], at position: Int64, on connection: PostgresConnection) async throws -> [StageOutput] {
+    public func append(_ items: [Int64], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch {
         try await connection.execute("""
             INSERT INTO \(unescaped: schema).writer_log (position, item_id, written_by)
             SELECT \(position) + i.n - 1, i.item_id, \(instance)
@@ -56,6 +56,6 @@ public struct ProbeSequence: OrderedWriterLog {
         let size = position + Int64(items.count)
         let checkpoint = ProbeResult(id: MessageID.derived(from: "\(schema)", "checkpoint-\(size)"), producedAt: Timestamp.now(),
                                      correlationID: "checkpoint-\(position)", n: Int(size), instance: instance)
-        return [try .json(topic: output, key: schema, checkpoint)]
+        return OrderedWriterBatch(appended: items.count, outputs: [try .json(topic: output, key: schema, checkpoint)])
     }
 }

@@ -27,7 +27,14 @@ struct AuthorityIntegrationTests {
         for used in 0..<3 {
             let r = try await h.validate(cam.mobileToken(used: used))
             #expect(r.valid, "mobile pair \(used): \(String(describing: r.reason))")
+            let p = try await h.validate(cam.packedToken(used: used))
+            #expect(p.valid, "packed pair \(used): \(String(describing: p.reason))")
         }
+        var packed = try cam.packedToken()
+        var sealed = try Base64.decode(packed.encryptedNucToken)
+        sealed[0] ^= 1
+        packed.encryptedNucToken = Base64.encode(sealed)
+        #expect(try await h.validate(packed).reason == .authenticationFailed)
 
         // Tampered ciphertext, tampered tag, wrong key index.
         var t = try cam.referenceRequest().token
@@ -53,6 +60,7 @@ struct AuthorityIntegrationTests {
         stranger.nucHash = Hex.encode(try SecureRandom.bytes(32))
         #expect(try await h.validate(stranger.referenceRequest().token).reason == .unknownDevice)
         #expect(try await h.validate(stranger.mobileToken()).reason == .unknownDevice)
+        #expect(try await h.validate(stranger.packedToken()).reason == .unknownDevice)
 
         // Replay: the same token under a new message id; a security event says so.
         let once = try cam.referenceRequest().token

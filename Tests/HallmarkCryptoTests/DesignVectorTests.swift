@@ -89,6 +89,30 @@ import Testing
         #expect(try token.open(master: master) == nuc)
     }
 
+    /// The packed reference format is the reference vector's bytes as ciphertext ‖ nonce ‖ tag,
+    /// told from the mobile-app format by its 60-byte length.
+    @Test func bmTokenPackedVector() throws {
+        let master = hex(String(repeating: "0123456789abcdef", count: 4))
+        let nuc = hex("53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67")
+        let packed = try BirthmarkMobileToken.sealPacked(nucHash: nuc, master: master, tableReferences: [3, 7, 9],
+                                                         keyIndices: [500, 42, 1], used: 1,
+                                                         nonce: hex("000102030405060708090a0b"))
+        let expected = hex("931056d7b8175b08806799160f675e830c66ef209e7f6d8df39a564ee0df66f1"
+                           + "000102030405060708090a0b" + "13039450b7b065044952ee3c7356df5d")
+        #expect(try Base64.decode(packed.encryptedNucToken) == expected)
+        #expect(try packed.packing() == .packed)
+        #expect(try packed.open(master: master, keyIndex: 42) == nuc)
+        #expect(throws: HallmarkCryptoError.self) { try packed.open(master: master, keyIndex: 500) }
+        let opened = BirthmarkTokenValidator.open(.mobile(packed), masterKeys: [7: master, 3: Data(count: 32)])
+        #expect((try? opened.get())?.nucHash == nuc && (try? opened.get())?.tableId == 7)
+        let mobile = try BirthmarkMobileToken.seal(nucHash: nuc, master: master, tableReferences: [3, 7, 9],
+                                                   keyIndices: [500, 42, 1], used: 1)
+        #expect(try mobile.packing() == .mobile)
+        var short = packed
+        short.encryptedNucToken = Base64.encode(expected.prefix(59))
+        #expect(throws: HallmarkCryptoError.self) { try short.packing() }
+    }
+
     @Test func bmLogVector() {
         let leaves = MerkleTreeTests.rfcLeaves
         #expect(Hex.encode(MerkleTree.root(leafHashes: leaves.map(MerkleTree.leafHash)))

@@ -15,7 +15,7 @@ import Testing
 @Suite("Ordered single writer", .serialized, .timeLimit(.minutes(8)))
 struct OrderedWriterIntegrationTests {
     /// Fencing itself: once another leader has taken a newer epoch, the old lease's
-    /// compare-and-set on the head row fails and moves nothing.
+    /// lock of the head row on its epoch fails and moves nothing.
     @Test func aStaleLeaseIsFenced() async throws {
         let h = try await StageHarness()
         let schema = "fence_\(h.id)"
@@ -24,13 +24,20 @@ struct OrderedWriterIntegrationTests {
         let configuration = OrderedWriter<NoLog>.Configuration(name: "fence", schema: schema, service: "test")
         let lease = try #require(try await WriterLease.acquire(configuration, pool: h.pool, logger: h.logger))
         #expect(try await WriterLease.acquire(configuration, pool: h.pool, logger: h.logger) == nil, "two leases at once")
-        let starts = try await h.pool.withConnection { connection in
-            [try await lease.advance(by: 3, on: connection), try await lease.advance(by: 2, on: connection)]
+        let starts = try await h.pool.transaction { connection in
+            let first = try await lease.head(on: connection)
+            try await lease.advance(to: first + 3, on: connection)
+            let second = try await lease.head(on: connection)
+            try await lease.advance(to: second + 2, on: connection)
+            return [first, second]
         }
         #expect(starts == [0, 3])
         _ = try await h.pool.execute("UPDATE \(unescaped: schema).hallmark_writer SET epoch = epoch + 1")
         await #expect(throws: WriterFenced.self) {
-            try await h.pool.withConnection { try await lease.advance(by: 1, on: $0) }
+            try await h.pool.transaction { try await lease.head(on: $0) }
+        }
+        await #expect(throws: WriterFenced.self) {
+            try await h.pool.transaction { try await lease.advance(to: 99, on: $0) }
         }
         #expect(try await h.pool.query("SELECT position FROM \(unescaped: schema).hallmark_writer")[0].column(0, as: Int64.self) == 5)
         _ = try await h.pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
@@ -40,7 +47,9 @@ struct OrderedWriterIntegrationTests {
     /// A log for tests that need only the writer's tables.
     struct NoLog: OrderedWriterLog {
         func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int] { [] }
-        func append(_ items: [Int], at position: Int64, on connection: PostgresConnection) async throws -> [StageOutput] { [] }
+        func append(_ items: [Int], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch {
+            OrderedWriterBatch(appended: 0, outputs: [])
+        }
     }
 
     @Test func sequenceStaysGapAndDuplicateFreeWhileLeadersAreKilled() async throws {

@@ -11,7 +11,7 @@ public struct TrafficCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "traffic", abstract: "Send sample traffic to running services and show the answers.",
         subcommands: [ProbeTrafficCommand.self, SignerTrafficCommand.self, AuthorityTrafficCommand.self,
-                       GatewayTrafficCommand.self])
+                       GatewayTrafficCommand.self, AggregatorTrafficCommand.self])
 
     public init() {}
 }

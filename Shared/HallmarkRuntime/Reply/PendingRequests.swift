@@ -62,6 +62,24 @@ public struct PendingRequests: Sendable {
         return request
     }
 
+    /// Records many requests with one statement (see ``record(_:correlationID:context:on:)``).
+    public func record(_ requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])],
+                       on connection: PostgresConnection) async throws {
+        guard !requests.isEmpty else { return }
+        let resend = Double(resendAfter.components.seconds) + Double(resendAfter.components.attoseconds) / 1e18
+        let giveUp = Double(giveUpAfter.components.seconds) + Double(giveUpAfter.components.attoseconds) / 1e18
+        try await connection.execute("""
+            INSERT INTO \(unescaped: schema).hallmark_pending
+                (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)
+            SELECT c, t, NULLIF(k, ''::bytea), r, x, now() + \(resend) * interval '1 second', now() + \(giveUp) * interval '1 second'
+            FROM unnest(\(PostgresArray(requests.map(\.correlationID))), \(PostgresArray(requests.map(\.request.topic))),
+                        \(PostgresArray(requests.map { Data($0.request.key ?? []) })),
+                        \(PostgresArray(requests.map { Data($0.request.value) })),
+                        \(PostgresArray(requests.map { Data($0.context) }))) AS p(c, t, k, r, x)
+            ON CONFLICT (correlation_id) DO NOTHING
+            """)
+    }
+
     /// Joins replies: removes the waiting requests with these correlation ids and returns
     /// them. Ids with no waiting request (late, duplicate or unknown replies) are absent.
     public func take(_ correlationIDs: [UUID], on connection: PostgresConnection) async throws -> [UUID: PendingRequest] {

@@ -15,8 +15,8 @@ import ServiceLifecycle
 /// outcome again, never loses it.
 public final class RequestRetrier: Service, Sendable {
     /// Makes the typed outcome of requests given up (e.g. a submission rejected
-    /// `authority_timeout`).
-    public typealias TimeoutHandler = @Sendable ([PendingRequest]) throws -> [StageOutput]
+    /// `validation_timeout`). It may record the outcome in the requester's own tables first.
+    public typealias TimeoutHandler = @Sendable ([PendingRequest]) async throws -> [StageOutput]
 
     let pending: PendingRequests
     let pool: PostgresPool
@@ -102,7 +102,7 @@ public final class RequestRetrier: Service, Sendable {
             resent.increment(by: requests.count)
         }
         if !expired.isEmpty {
-            try await producer.send(try onTimeout(expired))
+            try await producer.send(try await onTimeout(expired))
             try await pool.execute("""
                 DELETE FROM \(unescaped: schema).hallmark_pending
                 WHERE correlation_id = ANY(\(PostgresArray(expired.map(\.correlationID)))) AND expired

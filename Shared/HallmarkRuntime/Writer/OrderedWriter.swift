@@ -13,8 +13,8 @@ import Synchronization
 ///   replicas are hot standbys that try it every ``Configuration/standbyPoll``. A leader that
 ///   dies (SIGKILL) closes its session, which frees the lock at once.
 /// - **Fencing**: taking the lead increments an epoch on the log's head row; every batch
-///   advances the head with a compare-and-set on that epoch, in the batch's transaction. A
-///   stale leader (one that lost its lock without knowing) fails the compare-and-set, writes
+///   locks the head row on that epoch and advances it, in the batch's transaction. A
+///   stale leader (one that lost its lock without knowing) finds no head row on its epoch, writes
 ///   nothing and steps down, so positions can never fork.
 /// - **Batches** close at ``Configuration/maxBatch`` items or when the oldest has waited
 ///   ``Configuration/linger``; a batch's effects commit in one transaction.
@@ -149,8 +149,10 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         try await pool.transaction { connection in
             let items = try await log.waiting(limit: configuration.maxBatch, on: connection)
             guard !items.isEmpty, closeEarly(items.count) else { return .waiting(items.count) }
-            let start = try await lease.advance(by: items.count, on: connection)
-            let outputs = try await log.append(items, at: start, on: connection)
+            let start = try await lease.head(on: connection)
+            let batch = try await log.append(items, at: start, on: connection)
+            try await lease.advance(to: start + Int64(batch.appended), on: connection)
+            let outputs = batch.outputs
             try await connection.execute("""
                 INSERT INTO \(unescaped: configuration.schema).hallmark_writer_outbox (name, position, outputs)
                 VALUES (\(configuration.name), \(start), \(OutboxCodec.encode(outputs)))

@@ -10,7 +10,21 @@ public protocol OrderedWriterLog: Sendable {
     func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item]
 
     /// Appends `items` after `position` (the log's size before them) in the same transaction:
-    /// writes the entries, removes the items from what waits, and returns what to send once the
-    /// transaction has committed (results, a checkpoint).
-    func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> [StageOutput]
+    /// writes the entries, removes the items from what waits, and says how many positions the
+    /// entries took (an item may take none, e.g. a hash already logged, or several) and what to
+    /// send once the transaction has committed (results, a checkpoint).
+    func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
+}
+
+/// What one batch appended: the positions it took and the outputs to send after its commit.
+public struct OrderedWriterBatch: Sendable {
+    /// Positions taken (the log's size grows by this much).
+    public var appended: Int
+    /// Sent once the batch has committed, before the next batch.
+    public var outputs: [StageOutput]
+
+    public init(appended: Int, outputs: [StageOutput]) {
+        self.appended = appended
+        self.outputs = outputs
+    }
 }

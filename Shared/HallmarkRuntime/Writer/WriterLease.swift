@@ -38,16 +38,24 @@ final class WriterLease: Sendable {
                            schema: configuration.schema)
     }
 
-    /// Moves the head by `count` if this lease is still the current one; returns the position
-    /// before. Throws ``WriterFenced`` when a newer leader took over.
-    func advance(by count: Int, on connection: PostgresConnection) async throws -> Int64 {
+    /// The head, locked for the caller's transaction, if this lease is still the current one.
+    /// Throws ``WriterFenced`` when a newer leader took over.
+    func head(on connection: PostgresConnection) async throws -> Int64 {
         let rows = try await connection.query("""
-            UPDATE \(unescaped: schema).hallmark_writer SET position = position + \(Int64(count))
-            WHERE name = \(name) AND epoch = \(epoch)
-            RETURNING position - \(Int64(count))
+            SELECT position FROM \(unescaped: schema).hallmark_writer
+            WHERE name = \(name) AND epoch = \(epoch) FOR UPDATE
             """)
         guard let row = rows.first else { throw WriterFenced(epoch: epoch) }
         return try row.column(0, as: Int64.self)
+    }
+
+    /// Moves the locked head to `position` (after ``head(on:)`` in the same transaction).
+    func advance(to position: Int64, on connection: PostgresConnection) async throws {
+        let rows = try await connection.query("""
+            UPDATE \(unescaped: schema).hallmark_writer SET position = \(position)
+            WHERE name = \(name) AND epoch = \(epoch) RETURNING position
+            """)
+        guard !rows.isEmpty else { throw WriterFenced(epoch: epoch) }
     }
 
     /// Throws when the lock's session is gone (the lock with it).

@@ -1,0 +1,34 @@
+import HallmarkMessages
+import Metrics
+
+/// The aggregator's metrics, created once with fixed dimensions.
+public struct AggregatorMetrics: Sendable {
+    private let submissions: [String: Counter]
+    private let verifications: [String: Counter]
+    /// Submissions sent again under an id already answered.
+    let resubmitted: Counter
+    /// Authority answers that joined no waiting submission.
+    let unmatchedReplies: Counter
+    /// The log's size after each batch.
+    let treeSize: Meter
+
+    public init() {
+        let service = ("service", "aggregator")
+        let outcomes = ["accepted", "duplicate"] + SubmissionResult.Reason.allCases.map(\.rawValue)
+        submissions = Dictionary(uniqueKeysWithValues: outcomes.map {
+            ($0, Counter(label: "hallmark_aggregator_submissions_total", dimensions: [service, ("outcome", $0)]))
+        })
+        verifications = Dictionary(uniqueKeysWithValues: ["found", "not_found", "consistent", "rejected"].map {
+            ($0, Counter(label: "hallmark_aggregator_verifications_total", dimensions: [service, ("status", $0)]))
+        })
+        resubmitted = Counter(label: "hallmark_aggregator_resubmissions_total", dimensions: [service])
+        unmatchedReplies = Counter(label: "hallmark_requests_unmatched_replies_total", dimensions: [service])
+        treeSize = Meter(label: "hallmark_aggregator_tree_size", dimensions: [service])
+    }
+
+    /// Counts a submission's outcome (a status or a rejection reason).
+    func submission(_ outcome: String) { submissions[outcome]?.increment() }
+
+    /// Counts a verification answer by status.
+    func verification(_ status: String) { verifications[status]?.increment() }
+}

@@ -1,0 +1,58 @@
+import HallmarkPostgres
+import HallmarkRuntime
+
+/// The aggregator's tables.
+///
+/// - `submissions`: one row per submission id, what the log needs of it (its hashes, capture
+///   time, where its answer goes) and, once answered, the answer's bytes, so a submission sent
+///   again under the same id gets the same answer. No token, GPS or owner hash is kept.
+/// - `log_queue`: validated submissions waiting for the log writer, in arrival order.
+/// - `leaves`: the BM-LOG records by leaf index; an image hash is logged once.
+/// - `nodes`: every perfect subtree root (level 0: leaf hashes), so inclusion and consistency
+///   proofs and the frontier take O(log² n) lookups, never a scan of the leaves.
+/// - `checkpoints`: each batch's signed tree head.
+public enum AggregatorMigrations {
+    /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
+    /// requests and ordered writer.
+    public static func all(schema: String) -> [PostgresMigrations.Migration] {
+        [.init(version: 1, name: "transparency_log", sql: """
+            CREATE TABLE \(schema).submissions (
+                submission_id uuid PRIMARY KEY,
+                status text NOT NULL CHECK (status IN ('validating', 'queued', 'answered')),
+                entries bytea NOT NULL,
+                captured_at bigint NOT NULL,
+                correlation_id text NOT NULL,
+                reply_topic text NOT NULL,
+                reply_key bytea,
+                result bytea,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE TABLE \(schema).log_queue (
+                seq bigserial PRIMARY KEY,
+                submission_id uuid NOT NULL UNIQUE REFERENCES \(schema).submissions
+            );
+            CREATE TABLE \(schema).leaves (
+                leaf_index bigint PRIMARY KEY CHECK (leaf_index >= 0),
+                image_hash bytea NOT NULL UNIQUE CHECK (length(image_hash) = 32),
+                captured_at bigint NOT NULL,
+                modification_level smallint NOT NULL,
+                parent_hash bytea CHECK (parent_hash IS NULL OR length(parent_hash) = 32)
+            );
+            CREATE TABLE \(schema).nodes (
+                level bigint NOT NULL,
+                idx bigint NOT NULL,
+                hash bytea NOT NULL,
+                PRIMARY KEY (level, idx)
+            );
+            CREATE TABLE \(schema).checkpoints (
+                tree_size bigint PRIMARY KEY CHECK (tree_size > 0),
+                root_hash bytea NOT NULL,
+                signed_at bigint NOT NULL,
+                signature bytea NOT NULL,
+                key_id text NOT NULL
+            );
+            """),
+         PendingRequests.migration(schema: schema),
+         OrderedWriter<TransparencyLog>.migration(schema: schema)]
+    }
+}

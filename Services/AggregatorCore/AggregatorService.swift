@@ -1,0 +1,51 @@
+import Foundation
+import HallmarkCore
+import HallmarkRuntime
+import Logging
+import ServiceLifecycle
+
+/// Builds the aggregator's services from a ``ServiceContext``: the intake stage, the
+/// authority-answer joiner, the retrier of unanswered token requests, the log writer (one
+/// leader across replicas, the others hot standbys) and the verification stage.
+public enum AggregatorService {
+    /// Topics and schema for ``ServiceRunner``.
+    public static func definition(_ c: AggregatorConfiguration) -> ServiceRunner.Definition {
+        ServiceRunner.Definition(service: "aggregator", topics: c.topics, schema: c.schema,
+                                 migrations: AggregatorMigrations.all(schema: c.schema))
+    }
+
+    public static func services(_ c: AggregatorConfiguration, context: ServiceContext) throws -> [any Service] {
+        guard let path = c.signingKeyFile else {
+            throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE",
+                                     reason: "is needed: the checkpoint key (make one with hallmark aggregator signing-key)")
+        }
+        let key = try CheckpointSigningKey.load(path)
+        guard let database = context.database else {
+            throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_POSTGRES_URL", reason: "the log needs the database")
+        }
+        context.logger.info("checkpoint key loaded", metadata: ["key_id": "\(key.keyID)", "authority_id": "\(c.authorityID)"])
+        let metrics = AggregatorMetrics()
+        let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
+        let log = TransparencyLog(schema: c.schema, key: key, checkpointTopic: c.checkpoints, metrics: metrics)
+        let writer = OrderedWriter(configuration: .init(name: "transparency-log", schema: c.schema, service: "aggregator",
+                                                        maxBatch: c.maxBatch, linger: c.linger),
+                                   log: log, pool: database.pool, producer: context.producer, logger: context.logger)
+        let (schema, pool) = (c.schema, database.pool)
+        let retrier = RequestRetrier(pending: pending, pool: pool, producer: context.producer, service: "aggregator",
+                                     logger: context.logger) { expired in
+            try await TokenResultJoiner.timedOut(expired, schema: schema, pool: pool, metrics: metrics)
+        }
+        let intake = SubmissionIntake(configuration: c, pending: pending, metrics: metrics)
+        let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
+        let verifier = LogVerifier(configuration: c, metrics: metrics)
+        // The stages last, so the group stops them first: they drain while the writer runs.
+        // Each stage has its own consumer group, so its lag (and its scaling) is its own.
+        return [
+            writer, retrier,
+            try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
+            try context.stage(joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
+                              groupSuffix: "-tokens"),
+            try context.stage(intake, inputs: intake.inputs, dispatch: .partitionBatches),
+        ]
+    }
+}

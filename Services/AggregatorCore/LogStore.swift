@@ -1,0 +1,134 @@
+import Foundation
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+
+/// Reads of the transparency log's tables (``AggregatorMigrations``): leaves, stored
+/// perfect-subtree nodes, checkpoints; and the proofs built from them.
+public struct LogStore: Sendable {
+    /// The aggregator's schema.
+    public let schema: String
+
+    public init(schema: String) {
+        self.schema = schema
+    }
+
+    /// A logged leaf.
+    public struct Leaf: Sendable, Hashable {
+        public let index: Int64
+        public let leaf: BirthmarkLogLeaf
+    }
+
+    /// The leaves for these image hashes (32 bytes each), by hash; absent hashes are not logged.
+    public func leaves(_ hashes: [Data], on connection: PostgresConnection) async throws -> [Data: Leaf] {
+        guard !hashes.isEmpty else { return [:] }
+        let rows = try await connection.query("""
+            SELECT leaf_index, image_hash, captured_at, modification_level, parent_hash
+            FROM \(unescaped: schema).leaves WHERE image_hash = ANY(\(PostgresArray(hashes)))
+            """)
+        var out: [Data: Leaf] = [:]
+        for (index, hash, captured, level, parent) in try rows.decode((Int64, Data, Int64, Int16, Data?).self) {
+            let leaf = try BirthmarkLogLeaf(imageHash: hash, timestamp: UInt64(captured), modificationLevel: UInt8(level),
+                                            parentHash: parent)
+            out[hash] = Leaf(index: index, leaf: leaf)
+        }
+        return out
+    }
+
+    /// The latest checkpoint, or nil for an empty log.
+    public func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
+        let rows = try await connection.query("""
+            SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
+            ORDER BY tree_size DESC LIMIT 1
+            """)
+        return try Self.checkpoints(rows).first
+    }
+
+    /// The checkpoint of exactly `size` leaves, if the log made one.
+    public func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
+        let rows = try await connection.query("""
+            SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
+            WHERE tree_size = \(size)
+            """)
+        return try Self.checkpoints(rows).first
+    }
+
+    private static func checkpoints(_ rows: PostgresRows) throws -> [SignedCheckpoint] {
+        try rows.decode((Int64, Data, Int64, Data, String).self).map { size, root, at, signature, keyID in
+            SignedCheckpoint(treeSize: UInt64(size), rootHash: Hex.encode(root), timestamp: UInt64(at),
+                             signature: Base64.encode(signature), keyID: keyID)
+        }
+    }
+
+    /// The stored nodes at these (level, index) positions.
+    func nodes(_ positions: Set<NodePosition>, on connection: PostgresConnection) async throws -> [NodePosition: Data] {
+        guard !positions.isEmpty else { return [:] }
+        let list = Array(positions)
+        let rows = try await connection.query("""
+            SELECT n.level, n.idx, n.hash FROM \(unescaped: schema).nodes n
+            JOIN unnest(\(PostgresArray(list.map { Int64($0.level) })), \(PostgresArray(list.map { Int64($0.index) })))
+                AS p(level, idx) ON n.level = p.level AND n.idx = p.idx
+            """)
+        var out: [NodePosition: Data] = [:]
+        for (level, index, hash) in try rows.decode((Int64, Int64, Data).self) {
+            out[NodePosition(level: Int(level), index: Int(index))] = hash
+        }
+        return out
+    }
+
+    /// Runs a proof builder over stored nodes: once to learn which nodes it reads, then, after
+    /// one query for them, for real.
+    func withNodes<T>(on connection: PostgresConnection, _ build: (MerkleTree.NodeLookup) throws -> T) async throws -> T {
+        var wanted = Set<NodePosition>()
+        let placeholder = Data(count: 32)
+        _ = try build { level, index in
+            wanted.insert(NodePosition(level: level, index: index))
+            return placeholder
+        }
+        let found = try await nodes(wanted, on: connection)
+        return try build { level, index in
+            guard let hash = found[NodePosition(level: level, index: index)] else {
+                throw LogStoreError(detail: "node (\(level), \(index)) is missing")
+            }
+            return hash
+        }
+    }
+
+    /// The inclusion proof of leaf `index` in the tree of `size` leaves.
+    public func inclusionProof(index: Int64, size: Int64, on connection: PostgresConnection) async throws -> [Data] {
+        try await withNodes(on: connection) { try MerkleTree.inclusionProof(leafIndex: Int(index), treeSize: Int(size), node: $0) }
+    }
+
+    /// The consistency proof from `old` leaves to `new` leaves.
+    public func consistencyProof(old: Int64, new: Int64, on connection: PostgresConnection) async throws -> [Data] {
+        try await withNodes(on: connection) { try MerkleTree.consistencyProof(oldSize: Int(old), treeSize: Int(new), node: $0) }
+    }
+
+    /// The frontier of the first `size` leaves, rebuilt from stored nodes.
+    func frontier(size: Int64, on connection: PostgresConnection) async throws -> MerkleFrontier {
+        var positions: [NodePosition] = []
+        var start = 0
+        for level in stride(from: 62, through: 0, by: -1) where Int(size) & (1 << level) != 0 {
+            positions.append(NodePosition(level: level, index: start >> level))
+            start += 1 << level
+        }
+        let found = try await nodes(Set(positions), on: connection)
+        let subtrees = try positions.map { position in
+            guard let hash = found[position] else { throw LogStoreError(detail: "frontier node missing") }
+            return hash
+        }
+        return try MerkleFrontier(size: Int(size), subtrees: subtrees)
+    }
+}
+
+/// A stored node's place: its level and its index among that level's nodes.
+struct NodePosition: Hashable, Sendable {
+    let level: Int
+    let index: Int
+}
+
+/// The log's tables disagree with themselves (a node a proof needs is missing).
+struct LogStoreError: Error, CustomStringConvertible {
+    let detail: String
+    var description: String { "transparency log inconsistent: \(detail)" }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+
+/// The verification stage (`birthmark.verify.requests`): read-only answers, checkable offline
+/// with the aggregator's public key.
+/// - inclusion: the record, its leaf index, the latest checkpoint with its signature and the
+///   RFC 6962 audit path against it; `not_found` as of the latest checkpoint.
+/// - consistency: the proof from a checkpoint's size to a later one (the latest by default);
+///   sizes the log made no checkpoint for are `unknown_tree_size`.
+/// Any number of replicas may run it; it writes nothing.
+public struct LogVerifier: StageProcessor {
+    public typealias Prepared = (message: StageMessage, request: LogVerifyRequest)
+
+    let configuration: AggregatorConfiguration
+    let store: LogStore
+    let metrics: AggregatorMetrics
+
+    public init(configuration: AggregatorConfiguration, metrics: AggregatorMetrics) {
+        self.configuration = configuration
+        store = LogStore(schema: configuration.schema)
+        self.metrics = metrics
+    }
+
+    /// The input this stage consumes.
+    public var inputs: [StageInput] { [StageInput(topic: configuration.verifyInput, schemas: [LogVerifyRequest.schemaName])] }
+
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        (message, try message.decode(LogVerifyRequest.self))
+    }
+
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        guard let pool = context.pool else { throw StageRejection(.processingFailed, "verification needs its database") }
+        return try await pool.withConnection { connection in
+            do {
+                // The checkpoint first: a leaf appended after it is answered as of it (not_found).
+                let latest = try await store.latestCheckpoint(on: connection)
+                let hashes = batch.compactMap { $0.request.imageHash.flatMap { try? Hex.decode($0, length: 32) } }
+                let leaves = try await store.leaves(hashes, on: connection)
+                var verdicts: [StageVerdict] = []
+                for (message, request) in batch {
+                    let result = try await answer(message, request, latest: latest, leaves: leaves, on: connection)
+                    metrics.verification(result.status.rawValue)
+                    verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.verifyOutput),
+                                                        key: message.key, result)]))
+                }
+                return verdicts
+            }
+        }
+    }
+
+    private func answer(_ message: StageMessage, _ request: LogVerifyRequest, latest: SignedCheckpoint?,
+                        leaves: [Data: LogStore.Leaf], on connection: PostgresConnection) async throws -> LogVerifyResult {
+        let (id, now, correlation, requestID) = (message.resultID, Timestamp.now(), message.correlationID, message.header.id)
+        func rejected(_ reason: LogVerifyResult.Reason) -> LogVerifyResult {
+            .rejected(id: id, producedAt: now, correlationID: correlation, requestID: requestID, query: request.query, reason: reason)
+        }
+        switch request.query {
+        case .inclusion:
+            guard let text = request.imageHash, let hash = try? Hex.decode(text, length: 32),
+                  request.oldTreeSize == nil, request.newTreeSize == nil else { return rejected(.malformed) }
+            guard let latest else { return rejected(.unknownTreeSize) }
+            guard let found = leaves[hash], UInt64(found.index) < latest.treeSize else {
+                return .notFound(id: id, producedAt: now, correlationID: correlation, requestID: requestID, imageHash: text,
+                                 checkpoint: latest)
+            }
+            let proof = try await store.inclusionProof(index: found.index, size: Int64(latest.treeSize), on: connection)
+            let record = LogVerifyResult.Record(imageHash: text, timestamp: found.leaf.timestamp,
+                                                modificationLevel: Int(found.leaf.modificationLevel),
+                                                parentImageHash: found.leaf.parentHash.map(Hex.encode))
+            return .found(id: id, producedAt: now, correlationID: correlation, requestID: requestID, record: record,
+                          leafIndex: UInt64(found.index), checkpoint: latest, proof: proof.map(Hex.encode))
+        case .consistency:
+            guard request.imageHash == nil, let old = request.oldTreeSize else { return rejected(.malformed) }
+            let newSize = request.newTreeSize ?? latest?.treeSize ?? 0
+            guard old <= newSize, newSize <= UInt64(Int64.max) else { return rejected(.malformed) }
+            let target = newSize == latest?.treeSize ? latest : try await store.checkpoint(size: Int64(newSize), on: connection)
+            let oldKnown = old == 0 ? true : try await store.checkpoint(size: Int64(old), on: connection) != nil
+            guard let target, oldKnown else { return rejected(.unknownTreeSize) }
+            let proof = try await store.consistencyProof(old: Int64(old), new: Int64(newSize), on: connection)
+            return .consistent(id: id, producedAt: now, correlationID: correlation, requestID: requestID, oldTreeSize: old,
+                               checkpoint: target, proof: proof.map(Hex.encode))
+        }
+    }
+
+    /// A schema violation is answered `rejected` / `malformed`.
+    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        let query = message.fields["query"]?.string.flatMap(LogVerifyRequest.Query.init(rawValue:)) ?? .inclusion
+        metrics.verification(LogVerifyResult.Status.rejected.rawValue)
+        let result = LogVerifyResult.rejected(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                              requestID: message.header.id, query: query, reason: .malformed)
+        return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkPostgres
+
+/// SQL over `submissions` (``AggregatorMigrations``): what the aggregator remembers of a
+/// submission while it is validated and logged, and its answer afterwards.
+struct SubmissionTable: Sendable {
+    let schema: String
+
+    /// A submission as intake records it.
+    struct Row: Sendable {
+        let id: UUID
+        let entries: [Submission.ImageHash]
+        let capturedAt: UInt64
+        let correlationID: String
+        let replyTopic: String
+        let replyKey: [UInt8]?
+    }
+
+    /// Records new submissions; returns the ids that were new (the others were seen before).
+    func insert(_ rows: [Row], on connection: PostgresConnection) async throws -> Set<UUID> {
+        guard !rows.isEmpty else { return [] }
+        let entries = try rows.map { Data(try JSONCoding.encode($0.entries)) }
+        let result = try await connection.query("""
+            INSERT INTO \(unescaped: schema).submissions
+                (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key)
+            SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea)
+            FROM unnest(\(PostgresArray(rows.map(\.id))), \(PostgresArray(entries)),
+                        \(PostgresArray(rows.map { Int64(clamping: $0.capturedAt) })), \(PostgresArray(rows.map(\.correlationID))),
+                        \(PostgresArray(rows.map(\.replyTopic))), \(PostgresArray(rows.map { Data($0.replyKey ?? []) })))
+                AS s(i, e, c, r, t, k)
+            ON CONFLICT (submission_id) DO NOTHING
+            RETURNING submission_id
+            """)
+        return Set(try result.map { try $0.column(0, as: UUID.self) })
+    }
+
+    /// The recorded answers of these submissions, with where each goes; those still in
+    /// progress are absent.
+    func answers(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: (topic: String, key: [UInt8]?, value: [UInt8])] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await connection.query("""
+            SELECT submission_id, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
+            WHERE submission_id = ANY(\(PostgresArray(ids))) AND result IS NOT NULL
+            """)
+        var out: [UUID: (topic: String, key: [UInt8]?, value: [UInt8])] = [:]
+        for (id, topic, key, result) in try rows.decode((UUID, String, Data?, Data).self) {
+            out[id] = (topic, key.map { [UInt8]($0) }, [UInt8](result))
+        }
+        return out
+    }
+
+    /// Where each submission's answer goes.
+    func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: (correlationID: String, topic: String, key: [UInt8]?)] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await connection.query("""
+            SELECT submission_id, correlation_id, reply_topic, reply_key FROM \(unescaped: schema).submissions
+            WHERE submission_id = ANY(\(PostgresArray(ids)))
+            """)
+        var out: [UUID: (correlationID: String, topic: String, key: [UInt8]?)] = [:]
+        for (id, correlation, topic, key) in try rows.decode((UUID, String, String, Data?).self) {
+            out[id] = (correlation, topic, key.map { [UInt8]($0) })
+        }
+        return out
+    }
+
+    /// Marks validated submissions as waiting for the log.
+    func enqueue(_ ids: [UUID], on connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        try await connection.execute("""
+            UPDATE \(unescaped: schema).submissions SET status = 'queued'
+            WHERE submission_id = ANY(\(PostgresArray(ids))) AND status = 'validating'
+            """)
+        try await connection.execute("""
+            INSERT INTO \(unescaped: schema).log_queue (submission_id)
+            SELECT * FROM unnest(\(PostgresArray(ids))) ON CONFLICT (submission_id) DO NOTHING
+            """)
+    }
+
+    /// Records final answers.
+    func answer(_ answers: [(UUID, Data)], on connection: PostgresConnection) async throws {
+        guard !answers.isEmpty else { return }
+        try await connection.execute("""
+            UPDATE \(unescaped: schema).submissions s SET status = 'answered', result = a.result
+            FROM unnest(\(PostgresArray(answers.map(\.0))), \(PostgresArray(answers.map(\.1)))) AS a(id, result)
+            WHERE s.submission_id = a.id
+            """)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+import Synchronization
+
+/// BM-LOG as an ``OrderedWriterLog``: the ordered single writer appends validated submissions'
+/// hashes in batches. Each batch, in one transaction:
+/// 1. finds which hashes are already logged (and repeats within the batch): those are answered
+///    `duplicate` with their existing leaf index and take no position;
+/// 2. appends the rest as leaves, storing every perfect subtree each one completes;
+/// 3. signs a checkpoint of the new tree head and stores it;
+/// 4. records each submission's answer, so the same id asked again gets it again.
+/// The outputs (the checkpoint, then the answers) are sent only after the commit, so no
+/// `accepted` answer ever names a leaf its checkpoint does not cover.
+public struct TransparencyLog: OrderedWriterLog {
+    /// A validated submission waiting for the log.
+    public struct Item: Sendable {
+        let submissionID: UUID
+        let entries: [Submission.ImageHash]
+        let capturedAt: UInt64
+        let correlationID: String
+        let replyTopic: String
+        let replyKey: [UInt8]?
+    }
+
+    let store: LogStore
+    let key: CheckpointSigningKey
+    let checkpointTopic: String
+    let metrics: AggregatorMetrics
+    /// The head after the last batch this process built; used only when it matches the
+    /// committed checkpoint at the batch's position, else rebuilt from stored nodes.
+    private let cached = FrontierCache()
+
+    public init(schema: String, key: CheckpointSigningKey, checkpointTopic: String, metrics: AggregatorMetrics) {
+        store = LogStore(schema: schema)
+        self.key = key
+        self.checkpointTopic = checkpointTopic
+        self.metrics = metrics
+    }
+
+    public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
+        let rows = try await connection.query("""
+            SELECT s.submission_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
+            FROM \(unescaped: store.schema).log_queue q JOIN \(unescaped: store.schema).submissions s USING (submission_id)
+            ORDER BY q.seq LIMIT \(limit)
+            """)
+        return try rows.decode((UUID, Data, Int64, String, String, Data?).self).map { id, entries, captured, correlation, topic, key in
+            Item(submissionID: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: [UInt8](entries)),
+                 capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
+        }
+    }
+
+    public func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch {
+        let hashes = try items.flatMap { try $0.entries.map { try Hex.decode($0.imageHash, length: 32) } }
+        let logged = try await store.leaves(Array(Set(hashes)), on: connection)
+        var frontier = try await frontier(at: position, on: connection)
+        var fresh: [Data: Int64] = [:]
+        var leaves: [(index: Int64, leaf: BirthmarkLogLeaf)] = []
+        var nodes: [MerkleTree.Node] = []
+        var placed: [[SubmissionResult.Leaf]] = []
+        for item in items {
+            var answer: [SubmissionResult.Leaf] = []
+            for entry in item.entries {
+                let hash = try Hex.decode(entry.imageHash, length: 32)
+                if let index = logged[hash]?.index ?? fresh[hash] {
+                    answer.append(.init(imageHash: entry.imageHash, leafIndex: UInt64(index), status: .duplicate))
+                    continue
+                }
+                let leaf = try BirthmarkLogLeaf(imageHash: hash, timestamp: item.capturedAt,
+                                                modificationLevel: UInt8(entry.modificationLevel),
+                                                parentHash: try entry.parentImageHash.map { try Hex.decode($0, length: 32) })
+                let index = position + Int64(leaves.count)
+                fresh[hash] = index
+                leaves.append((index, leaf))
+                nodes += frontier.append(leafHash: leaf.leafHash)
+                answer.append(.init(imageHash: entry.imageHash, leafIndex: UInt64(index), status: .appended))
+            }
+            placed.append(answer)
+        }
+        let size = position + Int64(leaves.count)
+        var outputs: [StageOutput] = []
+        if !leaves.isEmpty {
+            try await insert(leaves, nodes: nodes, on: connection)
+            let signed = try key.sign(try LogCheckpoint(treeSize: UInt64(size), rootHash: frontier.root,
+                                                        timestamp: UInt64(Date().timeIntervalSince1970)))
+            try await connection.execute("""
+                INSERT INTO \(unescaped: store.schema).checkpoints (tree_size, root_hash, signed_at, signature, key_id)
+                VALUES (\(size), \(frontier.root), \(Int64(signed.timestamp)), \(try Base64.decode(signed.signature)),
+                        \(signed.keyID))
+                """)
+            let message = Checkpoint(id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"), producedAt: Timestamp.now(), signed)
+            outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
+        }
+        var answers: [(UUID, Data)] = []
+        for (item, leaves) in zip(items, placed) {
+            let result = SubmissionResult(id: MessageID.derived(from: item.submissionID.lowercasedText, "result"),
+                                          producedAt: Timestamp.now(), correlationID: item.correlationID,
+                                          requestID: item.submissionID.lowercasedText, leaves: leaves,
+                                          treeSize: UInt64(size))
+            let bytes = try JSONCoding.encode(result)
+            answers.append((item.submissionID, Data(bytes)))
+            outputs.append(StageOutput(topic: item.replyTopic, key: item.replyKey, value: bytes))
+            metrics.submission(result.status.rawValue)
+        }
+        try await SubmissionTable(schema: store.schema).answer(answers, on: connection)
+        try await connection.execute("""
+            DELETE FROM \(unescaped: store.schema).log_queue
+            WHERE submission_id = ANY(\(PostgresArray(items.map(\.submissionID))))
+            """)
+        cached.value.withLock { $0 = frontier }
+        metrics.treeSize.set(Double(size))
+        return OrderedWriterBatch(appended: leaves.count, outputs: outputs)
+    }
+
+    /// The frontier at `position`: this process's own when its size and root match the
+    /// committed checkpoint there (a batch that failed to commit, or another leader's batches
+    /// since, make it disagree), else rebuilt from stored nodes.
+    private func frontier(at position: Int64, on connection: PostgresConnection) async throws -> MerkleFrontier {
+        guard position > 0 else { return MerkleFrontier() }
+        if let frontier = cached.value.withLock({ $0 }), frontier.size == Int(position) {
+            let rows = try await connection.query("""
+                SELECT root_hash FROM \(unescaped: store.schema).checkpoints WHERE tree_size = \(position)
+                """)
+            if let root = try rows.first?.column(0, as: Data.self), root == frontier.root { return frontier }
+        }
+        return try await store.frontier(size: position, on: connection)
+    }
+
+    private func insert(_ leaves: [(index: Int64, leaf: BirthmarkLogLeaf)], nodes: [MerkleTree.Node],
+                        on connection: PostgresConnection) async throws {
+        try await connection.execute("""
+            INSERT INTO \(unescaped: store.schema).leaves (leaf_index, image_hash, captured_at, modification_level, parent_hash)
+            SELECT i, h, c, m::smallint, NULLIF(p, ''::bytea)
+            FROM unnest(\(PostgresArray(leaves.map(\.index))), \(PostgresArray(leaves.map(\.leaf.imageHash))),
+                        \(PostgresArray(leaves.map { Int64($0.leaf.timestamp) })),
+                        \(PostgresArray(leaves.map { Int64($0.leaf.modificationLevel) })),
+                        \(PostgresArray(leaves.map { $0.leaf.parentHash ?? Data() }))) AS l(i, h, c, m, p)
+            """)
+        try await connection.execute("""
+            INSERT INTO \(unescaped: store.schema).nodes (level, idx, hash)
+            SELECT * FROM unnest(\(PostgresArray(nodes.map { Int64($0.level) })), \(PostgresArray(nodes.map { Int64($0.index) })),
+                                 \(PostgresArray(nodes.map(\.hash))))
+            """)
+    }
+}
+
+/// The writer's last frontier, shared by the copies of the log value.
+final class FrontierCache: Sendable {
+    let value = Mutex<MerkleFrontier?>(nil)
+}

@@ -1,0 +1,51 @@
+import AggregatorCore
+import ArgumentParser
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+
+/// `hallmark aggregator …`: the transparency log's checkpoint key.
+public struct AggregatorCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "aggregator", abstract: "Birthmark aggregator: the checkpoint signing key.",
+        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self])
+
+    public init() {}
+}
+
+/// `hallmark aggregator signing-key --out F`: makes the checkpoint key (never overwrites).
+public struct SigningKeyCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "signing-key", abstract: "Make a new Ed25519 checkpoint key file (mode 0600) and print its public key.")
+
+    @Option(help: "Where to write the private key; an existing file is never overwritten.") var out: String
+
+    public init() {}
+
+    public func run() async throws {
+        let key = try CheckpointSigningKey.generate()
+        try key.write(to: out)
+        print("public_key=\(Base64.encode(key.publicKey))")
+        print("key_id=\(key.keyID)")
+    }
+}
+
+/// `hallmark aggregator public-key`: what third parties verify checkpoints with.
+public struct PublicKeyCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "public-key",
+        abstract: "Print the checkpoint key's public half (b64) and key id; the private key is never printed.")
+
+    @Option(help: "The key file (default: HALLMARK_AGGREGATOR_SIGNING_KEY_FILE).") var keyFile: String?
+
+    public init() {}
+
+    public func run() async throws {
+        guard let path = keyFile ?? ProcessInfo.processInfo.environment["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE"] else {
+            throw ValidationError("give --key-file or set HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
+        }
+        let key = try CheckpointSigningKey.load(path)
+        print("public_key=\(Base64.encode(key.publicKey))")
+        print("key_id=\(key.keyID)")
+    }
+}

@@ -1,0 +1,137 @@
+import AggregatorCore
+import ArgumentParser
+import Foundation
+import HallmarkClient
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkKafka
+import HallmarkMessages
+import Logging
+
+/// `hallmark verify --image-hash H | --file photo.jpg`: asks the transparency log whether an
+/// image was authenticated and checks the answer offline, trusting only the aggregator's
+/// public key: the checkpoint's signature, the inclusion proof to its root, and that the log
+/// is an extension of the last checkpoint this command saw (a consistency proof), which it
+/// then remembers. Exit status 0 when authenticated, 1 when not found, 2 when an answer fails
+/// a check.
+public struct VerifyCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "verify", abstract: "Was this image authenticated, and when? Asks the log and checks its proofs offline.")
+
+    @Option(help: "The image's SHA-256, 64 lowercase hex digits.") var imageHash: String?
+    @Option(help: "An image file, hashed with SHA-256.") var file: String?
+    @Option(help: "The aggregator's public key, b64 (default: HALLMARK_AGGREGATOR_PUBLIC_KEY, else the public half of HALLMARK_AGGREGATOR_SIGNING_KEY_FILE).")
+    var publicKey: String?
+    @Option(help: "Where the last checkpoint seen is kept (default ~/.hallmark/last-checkpoint.json).") var checkpointFile: String?
+    @Option(help: "Seconds to wait for each answer.") var timeout = 30
+
+    public init() {}
+
+    public func validate() throws {
+        guard (imageHash == nil) != (file == nil) else { throw ValidationError("give exactly one of --image-hash and --file") }
+    }
+
+    public func run() async throws {
+        var logger = Logger(label: "hallmark.verify")
+        logger.logLevel = .warning
+        let env = ProcessInfo.processInfo.environment
+        let key = try Self.publicKey(publicKey, env: env)
+        let hash = try imageHash ?? Self.hashFile(file!)
+        guard (try? Hex.decode(hash, length: 32)) != nil, hash == hash.lowercased() else {
+            throw ValidationError("an image hash is 64 lowercase hex digits")
+        }
+        let config = try AggregatorConfiguration.fromEnvironment(env)
+        let kafka = try KafkaConfiguration.fromEnvironment(env)
+        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let watcher = try AnswerWatcher(kafka: kafka, topics: [config.verifyOutput], fromStart: false, logger: logger)
+        let reader = Task { await watcher.run() }
+        defer { reader.cancel() }
+        try await watcher.waitUntilAssigned()
+        let log = LogQuestion(producer: producer, watcher: watcher, requests: config.verifyInput, results: config.verifyOutput,
+                              timeout: .seconds(timeout))
+        let statePath = checkpointFile ?? (NSHomeDirectory() + "/.hallmark/last-checkpoint.json")
+        let verdict = try await Self.verify(hash, log: log, publicKey: key, statePath: statePath)
+        await watcher.close()
+        _ = await producer.close()
+        print(verdict.text)
+        if verdict.code != 0 { throw ExitCode(verdict.code) }
+    }
+
+    /// What the command concluded: the text to print and the exit status.
+    struct Verdict {
+        let text: String
+        let code: Int32
+    }
+
+    /// Asks, checks, and remembers the newest checkpoint that checked out.
+    static func verify(_ hash: String, log: LogQuestion, publicKey: Data, statePath: String) async throws -> Verdict {
+        guard let answer = try await log.inclusion(hash) else { return Verdict(text: "NO ANSWER from the log", code: 2) }
+        if answer.status == .rejected {
+            return Verdict(text: "REJECTED by the log: \(answer.reason?.rawValue ?? "?")", code: 2)
+        }
+        if case .failure(let failure) = answer.check(publicKey: publicKey, imageHash: hash) {
+            return Verdict(text: "INVALID ANSWER: \(failure) — do not trust it", code: 2)
+        }
+        let head = answer.checkpoint!
+        var consistency = "first checkpoint seen; remembered for next time"
+        if let earlier = LastCheckpoint.load(statePath), earlier.verify(publicKey: publicKey) {
+            let (old, new) = earlier.treeSize <= head.treeSize ? (earlier, head) : (head, earlier)
+            if old.treeSize == new.treeSize {
+                guard old.rootHash == new.rootHash else {
+                    return Verdict(text: "INCONSISTENT LOG: two signed roots for size \(old.treeSize)", code: 2)
+                }
+                consistency = "same checkpoint as last time (size \(old.treeSize))"
+            } else {
+                guard let proof = try await log.consistency(old: old.treeSize, new: new.treeSize),
+                      case .success = proof.check(publicKey: publicKey, earlier: old),
+                      proof.checkpoint?.rootHash == new.rootHash else {
+                    return Verdict(text: "INCONSISTENT LOG: size \(new.treeSize) does not extend size \(old.treeSize)", code: 2)
+                }
+                consistency = "consistent with the last checkpoint seen (size \(earlier.treeSize))"
+            }
+        }
+        try? LastCheckpoint.save(LastCheckpoint.load(statePath).map { $0.treeSize > head.treeSize ? $0 : head } ?? head,
+                                 to: statePath)
+        let signed = "checkpoint of \(head.treeSize) leaves signed \(Self.date(head.timestamp)) by key \(head.keyID.prefix(16))…"
+        guard answer.status == .found, let record = answer.record, let index = answer.leafIndex else {
+            return Verdict(text: "NOT FOUND: \(hash) is not in the log as of the \(signed); \(consistency)", code: 1)
+        }
+        let parent = record.parentImageHash.map { ", derived from \($0)" } ?? ""
+        return Verdict(text: """
+            AUTHENTICATED: \(hash)
+              leaf \(index), captured \(Self.date(record.timestamp)), modification level \(record.modificationLevel)\(parent)
+              inclusion proof (\(answer.inclusionProof?.count ?? 0) hashes) leads to the root of the \(signed)
+              \(consistency)
+            """, code: 0)
+    }
+
+    static func date(_ seconds: UInt64) -> String { Timestamp.format(Date(timeIntervalSince1970: TimeInterval(seconds))) }
+
+    /// The public key from the option, `HALLMARK_AGGREGATOR_PUBLIC_KEY`, or the local key file.
+    static func publicKey(_ option: String?, env: [String: String]) throws -> Data {
+        if let text = option ?? env["HALLMARK_AGGREGATOR_PUBLIC_KEY"] {
+            guard let key = try? Base64.decode(text, length: 32) else { throw ValidationError("a public key is 32 bytes, b64") }
+            return key
+        }
+        if let path = env["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE"] { return try CheckpointSigningKey.load(path).publicKey }
+        throw ValidationError("give --public-key (see hallmark aggregator public-key)")
+    }
+
+    static func hashFile(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        return Hex.encode(SHA256Hash.digest(data))
+    }
+}
+
+/// The newest checkpoint `hallmark verify` has checked, kept between runs.
+enum LastCheckpoint {
+    static func load(_ path: String) -> SignedCheckpoint? {
+        FileManager.default.contents(atPath: path).flatMap { try? JSONCoding.decode(SignedCheckpoint.self, from: $0) }
+    }
+
+    static func save(_ checkpoint: SignedCheckpoint, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(JSONCoding.encode(checkpoint)).write(to: url, options: .atomic)
+    }
+}
