@@ -35,10 +35,22 @@ public struct ReplayLedger: Sendable {
         self.windowSeconds = windowSeconds
     }
 
-    /// Records the claims; for each, true when fresh and false when a replay. Throws when
-    /// the database cannot be reached (the stage retries the batch; being idempotent by
-    /// message id, a retry gives the same answers).
-    public func claim(_ claims: [Claim]) async throws -> [Bool] {
+    /// What a claim found.
+    public enum Outcome: Sendable, Equatable {
+        /// The key's first validation within the window.
+        case fresh
+        /// The same message again (a redelivery, a requester's re-send): judged as the first
+        /// time, but not a new validation (it is not counted again).
+        case redelivered
+        /// Another message with a key already validated within the window.
+        case replayed
+    }
+
+    /// Records the claims; for each, whether it is fresh, a redelivery or a replay. Throws
+    /// when the database cannot be reached (the stage retries the batch; being idempotent by
+    /// message id, a retry gives the same answers, though a retried claim counts as a
+    /// redelivery).
+    public func claim(_ claims: [Claim]) async throws -> [Outcome] {
         guard !claims.isEmpty else { return [] }
         // The first claim of each key goes to the database; the rest follow it.
         var firstByKey: [Data: UUID] = [:]
@@ -58,16 +70,30 @@ public struct ReplayLedger: Sendable {
             keys.append(key)
             withUnsafeBytes(of: firstByKey[key]!.uuid) { ids.append(contentsOf: $0) }
         }
+        // `live` is the statement's snapshot before the upsert: a key claimed back by the id
+        // already holding it is a redelivery.
         let rows = try await pool.query("""
-            INSERT INTO \(unescaped: schema).seen_tokens AS s (token_hash, message_id, expires_at)
-            SELECT substring(p.keys FROM i * 32 + 1 FOR 32), encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid,
-                   now() + \(Double(windowSeconds)) * interval '1 second'
-            FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p, generate_series(0, \(order.count)::integer - 1) AS i
-            ON CONFLICT (token_hash) DO UPDATE SET message_id = EXCLUDED.message_id, expires_at = EXCLUDED.expires_at
-            WHERE s.expires_at <= now() OR s.message_id = EXCLUDED.message_id
-            RETURNING token_hash
+            WITH input AS (
+                SELECT substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
+                       encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
+                FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p, generate_series(0, \(order.count)::integer - 1) AS i
+            ), live AS (
+                SELECT s.token_hash FROM \(unescaped: schema).seen_tokens s JOIN input USING (token_hash, message_id)
+                WHERE s.expires_at > now()
+            ), claimed AS (
+                INSERT INTO \(unescaped: schema).seen_tokens AS s (token_hash, message_id, expires_at)
+                SELECT token_hash, message_id, now() + \(Double(windowSeconds)) * interval '1 second' FROM input
+                ON CONFLICT (token_hash) DO UPDATE SET message_id = EXCLUDED.message_id, expires_at = EXCLUDED.expires_at
+                WHERE s.expires_at <= now() OR s.message_id = EXCLUDED.message_id
+                RETURNING token_hash
+            )
+            SELECT c.token_hash, l.token_hash IS NOT NULL FROM claimed c LEFT JOIN live l USING (token_hash)
             """)
-        let fresh = Set(try rows.map { try $0.column(0, as: Data.self) })
-        return claims.map { fresh.contains($0.key) && firstByKey[$0.key] == $0.messageID }
+        var won: [Data: Outcome] = [:]
+        for (key, again) in try rows.decode((Data, Bool).self) { won[key] = again ? .redelivered : .fresh }
+        return claims.map { claim in
+            guard let outcome = won[claim.key], firstByKey[claim.key] == claim.messageID else { return .replayed }
+            return outcome
+        }
     }
 }

@@ -55,6 +55,8 @@ public struct TokenProcessor: StageProcessor {
         var decided = false
         var opened: BirthmarkOpenedToken?
         var replayKey: Data?
+        /// The same message was judged before (not a new validation).
+        var redelivered = false
         var security: [StageOutput] = []
 
         mutating func decide(_ reason: ValidationReason?) {
@@ -124,10 +126,15 @@ public struct TokenProcessor: StageProcessor {
             // The id was checked by the envelope parser.
             ReplayLedger.Claim(key: all[i].replayKey!, messageID: UUID(text: all[i].message.header.id)!)
         }
-        for (i, fresh) in zip(open, try await ledger.claim(claims)) where !fresh {
-            all[i].security.append(try events.output(for: all[i].message, .replayedToken, .warning,
-                                                     reason: "replayed_token"))
-            all[i].decide(.replayedToken)
+        for (i, outcome) in zip(open, try await ledger.claim(claims)) {
+            switch outcome {
+            case .fresh: break
+            case .redelivered: all[i].redelivered = true
+            case .replayed:
+                all[i].security.append(try events.output(for: all[i].message, .replayedToken, .warning,
+                                                         reason: "replayed_token"))
+                all[i].decide(.replayedToken)
+            }
         }
     }
 
@@ -149,7 +156,8 @@ public struct TokenProcessor: StageProcessor {
     }
 
     private func judge(_ j: inout Judgement, device: DeviceEntry) async throws {
-        let count = counter.record(device.id)
+        // A redelivered request is not a new validation: resends never push a camera over.
+        let count = j.redelivered ? counter.current(device.id) : counter.record(device.id)
         if count >= configuration.warnThreshold, counter.mayWarn(device.id), try await markWarned(device) {
             j.security.append(try events.output(for: j.message, .abuseWarning, .warning, reason: "validation_rate",
                                                 serial: device.serial, count: count))

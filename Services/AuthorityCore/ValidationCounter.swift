@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// A device's count is its stored total as of the last flush plus this replica's unflushed
 /// validations, so it may lag other replicas' validations by one interval: fine for
-/// thresholds in the thousands. Counts are at-least-once (a redelivered message counts again).
+/// thresholds in the thousands. A redelivered request (same message id) is not counted again.
 public final class ValidationCounter: Service, Sendable {
     struct State {
         var pending: [Int64: Int] = [:]
@@ -43,6 +43,11 @@ public final class ValidationCounter: Service, Sendable {
             s.pending[deviceID, default: 0] += 1
             return (s.known[deviceID] ?? 0) + s.pending[deviceID]!
         }
+    }
+
+    /// A device's count without adding a validation (a redelivered request).
+    public func current(_ deviceID: Int64) -> Int {
+        state.withLock { s in (s.known[deviceID] ?? 0) + (s.pending[deviceID] ?? 0) }
     }
 
     /// True once per device per 24 h on this replica: when it may warn about the device

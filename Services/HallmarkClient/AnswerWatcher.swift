@@ -64,6 +64,11 @@ public final class AnswerWatcher: Sendable {
     /// Every message seen so far on a topic.
     public func messages(on topic: String) -> [[UInt8]] { store.withLock { $0.byTopic[topic] ?? [] } }
 
+    /// Every message seen so far on `topics`, with its topic.
+    public func outputs(on topics: [String]) -> [(topic: String, value: [UInt8])] {
+        topics.flatMap { topic in messages(on: topic).map { (topic, $0) } }
+    }
+
     /// Waits for the first answer to `requestId` on `topic` (any topic when nil).
     public func answer(for requestId: String, on topic: String? = nil, timeout: Duration) async -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout

@@ -6,7 +6,9 @@ import Metrics
 import ServiceLifecycle
 
 /// Re-sends pending requests that got no reply in time, under the same message id (so the
-/// other stage's idempotency by message id makes a re-send harmless), and gives up on those
+/// other stage's idempotency by message id makes a re-send harmless), backing off (the
+/// interval doubles per attempt, up to 64 times: a stage that is down for a while gets a few
+/// re-sends, not a storm), and gives up on those
 /// past their deadline, handing them to the requester's timeout handler for a typed outcome.
 ///
 /// Any replica may run it: rows are claimed with `FOR UPDATE SKIP LOCKED`. A request given up
@@ -83,7 +85,8 @@ public final class RequestRetrier: Service, Sendable {
             if !resendIDs.isEmpty {
                 try await connection.execute("""
                     UPDATE \(unescaped: schema).hallmark_pending
-                    SET attempts = attempts + 1, next_send_at = now() + \(resendSeconds) * interval '1 second'
+                    SET attempts = attempts + 1,
+                        next_send_at = now() + \(resendSeconds) * power(2, least(attempts, 6)) * interval '1 second'
                     WHERE correlation_id = ANY(\(PostgresArray(resendIDs)))
                     """)
             }

@@ -1,0 +1,200 @@
+import AggregatorCore
+import AuthorityCore
+import Foundation
+import HallmarkCLICore
+import HallmarkClient
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkKafka
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+import HallmarkTestSupport
+import Logging
+
+/// One test's private Birthmark world on the real broker and database: an authority (its
+/// schema, KEK, key tables and operator key) and an aggregator (its schema and checkpoint key)
+/// wired to each other through the test's own token topics, with every output topic read from
+/// the start.
+final class AggregatorHarness: Sendable {
+    let id: String
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+    let pool: PostgresPool
+    let logger: Logger
+    let authority: AuthorityConfiguration
+    let aggregator: AggregatorConfiguration
+    let secretsFile: String
+    let signingKeyFile: String
+    let signingKey: CheckpointSigningKey
+    let operatorKey: OperatorKeyFile
+    let operatorKeysFile: String
+    let watcher: AnswerWatcher
+    let reader: Task<Void, Never>
+
+    func topic(_ name: String) -> String { "test.agg.\(id).\(name)" }
+    var rejected: String { topic("rejected") }
+    var authorityRejected: String { topic("authority.rejected") }
+    var security: String { topic("security") }
+
+    init(tables: Int = 24) async throws {
+        var logger = Logger(label: "aggregator-harness")
+        logger.logLevel = .warning
+        self.logger = logger
+        let id = String(UUID().uuidString.prefix(8)).lowercased()
+        self.id = id
+        func topic(_ name: String) -> String { "test.agg.\(id).\(name)" }
+        var a = AuthorityConfiguration()
+        a.schema = "authority_agg_\(id)"
+        a.provisionInput = topic("provision.in")
+        a.provisionOutput = topic("provision.out")
+        a.tokenInput = topic("token.requests")
+        a.tokenOutput = topic("token.results")
+        a.adminInput = topic("admin")
+        a.securityTopic = topic("security")
+        authority = a
+        var g = AggregatorConfiguration()
+        g.schema = "aggregator_\(id)"
+        g.submissionInput = topic("submissions")
+        g.submissionOutput = topic("submission.results")
+        g.tokenRequests = a.tokenInput
+        g.tokenResults = a.tokenOutput
+        g.checkpoints = topic("checkpoints")
+        g.verifyInput = topic("verify.in")
+        g.verifyOutput = topic("verify.out")
+        aggregator = g
+        kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        producer = try KafkaProducer(configuration: kafka, logger: logger)
+        pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        let outputs = [a.provisionOutput, g.submissionOutput, g.checkpoints, g.verifyOutput, a.tokenInput, a.tokenOutput,
+                       topic("rejected"), topic("authority.rejected"), a.securityTopic]
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
+            outputs + [a.provisionInput, a.adminInput, g.submissionInput, g.verifyInput, topic("metrics")], partitions: 4)
+        let temp = FileManager.default.temporaryDirectory
+        secretsFile = temp.appendingPathComponent("aggregator-authority-\(id).secrets").path
+        _ = FileManager.default.createFile(atPath: secretsFile, contents: Data(try AuthoritySecrets.generateText().utf8))
+        operatorKey = try OperatorKeyFile.generate(keyID: "test-operator")
+        operatorKeysFile = temp.appendingPathComponent("aggregator-authority-\(id).operators").path
+        _ = FileManager.default.createFile(atPath: operatorKeysFile, contents: Data((try operatorKey.publicEntry + "\n").utf8))
+        signingKeyFile = temp.appendingPathComponent("aggregator-\(id).key").path
+        signingKey = try CheckpointSigningKey.generate()
+        try signingKey.write(to: signingKeyFile)
+        try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
+        try await TableGenerator(pool: pool, schema: a.schema,
+                                 secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
+            .generate(count: tables)
+        let w = try AnswerWatcher(kafka: kafka, topics: outputs, fromStart: true, logger: logger)
+        watcher = w
+        reader = Task { await w.run() }
+    }
+
+    /// Starts an authority in this world and waits until it consumes.
+    func startAuthority(_ name: String) async throws -> ServiceProcess {
+        let c = authority
+        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: [
+            "HALLMARK_AUTHORITY_SCHEMA": c.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": c.provisionInput,
+            "HALLMARK_AUTHORITY_PROVISION_OUTPUT": c.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": c.tokenInput,
+            "HALLMARK_AUTHORITY_TOKEN_OUTPUT": c.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": c.adminInput,
+            "HALLMARK_SECURITY_TOPIC": c.securityTopic, "HALLMARK_REJECTED_TOPIC": authorityRejected,
+            "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-agg-authority-\(id)",
+            "HALLMARK_INSTANCE": name, "HALLMARK_AUTHORITY_KEK_FILE": secretsFile,
+            "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300", "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
+            "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
+        ])
+        try await process.waitForLog("stage started")
+        return process
+    }
+
+    /// Starts an aggregator in this world and waits until its three stages consume.
+    func startAggregator(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
+        let g = aggregator
+        let process = try ServiceProcess("hallmark-aggregator", name: "\(id)-\(name)", environment: [
+            "HALLMARK_AGGREGATOR_SCHEMA": g.schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": g.submissionInput,
+            "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": g.submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": g.tokenRequests,
+            "HALLMARK_AGGREGATOR_TOKEN_RESULTS": g.tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": g.checkpoints,
+            "HALLMARK_AGGREGATOR_VERIFY_INPUT": g.verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": g.verifyOutput,
+            "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": signingKeyFile, "HALLMARK_REJECTED_TOPIC": rejected,
+            "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-aggregator-\(id)",
+            "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
+        ].merging(extra) { _, new in new })
+        try await process.waitForLog("stage started", count: 3)
+        return process
+    }
+
+    /// A camera provisioned through the running authority.
+    func provisioned(_ serial: String) async throws -> ProvisioningFile {
+        guard case .provisioned(let file) = try await CameraProvisioner(producer: producer, watcher: watcher, configuration: authority)
+            .provision(serial: serial, timeout: .seconds(60)) else { throw HarnessError("\(serial) rejected") }
+        return file
+    }
+
+    /// Sends submissions (keyed by their id, as a camera would pick any key).
+    func send(_ submissions: [Submission]) async throws {
+        try await producer.send(submissions.map {
+            KafkaOutgoingMessage(topic: aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
+        })
+    }
+
+    /// The answers to these submission ids, waiting up to `timeout` for all of them.
+    func answers(_ ids: [String], timeout: Duration = .seconds(120)) async -> [String: SubmissionResult] {
+        _ = await watcher.wait(timeout: timeout) { w in ids.allSatisfy { !w.answers(for: $0).isEmpty } }
+        var out: [String: SubmissionResult] = [:]
+        for id in ids {
+            if let bytes = watcher.answers(for: id).first, let result = try? JSONCoding.decode(SubmissionResult.self, from: bytes) {
+                out[id] = result
+            }
+        }
+        return out
+    }
+
+    /// Submits and waits for the one answer.
+    func submit(_ submission: Submission) async throws -> SubmissionResult {
+        try await send([submission])
+        guard let answer = await answers([submission.id], timeout: .seconds(60))[submission.id] else {
+            throw HarnessError("no answer to submission \(submission.id)")
+        }
+        return answer
+    }
+
+    /// Asks the log and waits for the answer.
+    func ask(_ request: LogVerifyRequest) async throws -> LogVerifyResult {
+        try await producer.send(topic: aggregator.verifyInput, key: nil, value: try JSONCoding.encode(request))
+        guard let bytes = await watcher.answer(for: request.id, on: aggregator.verifyOutput, timeout: .seconds(60)) else {
+            throw HarnessError("no answer to verification \(request.id)")
+        }
+        return try JSONCoding.decode(LogVerifyResult.self, from: bytes)
+    }
+
+    /// Every checkpoint published so far, by size.
+    func checkpoints() -> [UInt64: Checkpoint] {
+        var out: [UInt64: Checkpoint] = [:]
+        for bytes in watcher.messages(on: aggregator.checkpoints) {
+            if let c = try? JSONCoding.decode(Checkpoint.self, from: bytes) { out[c.treeSize] = c }
+        }
+        return out
+    }
+
+    /// Sends a signed admin command to the authority.
+    func sendAdmin(_ command: AdminCommand) async throws {
+        try await producer.send(topic: authority.adminInput, key: Array("admin".utf8),
+                                value: try JSONCoding.encode(try operatorKey.sign(command)))
+    }
+
+    /// The log's leaves as stored: (index, image hash hex), by index.
+    func storedLeaves() async throws -> [(Int64, String)] {
+        try await pool.query("""
+            SELECT leaf_index, encode(image_hash, 'hex') FROM \(unescaped: aggregator.schema).leaves ORDER BY leaf_index
+            """).decode((Int64, String).self)
+    }
+
+    func close() async {
+        reader.cancel()
+        await watcher.close()
+        _ = await producer.close()
+        for schema in [aggregator.schema, authority.schema] {
+            _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+        }
+        pool.close()
+        for file in [secretsFile, operatorKeysFile, signingKeyFile] { try? FileManager.default.removeItem(atPath: file) }
+    }
+}
