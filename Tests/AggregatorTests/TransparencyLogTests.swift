@@ -1,0 +1,125 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+import Logging
+import Testing
+@testable import AggregatorCore
+
+/// The log's storage in a real PostgreSQL, in-process: RFC 6962's vectors through stored
+/// nodes, proofs from storage equal to proofs from all the leaves, the frontier rebuilt from
+/// storage, and the writer's batches (duplicates, signed checkpoints, recorded answers).
+@Suite("Transparency log storage", .serialized, .timeLimit(.minutes(4)))
+struct TransparencyLogTests {
+    static let rfcLeaves: [Data] = ["", "00", "10", "2021", "3031", "40414243", "5051525354555657",
+                                    "606162636465666768696a6b6c6d6e6f"].map { try! Hex.decode($0) }
+    static let rfcRoots = [
+        "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+        "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+        "aeb6bcfe274b70a14fb067a5e5578264db0fa9b51af5e0ba159158f329e06e77",
+        "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+        "4e3bbb1f7b478dcfe71fb631631519a3bca12c9aefca1612bfce4c13a86264d4",
+        "76e67dadbcdf1e10e1b74ddc608abd2f98dfb16fbce75277b5232a127f2087ef",
+        "ddb89be403809e325750d3d263cd78929c2942b7942a34b77e122c9594a74c8c",
+        "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328",
+    ]
+
+    /// A fresh aggregator schema.
+    static func schema() async throws -> (PostgresPool, String) {
+        var logger = Logger(label: "log-tests")
+        logger.logLevel = .warning
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        let schema = "aggregator_log_\(String(UUID().uuidString.prefix(8)).lowercased())"
+        try await StageDatabase(pool: pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: logger)
+        return (pool, schema)
+    }
+
+    static func drop(_ pool: PostgresPool, _ schema: String) async {
+        _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+        pool.close()
+    }
+
+    @Test func rfcVectorsThroughStoredNodes() async throws {
+        let (pool, schema) = try await Self.schema()
+        let store = LogStore(schema: schema)
+        var frontier = MerkleFrontier()
+        let hashes = Self.rfcLeaves.map(MerkleTree.leafHash)
+        for (n, hash) in hashes.enumerated() {
+            let nodes = frontier.append(leafHash: hash)
+            _ = try await pool.execute("""
+                INSERT INTO \(unescaped: schema).nodes (level, idx, hash)
+                SELECT * FROM unnest(\(PostgresArray(nodes.map { Int64($0.level) })), \(PostgresArray(nodes.map { Int64($0.index) })),
+                                     \(PostgresArray(nodes.map(\.hash))))
+                """)
+            // The stored nodes give every RFC root, the frontier back, and the same proofs.
+            try await pool.withConnection { connection in
+                let size = n + 1
+                let rebuilt = try await store.frontier(size: Int64(size), on: connection)
+                #expect(rebuilt == frontier && Hex.encode(rebuilt.root) == Self.rfcRoots[n])
+                for index in 0..<size {
+                    let proof = try await store.inclusionProof(index: Int64(index), size: Int64(size), on: connection)
+                    #expect(proof == (try MerkleTree.inclusionProof(leafIndex: index, leafHashes: Array(hashes.prefix(size)))))
+                    #expect(MerkleTree.verifyInclusion(leafHash: hashes[index], leafIndex: index, treeSize: size, proof: proof,
+                                                       root: frontier.root))
+                }
+                for old in 0...size {
+                    let proof = try await store.consistencyProof(old: Int64(old), new: Int64(size), on: connection)
+                    #expect(proof == (try MerkleTree.consistencyProof(oldSize: old, leafHashes: Array(hashes.prefix(size)))))
+                }
+            }
+        }
+        #expect(Hex.encode(frontier.root) == "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328")
+        await Self.drop(pool, schema)
+    }
+
+    static func item(_ hashes: [String], at time: UInt64 = 1_700_000_000) -> TransparencyLog.Item {
+        TransparencyLog.Item(submissionID: UUID(), entries: hashes.map { .init(imageHash: $0, modificationLevel: 0) },
+                             capturedAt: time, correlationID: MessageID.random(), replyTopic: "answers", replyKey: nil)
+    }
+
+    /// Batches through the writer's append, as the ordered writer calls it: duplicates take no
+    /// position, each batch that appends ends in a signed checkpoint of the stored tree, and a
+    /// stale cached frontier (another leader wrote since) is never used.
+    @Test func appendsBatchesWithDuplicatesAndSignedCheckpoints() async throws {
+        let (pool, schema) = try await Self.schema()
+        let key = try CheckpointSigningKey.generate()
+        let log = TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
+        let other = TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
+        let h = (0..<40).map { _ in Hex.encode(try! SecureRandom.bytes(32)) }
+        var size: Int64 = 0
+        func append(_ writer: TransparencyLog, _ items: [TransparencyLog.Item]) async throws -> OrderedWriterBatch {
+            let batch = try await pool.transaction { try await writer.append(items, at: size, on: $0) }
+            size += Int64(batch.appended)
+            return batch
+        }
+        // A new hash twice in one submission and across submissions of one batch: one leaf.
+        let first = try await append(log, [Self.item([h[0], h[1], h[0]]), Self.item([h[1], h[2]])])
+        #expect(first.appended == 3)
+        let answers = try first.outputs.dropFirst().map { try JSONCoding.decode(SubmissionResult.self, from: $0.value) }
+        #expect(answers.map(\.status) == [.accepted, .accepted])
+        #expect(answers[0].leaves?.map(\.leafIndex) == [0, 1, 0] && answers[1].leaves?.map(\.leafIndex) == [1, 2])
+        #expect(answers[0].leaves?.map(\.status) == [.appended, .appended, .duplicate])
+        // Only logged hashes: duplicate, no position, no checkpoint.
+        let again = try await append(log, [Self.item([h[2], h[0]])])
+        #expect(again.appended == 0 && again.outputs.count == 1)
+        #expect(try JSONCoding.decode(SubmissionResult.self, from: again.outputs[0].value).status == .duplicate)
+        // Another writer (a new leader) appends; the first one's cache is then stale.
+        _ = try await append(other, [Self.item(Array(h[3..<10]))])
+        _ = try await append(log, [Self.item(Array(h[10..<25])), Self.item(Array(h[25..<40]))])
+        #expect(size == 40)
+        let stored = try await pool.query("""
+            SELECT encode(image_hash, 'hex') FROM \(unescaped: schema).leaves ORDER BY leaf_index
+            """).decode(String.self)
+        #expect(stored == h)
+        let root = MerkleTree.root(leafHashes: try await pool.withConnection { connection in
+            try await LogStore(schema: schema).leaves(stored.map { try Hex.decode($0) }, on: connection)
+        }.values.sorted { $0.index < $1.index }.map(\.leaf.leafHash))
+        let checkpoints = try await pool.withConnection { try await LogStore(schema: schema).latestCheckpoint(on: $0) }
+        let latest = try #require(checkpoints)
+        #expect(latest.treeSize == 40 && latest.rootHash == Hex.encode(root) && latest.verify(publicKey: key.publicKey))
+        #expect(!latest.verify(publicKey: try CheckpointSigningKey.generate().publicKey))
+        await Self.drop(pool, schema)
+    }
+}
