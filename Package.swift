@@ -101,7 +101,7 @@ let package = Package(
                 path: "Services/HallmarkClient"),
         .target(name: "HallmarkBench",
                 dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
-                               "AuthorityCore", "ProbeCore", "HallmarkClient", argumentParser],
+                               "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", argumentParser],
                 path: "Services/HallmarkBench"),
         .target(name: "HallmarkCLICore",
                 dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore", "GatewayCore",

@@ -24,6 +24,17 @@ public struct TransparencyLog: OrderedWriterLog {
         let correlationID: String
         let replyTopic: String
         let replyKey: [UInt8]?
+
+        /// An item as the intake queues it (tests and benches build their own).
+        public init(submissionID: UUID, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
+                    replyTopic: String, replyKey: [UInt8]?) {
+            self.submissionID = submissionID
+            self.entries = entries
+            self.capturedAt = capturedAt
+            self.correlationID = correlationID
+            self.replyTopic = replyTopic
+            self.replyKey = replyKey
+        }
     }
 
     let store: LogStore

@@ -6,7 +6,7 @@ public struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks against the real broker and database.",
         subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self, BenchSignerCommand.self,
-                      BenchAuthorityCommand.self, BenchGatewayCommand.self])
+                      BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self])
 
     public init() {}
 }

@@ -45,7 +45,7 @@ extension BenchGatewayCommand {
         // The steadier measure on a machine whose speed drifts: CPU per request against CPU
         // per derivation (derivations per CPU second of the bound, measured the same way).
         let cpuBound = (before.cpu + after.cpu) / 2
-        let perDerivation = Double(cores) / cpuBound, perRequest = json.cost.gateway / Double(count)
+        let perDerivation = Double(cores) / cpuBound, perRequest = json.cost.service / Double(count)
         printNow(String(format: "ENC-1 JSON CPU: gateway %.1f ms per request vs %.1f ms per derivation → %.0f%% of the gateway's CPU is PBKDF2",
                          perRequest * 1000, perDerivation * 1000, 100 * perDerivation / max(perRequest, 1e-9)))
         if let other = json.cost.otherCores {
@@ -77,7 +77,7 @@ extension BenchGatewayCommand {
     func printCores(_ cost: GatewayBench.Cost, messages: Int) {
         let other = cost.otherCores.map { String(format: "%.2f", $0) } ?? "?"
         printNow(String(format: "  cores: gateway %.2f (%.0f µs CPU per message), broker + PostgreSQL + rest %@, this bench %.2f, over %.1f s",
-                         cost.gateway / cost.seconds, 1e6 * cost.gateway / Double(max(1, messages)), other,
+                         cost.service / cost.seconds, 1e6 * cost.service / Double(max(1, messages)), other,
                          cost.bench / cost.seconds, cost.seconds))
     }
 }

@@ -62,29 +62,8 @@ extension GatewayBench {
         let outputs = try load.map { try KafkaOutgoingMessage.json(topic: topic("inbound.in"), key: $0.sessionID, $0) }
         let sentAt = SentTimes()
         let answersTopic = load.first?.replyTo ?? topic("plaintext.out")
-        let (answers, cost) = try await exchange(reading: answersTopic, ids: Set(load.map(\.id))) { [self] in
-            guard let pace else {
-                let now = ContinuousClock.now
-                for m in load { sentAt.set(m.id, now) }
-                return try await sendAll(outputs)
-            }
-            // Enqueued in order from this one task (a task per message could reorder a
-            // session's counters), on a 2 ms tick: what is due at each tick goes at once.
-            let start = ContinuousClock.now
-            var groups: [KafkaDeliveryGroup] = []
-            var i = 0
-            var tick = start
-            while i < outputs.count {
-                tick = tick + .milliseconds(2)
-                try await Task.sleep(until: tick)
-                let due = min(outputs.count, Int(((ContinuousClock.now - start).seconds * pace).rounded(.down)) + 1)
-                guard due > i else { continue }
-                let now = ContinuousClock.now
-                for m in load[i..<due] { sentAt.set(m.id, now) }
-                groups.append(try await producer.enqueue(Array(outputs[i..<due])))
-                i = due
-            }
-            for group in groups { try await group.wait() }
+        let (answers, cost) = try await exchange(reading: answersTopic, ids: Set(load.map(\.id))) { [io] in
+            try await io.send(outputs, ids: load.map(\.id), pace: pace, sentAt: sentAt)
         }
         let decrypted = answers.filter { $0.json["status"]?.string == "decrypted" }.count
         var latencies: [String: Double] = [:]

@@ -1,0 +1,80 @@
+import AggregatorCore
+import AuthorityCore
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import HallmarkPostgres
+import HallmarkRuntime
+import Logging
+
+extension AggregatorBench {
+    /// The bench's own topics, schemas, key tables and keys (throw-away, never printed).
+    struct World: Sendable {
+        let run: String
+        let authority: AuthorityConfiguration
+        let aggregator: AggregatorConfiguration
+        let pool: PostgresPool
+        let key: CheckpointSigningKey
+        let folder: URL
+
+        init(run: String, kafka: KafkaConfiguration, partitions: Int, logger: Logger) async throws {
+            self.run = run
+            func topic(_ name: String) -> String { "bench.aggregator.\(run).\(name)" }
+            var a = AuthorityConfiguration()
+            a.schema = "bench_authority_\(run)"
+            (a.provisionInput, a.provisionOutput) = (topic("provision.in"), topic("provision.out"))
+            (a.tokenInput, a.tokenOutput, a.adminInput) = (topic("token.requests"), topic("token.results"), topic("admin"))
+            var g = AggregatorConfiguration()
+            g.schema = "bench_aggregator_\(run)"
+            (g.submissionInput, g.submissionOutput) = (topic("submissions"), topic("submission.results"))
+            (g.tokenRequests, g.tokenResults, g.checkpoints) = (a.tokenInput, a.tokenOutput, topic("checkpoints"))
+            (g.verifyInput, g.verifyOutput) = (topic("verify.in"), topic("verify.out"))
+            authority = a
+            aggregator = g
+            try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
+                a.topics + g.topics + [topic("security"), topic("rejected")], partitions: partitions)
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-bench-aggregator-\(run)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(try AuthoritySecrets.generateText().utf8).write(to: folder.appendingPathComponent("authority.secrets"))
+            key = try CheckpointSigningKey.generate()
+            try key.write(to: folder.appendingPathComponent("checkpoint.key").path)
+            pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+            try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
+            try await TableGenerator(pool: pool, schema: a.schema, secrets: try AuthoritySecrets.fromEnvironment(
+                ["HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path])).generate(count: 100)
+        }
+
+        var authorityEnvironment: [String: String] {
+            let a = authority
+            return ["HALLMARK_AUTHORITY_SCHEMA": a.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": a.provisionInput,
+                    "HALLMARK_AUTHORITY_PROVISION_OUTPUT": a.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": a.tokenInput,
+                    "HALLMARK_AUTHORITY_TOKEN_OUTPUT": a.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": a.adminInput,
+                    "HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path,
+                    // A bench camera makes thousands of tokens; the abuse thresholds are not under test.
+                    "HALLMARK_AUTHORITY_WARN_THRESHOLD": "10000000", "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "20000000",
+                    "HALLMARK_SECURITY_TOPIC": "bench.aggregator.\(run).security", "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected",
+                    "HALLMARK_GROUP_ID": "bench-authority-\(run)", "HALLMARK_INSTANCE": "bench-authority",
+                    "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]
+        }
+
+        var aggregatorEnvironment: [String: String] {
+            let g = aggregator
+            return ["HALLMARK_AGGREGATOR_SCHEMA": g.schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": g.submissionInput,
+                    "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": g.submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": g.tokenRequests,
+                    "HALLMARK_AGGREGATOR_TOKEN_RESULTS": g.tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": g.checkpoints,
+                    "HALLMARK_AGGREGATOR_VERIFY_INPUT": g.verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": g.verifyOutput,
+                    "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": folder.appendingPathComponent("checkpoint.key").path,
+                    "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected", "HALLMARK_GROUP_ID": "bench-aggregator-\(run)",
+                    "HALLMARK_INSTANCE": "bench-aggregator", "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]
+        }
+
+        func removeFiles() { try? FileManager.default.removeItem(at: folder) }
+
+        func dropSchemas() async {
+            for schema in [aggregator.schema, authority.schema] {
+                _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+            }
+            pool.close()
+        }
+    }
+}
