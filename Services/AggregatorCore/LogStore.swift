@@ -78,20 +78,36 @@ public struct LogStore: Sendable {
 
     /// Runs a proof builder over stored nodes: once to learn which nodes it reads, then, after
     /// one query for them, for real.
-    func withNodes<T>(on connection: PostgresConnection, _ build: (MerkleTree.NodeLookup) throws -> T) async throws -> T {
+    func withNodes<T>(on connection: PostgresConnection, _ build: @escaping (MerkleTree.NodeLookup) throws -> T) async throws -> T {
+        try await withNodes(on: connection, [build])[0]
+    }
+
+    /// The same for many builders (a batch's proofs) with one query for all their nodes.
+    func withNodes<T>(on connection: PostgresConnection, _ builders: [(MerkleTree.NodeLookup) throws -> T]) async throws -> [T] {
         var wanted = Set<NodePosition>()
         let placeholder = Data(count: 32)
-        _ = try build { level, index in
-            wanted.insert(NodePosition(level: level, index: index))
-            return placeholder
+        for build in builders {
+            _ = try build { level, index in
+                wanted.insert(NodePosition(level: level, index: index))
+                return placeholder
+            }
         }
         let found = try await nodes(wanted, on: connection)
-        return try build { level, index in
-            guard let hash = found[NodePosition(level: level, index: index)] else {
-                throw LogStoreError(detail: "node (\(level), \(index)) is missing")
+        return try builders.map { build in
+            try build { level, index in
+                guard let hash = found[NodePosition(level: level, index: index)] else {
+                    throw LogStoreError(detail: "node (\(level), \(index)) is missing")
+                }
+                return hash
             }
-            return hash
         }
+    }
+
+    /// Inclusion proofs of many (leaf index, tree size) pairs, with one query.
+    public func inclusionProofs(_ pairs: [(index: Int64, size: Int64)], on connection: PostgresConnection) async throws -> [[Data]] {
+        try await withNodes(on: connection, pairs.map { pair in
+            { try MerkleTree.inclusionProof(leafIndex: Int(pair.index), treeSize: Int(pair.size), node: $0) }
+        })
     }
 
     /// The inclusion proof of leaf `index` in the tree of `size` leaves.

@@ -40,9 +40,17 @@ public struct LogVerifier: StageProcessor {
                 let latest = try await store.latestCheckpoint(on: connection)
                 let hashes = batch.compactMap { $0.request.imageHash.flatMap { try? Hex.decode($0, length: 32) } }
                 let leaves = try await store.leaves(hashes, on: connection)
+                // Every inclusion proof of the batch from one query for their nodes.
+                var proofs: [Int64: [Data]] = [:]
+                if let latest {
+                    let size = Int64(latest.treeSize)
+                    let wanted = Set(leaves.values.map(\.index).filter { $0 < size }).sorted()
+                    let built = try await store.inclusionProofs(wanted.map { ($0, size) }, on: connection)
+                    proofs = Dictionary(uniqueKeysWithValues: zip(wanted, built))
+                }
                 var verdicts: [StageVerdict] = []
                 for (message, request) in batch {
-                    let result = try await answer(message, request, latest: latest, leaves: leaves, on: connection)
+                    let result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
                     metrics.verification(result.status.rawValue)
                     verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.verifyOutput),
                                                         key: message.key, result)]))
@@ -53,7 +61,8 @@ public struct LogVerifier: StageProcessor {
     }
 
     private func answer(_ message: StageMessage, _ request: LogVerifyRequest, latest: SignedCheckpoint?,
-                        leaves: [Data: LogStore.Leaf], on connection: PostgresConnection) async throws -> LogVerifyResult {
+                        leaves: [Data: LogStore.Leaf], proofs: [Int64: [Data]],
+                        on connection: PostgresConnection) async throws -> LogVerifyResult {
         let (id, now, correlation, requestID) = (message.resultID, Timestamp.now(), message.correlationID, message.header.id)
         func rejected(_ reason: LogVerifyResult.Reason) -> LogVerifyResult {
             .rejected(id: id, producedAt: now, correlationID: correlation, requestID: requestID, query: request.query, reason: reason)
@@ -63,11 +72,10 @@ public struct LogVerifier: StageProcessor {
             guard let text = request.imageHash, let hash = try? Hex.decode(text, length: 32),
                   request.oldTreeSize == nil, request.newTreeSize == nil else { return rejected(.malformed) }
             guard let latest else { return rejected(.unknownTreeSize) }
-            guard let found = leaves[hash], UInt64(found.index) < latest.treeSize else {
+            guard let found = leaves[hash], UInt64(found.index) < latest.treeSize, let proof = proofs[found.index] else {
                 return .notFound(id: id, producedAt: now, correlationID: correlation, requestID: requestID, imageHash: text,
                                  checkpoint: latest)
             }
-            let proof = try await store.inclusionProof(index: found.index, size: Int64(latest.treeSize), on: connection)
             let record = LogVerifyResult.Record(imageHash: text, timestamp: found.leaf.timestamp,
                                                 modificationLevel: Int(found.leaf.modificationLevel),
                                                 parentImageHash: found.leaf.parentHash.map(Hex.encode))

@@ -52,6 +52,12 @@ public struct TransparencyLog: OrderedWriterLog {
         self.metrics = metrics
     }
 
+    public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
+        try await connection.query("""
+            SELECT count(*) FROM (SELECT 1 FROM \(unescaped: store.schema).log_queue LIMIT \(limit)) q
+            """)[0].column(0, as: Int.self)
+    }
+
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
         let rows = try await connection.query("""
             SELECT s.submission_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key

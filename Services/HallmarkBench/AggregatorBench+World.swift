@@ -50,6 +50,8 @@ extension AggregatorBench {
                     "HALLMARK_AUTHORITY_PROVISION_OUTPUT": a.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": a.tokenInput,
                     "HALLMARK_AUTHORITY_TOKEN_OUTPUT": a.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": a.adminInput,
                     "HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path,
+                    // No admin command is sent; the authority still wants a key to check them with.
+                    "HALLMARK_AUTHORITY_OPERATOR_KEYS": OperatorKeys.entry(keyID: "bench", publicKey: key.publicKey),
                     // A bench camera makes thousands of tokens; the abuse thresholds are not under test.
                     "HALLMARK_AUTHORITY_WARN_THRESHOLD": "10000000", "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "20000000",
                     "HALLMARK_SECURITY_TOPIC": "bench.aggregator.\(run).security", "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected",

@@ -64,6 +64,8 @@ struct TransparencyLogTests {
                     #expect(MerkleTree.verifyInclusion(leafHash: hashes[index], leafIndex: index, treeSize: size, proof: proof,
                                                        root: frontier.root))
                 }
+                let batch = try await store.inclusionProofs((0..<size).map { (Int64($0), Int64(size)) }, on: connection)
+                #expect(batch == (try (0..<size).map { try MerkleTree.inclusionProof(leafIndex: $0, leafHashes: Array(hashes.prefix(size))) }))
                 for old in 0...size {
                     let proof = try await store.consistencyProof(old: Int64(old), new: Int64(size), on: connection)
                     #expect(proof == (try MerkleTree.consistencyProof(oldSize: old, leafHashes: Array(hashes.prefix(size)))))

@@ -147,8 +147,11 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     /// One transaction: the waiting items, and if the batch may close, the fenced append.
     private func writeBatch(_ lease: WriterLease, closeEarly: @escaping (Int) -> Bool) async throws -> BatchOutcome {
         try await pool.transaction { connection in
+            // Counting is cheap; the items are read only once the batch closes.
+            let count = try await log.waitingCount(limit: configuration.maxBatch, on: connection)
+            guard count > 0, closeEarly(count) else { return .waiting(count) }
             let items = try await log.waiting(limit: configuration.maxBatch, on: connection)
-            guard !items.isEmpty, closeEarly(items.count) else { return .waiting(items.count) }
+            guard !items.isEmpty else { return .waiting(0) }
             let start = try await lease.head(on: connection)
             let batch = try await log.append(items, at: start, on: connection)
             try await lease.advance(to: start + Int64(batch.appended), on: connection)

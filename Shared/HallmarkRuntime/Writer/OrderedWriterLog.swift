@@ -9,11 +9,21 @@ public protocol OrderedWriterLog: Sendable {
     /// Up to `limit` waiting items, oldest first, read in the writer's transaction.
     func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item]
 
+    /// How many items wait, counting no further than `limit`: the writer asks this while a
+    /// batch fills and reads the items only once it closes. By default, `waiting(…).count`.
+    func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int
+
     /// Appends `items` after `position` (the log's size before them) in the same transaction:
     /// writes the entries, removes the items from what waits, and says how many positions the
     /// entries took (an item may take none, e.g. a hash already logged, or several) and what to
     /// send once the transaction has committed (results, a checkpoint).
     func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
+}
+
+extension OrderedWriterLog {
+    public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
+        try await waiting(limit: limit, on: connection).count
+    }
 }
 
 /// What one batch appended: the positions it took and the outputs to send after its commit.
