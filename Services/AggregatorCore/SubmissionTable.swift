@@ -8,15 +8,7 @@ import HallmarkPostgres
 struct SubmissionTable: Sendable {
     let schema: String
 
-    /// A submission as intake records it.
-    struct Row: Sendable {
-        let id: UUID
-        let entries: [Submission.ImageHash]
-        let capturedAt: UInt64
-        let correlationID: String
-        let replyTopic: String
-        let replyKey: [UInt8]?
-    }
+    typealias Row = SubmissionRecord
 
     /// Records new submissions; returns the ids that were new (the others were seen before).
     func insert(_ rows: [Row], on connection: PostgresConnection) async throws -> Set<UUID> {

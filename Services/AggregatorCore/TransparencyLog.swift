@@ -17,25 +17,7 @@ import Synchronization
 /// `accepted` answer ever names a leaf its checkpoint does not cover.
 public struct TransparencyLog: OrderedWriterLog {
     /// A validated submission waiting for the log.
-    public struct Item: Sendable {
-        let submissionID: UUID
-        let entries: [Submission.ImageHash]
-        let capturedAt: UInt64
-        let correlationID: String
-        let replyTopic: String
-        let replyKey: [UInt8]?
-
-        /// An item as the intake queues it (tests and benches build their own).
-        public init(submissionID: UUID, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
-                    replyTopic: String, replyKey: [UInt8]?) {
-            self.submissionID = submissionID
-            self.entries = entries
-            self.capturedAt = capturedAt
-            self.correlationID = correlationID
-            self.replyTopic = replyTopic
-            self.replyKey = replyKey
-        }
-    }
+    public typealias Item = SubmissionRecord
 
     let store: LogStore
     let key: CheckpointSigningKey
@@ -65,7 +47,7 @@ public struct TransparencyLog: OrderedWriterLog {
             ORDER BY q.seq LIMIT \(limit)
             """)
         return try rows.decode((UUID, Data, Int64, String, String, Data?).self).map { id, entries, captured, correlation, topic, key in
-            Item(submissionID: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: [UInt8](entries)),
+            Item(id: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: [UInt8](entries)),
                  capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
         }
     }
@@ -113,19 +95,19 @@ public struct TransparencyLog: OrderedWriterLog {
         }
         var answers: [(UUID, Data)] = []
         for (item, leaves) in zip(items, placed) {
-            let result = SubmissionResult(id: MessageID.derived(from: item.submissionID.lowercasedText, "result"),
+            let result = SubmissionResult(id: MessageID.derived(from: item.id.lowercasedText, "result"),
                                           producedAt: Timestamp.now(), correlationID: item.correlationID,
-                                          requestID: item.submissionID.lowercasedText, leaves: leaves,
+                                          requestID: item.id.lowercasedText, leaves: leaves,
                                           treeSize: UInt64(size))
             let bytes = try JSONCoding.encode(result)
-            answers.append((item.submissionID, Data(bytes)))
+            answers.append((item.id, Data(bytes)))
             outputs.append(StageOutput(topic: item.replyTopic, key: item.replyKey, value: bytes))
             metrics.submission(result.status.rawValue)
         }
         try await SubmissionTable(schema: store.schema).answer(answers, on: connection)
         try await connection.execute("""
             DELETE FROM \(unescaped: store.schema).log_queue
-            WHERE submission_id = ANY(\(PostgresArray(items.map(\.submissionID))))
+            WHERE submission_id = ANY(\(PostgresArray(items.map(\.id))))
             """)
         cached.value.withLock { $0 = frontier }
         metrics.treeSize.set(Double(size))

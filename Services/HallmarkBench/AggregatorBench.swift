@@ -103,7 +103,7 @@ struct AggregatorBench {
         let log = TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
         let batches = try (0..<(count / 1000)).map { _ in
             try (0..<1000).map { _ in
-                TransparencyLog.Item(submissionID: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
+                TransparencyLog.Item(id: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
                                      capturedAt: 1_700_000_000, correlationID: "bench", replyTopic: "unused", replyKey: nil)
             }
         }

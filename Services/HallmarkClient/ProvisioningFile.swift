@@ -40,24 +40,18 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
         return (id, token)
     }
 
-    /// A mobile-format token over the three assigned tables, sealed with pair `used`.
-    public func mobileToken(used: Int? = nil) throws -> BirthmarkMobileToken {
+    /// A mobile-format token over the three assigned tables, sealed with pair `used`; or, with
+    /// `packing: .packed`, the packed reference format the Raspberry Pi camera sends (the real
+    /// index at the used table's position, random indices at the others).
+    public func mobileToken(used: Int? = nil, packing: BirthmarkMobileToken.Packing = .mobile) throws -> BirthmarkMobileToken {
         let pick = try used ?? SecureRandom.uniform(below: 3)
         let indices = try (0..<3).map { _ in try BirthmarkKeys.randomKeyIndex() }
-        return try BirthmarkMobileToken.seal(nucHash: Hex.decode(nucHash, length: 32),
-                                             master: masterKey(tableAssignments[pick]),
-                                             tableReferences: tableAssignments, keyIndices: indices, used: pick)
+        return try BirthmarkMobileToken.seal(nucHash: Hex.decode(nucHash, length: 32), master: masterKey(tableAssignments[pick]),
+                                             tableReferences: tableAssignments, keyIndices: indices, used: pick, packing: packing)
     }
 
-    /// A token in the packed reference format (the Raspberry Pi camera's): the real index at
-    /// the used table's position, random indices at the others.
-    public func packedToken(used: Int? = nil) throws -> BirthmarkMobileToken {
-        let pick = try used ?? SecureRandom.uniform(below: 3)
-        let indices = try (0..<3).map { _ in try BirthmarkKeys.randomKeyIndex() }
-        return try BirthmarkMobileToken.sealPacked(nucHash: Hex.decode(nucHash, length: 32),
-                                                   master: masterKey(tableAssignments[pick]),
-                                                   tableReferences: tableAssignments, keyIndices: indices, used: pick)
-    }
+    /// A packed reference token (see ``mobileToken(used:packing:)``).
+    public func packedToken(used: Int? = nil) throws -> BirthmarkMobileToken { try mobileToken(used: used, packing: .packed) }
 
     /// A table's master key.
     public func masterKey(_ table: Int) throws -> Data {

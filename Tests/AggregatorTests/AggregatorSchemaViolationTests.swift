@@ -15,25 +15,15 @@ struct AggregatorSchemaViolationTests {
     @Test func everyBadInputGetsOneTypedAnswerAtOnce() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let authority = try await h.startAuthority("a")
-        defer { authority.signal(SIGKILL) }
-        let aggregator = try await h.startAggregator("violations")
-        defer { aggregator.signal(SIGKILL) }
+        let (authority, aggregator) = try await h.startBoth()
+        defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
         let g = h.aggregator
         let submission: Set<String> = [Submission.schemaName], verify: Set<String> = [LogVerifyRequest.schemaName]
         let inputs: [(topic: String, sent: [ServiceViolations.Sent])] = try [
             (g.submissionInput, ServiceViolations.derive(Submission.schemaName, accepted: submission) + Self.hostile(submission)),
             (g.verifyInput, ServiceViolations.derive(LogVerifyRequest.schemaName, accepted: verify)),
         ]
-        var all: [ServiceViolations.Sent] = [], seen = Set<String>()
-        for (topic, list) in inputs {
-            let sent = ServiceViolations.distinct(list, seen: &seen)
-            for s in sent { try await h.producer.send(topic: topic, key: Array("violations".utf8), value: s.bytes) }
-            // A last message on the same key: its answer comes after every other one's.
-            let sentinel = ServiceViolations.sent("sentinel", "not JSON", .string("sentinel \(UUID())"), accepted: [])
-            try await h.producer.send(topic: topic, key: Array("violations".utf8), value: sentinel.bytes)
-            all += sent + [sentinel]
-        }
+        let all = try await ServiceViolations.send(inputs, producer: h.producer)
         let topics = [g.submissionOutput, g.verifyOutput, h.rejected], sent = all
         _ = await h.watcher.wait(timeout: .seconds(180)) { w in
             ServiceViolations.answers(to: sent, outputs: w.outputs(on: topics)).byIndex.allSatisfy { !$0.isEmpty }

@@ -19,10 +19,8 @@ struct AggregatorServiceTests {
     @Test func manySubmissionsAreLoggedProvablyAndPrivately() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let authority = try await h.startAuthority("a")
-        defer { authority.signal(SIGKILL) }
-        let aggregator = try await h.startAggregator("g")
-        defer { aggregator.signal(SIGKILL) }
+        let (authority, aggregator) = try await h.startBoth()
+        defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
         let cameras = [try await h.provisioned("CAM-\(h.id)-1"), try await h.provisioned("CAM-\(h.id)-2")]
         let total = Int(ProcessInfo.processInfo.environment["HALLMARK_TEST_AGGREGATOR_SUBMISSIONS"] ?? "") ?? 10_000
         let bodies = ProvisioningFile.SubmissionBody.allCases
@@ -136,10 +134,8 @@ struct AggregatorServiceTests {
     @Test func everyVerdict() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let authority = try await h.startAuthority("a")
-        defer { authority.signal(SIGKILL) }
-        let aggregator = try await h.startAggregator("g")
-        defer { aggregator.signal(SIGKILL) }
+        let (authority, aggregator) = try await h.startBoth()
+        defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
         let cam = try await h.provisioned("CAM-\(h.id)-1")
         let stolen = try await h.provisioned("CAM-\(h.id)-2")
         let authorityID = h.aggregator.authorityID

@@ -23,15 +23,7 @@ struct AuthoritySchemaViolationTests {
             (c.adminInput, ServiceViolations.derive(AdminCommand.schemaName, accepted: admin) + Self.issue10Admin(admin)),
             (c.tokenInput, ServiceViolations.derive(TokenRequest.schemaName, accepted: token) + Self.issue10Token(token)),
         ]
-        var all: [ServiceViolations.Sent] = [], seen = Set<String>()
-        for (topic, list) in inputs {
-            let sent = ServiceViolations.distinct(list, seen: &seen)
-            for s in sent { try await h.producer.send(topic: topic, key: Array("violations".utf8), value: s.bytes) }
-            // A last message on the same key: its answer comes after every other one's.
-            let sentinel = ServiceViolations.sent("sentinel", "not JSON", .string("sentinel \(UUID())"), accepted: [])
-            try await h.producer.send(topic: topic, key: Array("violations".utf8), value: sentinel.bytes)
-            all += sent + [sentinel]
-        }
+        let all = try await ServiceViolations.send(inputs, producer: h.producer)
         let topics = [c.provisionOutput, c.tokenOutput, h.rejected], sent = all
         _ = await h.watcher.wait(timeout: .seconds(180)) { w in
             ServiceViolations.answers(to: sent, outputs: w.outputs(on: topics)).byIndex.allSatisfy { !$0.isEmpty }

@@ -94,9 +94,9 @@ import Testing
     @Test func bmTokenPackedVector() throws {
         let master = hex(String(repeating: "0123456789abcdef", count: 4))
         let nuc = hex("53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67")
-        let packed = try BirthmarkMobileToken.sealPacked(nucHash: nuc, master: master, tableReferences: [3, 7, 9],
-                                                         keyIndices: [500, 42, 1], used: 1,
-                                                         nonce: hex("000102030405060708090a0b"))
+        let packed = try BirthmarkMobileToken.seal(nucHash: nuc, master: master, tableReferences: [3, 7, 9],
+                                                   keyIndices: [500, 42, 1], used: 1, nonce: hex("000102030405060708090a0b"),
+                                                   packing: .packed)
         let expected = hex("931056d7b8175b08806799160f675e830c66ef209e7f6d8df39a564ee0df66f1"
                            + "000102030405060708090a0b" + "13039450b7b065044952ee3c7356df5d")
         #expect(try Base64.decode(packed.encryptedNucToken) == expected)

@@ -64,15 +64,7 @@ struct SignerSchemaViolationTests {
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         let signer = try await h.startSigner("violations")
-        var all: [ServiceViolations.Sent] = [], seen = Set<String>()
-        for (topic, list) in inputs {
-            let sent = ServiceViolations.distinct(list, seen: &seen)
-            for s in sent { try await h.send(topic, key: "violations", s.bytes) }
-            // A last message on the same key: its answer comes after every other one's.
-            let sentinel = ServiceViolations.sent("sentinel", "not JSON", .string("sentinel \(UUID())"), accepted: [])
-            try await h.send(topic, key: "violations", sentinel.bytes)
-            all += sent + [sentinel]
-        }
+        let all = try await ServiceViolations.send(inputs, producer: h.producer)
         let topics = [h.signOutput, h.verifyOutput, h.rejected], sent = all
         _ = await watcher.wait(timeout: .seconds(180)) { w in
             ServiceViolations.answers(to: sent, outputs: w.outputs(on: topics)).byIndex.allSatisfy { !$0.isEmpty }

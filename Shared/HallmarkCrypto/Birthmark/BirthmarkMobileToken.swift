@@ -40,33 +40,28 @@ public struct BirthmarkMobileToken: Codable, Sendable, Hashable {
         self.keyIndices = keyIndices
     }
 
-    /// App side: seals a NUC hash with pair `used` (0...2) of the three given pairs.
+    /// Seals a NUC hash with pair `used` (0...2) of the three given pairs: the iOS app's
+    /// layout by default, or the reference camera's packed one (the other pairs should then be
+    /// decoys).
     public static func seal(nucHash: some DataProtocol, master: some DataProtocol, tableReferences: [Int],
-                            keyIndices: [Int], used: Int, nonce: Data? = nil) throws(HallmarkCryptoError)
-        -> BirthmarkMobileToken {
+                            keyIndices: [Int], used: Int, nonce: Data? = nil,
+                            packing: Packing = .mobile) throws(HallmarkCryptoError) -> BirthmarkMobileToken {
         guard nucHash.count == 32 else { throw HallmarkCryptoError(.invalidLength, "NUC hash must be 32 bytes") }
         guard tableReferences.count == 3, keyIndices.count == 3, (0..<3).contains(used) else {
-            throw HallmarkCryptoError(.invalidArgument, "mobile tokens carry exactly three (table, index) pairs")
+            throw HallmarkCryptoError(.invalidArgument, "these tokens carry exactly three (table, index) pairs")
         }
-        let key = try BirthmarkKeys.derive(master: master, keyIndex: keyIndices[used], format: .mobile)
-        let sealed = try AESGCM256.seal(Data(Hex.encode(nucHash).utf8), key: key, nonce: nonce)
-        return BirthmarkMobileToken(encryptedNucToken: Base64.encode(sealed.combined),
-                                    tableReferences: tableReferences, keyIndices: keyIndices)
-    }
-
-    /// Camera side (the reference Raspberry Pi client): seals a NUC hash in the packed
-    /// reference format with pair `used` (0...2); the other pairs should be decoys.
-    public static func sealPacked(nucHash: some DataProtocol, master: some DataProtocol, tableReferences: [Int],
-                                  keyIndices: [Int], used: Int, nonce: Data? = nil) throws(HallmarkCryptoError)
-        -> BirthmarkMobileToken {
-        guard nucHash.count == 32 else { throw HallmarkCryptoError(.invalidLength, "NUC hash must be 32 bytes") }
-        guard tableReferences.count == 3, keyIndices.count == 3, (0..<3).contains(used) else {
-            throw HallmarkCryptoError(.invalidArgument, "packed tokens carry exactly three (table, index) pairs")
+        let combined: Data
+        switch packing {
+        case .mobile:
+            let key = try BirthmarkKeys.derive(master: master, keyIndex: keyIndices[used], format: .mobile)
+            combined = try AESGCM256.seal(Data(Hex.encode(nucHash).utf8), key: key, nonce: nonce).combined
+        case .packed:
+            let key = try BirthmarkKeys.derive(master: master, keyIndex: keyIndices[used], format: .reference)
+            let sealed = try AESGCM256.seal(Data(nucHash), key: key, nonce: nonce)
+            combined = sealed.ciphertext + sealed.nonce + sealed.tag
         }
-        let key = try BirthmarkKeys.derive(master: master, keyIndex: keyIndices[used], format: .reference)
-        let sealed = try AESGCM256.seal(Data(nucHash), key: key, nonce: nonce)
-        return BirthmarkMobileToken(encryptedNucToken: Base64.encode(sealed.ciphertext + sealed.nonce + sealed.tag),
-                                    tableReferences: tableReferences, keyIndices: keyIndices)
+        return BirthmarkMobileToken(encryptedNucToken: Base64.encode(combined), tableReferences: tableReferences,
+                                    keyIndices: keyIndices)
     }
 
     /// The (table, index) pairs, after shape checks.

@@ -121,6 +121,11 @@ final class AggregatorHarness: Sendable {
         return process
     }
 
+    /// An authority and an aggregator, both consuming.
+    func startBoth(_ extra: [String: String] = [:]) async throws -> (authority: ServiceProcess, aggregator: ServiceProcess) {
+        (try await startAuthority("a"), try await startAggregator("g", extra))
+    }
+
     /// A camera provisioned through the running authority.
     func provisioned(_ serial: String) async throws -> ProvisioningFile {
         guard case .provisioned(let file) = try await CameraProvisioner(producer: producer, watcher: watcher, configuration: authority)

@@ -1,0 +1,28 @@
+import Foundation
+import HallmarkMessages
+
+/// What the aggregator keeps of a submission while it is validated and logged (a row of
+/// `submissions`): its hashes, the capture time the camera declared, and where its answer goes.
+/// No token, device signature, GPS or owner hash.
+public struct SubmissionRecord: Sendable {
+    /// The submission's envelope id.
+    public let id: UUID
+    public let entries: [Submission.ImageHash]
+    /// Unix seconds, as the camera sent them (the leaves' timestamp).
+    public let capturedAt: UInt64
+    /// The answer's `correlation_id`.
+    public let correlationID: String
+    /// Where the answer goes (the output topic or an allowed `reply_to`), and its key.
+    public let replyTopic: String
+    public let replyKey: [UInt8]?
+
+    public init(id: UUID, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String, replyTopic: String,
+                replyKey: [UInt8]?) {
+        self.id = id
+        self.entries = entries
+        self.capturedAt = capturedAt
+        self.correlationID = correlationID
+        self.replyTopic = replyTopic
+        self.replyKey = replyKey
+    }
+}
