@@ -110,11 +110,6 @@ public struct LogStore: Sendable {
         })
     }
 
-    /// The inclusion proof of leaf `index` in the tree of `size` leaves.
-    public func inclusionProof(index: Int64, size: Int64, on connection: PostgresConnection) async throws -> [Data] {
-        try await withNodes(on: connection) { try MerkleTree.inclusionProof(leafIndex: Int(index), treeSize: Int(size), node: $0) }
-    }
-
     /// The consistency proof from `old` leaves to `new` leaves.
     public func consistencyProof(old: Int64, new: Int64, on connection: PostgresConnection) async throws -> [Data] {
         try await withNodes(on: connection) { try MerkleTree.consistencyProof(oldSize: Int(old), treeSize: Int(new), node: $0) }

@@ -35,28 +35,26 @@ public struct LogVerifier: StageProcessor {
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         guard let pool = context.pool else { throw StageRejection(.processingFailed, "verification needs its database") }
         return try await pool.withConnection { connection in
-            do {
-                // The checkpoint first: a leaf appended after it is answered as of it (not_found).
-                let latest = try await store.latestCheckpoint(on: connection)
-                let hashes = batch.compactMap { $0.request.imageHash.flatMap { try? Hex.decode($0, length: 32) } }
-                let leaves = try await store.leaves(hashes, on: connection)
-                // Every inclusion proof of the batch from one query for their nodes.
-                var proofs: [Int64: [Data]] = [:]
-                if let latest {
-                    let size = Int64(latest.treeSize)
-                    let wanted = Set(leaves.values.map(\.index).filter { $0 < size }).sorted()
-                    let built = try await store.inclusionProofs(wanted.map { ($0, size) }, on: connection)
-                    proofs = Dictionary(uniqueKeysWithValues: zip(wanted, built))
-                }
-                var verdicts: [StageVerdict] = []
-                for (message, request) in batch {
-                    let result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
-                    metrics.verification(result.status.rawValue)
-                    verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.verifyOutput),
-                                                        key: message.key, result)]))
-                }
-                return verdicts
+            // The checkpoint first: a leaf appended after it is answered as of it (not_found).
+            let latest = try await store.latestCheckpoint(on: connection)
+            let hashes = batch.compactMap { $0.request.imageHash.flatMap { try? Hex.decode($0, length: 32) } }
+            let leaves = try await store.leaves(hashes, on: connection)
+            // Every inclusion proof of the batch from one query for their nodes.
+            var proofs: [Int64: [Data]] = [:]
+            if let latest {
+                let size = Int64(latest.treeSize)
+                let wanted = Set(leaves.values.map(\.index).filter { $0 < size }).sorted()
+                let built = try await store.inclusionProofs(wanted.map { ($0, size) }, on: connection)
+                proofs = Dictionary(uniqueKeysWithValues: zip(wanted, built))
             }
+            var verdicts: [StageVerdict] = []
+            for (message, request) in batch {
+                let result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
+                metrics.verification(result.status.rawValue)
+                verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.verifyOutput),
+                                                    key: message.key, result)]))
+            }
+            return verdicts
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkMessages
 import HallmarkPostgres
+import HallmarkRuntime
 
 /// SQL over `submissions` (``AggregatorMigrations``): what the aggregator remembers of a
 /// submission while it is validated and logged, and its answer afterwards.
@@ -43,19 +44,30 @@ struct SubmissionTable: Sendable {
         return out
     }
 
+    /// Where a submission's answer goes.
+    struct Destination: Sendable {
+        let correlationID: String
+        let topic: String
+        let key: [UInt8]?
+    }
+
     /// Where each submission's answer goes.
-    func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: (correlationID: String, topic: String, key: [UInt8]?)] {
+    func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query("""
             SELECT submission_id, correlation_id, reply_topic, reply_key FROM \(unescaped: schema).submissions
             WHERE submission_id = ANY(\(PostgresArray(ids)))
             """)
-        var out: [UUID: (correlationID: String, topic: String, key: [UInt8]?)] = [:]
+        var out: [UUID: Destination] = [:]
         for (id, correlation, topic, key) in try rows.decode((UUID, String, String, Data?).self) {
-            out[id] = (correlation, topic, key.map { [UInt8]($0) })
+            out[id] = Destination(correlationID: correlation, topic: topic, key: key.map { [UInt8]($0) })
         }
         return out
     }
+
+    /// The id of a submission's final answer: derived, so every path that answers it (and
+    /// every re-send) gives the same id.
+    static func resultID(_ submission: UUID) -> String { MessageID.derived(from: submission.lowercasedText, "result") }
 
     /// Marks validated submissions as waiting for the log.
     func enqueue(_ ids: [UUID], on connection: PostgresConnection) async throws {
@@ -70,13 +82,32 @@ struct SubmissionTable: Sendable {
             """)
     }
 
-    /// Records final answers.
-    func answer(_ answers: [(UUID, Data)], on connection: PostgresConnection) async throws {
-        guard !answers.isEmpty else { return }
+    /// Records final answers (so the same id asked again gets them again) and returns each as
+    /// the output to send, in the given order.
+    func answer(_ results: [(id: UUID, destination: Destination, result: SubmissionResult)],
+                on connection: PostgresConnection) async throws -> [StageOutput] {
+        guard !results.isEmpty else { return [] }
+        let values = try results.map { try JSONCoding.encode($0.result) }
         try await connection.execute("""
             UPDATE \(unescaped: schema).submissions s SET status = 'answered', result = a.result
-            FROM unnest(\(PostgresArray(answers.map(\.0))), \(PostgresArray(answers.map(\.1)))) AS a(id, result)
+            FROM unnest(\(PostgresArray(results.map(\.id))), \(PostgresArray(values.map { Data($0) }))) AS a(id, result)
             WHERE s.submission_id = a.id
             """)
+        return zip(results, values).map { StageOutput(topic: $0.destination.topic, key: $0.destination.key, value: $1) }
+    }
+
+    /// Answers submissions `rejected` with their reasons (those with no row are skipped): the
+    /// authority's FAIL, or `validation_timeout`. Returns the outputs by submission.
+    func reject(_ rejections: [(id: UUID, reason: SubmissionResult.Reason)],
+                on connection: PostgresConnection) async throws -> [UUID: StageOutput] {
+        let destinations = try await destinations(rejections.map(\.id), on: connection)
+        let results = rejections.compactMap { id, reason in
+            destinations[id].map { destination in
+                (id, destination, SubmissionResult(id: Self.resultID(id), producedAt: Timestamp.now(),
+                                                   correlationID: destination.correlationID, requestID: id.lowercasedText,
+                                                   reason: reason))
+            }
+        }
+        return Dictionary(zip(results.map(\.0), try await answer(results, on: connection))) { first, _ in first }
     }
 }

@@ -41,43 +41,26 @@ public struct TokenResultJoiner: StageProcessor {
         guard let connection = context.connection else { throw StageRejection(.processingFailed, "the joiner needs its database") }
         let joined = try await pending.take(batch.compactMap { UUID(text: $0.result.correlationId) }, on: connection)
         let table = SubmissionTable(schema: configuration.schema)
-        var passed: [UUID] = [], failed: [(UUID, ValidationReason)] = []
-        var verdicts: [StageVerdict] = []
-        var slots: [Int: Int] = [:]  // batch position → index in failed
-        for (position, item) in batch.enumerated() {
+        var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
+        // Each message's submission when it failed, to hand it its answer below.
+        let failedAt: [UUID?] = batch.map { item in
             guard let correlation = UUID(text: item.result.correlationId), let request = joined[correlation],
                   let submission = UUID(text: String(decoding: request.context, as: UTF8.self)) else {
                 metrics.unmatchedReplies.increment()
-                verdicts.append(.outputs([]))
-                continue
+                return nil
             }
             if item.result.valid {
                 passed.append(submission)
-            } else {
-                slots[position] = failed.count
-                failed.append((submission, item.result.reason ?? .malformed))
+                return nil
             }
-            verdicts.append(.outputs([]))
+            failed.append((submission, SubmissionResult.Reason(item.result.reason ?? .malformed)))
+            return submission
         }
         try await table.enqueue(passed, on: connection)
-        if !failed.isEmpty {
-            let destinations = try await table.destinations(failed.map(\.0), on: connection)
-            var answers: [(UUID, Data)] = []
-            for (position, slot) in slots {
-                let (submission, reason) = failed[slot]
-                guard let destination = destinations[submission] else { continue }
-                let result = SubmissionResult(id: MessageID.derived(from: submission.lowercasedText, "result"),
-                                              producedAt: Timestamp.now(), correlationID: destination.correlationID,
-                                              requestID: submission.lowercasedText, reason: SubmissionResult.Reason(reason))
-                let bytes = try JSONCoding.encode(result)
-                answers.append((submission, Data(bytes)))
-                verdicts[position] = .outputs([StageOutput(topic: destination.topic, key: destination.key, value: bytes)])
-                metrics.submission(reason.rawValue)
-            }
-            try await table.answer(answers, on: connection)
-        }
+        let answers = try await table.reject(failed, on: connection)
+        for (id, reason) in failed where answers[id] != nil { metrics.submission(reason.rawValue) }
         if !passed.isEmpty { writer?() }
-        return verdicts
+        return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] }.map { [$0] } ?? []) }
     }
 
     /// The answer for submissions whose token the authority never judged in time: recorded,
@@ -85,22 +68,10 @@ public struct TokenResultJoiner: StageProcessor {
     static func timedOut(_ requests: [PendingRequest], schema: String, pool: PostgresPool,
                          metrics: AggregatorMetrics) async throws -> [StageOutput] {
         let ids = requests.compactMap { UUID(text: String(decoding: $0.context, as: UTF8.self)) }
-        let table = SubmissionTable(schema: schema)
-        return try await pool.transaction { connection in
-            let destinations = try await table.destinations(ids, on: connection)
-            var answers: [(UUID, Data)] = [], outputs: [StageOutput] = []
-            for id in ids {
-                guard let destination = destinations[id] else { continue }
-                let result = SubmissionResult(id: MessageID.derived(from: id.lowercasedText, "result"),
-                                              producedAt: Timestamp.now(), correlationID: destination.correlationID,
-                                              requestID: id.lowercasedText, reason: .validationTimeout)
-                let bytes = try JSONCoding.encode(result)
-                answers.append((id, Data(bytes)))
-                outputs.append(StageOutput(topic: destination.topic, key: destination.key, value: bytes))
-                metrics.submission(SubmissionResult.Reason.validationTimeout.rawValue)
-            }
-            try await table.answer(answers, on: connection)
-            return outputs
+        let answers = try await pool.transaction { connection in
+            try await SubmissionTable(schema: schema).reject(ids.map { ($0, .validationTimeout) }, on: connection)
         }
+        for _ in answers { metrics.submission(SubmissionResult.Reason.validationTimeout.rawValue) }
+        return ids.compactMap { answers[$0] }
     }
 }

@@ -53,17 +53,17 @@ public struct TransparencyLog: OrderedWriterLog {
     }
 
     public func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch {
-        let hashes = try items.flatMap { try $0.entries.map { try Hex.decode($0.imageHash, length: 32) } }
-        let logged = try await store.leaves(Array(Set(hashes)), on: connection)
+        // Each entry's hash in raw bytes, once.
+        let raw = try items.map { try $0.entries.map { try Hex.decode($0.imageHash, length: 32) } }
+        let logged = try await store.leaves(Array(Set(raw.joined())), on: connection)
         var frontier = try await frontier(at: position, on: connection)
         var fresh: [Data: Int64] = [:]
         var leaves: [(index: Int64, leaf: BirthmarkLogLeaf)] = []
         var nodes: [MerkleTree.Node] = []
         var placed: [[SubmissionResult.Leaf]] = []
-        for item in items {
+        for (item, hashes) in zip(items, raw) {
             var answer: [SubmissionResult.Leaf] = []
-            for entry in item.entries {
-                let hash = try Hex.decode(entry.imageHash, length: 32)
+            for (entry, hash) in zip(item.entries, hashes) {
                 if let index = logged[hash]?.index ?? fresh[hash] {
                     answer.append(.init(imageHash: entry.imageHash, leafIndex: UInt64(index), status: .duplicate))
                     continue
@@ -93,18 +93,13 @@ public struct TransparencyLog: OrderedWriterLog {
             let message = Checkpoint(id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"), producedAt: Timestamp.now(), signed)
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
         }
-        var answers: [(UUID, Data)] = []
-        for (item, leaves) in zip(items, placed) {
-            let result = SubmissionResult(id: MessageID.derived(from: item.id.lowercasedText, "result"),
-                                          producedAt: Timestamp.now(), correlationID: item.correlationID,
-                                          requestID: item.id.lowercasedText, leaves: leaves,
-                                          treeSize: UInt64(size))
-            let bytes = try JSONCoding.encode(result)
-            answers.append((item.id, Data(bytes)))
-            outputs.append(StageOutput(topic: item.replyTopic, key: item.replyKey, value: bytes))
-            metrics.submission(result.status.rawValue)
+        let results = zip(items, placed).map { item, leaves in
+            (item.id, SubmissionTable.Destination(correlationID: item.correlationID, topic: item.replyTopic, key: item.replyKey),
+             SubmissionResult(id: SubmissionTable.resultID(item.id), producedAt: Timestamp.now(), correlationID: item.correlationID,
+                              requestID: item.id.lowercasedText, leaves: leaves, treeSize: UInt64(size)))
         }
-        try await SubmissionTable(schema: store.schema).answer(answers, on: connection)
+        for (_, _, result) in results { metrics.submission(result.status.rawValue) }
+        outputs += try await SubmissionTable(schema: store.schema).answer(results, on: connection)
         try await connection.execute("""
             DELETE FROM \(unescaped: store.schema).log_queue
             WHERE submission_id = ANY(\(PostgresArray(items.map(\.id))))

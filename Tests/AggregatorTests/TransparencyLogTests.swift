@@ -50,7 +50,7 @@ struct TransparencyLogTests {
                 let rebuilt = try await store.frontier(size: Int64(size), on: connection)
                 #expect(rebuilt == frontier && Hex.encode(rebuilt.root) == Self.rfcRoots[n])
                 for index in 0..<size {
-                    let proof = try await store.inclusionProof(index: Int64(index), size: Int64(size), on: connection)
+                    let proof = try await store.inclusionProofs([(Int64(index), Int64(size))], on: connection)[0]
                     #expect(proof == (try MerkleTree.inclusionProof(leafIndex: index, leafHashes: Array(hashes.prefix(size)))))
                     #expect(MerkleTree.verifyInclusion(leafHash: hashes[index], leafIndex: index, treeSize: size, proof: proof,
                                                        root: frontier.root))

@@ -45,13 +45,16 @@ public struct PendingRequests: Sendable {
             """)
     }
 
+    /// ``resendAfter`` and ``giveUpAfter`` in seconds, as the SQL intervals take them.
+    var resendSeconds: Double { Double(resendAfter.nanoseconds) / 1e9 }
+    var giveUpSeconds: Double { Double(giveUpAfter.nanoseconds) / 1e9 }
+
     /// Records `request` (the message to send, whose envelope carries `correlationID`) with the
     /// requester's own `context`, in the caller's transaction. Returns the request, for the
     /// caller's outputs: it is sent once the transaction commits.
     public func record(_ request: StageOutput, correlationID: UUID, context: [UInt8],
                        on connection: PostgresConnection) async throws -> StageOutput {
-        let resend = Double(resendAfter.components.seconds) + Double(resendAfter.components.attoseconds) / 1e18
-        let giveUp = Double(giveUpAfter.components.seconds) + Double(giveUpAfter.components.attoseconds) / 1e18
+        let (resend, giveUp) = (resendSeconds, giveUpSeconds)
         try await connection.execute("""
             INSERT INTO \(unescaped: schema).hallmark_pending
                 (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)
@@ -66,8 +69,7 @@ public struct PendingRequests: Sendable {
     public func record(_ requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])],
                        on connection: PostgresConnection) async throws {
         guard !requests.isEmpty else { return }
-        let resend = Double(resendAfter.components.seconds) + Double(resendAfter.components.attoseconds) / 1e18
-        let giveUp = Double(giveUpAfter.components.seconds) + Double(giveUpAfter.components.attoseconds) / 1e18
+        let (resend, giveUp) = (resendSeconds, giveUpSeconds)
         try await connection.execute("""
             INSERT INTO \(unescaped: schema).hallmark_pending
                 (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)

@@ -60,8 +60,7 @@ public final class RequestRetrier: Service, Sendable {
     @discardableResult
     public func pass() async throws -> Int {
         let schema = pending.schema
-        let resend = pending.resendAfter.components
-        let resendSeconds = Double(resend.seconds) + Double(resend.attoseconds) / 1e18
+        let resendSeconds = pending.resendSeconds
         let (requests, expired) = try await pool.transaction { connection -> ([StageOutput], [PendingRequest]) in
             let rows = try await connection.query("""
                 SELECT correlation_id, request_topic, request_key, request, context, attempts, created_at, expired,
