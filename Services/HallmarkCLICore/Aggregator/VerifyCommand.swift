@@ -74,7 +74,9 @@ public struct VerifyCommand: AsyncParsableCommand {
         }
         let head = answer.checkpoint!
         var consistency = "first checkpoint seen; remembered for next time"
-        if let earlier = LastCheckpoint.load(statePath), earlier.verify(publicKey: publicKey) {
+        // Only a checkpoint this key signed counts (the file is not trusted on its own).
+        let remembered = LastCheckpoint.load(statePath).flatMap { $0.verify(publicKey: publicKey) ? $0 : nil }
+        if let earlier = remembered {
             let (old, new) = earlier.treeSize <= head.treeSize ? (earlier, head) : (head, earlier)
             if old.treeSize == new.treeSize {
                 guard old.rootHash == new.rootHash else {
@@ -90,8 +92,7 @@ public struct VerifyCommand: AsyncParsableCommand {
                 consistency = "consistent with the last checkpoint seen (size \(earlier.treeSize))"
             }
         }
-        try? LastCheckpoint.save(LastCheckpoint.load(statePath).map { $0.treeSize > head.treeSize ? $0 : head } ?? head,
-                                 to: statePath)
+        try? LastCheckpoint.save(remembered.map { $0.treeSize > head.treeSize ? $0 : head } ?? head, to: statePath)
         let signed = "checkpoint of \(head.treeSize) leaves signed \(Self.date(head.timestamp)) by key \(head.keyID.prefix(16))…"
         guard answer.status == .found, let record = answer.record, let index = answer.leafIndex else {
             return Verdict(text: "NOT FOUND: \(hash) is not in the log as of the \(signed); \(consistency)", code: 1)

@@ -1,0 +1,56 @@
+import Foundation
+import HallmarkClient
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkTestSupport
+import Testing
+@testable import HallmarkCLICore
+
+/// `hallmark verify`'s verdicts against the running aggregator: authenticated, then consistent
+/// with the checkpoint it remembered; not found; and a remembered checkpoint the key did not
+/// sign is neither trusted nor kept.
+@Suite("hallmark verify", .serialized, .timeLimit(.minutes(4)))
+struct VerifyCommandTests {
+    @Test func verdictsAndTheRememberedCheckpoint() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (authority, aggregator) = try await h.startBoth()
+        defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
+        let cam = try await h.provisioned("CAM-\(h.id)")
+        let hash = Hex.encode(try SecureRandom.bytes(32))
+        #expect(try await h.submit(try cam.submission(.packed, hashes: [.init(imageHash: hash, modificationLevel: 0)])).status == .accepted)
+        let log = LogQuestion(producer: h.producer, watcher: h.watcher, requests: h.aggregator.verifyInput,
+                              results: h.aggregator.verifyOutput, timeout: .seconds(60))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(h.id).json").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let key = h.signingKey.publicKey
+
+        let first = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)
+        #expect(first.code == 0 && first.text.hasPrefix("AUTHENTICATED") && first.text.contains("first checkpoint seen"))
+        let remembered = try #require(LastCheckpoint.load(state))
+        #expect(remembered.treeSize == 1)
+
+        // The log grows; the next answer is proven an extension of the remembered checkpoint.
+        #expect(try await h.submit(try cam.submission(.reference, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)),
+                                                                                 modificationLevel: 0)])).status == .accepted)
+        let second = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)
+        #expect(second.code == 0 && second.text.contains("consistent with the last checkpoint seen (size 1)"), "\(second.text)")
+        #expect(LastCheckpoint.load(state)?.treeSize == 2)
+
+        let missing = try await VerifyCommand.verify(Hex.encode(try SecureRandom.bytes(32)), log: log, publicKey: key, statePath: state)
+        #expect(missing.code == 1 && missing.text.hasPrefix("NOT FOUND"))
+
+        // A larger remembered checkpoint that this key did not sign is ignored and replaced.
+        var forged = try #require(LastCheckpoint.load(state))
+        forged.treeSize = 1_000
+        try LastCheckpoint.save(forged, to: state)
+        let afterForgery = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)
+        #expect(afterForgery.code == 0 && afterForgery.text.contains("first checkpoint seen"), "\(afterForgery.text)")
+        #expect(LastCheckpoint.load(state)?.treeSize == 2)
+
+        // An answer checked with another key is refused.
+        let other = try await VerifyCommand.verify(hash, log: log, publicKey: try Ed25519.generate().publicKey, statePath: state)
+        #expect(other.code == 2 && other.text.hasPrefix("INVALID ANSWER"))
+    }
+}
