@@ -42,6 +42,16 @@ public struct AggregatorConfiguration: Sendable {
         [submissionInput, submissionOutput, tokenRequests, tokenResults, checkpoints, verifyInput, verifyOutput]
     }
 
+    /// The variables that place an aggregator (its schema, topics and authority id) as this
+    /// configuration does: what a test or a bench hands the process it starts.
+    public var placementEnvironment: [String: String] {
+        ["HALLMARK_AGGREGATOR_SCHEMA": schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": submissionInput,
+         "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": tokenRequests,
+         "HALLMARK_AGGREGATOR_TOKEN_RESULTS": tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": checkpoints,
+         "HALLMARK_AGGREGATOR_VERIFY_INPUT": verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": verifyOutput,
+         "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID]
+    }
+
     /// Applies the environment over the defaults.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AggregatorConfiguration {
         let s = Settings(env)

@@ -57,6 +57,15 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     /// Every topic the authority reads or writes.
     public var topics: [String] { inputTopics + [provisionOutput, tokenOutput] }
 
+    /// The variables that place an authority (its schema and topics) as this configuration
+    /// does: what a test or a bench hands the process it starts.
+    public var placementEnvironment: [String: String] {
+        ["HALLMARK_AUTHORITY_SCHEMA": schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": provisionInput,
+         "HALLMARK_AUTHORITY_PROVISION_OUTPUT": provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": tokenInput,
+         "HALLMARK_AUTHORITY_TOKEN_OUTPUT": tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": adminInput,
+         "HALLMARK_SECURITY_TOPIC": securityTopic]
+    }
+
     /// Applies the environment over the defaults.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AuthorityConfiguration {
         let settings = Settings(env)

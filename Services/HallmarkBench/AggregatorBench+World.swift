@@ -24,6 +24,7 @@ extension AggregatorBench {
             a.schema = "bench_authority_\(run)"
             (a.provisionInput, a.provisionOutput) = (topic("provision.in"), topic("provision.out"))
             (a.tokenInput, a.tokenOutput, a.adminInput) = (topic("token.requests"), topic("token.results"), topic("admin"))
+            a.securityTopic = topic("security")
             var g = AggregatorConfiguration()
             g.schema = "bench_aggregator_\(run)"
             (g.submissionInput, g.submissionOutput) = (topic("submissions"), topic("submission.results"))
@@ -45,29 +46,22 @@ extension AggregatorBench {
         }
 
         var authorityEnvironment: [String: String] {
-            let a = authority
-            return ["HALLMARK_AUTHORITY_SCHEMA": a.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": a.provisionInput,
-                    "HALLMARK_AUTHORITY_PROVISION_OUTPUT": a.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": a.tokenInput,
-                    "HALLMARK_AUTHORITY_TOKEN_OUTPUT": a.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": a.adminInput,
+            authority.placementEnvironment.merging([
                     "HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path,
                     // No admin command is sent; the authority still wants a key to check them with.
                     "HALLMARK_AUTHORITY_OPERATOR_KEYS": OperatorKeys.entry(keyID: "bench", publicKey: key.publicKey),
                     // A bench camera makes thousands of tokens; the abuse thresholds are not under test.
                     "HALLMARK_AUTHORITY_WARN_THRESHOLD": "10000000", "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "20000000",
-                    "HALLMARK_SECURITY_TOPIC": "bench.aggregator.\(run).security", "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected",
+                    "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected",
                     "HALLMARK_GROUP_ID": "bench-authority-\(run)", "HALLMARK_INSTANCE": "bench-authority",
-                    "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]
+                    "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]) { _, new in new }
         }
 
         var aggregatorEnvironment: [String: String] {
-            let g = aggregator
-            return ["HALLMARK_AGGREGATOR_SCHEMA": g.schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": g.submissionInput,
-                    "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": g.submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": g.tokenRequests,
-                    "HALLMARK_AGGREGATOR_TOKEN_RESULTS": g.tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": g.checkpoints,
-                    "HALLMARK_AGGREGATOR_VERIFY_INPUT": g.verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": g.verifyOutput,
+            aggregator.placementEnvironment.merging([
                     "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": folder.appendingPathComponent("checkpoint.key").path,
                     "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected", "HALLMARK_GROUP_ID": "bench-aggregator-\(run)",
-                    "HALLMARK_INSTANCE": "bench-aggregator", "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]
+                    "HALLMARK_INSTANCE": "bench-aggregator", "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]) { _, new in new }
         }
 
         func removeFiles() { try? FileManager.default.removeItem(at: folder) }

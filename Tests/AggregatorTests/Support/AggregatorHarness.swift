@@ -91,16 +91,13 @@ final class AggregatorHarness: Sendable {
     /// Starts an authority in this world and waits until it consumes.
     func startAuthority(_ name: String) async throws -> ServiceProcess {
         let c = authority
-        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: [
-            "HALLMARK_AUTHORITY_SCHEMA": c.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": c.provisionInput,
-            "HALLMARK_AUTHORITY_PROVISION_OUTPUT": c.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": c.tokenInput,
-            "HALLMARK_AUTHORITY_TOKEN_OUTPUT": c.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": c.adminInput,
-            "HALLMARK_SECURITY_TOPIC": c.securityTopic, "HALLMARK_REJECTED_TOPIC": authorityRejected,
+        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: c.placementEnvironment.merging([
+            "HALLMARK_REJECTED_TOPIC": authorityRejected,
             "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-agg-authority-\(id)",
             "HALLMARK_INSTANCE": name, "HALLMARK_AUTHORITY_KEK_FILE": secretsFile,
             "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300", "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
             "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
-        ])
+        ]) { _, new in new })
         try await process.waitForLog("stage started")
         return process
     }
@@ -108,15 +105,11 @@ final class AggregatorHarness: Sendable {
     /// Starts an aggregator in this world and waits until its three stages consume.
     func startAggregator(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
         let g = aggregator
-        let process = try ServiceProcess("hallmark-aggregator", name: "\(id)-\(name)", environment: [
-            "HALLMARK_AGGREGATOR_SCHEMA": g.schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": g.submissionInput,
-            "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": g.submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": g.tokenRequests,
-            "HALLMARK_AGGREGATOR_TOKEN_RESULTS": g.tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": g.checkpoints,
-            "HALLMARK_AGGREGATOR_VERIFY_INPUT": g.verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": g.verifyOutput,
+        let process = try ServiceProcess("hallmark-aggregator", name: "\(id)-\(name)", environment: g.placementEnvironment.merging([
             "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": signingKeyFile, "HALLMARK_REJECTED_TOPIC": rejected,
             "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-aggregator-\(id)",
             "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
-        ].merging(extra) { _, new in new })
+        ]) { _, new in new }.merging(extra) { _, new in new })
         try await process.waitForLog("stage started", count: 3)
         return process
     }

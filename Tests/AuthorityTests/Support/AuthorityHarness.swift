@@ -74,17 +74,14 @@ final class AuthorityHarness: Sendable {
     /// Starts an authority process in this harness's world and waits until it consumes.
     func start(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
         let c = configuration
-        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: [
-            "HALLMARK_AUTHORITY_SCHEMA": c.schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": c.provisionInput,
-            "HALLMARK_AUTHORITY_PROVISION_OUTPUT": c.provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": c.tokenInput,
-            "HALLMARK_AUTHORITY_TOKEN_OUTPUT": c.tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": c.adminInput,
-            "HALLMARK_SECURITY_TOPIC": c.securityTopic, "HALLMARK_REJECTED_TOPIC": rejected,
+        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: c.placementEnvironment.merging([
+            "HALLMARK_REJECTED_TOPIC": rejected,
             "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "2000",
             "HALLMARK_GROUP_ID": "test-authority-\(id)", "HALLMARK_INSTANCE": name,
             "HALLMARK_AUTHORITY_KEK_FILE": secretsFile, "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300",
             "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
             "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-        ].merging(extra) { _, new in new })
+        ]) { _, new in new }.merging(extra) { _, new in new })
         try await process.waitForLog("stage started")
         return process
     }

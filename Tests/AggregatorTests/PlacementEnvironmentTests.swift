@@ -1,0 +1,27 @@
+import AggregatorCore
+import AuthorityCore
+import Testing
+
+/// What harnesses and benches hand the processes they start reads back as the configuration
+/// it came from.
+@Suite(.timeLimit(.minutes(1)))
+struct PlacementEnvironmentTests {
+    @Test func aggregatorPlacementRoundTrips() throws {
+        var c = AggregatorConfiguration()
+        (c.schema, c.authorityID) = ("aggregator_x", "CANON_001")
+        (c.submissionInput, c.submissionOutput, c.tokenRequests, c.tokenResults) = ("s.in", "s.out", "t.req", "t.res")
+        (c.checkpoints, c.verifyInput, c.verifyOutput) = ("cp", "v.in", "v.out")
+        let back = try AggregatorConfiguration.fromEnvironment(c.placementEnvironment)
+        #expect(back.topics == c.topics && back.schema == c.schema && back.authorityID == c.authorityID)
+    }
+
+    @Test func authorityPlacementRoundTrips() throws {
+        var c = AuthorityConfiguration()
+        c.schema = "authority_x"
+        (c.provisionInput, c.provisionOutput, c.tokenInput, c.tokenOutput) = ("p.in", "p.out", "t.in", "t.out")
+        (c.adminInput, c.securityTopic) = ("admin", "security")
+        let back = try AuthorityConfiguration.fromEnvironment(c.placementEnvironment.merging(
+            ["HALLMARK_AUTHORITY_OPERATOR_KEYS": "k=\(String(repeating: "A", count: 43))="]) { a, _ in a })
+        #expect(back.topics == c.topics && back.schema == c.schema && back.securityTopic == c.securityTopic)
+    }
+}
