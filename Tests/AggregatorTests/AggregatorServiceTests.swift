@@ -203,6 +203,16 @@ struct AggregatorServiceTests {
         let backwards = try await h.ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 3,
                                                          newTreeSize: 1))
         #expect(backwards.reason == .malformed)
+        // Every message the aggregator produced meets its JSON Schema.
+        let produced = [h.aggregator.submissionOutput, h.aggregator.verifyOutput, h.aggregator.checkpoints, h.authority.tokenInput]
+        var checked = 0
+        for (_, bytes) in h.watcher.outputs(on: produced) {
+            let object = try JSONSerialization.jsonObject(with: Data(bytes))
+            let schema = try #require((object as? [String: Any])?["schema"] as? String)
+            try SchemaCheck.validate(object, against: schema)
+            checked += 1
+        }
+        #expect(checked > 20)
         #expect(aggregator.logCount("processing failed; retrying") == 0)
     }
 }
