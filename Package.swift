@@ -134,9 +134,29 @@ let package = Package(
         .testTarget(name: "AggregatorTests",
                     dependencies: ["AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport"],
                     path: "Tests/AggregatorTests", linkerSettings: rpath),
+        // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the
+        // committed corpora through; the libFuzzer executable is added below only for
+        // deploy/local/fuzz.
+        .target(name: "HallmarkFuzzTargets",
+                dependencies: ["HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
+                               "HallmarkSmileID", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log],
+                path: "Tests/FuzzTargets"),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets", "HallmarkCrypto"],
+                    path: "Tests/FuzzCorpusTests", linkerSettings: rpath),
         .testTarget(name: "SignerTests",
                     dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip],
                     path: "Tests/SignerTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer executable, only when deploy/local/fuzz builds it (HALLMARK_FUZZ=1, with
+// -sanitize=fuzzer,address). Its entry point starts libFuzzer's driver, so it cannot link
+// in a normal build; lld, because gold cannot link the sanitizer runtimes' symbols here.
+if Context.environment["HALLMARK_FUZZ"] == "1" {
+    package.products.append(.executable(name: "hallmark-fuzz", targets: ["hallmark-fuzz"]))
+    package.targets.append(.executableTarget(
+        name: "hallmark-fuzz", dependencies: ["HallmarkFuzzTargets"], path: "Tests/Fuzz/Sources",
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])],
+        linkerSettings: [.unsafeFlags(["-use-ld=lld"])] + rpath))
+}

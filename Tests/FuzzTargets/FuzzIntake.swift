@@ -1,0 +1,36 @@
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import HallmarkMessages
+import HallmarkRuntime
+
+/// What a stage's intake makes of raw bytes on one of its topics (envelope, the schema's place,
+/// JSON Schema), and the properties that must hold on the way: a message its schema accepts
+/// decodes as its type, since a stage must be exactly as strict as its schemas.
+enum FuzzIntake {
+    static let types: [String: any HallmarkMessage.Type] = Dictionary(
+        uniqueKeysWithValues: MessageTypes.all.map { ($0.schemaName, $0) })
+
+    /// The message, if its envelope reads and its schema is one `schemas` takes; `valid` says
+    /// whether the body passed the schema (an invalid one still reaches a processor's
+    /// `answer(invalid:)`).
+    static func read(_ bytes: [UInt8], topic: String, schemas: Set<String>) throws(FuzzFinding) -> (message: StageMessage, valid: Bool)? {
+        guard let (header, fields) = try? EnvelopeHeader.read(bytes) else { return nil }
+        try require(UUID(text: header.id) != nil && header.id == header.id.lowercased(), "an envelope id is not a lower-case UUID")
+        guard schemas.contains(header.schema), let schema = MessageSchemas.schema(header.schema),
+              let type = types[header.schema] else { return nil }
+        let message = StageMessage(header: header, kafka: KafkaMessage(topic: topic, partition: 0, offset: 0, key: nil, value: bytes),
+                                   fields: fields)
+        guard schema.validate(.object(fields)) == nil else { return (message, false) }
+        do {
+            _ = try decode(type, message)
+        } catch {
+            throw FuzzFinding("a \(header.schema) its schema accepts does not decode (\(error.reason))")
+        }
+        return (message, true)
+    }
+
+    private static func decode<T: HallmarkMessage>(_ type: T.Type, _ message: StageMessage) throws(EnvelopeError) -> T {
+        try message.decode(type)
+    }
+}
