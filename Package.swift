@@ -141,7 +141,7 @@ let package = Package(
                 dependencies: ["HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
                                "HallmarkSmileID", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log],
                 path: "Tests/FuzzTargets"),
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets", "HallmarkCrypto"],
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets"],
                     path: "Tests/FuzzCorpusTests", linkerSettings: rpath),
         .testTarget(name: "SignerTests",
                     dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip],

@@ -41,12 +41,19 @@ enum MessageTargets {
 
     static func signer(_ bytes: [UInt8]) throws(FuzzFinding) {
         guard let (message, valid) = try FuzzIntake.read(bytes, topic: "signer", schemas: signerSchemas), valid else { return }
+        guard let (_, request) = try carried(message) else { return }
+        let smile = FuzzSmileID.shared
+        if message.header.schema == SignRequest.schemaName { _ = try? smile.sign(request) } else { _ = try? smile.verify(request) }
+    }
+
+    /// The request a valid carrier message carries (nil when its body is not base64 the
+    /// stage would take); a carrier its schema accepts must decode as one.
+    static func carried(_ message: StageMessage) throws(FuzzFinding) -> (RequestCarrier, FuzzRequest)? {
         guard let carrier = try? message.decode(RequestCarrier.self) else {
             throw FuzzFinding("a request carrier its schema accepts does not decode as one")
         }
-        guard let body = try? carrier.body() else { return }
-        let smile = FuzzSmileID.shared, request = FuzzRequest(headers: carrier.headers, body: body)
-        if message.header.schema == SignRequest.schemaName { _ = try? smile.sign(request) } else { _ = try? smile.verify(request) }
+        guard let body = try? carrier.body() else { return nil }
+        return (carrier, FuzzRequest(headers: carrier.headers, body: body))
     }
 
     static func gateway(_ bytes: [UInt8]) throws(FuzzFinding) {
@@ -54,11 +61,7 @@ enum MessageTargets {
         let smile = FuzzSmileID.shared
         switch message.header.schema {
         case EncryptRequest.schemaName, DecryptRequest.schemaName:
-            guard let carrier = try? message.decode(RequestCarrier.self) else {
-                throw FuzzFinding("a request carrier its schema accepts does not decode as one")
-            }
-            guard let body = try? carrier.body() else { return }
-            let request = FuzzRequest(headers: carrier.headers, body: body)
+            guard let (carrier, request) = try carried(message) else { return }
             if message.header.schema == EncryptRequest.schemaName { _ = try? smile.encrypt(request, path: carrier.path ?? "/") }
             else { _ = try? smile.decrypt(request) }
         case E2EEHandshake.schemaName:
