@@ -63,7 +63,7 @@ enum SmileIDTargets {
         // an old one makes an envelope the decryptor's window refuses: that alone is no finding.
         if case .rejected(.staleTimestamp) = opened { return }
         guard case .decrypted(_, let plaintext) = opened else {
-            throw FuzzFinding("what the gateway encrypted (\(type)) does not decrypt")
+            throw FuzzFinding("what the gateway encrypted (\(type)) does not decrypt: \(opened)")
         }
         try require(type == .multipart || plaintext == request.body, "a decrypted \(type) body differs from the original")
     }

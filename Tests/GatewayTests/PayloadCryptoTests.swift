@@ -127,6 +127,19 @@ struct PayloadCryptoTests {
                                         body: Data(doubled.bytes), requestID: "r", timestamp: nil, secrets: secrets, now: now)
         }
         #expect(error?.reason == GatewayRejection.malformedMultipart)
+        // Fuzz finding (enc1): a field to encrypt beside an `…_encrypted` one the caller sent
+        // made a result no decryptor opens; either sealed field is refused, whichever field is plain.
+        for (plain, sealed) in [("metadata", "partner_params_encrypted"), ("partner_params", "partner_params_encrypted"),
+                                ("partner_params", "metadata_encrypted")] {
+            var mixed = try MultipartBody(parsing: Array(twice), boundary: GatewayFixtures.boundary)
+            mixed.parts.removeAll { SmileIDEncryption.multipartFields.contains($0.name ?? "") && $0.name != plain }
+            mixed.parts.append(.init(field: sealed, contentType: "application/octet-stream", body: Array("e30=".utf8)))
+            let mixedError = await #expect(throws: StageRejection.self) {
+                try await encryptor.encrypt(path: nil, headers: ["Content-Type": GatewayFixtures.multipartType],
+                                            body: Data(mixed.bytes), requestID: "r", timestamp: nil, secrets: secrets, now: now)
+            }
+            #expect(mixedError?.reason == GatewayRejection.malformedMultipart, "\(plain) beside \(sealed)")
+        }
         await #expect(throws: StageRejection.self) {
             try await encryptor.encrypt(path: nil, headers: ["Content-Type": "application/json", "content-type": "x"],
                                         body: Data(), requestID: "r", timestamp: nil, secrets: secrets, now: now)

@@ -119,7 +119,10 @@ public struct PayloadEncryptor: Sendable {
         }
     }
 
-    /// The parts ENC-1 encrypts, by field name; a field sent twice is ambiguous and rejected.
+    /// The parts ENC-1 encrypts, by field name. A field sent twice is ambiguous and rejected, and
+    /// so is a body that already holds an `…_encrypted` field beside one to encrypt: the result
+    /// would carry an envelope the gateway did not make, which no decryptor opens (found by the
+    /// `enc1` fuzz target). A body of `…_encrypted` fields only has nothing to encrypt.
     static func fieldParts(_ body: MultipartBody) throws(StageRejection) -> [(field: String, index: Int)] {
         var found: [(String, Int)] = []
         for field in SmileIDEncryption.multipartFields {
@@ -128,6 +131,12 @@ public struct PayloadEncryptor: Sendable {
             } catch {
                 throw StageRejection(GatewayRejection.malformedMultipart, error.reason)
             }
+        }
+        if !found.isEmpty, let sealed = SmileIDEncryption.multipartFields.first(where: { field in
+            body.parts.contains { $0.name == field + "_encrypted" }
+        }) {
+            throw StageRejection(GatewayRejection.malformedMultipart,
+                                 "the body already holds \(sealed)_encrypted beside a field to encrypt")
         }
         return found
     }
