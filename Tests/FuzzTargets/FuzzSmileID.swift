@@ -22,7 +22,9 @@ final class FuzzSmileID: Sendable {
     let decryptor: PayloadDecryptor
 
     private init() {
-        let pool = PBKDF2WorkerPool(workers: 1, batchSize: 4, service: "fuzz", logger: Logger(label: "fuzz"))
+        // Batches of one: a worker holding one derivation would otherwise wait 2 ms for a second
+        // to pair it with, and the fuzzer sends one input at a time.
+        let pool = PBKDF2WorkerPool(workers: 1, batchSize: 1, service: "fuzz", logger: Logger(label: "fuzz"))
         pool.startDetached()
         let deriver = KeyDeriver(pool: pool, cache: DerivedKeyCache(capacity: 4096, ttl: 3600), iterations: 2)
         var configuration = SignerConfiguration()
