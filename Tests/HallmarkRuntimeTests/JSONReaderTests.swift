@@ -34,6 +34,16 @@ struct JSONReaderTests {
         #expect(Self.foundation(ours).isEqual(theirs), "\(text)")
     }
 
+    /// A raw U+FEFF opening a string or a name is a character (RFC 8259), not a byte order mark.
+    /// Foundation drops it (found by the `json` fuzz target); the reader must not.
+    @Test func keepsALeadingByteOrderMarkInsideStrings() throws {
+        let text = "{\"\u{FEFF}a\":\"\u{FEFF}\",\"a\":[\"\u{FEFF}x\"]}"
+        let v = try JSONReader.parse(Array(text.utf8))
+        #expect(v["\u{FEFF}a"]?.string == "\u{FEFF}")
+        #expect(v["a"] == .array([.string("\u{FEFF}x")]))
+        #expect(v.object?.count == 2)
+    }
+
     @Test func decodesEscapes() throws {
         let v = try JSONReader.parse(Array(#"{"s":"a\u0041\n\ud83d\ude00\/"}"#.utf8))
         #expect(v["s"]?.string == "aA\n😀/")
