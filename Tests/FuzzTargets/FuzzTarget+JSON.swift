@@ -26,6 +26,15 @@ enum JSONDifferential {
         }
         if ours != nil {
             try require(String(validating: bytes, as: UTF8.self) != nil, "JSONReader accepted bytes that are not UTF-8")
+            // A raw NUL is neither whitespace nor allowed unescaped in a string.
+            try require(!bytes.contains(0), "JSONReader accepted a NUL byte")
+        }
+        // Foundation guesses UTF-16 or UTF-32 from NULs among the first four bytes (`00 00 00 34`
+        // reads as "4") and skips byte order marks; JSONReader reads UTF-8 only (RFC 8259), so
+        // only bytes Foundation also reads as UTF-8 are compared.
+        guard !bytes.prefix(4).contains(0), !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else {
+            try require(ours == nil, "JSONReader accepted a byte order mark or a NUL")
+            return
         }
         let theirs = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         switch (ours, theirs) {

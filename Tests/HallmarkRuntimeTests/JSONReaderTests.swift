@@ -54,6 +54,8 @@ struct JSONReaderTests {
         "NaN", "Infinity", "tru", "nul", "[1] 2", #"{"a":1}x"#, "\"unterminated", "\"tab\there\"",
         #""\x""#, #""\u12""#, #""\ud800""#, #""\udc00x""#, #""\ud800\u0041""#, "/* c */ 1",
         #"{"a":1,"a":2}"#,
+        // UTF-8 only (RFC 8259): no byte order mark, no NUL, which Foundation takes as UTF-16/32.
+        "\u{FEFF}{}", "\0\0\0" + "4", "[\0" + "1]", "1\0", "\"a\0\"",
     ])
     func refusesInvalidDocuments(_ text: String) {
         #expect(throws: JSONReadError.self, "\(text)") { try JSONReader.parse(Array(text.utf8)) }
