@@ -34,6 +34,8 @@ struct MultipartBodyTests {
         "--B\r\nX: y\r\nbody\r\n--B--",
         "--Bjunk\r\nX: y\r\n\r\nb\r\n--B--",
         "--B",
+        // The header's CRLF and the delimiter's CRLF are no blank line (this one trapped).
+        "--B\r\nX: y\r\n\r\n--B--", "--B\r\nX: y\r\n\r\nbody\r\n--B\r\nZ: w\r\n\r\n--B--",
     ])
     func malformedBodiesAreRefused(sample: String) {
         #expect(throws: MultipartError.self) { try MultipartBody(parsing: Array(sample.utf8), boundary: "B") }

@@ -113,7 +113,9 @@ public struct MultipartBody: Sendable, Equatable {
             let headers: [UInt8], content: [UInt8]
             if part.starts(with: [13, 10]) {
                 (headers, content) = ([], Array(part.dropFirst(2)))
-            } else if let blank = Self.find([13, 10, 13, 10], in: body, from: position), blank < end {
+            } else if let blank = Self.find([13, 10, 13, 10], in: body, from: position), blank + 4 <= end {
+                // `<= end`, not `< end`: a header line's CRLF followed by the delimiter's own CRLF
+                // is no blank line (a fuzz finding: it trapped on the range below).
                 (headers, content) = (Array(body[position..<blank]), Array(body[(blank + 4)..<end]))
             } else {
                 throw MultipartError("a part's headers do not end in a blank line")
