@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+        // Tests only: reads deploy/k8s and deploy/compose (DeployTests). Small, C libyaml inside.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Only the `Native/` folders import them.
@@ -143,6 +145,11 @@ let package = Package(
                 path: "Tests/FuzzTargets"),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets"],
                     path: "Tests/FuzzCorpusTests", linkerSettings: rpath),
+        .testTarget(name: "DeployTests", dependencies: [.product(name: "Yams", package: "Yams")],
+                    path: "Tests/DeployTests"),
+        .testTarget(name: "OperationsTests",
+                    dependencies: ["HallmarkCLICore", "HallmarkMessages", "HallmarkKafka", "HallmarkCore", "HallmarkTestSupport", log],
+                    path: "Tests/OperationsTests", linkerSettings: rpath),
         .testTarget(name: "SignerTests",
                     dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip],
                     path: "Tests/SignerTests", linkerSettings: rpath),

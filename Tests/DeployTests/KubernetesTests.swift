@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// deploy/k8s against Kubernetes' own schemas (kubernetes-validate, strict) and against what
+/// Hallmark's services need: non-root, read-only, bounded, probed, secrets as files.
+@Suite(.timeLimit(.minutes(3)))
+struct KubernetesTests {
+    let manifests: KubernetesManifests
+    init() throws { manifests = try KubernetesManifests() }
+
+    @Test func baseValidatesStrictlyAgainstKubernetesSchemas() throws {
+        let files = manifests.files.map { DeployFiles.path("deploy/k8s/base/" + $0) }
+        let result = try DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict"] + files)
+        #expect(result.status == 0, "\(result.output)")
+        for resource in manifests.resources where resource.kind != "ScaledObject" {
+            #expect(result.output.contains("passed for resource \(resource.kind.lowercased())/\(resource.name)"),
+                    "\(resource.kind) \(resource.name) was not validated:\n\(result.output)")
+        }
+    }
+
+    /// The validator is live: the same file with a wrong type and an unknown field fails.
+    @Test func validatorRefusesABrokenDeployment() throws {
+        let original = try DeployFiles.text("deploy/k8s/base/signer.yaml")
+        let broken = original.replacingOccurrences(of: "\n  replicas: 2\n", with: "\n  replicas: two\n  replicaz: 2\n")
+        #expect(broken != original)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-broken-\(UUID()).yaml")
+        try broken.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict", file.path])
+        #expect(result.status != 0, "\(result.output)")
+    }
+
+    @Test func kustomizationListsEveryFileAndTheOverlayEveryImage() throws {
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: DeployFiles.path("deploy/k8s/base"))
+            .filter { $0.hasSuffix(".yaml") && $0 != "kustomization.yaml" }
+        #expect(Set(manifests.files) == Set(onDisk))
+        #expect(manifests.overlay.list("resources").compactMap { $0 as? String }.contains("../../base"))
+        let images = Set(manifests.overlay.maps("images").compactMap { $0.string("name") })
+        let used = Set(manifests.all("Deployment").flatMap { podSpec($0).maps("containers") + podSpec($0).maps("initContainers") }
+            .compactMap { $0.string("image") })
+        #expect(!used.isEmpty && used.isSubset(of: images), "images used \(used), overlay sets \(images)")
+    }
+
+    @Test func everyServiceHasAHardenedDeployment() throws {
+        let deployments = manifests.all("Deployment")
+        #expect(Set(deployments.map(\.name)) == Set(KubernetesManifests.consumerGroups.keys))
+        for deployment in deployments {
+            let name = deployment.name
+            let pod = podSpec(deployment)
+            #expect(pod.bool("automountServiceAccountToken") == false, "\(name)")
+            let security = pod.map("securityContext") ?? [:]
+            #expect(security.bool("runAsNonRoot") == true && security.int("runAsUser") == 10001, "\(name)")
+            // SIGTERM handling needs HALLMARK_SHUTDOWN_GRACE_MS (20 s) plus flush and commit.
+            #expect((pod.int("terminationGracePeriodSeconds") ?? 0) >= 30, "\(name)")
+            let containers = pod.maps("containers") + pod.maps("initContainers")
+            for container in containers {
+                let label = "\(name)/\(container.string("name") ?? "?")"
+                let context = container.map("securityContext") ?? [:]
+                #expect(context.bool("readOnlyRootFilesystem") == true, "\(label)")
+                #expect(context.bool("allowPrivilegeEscalation") == false, "\(label)")
+                #expect(context.at("capabilities")?.list("drop").contains { ($0 as? String) == "ALL" } == true, "\(label)")
+                for bound in ["requests", "limits"] {
+                    let values = container.at("resources", bound) ?? [:]
+                    #expect(values["cpu"] != nil && values["memory"] != nil, "\(label) \(bound)")
+                }
+                // Secrets reach a service as files, never as environment values.
+                for variable in container.maps("env") {
+                    #expect(variable.at("valueFrom", "secretKeyRef") == nil, "\(label) \(variable.string("name") ?? "")")
+                }
+            }
+            let main = try #require(pod.maps("containers").first)
+            let executable = name  // hallmark-<service>: the image's entrypoint and health check argument
+            for probe in ["livenessProbe", "readinessProbe"] {
+                let command = main.at(probe, "exec")?.list("command").compactMap { $0 as? String } ?? []
+                #expect(command == ["/usr/local/bin/hallmark-healthcheck", executable], "\(name) \(probe): \(command)")
+            }
+        }
+    }
+
+    /// Every `…_FILE`/`…_DIR` setting names a path inside a mounted Secret the overlay generates,
+    /// and the PostgreSQL URL's passfile is the copy the init container makes.
+    @Test func secretsAreMountedFiles() throws {
+        for deployment in manifests.all("Deployment") {
+            let pod = podSpec(deployment)
+            var secretVolumes: [String: String] = [:]
+            for volume in pod.maps("volumes") {
+                if let secret = volume.at("secret")?.string("secretName"), let name = volume.string("name") {
+                    secretVolumes[name] = secret
+                    #expect(manifests.generatedSecrets.contains(secret), "\(deployment.name): \(secret) is not generated")
+                    #expect((volume.at("secret")?.int("defaultMode") ?? 0o777) & 0o007 == 0, "\(deployment.name): \(secret) is world-readable")
+                }
+            }
+            let main = try #require(pod.maps("containers").first)
+            let secretMounts = main.maps("volumeMounts").filter { secretVolumes[$0.string("name") ?? ""] != nil }
+            #expect(secretMounts.allSatisfy { $0.bool("readOnly") == true }, "\(deployment.name)")
+            for variable in main.maps("env") {
+                guard let name = variable.string("name"), let value = variable.string("value") else { continue }
+                if name.hasSuffix("_FILE") || name.hasSuffix("_DIR") {
+                    let inside = secretMounts.contains { value.hasPrefix(($0.string("mountPath") ?? "?") + "/") || value == $0.string("mountPath") }
+                    #expect(inside, "\(deployment.name): \(name)=\(value) is not in a mounted Secret")
+                }
+                if name.hasSuffix("_POSTGRES_URL") {
+                    #expect(value.hasSuffix("?passfile=/run/hallmark/pgpass"), "\(deployment.name): \(name)")
+                    let userInfo = value.components(separatedBy: "://").last?.components(separatedBy: "@").first ?? ""
+                    #expect(!userInfo.contains(":") && !value.contains("password"), "\(deployment.name): a password in the URL")
+                }
+            }
+        }
+    }
+
+    @Test func disruptionBudgetsAndTheNetworkPolicyCoverEveryPod() throws {
+        let budgets = manifests.all("PodDisruptionBudget")
+        let policies = manifests.all("NetworkPolicy")
+        #expect(policies.count == 1)
+        let policy = try #require(policies.first)
+        #expect(policy.spec.list("ingress").isEmpty, "Hallmark's services serve nothing")
+        #expect(Set(policy.spec.list("policyTypes").compactMap { $0 as? String }) == ["Ingress", "Egress"])
+        let selected = policy.spec.at("podSelector", "matchLabels") ?? [:]
+        for deployment in manifests.all("Deployment") {
+            let labels = deployment.spec.at("template", "metadata", "labels") ?? [:]
+            #expect(selected.allSatisfy { labels[$0.key] as? String == $0.value as? String }, "\(deployment.name) is outside the policy")
+            let selector = deployment.spec.at("selector", "matchLabels") as? [String: String]
+            #expect(selector?.isEmpty == false, "\(deployment.name) has no selector")
+            let budget = budgets.filter { $0.spec.at("selector", "matchLabels") as? [String: String] == selector }
+            #expect(budget.count == 1, "\(deployment.name): \(budget.count) disruption budgets")
+        }
+    }
+
+    private func podSpec(_ deployment: KubernetesManifests.Resource) -> [String: Any] {
+        deployment.spec.at("template", "spec") ?? [:]
+    }
+}
