@@ -7,7 +7,8 @@ public struct HallmarkCommand: AsyncParsableCommand {
         commandName: "hallmark",
         abstract: "Hallmark's admin command-line tool.",
         subcommands: [CryptoCommand.self, BenchCommand.self, ProbeCommand.self, ProbeAskCommand.self, ProbeWriterCommand.self, TrafficCommand.self,
-                      AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self])
+                      AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self,
+                      TopCommand.self, MetricsCommand.self])
 
     public init() {}
 }

@@ -1,0 +1,67 @@
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import HallmarkMessages
+import Logging
+
+/// Reads `hallmark.metrics` and `hallmark.security` into a ``MetricsBoard``, from their beginning.
+struct MetricsFeed: Sendable {
+    let kafka: KafkaConfiguration
+    let metricsTopic: String
+    let securityTopic: String
+    let logger: Logger
+
+    init(environment: [String: String], logger: Logger) throws {
+        let settings = Settings(environment)
+        kafka = try KafkaConfiguration.fromEnvironment(environment)
+        metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
+        securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security")
+        self.logger = logger
+    }
+
+    /// A reader of both topics from their earliest offsets, under a group of its own that never
+    /// commits (so it changes nothing for anyone else).
+    func consumer(topics: [String]) throws -> KafkaConsumer {
+        var config = kafka
+        config.properties["auto.offset.reset"] = "earliest"
+        return try KafkaConsumer(configuration: config, groupID: "hallmark-top-\(UUID().uuidString.lowercased())",
+                                 topics: topics, logger: logger)
+    }
+
+    /// Adds a record of either topic to the board; anything that does not decode is skipped.
+    func ingest(_ message: KafkaMessage, into board: inout MetricsBoard) {
+        if message.topic == metricsTopic {
+            if let snapshot = try? JSONCoding.decode(MetricsSnapshot.self, from: message.value) { board.add(snapshot) }
+        } else if message.topic == securityTopic {
+            if let event = try? JSONCoding.decode(SecurityEvent.self, from: message.value) { board.add(event) }
+        }
+    }
+
+    /// The board as of now: both topics read up to the end offsets they had when this started
+    /// (or until `timeout`, since a broker's end offsets can lag what it serves).
+    func readToEnd(timeout: Duration) async throws -> MetricsBoard {
+        let topics = [metricsTopic, securityTopic]
+        let consumer = try consumer(topics: topics)
+        var ends: [KafkaTopicPartition: Int64] = [:]
+        for topic in topics {
+            for (partition, end) in (try? await consumer.endOffsets(of: topic)) ?? [:] where end > 0 {
+                ends[KafkaTopicPartition(topic: topic, partition: partition)] = end
+            }
+        }
+        var board = MetricsBoard()
+        guard !ends.isEmpty else { await consumer.close(); return board }
+        try consumer.start()
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            consumer.beginClose()
+        }
+        for await message in consumer.messages {
+            ingest(message, into: &board)
+            if let end = ends[message.topicPartition], message.offset + 1 >= end { ends[message.topicPartition] = nil }
+            if ends.isEmpty { break }
+        }
+        timer.cancel()
+        await consumer.close()
+        return board
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HallmarkKafka
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `hallmark top`: a live view of every service instance from `hallmark.metrics` and
+/// `hallmark.security` (see ``MetricsBoard``). It redraws in place once a second, fits 80
+/// columns, and exits cleanly (terminal restored, consumer closed) on `q` or Ctrl-C.
+public struct TopCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "top", abstract: "Live view of the services' metrics and security events (q or Ctrl-C quits).")
+
+    @Option(help: "Seconds between redraws.") var interval = 1.0
+    @Flag(help: "Read the topics to their end, print one frame and exit (for scripts and pipes).") var once = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
+    }
+
+    public func run() async throws {
+        var logger = Logger(label: "hallmark.top")
+        logger.logLevel = .error
+        let feed = try MetricsFeed(environment: ProcessInfo.processInfo.environment, logger: logger)
+        let source = "\(feed.metricsTopic) @ \(feed.kafka.brokers)"
+        if once {
+            let board = try await feed.readToEnd(timeout: .seconds(20))
+            print(board.render(now: Date(), source: source).joined(separator: "\n"))
+            return
+        }
+
+        let consumer = try feed.consumer(topics: [feed.metricsTopic, feed.securityTopic])
+        try consumer.start()
+        let board = SharedBoard()
+        let pause = Duration.milliseconds(Int(interval * 1000))
+        let terminal = Terminal()
+        let (quits, quit) = AsyncStream<Void>.makeStream()
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { quit.yield() }
+            source.resume()
+            return source
+        }
+        if isatty(STDIN_FILENO) == 1 { Terminal.watchKeys { quit.yield() } }
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in consumer.messages {
+                    board.state.withLock { feed.ingest(message, into: &$0) }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    terminal.draw(board.state.withLock { $0.render(now: Date(), source: source) })
+                    try? await Task.sleep(for: pause)
+                }
+            }
+            for await _ in quits { break }
+            consumer.beginClose()
+            group.cancelAll()
+        }
+        signals.forEach { $0.cancel() }
+        await consumer.close()
+        terminal.restore()
+    }
+}
+
+/// The board, shared by the reader and the drawer.
+private final class SharedBoard: Sendable {
+    let state = Mutex(MetricsBoard())
+}
