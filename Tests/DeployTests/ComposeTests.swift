@@ -66,7 +66,12 @@ struct ComposeTests {
             if ["kafka", "kafka-topics", "postgres"].contains(name) {
                 #expect(after.string("image")?.hasPrefix("localhost/") == true, "\(name)")
                 before["image"] = nil; after["image"] = nil
-                if name == "kafka" { before["healthcheck"] = nil; after["healthcheck"] = nil }
+                if name == "kafka" {
+                    // Tansu is not Kafka: its health check differs, and must replace the base
+                    // file's (podman-compose appends a list given in an override to the base list).
+                    #expect(after.at("healthcheck")?["test"] is String, "\(after["healthcheck"] ?? "")")
+                    before["healthcheck"] = nil; after["healthcheck"] = nil
+                }
             }
             #expect(try canonical(before) == canonical(after), "\(name) differs beyond its image")
         }
