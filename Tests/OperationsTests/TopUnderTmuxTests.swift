@@ -78,6 +78,16 @@ final class TopSession: Sendable {
         return (process.terminationStatus, (try? String(contentsOf: file, encoding: .utf8)) ?? "")
     }
 
+    /// Waits up to 20 s for `hallmark top` to exit; its status, or nil if it did not.
+    func waitForExit() async throws -> Int32? {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let status = exitStatus() { return status }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     /// Polls the screen until `condition` holds for it.
     func waitForScreen(_ what: String, timeout: Duration = .seconds(90),
                        _ condition: ([String]) -> Bool) async throws -> [String] {
@@ -142,12 +152,7 @@ struct TopUnderTmuxTests {
         #expect(screen.allSatisfy { $0.count <= 80 }, "a line over 80 columns:\n\(screen.filter { $0.count > 80 }.joined(separator: "\n"))")
 
         try s.tmux(["send-keys", "-t", s.name, "q"])
-        let deadline = ContinuousClock.now + .seconds(20)
-        var status: Int32?
-        while status == nil, ContinuousClock.now < deadline {
-            status = s.exitStatus()
-            if status == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let status = try await s.waitForExit()
         #expect(status == 0, "hallmark top did not exit 0 on q")
     }
 
@@ -157,12 +162,7 @@ struct TopUnderTmuxTests {
         try s.startTop()
         _ = try await s.waitForScreen("the header") { $0.contains { $0.hasPrefix("hallmark top ·") } }
         try s.tmux(["send-keys", "-t", s.name, "C-c"])
-        let deadline = ContinuousClock.now + .seconds(20)
-        var status: Int32?
-        while status == nil, ContinuousClock.now < deadline {
-            status = s.exitStatus()
-            if status == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let status = try await s.waitForExit()
         #expect(status == 0, "hallmark top did not exit 0 on Ctrl-C")
     }
 }
