@@ -6,9 +6,9 @@ import Testing
 struct ComposeTests {
     static let hallmarkServices: Set<String> = ["signer", "gateway", "authority", "aggregator"]
 
-    private func config(_ files: [String]) throws -> [String: Any] {
+    private func config(_ files: [String]) async throws -> [String: Any] {
         let arguments = files.flatMap { ["-f", DeployFiles.path("deploy/compose/" + $0)] } + ["config"]
-        let result = try DeployFiles.run(DeployFiles.venvTool("podman-compose"), arguments, in: DeployFiles.path("deploy/compose"))
+        let result = try await DeployFiles.run(DeployFiles.venvTool("podman-compose"), arguments, in: DeployFiles.path("deploy/compose"))
         try #require(result.status == 0, "podman-compose config failed:\n\(result.output)")
         // podman-compose may log before the document; the document starts at `name:` or `services:`.
         let start = result.output.range(of: "\nname:")?.lowerBound ?? result.output.range(of: "name:")?.lowerBound
@@ -16,8 +16,8 @@ struct ComposeTests {
         return try #require(document.first)
     }
 
-    @Test func theWholeSystemResolves() throws {
-        let resolved = try config(["compose.yaml"])
+    @Test func theWholeSystemResolves() async throws {
+        let resolved = try await config(["compose.yaml"])
         let services = resolved.map("services") ?? [:]
         #expect(Set(services.keys) == Self.hallmarkServices.union(["kafka", "kafka-topics", "postgres", "authority-tables"]))
         // The public images a user pulls.
@@ -57,9 +57,9 @@ struct ComposeTests {
     }
 
     /// compose.local.yaml swaps Kafka's and PostgreSQL's images for local ones and changes nothing else.
-    @Test func theLocalOverrideSwapsOnlyImages() throws {
-        let base = try config(["compose.yaml"]).map("services") ?? [:]
-        let local = try config(["compose.yaml", "compose.local.yaml"]).map("services") ?? [:]
+    @Test func theLocalOverrideSwapsOnlyImages() async throws {
+        let base = try await config(["compose.yaml"]).map("services") ?? [:]
+        let local = try await config(["compose.yaml", "compose.local.yaml"]).map("services") ?? [:]
         #expect(Set(base.keys) == Set(local.keys))
         for (name, value) in base {
             var before = value as? [String: Any] ?? [:], after = local.map(name) ?? [:]

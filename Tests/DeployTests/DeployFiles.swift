@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkSubprocess
 import Yams
 
 /// The repository's deployment files (deploy/k8s, deploy/compose) and the tools that check them.
@@ -35,18 +36,9 @@ enum DeployFiles {
     }
 
     /// Runs a program to its end; its standard output and error together.
-    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> (status: Int32, output: String) {
+        let result = try await Subprocess.run(executable, arguments, in: directory)
+        return (result.status, result.output)
     }
 }
 

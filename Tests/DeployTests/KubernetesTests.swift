@@ -8,9 +8,9 @@ struct KubernetesTests {
     let manifests: KubernetesManifests
     init() throws { manifests = try KubernetesManifests() }
 
-    @Test func baseValidatesStrictlyAgainstKubernetesSchemas() throws {
+    @Test func baseValidatesStrictlyAgainstKubernetesSchemas() async throws {
         let files = manifests.files.map { DeployFiles.path("deploy/k8s/base/" + $0) }
-        let result = try DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict"] + files)
+        let result = try await DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict"] + files)
         #expect(result.status == 0, "\(result.output)")
         for resource in manifests.resources where resource.kind != "ScaledObject" {
             #expect(result.output.contains("passed for resource \(resource.kind.lowercased())/\(resource.name)"),
@@ -19,14 +19,14 @@ struct KubernetesTests {
     }
 
     /// The validator is live: the same file with a wrong type and an unknown field fails.
-    @Test func validatorRefusesABrokenDeployment() throws {
+    @Test func validatorRefusesABrokenDeployment() async throws {
         let original = try DeployFiles.text("deploy/k8s/base/signer.yaml")
         let broken = original.replacingOccurrences(of: "\n  replicas: 2\n", with: "\n  replicas: two\n  replicaz: 2\n")
         #expect(broken != original)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hallmark-broken-\(UUID()).yaml")
         try broken.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict", file.path])
+        let result = try await DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict", file.path])
         #expect(result.status != 0, "\(result.output)")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkKafka
 import HallmarkMessages
+import HallmarkSubprocess
 import HallmarkTestSupport
 import Logging
 import Testing
@@ -27,7 +28,7 @@ final class TopSession: Sendable {
     }
 
     /// Starts `hallmark top` in a detached tmux session.
-    func startTop() throws {
+    func startTop() async throws {
         let binary = ServiceProcess.binaryDirectory.appendingPathComponent("hallmark").path
         var arguments = ["new-session", "-d", "-s", name, "-x", "100", "-y", "40"]
         let environment = ServiceProcess.inheritedEnvironment.merging([
@@ -38,12 +39,12 @@ final class TopSession: Sendable {
         }
         // The shell in the pane writes top's exit status where the test reads it.
         arguments += [binary + " top --interval 0.25; echo $? >" + statusFile.path]
-        let result = try tmux(arguments)
+        let result = try await tmux(arguments)
         try #require(result.status == 0, "tmux: \(result.output)")
     }
 
-    func screen() throws -> [String] {
-        try tmux(["capture-pane", "-p", "-t", name]).output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    func screen() async throws -> [String] {
+        try await tmux(["capture-pane", "-p", "-t", name]).output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// `hallmark top`'s exit status: nil while it runs.
@@ -53,29 +54,15 @@ final class TopSession: Sendable {
     }
 
     func close() async {
-        _ = try? tmux(["kill-session", "-t", name])
+        _ = try? await tmux(["kill-session", "-t", name])
         try? FileManager.default.removeItem(at: statusFile)
         await producer.close()
     }
 
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        // Output goes to a file, not a pipe: the tmux server that the first command starts
-        // inherits the command's descriptors and would hold a pipe open for ever.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID()).out")
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let handle = try FileHandle(forWritingTo: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, (try? String(contentsOf: file, encoding: .utf8)) ?? "")
+    func tmux(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await Subprocess.run("/usr/bin/tmux", arguments, timeout: .seconds(30))
+        return (result.status, result.output)
     }
 
     /// Waits up to 20 s for `hallmark top` to exit; its status, or nil if it did not.
@@ -94,7 +81,7 @@ final class TopSession: Sendable {
         let deadline = ContinuousClock.now + timeout
         var last: [String] = []
         while ContinuousClock.now < deadline {
-            last = try screen()
+            last = try await screen()
             if condition(last) { return last }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -123,7 +110,7 @@ struct TopUnderTmuxTests {
             "HALLMARK_PROBE_DATABASE": "0", "HALLMARK_GROUP_ID": "test-top-\(s.id)", "HALLMARK_LOG_LEVEL": "info",
         ])
         try await probe.waitForLog("stage started")
-        try s.startTop()
+        try await s.startTop()
         _ = try await s.waitForScreen("the probe's row") { Self.row(instance, in: $0) != nil }
 
         // 200 requests over about 2 s, so the rates show, then 3 poison messages.
@@ -151,7 +138,7 @@ struct TopUnderTmuxTests {
         #expect(screen.contains { $0.contains("bad_mac") && $0.contains("warning") })
         #expect(screen.allSatisfy { $0.count <= 80 }, "a line over 80 columns:\n\(screen.filter { $0.count > 80 }.joined(separator: "\n"))")
 
-        try s.tmux(["send-keys", "-t", s.name, "q"])
+        try await s.tmux(["send-keys", "-t", s.name, "q"])
         let status = try await s.waitForExit()
         #expect(status == 0, "hallmark top did not exit 0 on q")
     }
@@ -159,9 +146,9 @@ struct TopUnderTmuxTests {
     @Test func ctrlCEndsItCleanly() async throws {
         let s = try await TopSession()
         defer { Task { await s.close() } }
-        try s.startTop()
+        try await s.startTop()
         _ = try await s.waitForScreen("the header") { $0.contains { $0.hasPrefix("hallmark top ·") } }
-        try s.tmux(["send-keys", "-t", s.name, "C-c"])
+        try await s.tmux(["send-keys", "-t", s.name, "C-c"])
         let status = try await s.waitForExit()
         #expect(status == 0, "hallmark top did not exit 0 on Ctrl-C")
     }
