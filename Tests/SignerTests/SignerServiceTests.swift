@@ -84,7 +84,9 @@ struct SignerServiceTests {
             #expect(verdict == expected, "\(expected): \(String(describing: first[r.id]))")
         }
         // The same request under a new message id is a replay; the same message id again is a
-        // redelivery, skipped by the inbox: its one verdict stays "accepted".
+        // redelivery, answered by the inbox and never verified again: its verdict stays
+        // "accepted" (verified again, it would be a replay). While the outbox still holds the
+        // first answer, the inbox sends that same answer again (the same result id).
         let replay = Fixtures.verify(good, body: body)
         try await h.send(h.verifyInput, key: "partner-1", message: replay)
         try await h.send(h.verifyInput, key: "partner-1", message: cases[0].1)
@@ -92,8 +94,9 @@ struct SignerServiceTests {
         try await h.send(h.verifyInput, key: "partner-1", message: marker)
         let after = try await h.results(h.verifyOutput, for: [replay.id, marker.id, cases[0].1.id])
         #expect(after[replay.id]?.first?["reason"] as? String == "replay")
-        #expect(after[cases[0].1.id]?.count == 1)
-        #expect(after[cases[0].1.id]?.first?["verdict"] as? String == "accepted")
+        let redelivered = after[cases[0].1.id] ?? []
+        #expect(!redelivered.isEmpty && redelivered.allSatisfy { $0["verdict"] as? String == "accepted" }, "\(redelivered)")
+        #expect(Set(redelivered.map { $0["id"] as? String ?? "" }).count == 1, "a redelivery got a new result: \(redelivered)")
         for result in (first.values.flatMap { $0 } + after.values.flatMap { $0 }) {
             try SchemaCheck.validate(result, against: VerifyResult.schemaName)
         }
