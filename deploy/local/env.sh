@@ -30,6 +30,10 @@ HALLMARK_PG_DATABASE=hallmark
 HALLMARK_PG_SERVICES=(signer authority gateway aggregator probe)
 HALLMARK_PG_ROLES=(hallmark_test "${HALLMARK_PG_SERVICES[@]/#/hallmark_}")
 HALLMARK_PG_SECRETS=$HALLMARK_STATE/secrets/postgres
+# The superuser is reached only through the socket as the postgres OS user (peer): a command as
+# that user (from /, which it can always enter), and psql as the superuser.
+hallmark_pg() { (cd / && runuser -u postgres -- "$@"); }
+hallmark_psql() { hallmark_pg "$PG_BIN/psql" -h "$HALLMARK_PG_RUN" -p "$HALLMARK_PG_PORT" -U postgres -X -v ON_ERROR_STOP=1 -qAt "$@"; }
 hallmark_pg_url() { # role: its URL on the local cluster, the password in its passfile
   local path=$HALLMARK_PG_SECRETS/$1.pgpass encoded="" c i
   for ((i = 0; i < ${#path}; i++)); do  # percent-encode the path for the URL's query
