@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkMessages
+import HallmarkRuntime
 import HallmarkSmileID
 
 /// The gateway's settings, each from a `HALLMARK_GATEWAY_…` variable with a default. The
@@ -23,6 +24,8 @@ import HallmarkSmileID
 /// | `HALLMARK_GATEWAY_DECRYPT_SCHEMAS` | `hallmark.decrypt.request.v1` | request carriers taken on the decrypt input |
 /// | `HALLMARK_GATEWAY_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS` | see ``SmileIDKeySettings`` | secrets (the signing version encrypts) and PBKDF2 |
 /// | `HALLMARK_GATEWAY_WINDOW_SECONDS` | 300 | ± seconds a decrypted envelope's timestamp may be from now |
+/// | `HALLMARK_SECURITY_TOPIC` | `hallmark.security` | security events |
+/// | `HALLMARK_GATEWAY_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`, `…_EVENTS_PER_SUBJECT`, `…_EVENTS_PER_WINDOW` | 20, 60, 10, 200 | security event limits (``SecurityEventSettings``), per E2EE-1 session and per ENC-1 partner |
 public struct GatewayConfiguration: Sendable {
     public var encryptInput = "smileid.encrypt.requests"
     public var encryptOutput = "smileid.encrypt.results"
@@ -43,6 +46,9 @@ public struct GatewayConfiguration: Sendable {
     public var keys = SmileIDKeySettings(prefix: "HALLMARK_GATEWAY_")
     public var timestampWindow: TimeInterval = 300
     public var policy = EncryptionPolicy()
+    public var securityTopic = "hallmark.security"
+    /// Security event limits, per session and per partner (`HALLMARK_GATEWAY_ALERT_REJECTIONS`, …).
+    public var events = SecurityEventSettings()
 
     public init() {}
 
@@ -77,6 +83,8 @@ public struct GatewayConfiguration: Sendable {
         c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
                                                               in: 1...(100 * 366 * 86_400)))
         c.policy = try EncryptionPolicy.fromEnvironment(env)
+        c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT")
         return c
     }
 }

@@ -14,7 +14,7 @@ public enum GatewayService {
         ServiceRunner.Definition(service: "gateway",
                                  topics: [c.encryptInput, c.encryptOutput, c.decryptInput, c.decryptOutput,
                                           c.handshakeInput, c.handshakeOutput, c.inboundInput, c.plaintextOutput,
-                                          c.outboundInput, c.outboundOutput],
+                                          c.outboundInput, c.outboundOutput, c.securityTopic],
                                  schema: c.schema, migrations: GatewayMigrations.all(schema: c.schema))
     }
 
@@ -32,9 +32,11 @@ public enum GatewayService {
         guard let database = context.database else {
             throw ConfigurationError(variable: "HALLMARK_GATEWAY_POSTGRES_URL", reason: "E2EE-1 sessions need the database")
         }
-        let envelopes = EnvelopeProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver)
+        // One limiter for both stages: a window's event budget is the gateway's, not a stage's.
+        let events = GatewayEvents(topic: c.securityTopic, instance: context.instance, settings: c.events, now: { Date() })
+        let envelopes = EnvelopeProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver, events: events)
         let sessionStore = SessionStore(schema: c.schema, keyring: keks.keyring)
-        let sessions = SessionProcessor(configuration: c, store: sessionStore)
+        let sessions = SessionProcessor(configuration: c, store: sessionStore, events: events)
         let sweeper = PeriodicSweeper(what: "session", counter: "hallmark_gateway_sessions_expired_total",
                                       service: "gateway", interval: c.sweepInterval, logger: context.logger) {
             try await sessionStore.sweep(pool: database.pool)
@@ -42,8 +44,12 @@ public enum GatewayService {
         // The stages last, so the group stops them first: they drain while the pool still runs.
         // Sessions in their own consumer group: batches of many small messages in one
         // transaction, while ENC-1's PBKDF2-bound requests take key lanes without one.
+        // The reporter before the stages, so the group stops it after they drained: its last
+        // report includes the windows the final messages counted into.
+        let reporter = SecurityEventReporter(limiter: events.limiter, producer: context.producer, logger: context.logger,
+                                             summary: events.summary)
         return keys.services + [
-            sweeper,
+            sweeper, reporter,
             try context.stage(sessions, inputs: sessions.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
                               groupSuffix: "-sessions"),
             try context.stage(envelopes, inputs: envelopes.inputs),

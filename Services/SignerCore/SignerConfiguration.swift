@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkMessages
+import HallmarkRuntime
 import HallmarkSmileID
 import Logging
 
@@ -17,10 +18,7 @@ import Logging
 /// | `HALLMARK_SIGNER_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS` | see ``SmileIDKeySettings`` | secrets and PBKDF2 |
 /// | `HALLMARK_SIGNER_WINDOW_SECONDS` | 300 | timestamp window (±) and replay memory |
 /// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
-/// | `HALLMARK_SIGNER_ALERT_REJECTIONS` | 20 | rejections per partner per alert window that raise a security event |
-/// | `HALLMARK_SIGNER_ALERT_WINDOW_SECONDS` | 60 | the window of alerts and event limits |
-/// | `HALLMARK_SIGNER_EVENTS_PER_PARTNER` | 10 | `bad_mac`/`replayed_request` events per partner per window; more are summed into one `events_suppressed` |
-/// | `HALLMARK_SIGNER_EVENTS_PER_WINDOW` | 200 | security events per window over all partners; more are summed into one `events_suppressed` |
+/// | `HALLMARK_SIGNER_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`, `…_EVENTS_PER_PARTNER`, `…_EVENTS_PER_WINDOW` | 20, 60, 10, 200 | security event limits (``SecurityEventSettings``): `bad_mac`/`replayed_request` events per partner |
 /// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | bytes one zip upload may inflate to, all entries together (counted as inflated) |
 /// | `HALLMARK_SIGNER_MAX_ZIP_ENTRIES` | 256 | entries one zip upload may have |
 /// | `HALLMARK_SIGNER_ZIP_MEMORY_BYTES` | 256 MiB | memory all zip uploads in flight may hold together; at least 4/3 of `…_MAX_ZIP_BYTES` |
@@ -43,10 +41,8 @@ public struct SignerConfiguration: Sendable {
     public var signSchemas: Set<String> = [SignRequest.schemaName]
     /// Request carriers taken on the verify input: a sign result is verified as it is.
     public var verifySchemas: Set<String> = [VerifyRequest.schemaName, SignResult.schemaName]
-    public var alertRejections = 20
-    public var alertWindow: TimeInterval = 60
-    public var eventsPerPartner = 10
-    public var eventsPerWindow = 200
+    /// Security event limits, per partner (`HALLMARK_SIGNER_ALERT_REJECTIONS`, …).
+    public var events = SecurityEventSettings()
     public var maxZipBytes = 64 << 20
     public var maxZipEntries = 256
     public var zipMemoryBytes = 256 << 20
@@ -74,13 +70,7 @@ public struct SignerConfiguration: Sendable {
         c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_WINDOW_SECONDS", default: 300,
                                                                         in: 1...(100 * 366 * 86_400)))
         c.sweepInterval = try settings.seconds("HALLMARK_SIGNER_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
-        c.alertRejections = try settings.integer("HALLMARK_SIGNER_ALERT_REJECTIONS", default: c.alertRejections,
-                                                 in: 1...1_000_000)
-        c.alertWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_ALERT_WINDOW_SECONDS", default: 60, in: 1...86_400))
-        c.eventsPerPartner = try settings.integer("HALLMARK_SIGNER_EVENTS_PER_PARTNER", default: c.eventsPerPartner,
-                                                  in: 1...1_000_000)
-        c.eventsPerWindow = try settings.integer("HALLMARK_SIGNER_EVENTS_PER_WINDOW", default: c.eventsPerWindow,
-                                                 in: 1...10_000_000)
+        c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_SIGNER_", subject: "PARTNER")
         c.maxZipBytes = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_BYTES", default: c.maxZipBytes, in: 1...(1 << 30))
         c.maxZipEntries = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", default: c.maxZipEntries, in: 1...65_535)
         c.zipMemoryBytes = try settings.integer("HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: c.zipMemoryBytes,

@@ -54,11 +54,11 @@ struct SignerEvents: Sendable {
         metrics.securityEvents.increment()
         let start = Int64((s.windowStart.timeIntervalSince1970 * 1000).rounded(.down))
         let event = SecurityEvent(
-            id: MessageID.derived(from: "\(instance)/\(s.partner.map { "p:\($0)" } ?? "all")/\(start)", "events-suppressed"),
+            id: MessageID.derived(from: "\(instance)/\(s.subject.map { "p:\($0)" } ?? "all")/\(start)", "events-suppressed"),
             producedAt: Timestamp.now(), service: "signer", instance: instance, event: .eventsSuppressed,
-            severity: .warning, reason: s.partner == nil ? "service_limit" : "partner_limit", count: s.count,
-            partnerID: s.partner.flatMap(Self.partnerID), windowSeconds: windowSeconds)
-        return try .json(topic: topic, key: s.partner.flatMap(Self.partnerID), event)
+            severity: .warning, reason: s.subject == nil ? "service_limit" : "partner_limit", count: s.count,
+            partnerID: s.subject.flatMap(Self.partnerID), windowSeconds: windowSeconds)
+        return try .json(topic: topic, key: s.subject.flatMap(Self.partnerID), event)
     }
 
     /// The partner id as events carry it: only one the signer can key on (1–128 printable

@@ -44,7 +44,7 @@ extension SignerProcessor {
         if let reason = verdict.reason {
             metrics.rejected[reason]?.increment()
             let partner = HeaderMap.value(HeaderMap.partner, in: carrier.headers) ?? ""
-            let decision = limiter.record(partner: partner, eventWorthy: SignerEvents.isEventWorthy(reason), now: now())
+            let decision = limiter.record(subject: partner, eventWorthy: SignerEvents.isEventWorthy(reason), now: now())
             outputs += try events.outputs(for: message, partner: partner, reason: reason, decision: decision)
         } else {
             metrics.accepted.increment()

@@ -46,15 +46,13 @@ public struct SignerProcessor: StageProcessor {
                                         zips: zips ?? configuration.zipReader(service: "signer",
                                                                               logger: Logger(label: "signer.zip")))
         self.replay = ReplayStore(schema: configuration.schema)
-        self.limiter = SecurityEventLimiter(threshold: configuration.alertRejections,
-                                            perPartner: configuration.eventsPerPartner,
-                                            total: configuration.eventsPerWindow, window: configuration.alertWindow)
+        self.limiter = configuration.events.limiter()
         self.instance = instance
         self.now = now
         let metrics = SignerMetrics()
         self.metrics = metrics
         self.events = SignerEvents(topic: configuration.securityTopic, instance: instance,
-                                   windowSeconds: Int(configuration.alertWindow), metrics: metrics)
+                                   windowSeconds: Int(configuration.events.window), metrics: metrics)
     }
 
     /// The stage's inputs: each topic with the carriers it takes.

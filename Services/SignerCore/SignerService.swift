@@ -24,7 +24,8 @@ public enum SignerService {
         // Before the stage, so the group stops it after the stage drained: its last report
         // includes the windows the final messages counted into.
         var services: [any Service] = keys.services + [
-            zips.pool, SecurityEventReporter(processor: processor, producer: context.producer, logger: context.logger),
+            zips.pool, SecurityEventReporter(limiter: processor.limiter, producer: context.producer, logger: context.logger,
+                                             now: processor.now, summary: processor.events.summary),
         ]
         if let database = context.database {
             services.append(ReplaySweeper.make(store: ReplayStore(schema: c.schema), pool: database.pool,

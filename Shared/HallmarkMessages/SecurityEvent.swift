@@ -1,6 +1,7 @@
 /// `hallmark.security.event.v1` on `hallmark.security`, shared by every service: replays,
 /// tampered tokens, blacklisted devices, abuse thresholds, admin actions and refused admin
-/// commands, bad MACs, partners past their rejection rate. Carries codes and counts, never a
+/// commands, bad MACs, partners and sessions past their rejection rate, replayed, jumped and
+/// tampered E2EE-1 messages, tampered ENC-1 envelopes. Carries codes and counts, never a
 /// key, secret, token, MAC, NUC hash, header or payload.
 ///
 /// No event carries both a device identity (`device_serial`) and a `request_id` (DESIGN §2):
@@ -32,6 +33,15 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         /// The signer: `count` events of one partner (or, without `partner_id`, of partners
         /// past the service-wide limit) were not sent in the window that just ended.
         case eventsSuppressed = "events_suppressed"
+        /// The gateway: an E2EE-1 inbound message whose counter was not above the session's
+        /// last accepted one.
+        case replayedMessage = "replayed_message"
+        /// The gateway: an E2EE-1 inbound counter 1,000 or more ahead of the last accepted one.
+        case counterJump = "counter_jump"
+        /// The gateway: an E2EE-1 inbound message that failed authentication (wrong key or tag).
+        case tamperedMessage = "tampered_message"
+        /// The gateway: an ENC-1 envelope to decrypt that failed authentication.
+        case tamperedPayload = "tampered_payload"
     }
 
     /// `info`, `warning` or `critical`.
@@ -55,6 +65,8 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
     public var windowSeconds: Int?
     /// The operator key an admin command named.
     public var keyID: String?
+    /// The E2EE-1 session a gateway event is about.
+    public var sessionID: String?
 
     enum CodingKeys: String, CodingKey {
         case schema, id, service, instance, event, severity, reason, count
@@ -65,12 +77,14 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         case partnerID = "partner_id"
         case windowSeconds = "window_seconds"
         case keyID = "key_id"
+        case sessionID = "session_id"
     }
 
     /// Creates an event.
     public init(id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
                 requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil, keyID: String? = nil) {
+                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil, keyID: String? = nil,
+                sessionID: String? = nil) {
         self.id = id
         self.producedAt = producedAt
         self.service = service
@@ -85,5 +99,6 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         self.partnerID = partnerID
         self.windowSeconds = windowSeconds
         self.keyID = keyID
+        self.sessionID = sessionID
     }
 }

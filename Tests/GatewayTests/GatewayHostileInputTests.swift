@@ -173,6 +173,12 @@ struct GatewayHostileInputTests {
                 && rejected.filter { $0["original_id"] == nil }.count >= garbage.count
         }
         #expect(answered)
+        // The tampered envelopes (naming no partner) raised tampered_payload events, no more
+        // than one subject's share of a window (HALLMARK_GATEWAY_EVENTS_PER_SUBJECT, 10).
+        let tamperedCases = cases.filter { if case .decrypt(.authenticationFailed) = $0.expected { true } else { false } }
+        #expect(tamperedCases.count > 10)
+        #expect(try await eventually { h.securityEvents().contains { $0.event.event == .tamperedPayload } })
+        #expect(h.securityEvents().filter { $0.event.event == .tamperedPayload }.count <= 10)
         let rejections = h.rejections()
         for c in cases {
             let answers = h.watcher.answers(for: c.id)

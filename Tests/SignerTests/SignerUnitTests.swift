@@ -87,44 +87,6 @@ struct SignerUnitTests {
         #expect(cache.get(version: "v1", salt: Data([4])) == nil)
     }
 
-    @Test func limiterAlertsOncePerWindowPastTheThreshold() {
-        let limiter = SecurityEventLimiter(threshold: 3, perPartner: 100, total: 1000, window: 60)
-        let t = Date()
-        let alerts = (0..<10).map { limiter.record(partner: "p", eventWorthy: false, now: t.addingTimeInterval(Double($0))).alert }
-        #expect(alerts.compactMap { $0 } == [4])
-        #expect(limiter.record(partner: "other", eventWorthy: false, now: t) == .init())
-        #expect(limiter.record(partner: "p", eventWorthy: false, now: t.addingTimeInterval(61)) == .init())
-    }
-
-    /// Per partner: `perPartner` events, then counted into a summary due when the window ends;
-    /// over all partners: `total` events, then one summary without a partner.
-    @Test func limiterBoundsEventsPerPartnerAndOverall() {
-        let limiter = SecurityEventLimiter(threshold: 1000, perPartner: 2, total: 5, window: 10)
-        let t = Date()
-        let flood = (0..<6).map { limiter.record(partner: "a", eventWorthy: true, now: t + Double($0) / 10).event }
-        #expect(flood == [true, true, false, false, false, false])
-        #expect(limiter.record(partner: "a", eventWorthy: false, now: t + 1).event == false)
-        let spread = (0..<6).map { limiter.record(partner: "p\($0)", eventWorthy: true, now: t + 2).event }
-        #expect(spread == [true, true, true, false, false, false])
-        #expect(limiter.summaries(now: t + 5).isEmpty, "a summary before its window ended")
-        let due = limiter.summaries(now: t + 12)
-        #expect(Set(due.map { "\($0.partner ?? "*"):\($0.count)" }) == ["a:4", "*:3"])
-        #expect(limiter.summaries(now: t + 13).isEmpty, "a summary sent twice")
-        // A new window starts fresh; shutdown takes the open windows' counts too.
-        let again = (0..<3).map { _ in limiter.record(partner: "a", eventWorthy: true, now: t + 20).event }
-        #expect(again == [true, true, false])
-        #expect(limiter.summaries(now: t + 21, all: true).map(\.count) == [1])
-    }
-
-    /// Partner ids are untrusted: past the partner table's size, new partners count overall.
-    @Test func limiterStaysBoundedWithEndlessPartners() {
-        let limiter = SecurityEventLimiter(threshold: 1, perPartner: 1, total: 1_000_000, window: 60, maxPartners: 100)
-        let t = Date()
-        let sent = (0..<1_000).filter { limiter.record(partner: "p\($0)", eventWorthy: true, now: t).event }.count
-        #expect(sent == 100)
-        #expect(limiter.summaries(now: t + 60).map(\.count) == [900])
-    }
-
     /// Vector C through the worker pool and the cache: the dedicated threads give the
     /// reference bytes, and a second request for the same salt is served from the cache.
     @Test func workerPoolDerivesVectorCInBatches() async throws {

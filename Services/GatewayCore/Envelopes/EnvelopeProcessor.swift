@@ -15,7 +15,8 @@ import HallmarkSmileID
 public struct EnvelopeProcessor: StageProcessor {
     public enum Prepared: Sendable {
         case encrypted(StageMessage, EncryptResult)
-        case decrypted(StageMessage, DecryptResult)
+        /// With the security events its rejection raised, if any.
+        case decrypted(StageMessage, DecryptResult, events: [StageOutput])
     }
 
     let configuration: GatewayConfiguration
@@ -23,12 +24,14 @@ public struct EnvelopeProcessor: StageProcessor {
     let encryptor: PayloadEncryptor
     let decryptor: PayloadDecryptor
     let metrics = GatewayMetrics()
+    let events: GatewayEvents
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
-    public init(configuration: GatewayConfiguration, secrets: SecretStore, deriver: KeyDeriver,
+    public init(configuration: GatewayConfiguration, secrets: SecretStore, deriver: KeyDeriver, events: GatewayEvents,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
+        self.events = events
         self.secrets = secrets
         encryptor = PayloadEncryptor(deriver: deriver, policy: configuration.policy)
         decryptor = PayloadDecryptor(deriver: deriver, window: configuration.timestampWindow)
@@ -62,6 +65,7 @@ public struct EnvelopeProcessor: StageProcessor {
                 bodyB64: output.body.base64EncodedString(), method: carrier.method, path: carrier.path))
         }
         let result: DecryptResult
+        var raised: [StageOutput] = []
         switch try await decryptor.decrypt(headers: carrier.headers, body: body, secrets: secrets.secrets, now: now()) {
         case .decrypted(let headers, let plaintext):
             metrics.decrypted.increment()
@@ -73,8 +77,10 @@ public struct EnvelopeProcessor: StageProcessor {
             metrics.decryptRejected[reason]?.increment()
             result = DecryptResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                                    requestID: message.header.id, reason: reason)
+            raised = try events.decrypt(message, partner: HeaderMap.value(HeaderMap.partner, in: carrier.headers),
+                                        reason: reason)
         }
-        return .decrypted(message, result)
+        return .decrypted(message, result, events: raised)
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
@@ -83,9 +89,9 @@ public struct EnvelopeProcessor: StageProcessor {
             case .encrypted(let message, let result):
                 .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput),
                                     key: Self.key(message, result.headers), result)])
-            case .decrypted(let message, let result):
+            case .decrypted(let message, let result, let events):
                 .outputs([try .json(topic: message.replyTopic(or: configuration.decryptOutput),
-                                    key: Self.key(message, result.headers ?? [:]), result)])
+                                    key: Self.key(message, result.headers ?? [:]), result)] + events)
             }
         }
     }

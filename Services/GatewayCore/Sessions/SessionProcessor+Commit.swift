@@ -40,7 +40,7 @@ extension SessionProcessor {
             switch item {
             case .handshake, .close: continue
             case .inbound(let message, let inbound, let outcome):
-                outputs[i] = [inboundResult(message, inbound, outcome, verdictAt[i])]
+                outputs[i] = try inboundOutputs(message, inbound, outcome, verdictAt[i])
             case .outbound(let message, let request, let outcome):
                 let resultID = message.resultID
                 func refused(_ reason: E2EEOutbound.Reason) -> E2EEOutbound {
@@ -103,8 +103,9 @@ extension SessionProcessor {
         return try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: close.sessionID, result)
     }
 
-    func inboundResult(_ message: StageMessage, _ inbound: E2EEInbound, _ outcome: Result<Data, RejectedInbound>,
-                       _ verdict: SessionStore.Verdict?) -> StageOutput {
+    /// An inbound message's answer, and the security events its rejection raised, if any.
+    func inboundOutputs(_ message: StageMessage, _ inbound: E2EEInbound, _ outcome: Result<Data, RejectedInbound>,
+                        _ verdict: SessionStore.Verdict?) throws -> [StageOutput] {
         let resultID = message.resultID
         let counter = inbound.message.counter
         var reason: E2EEPlaintext.Reason?
@@ -123,8 +124,9 @@ extension SessionProcessor {
         } ?? E2EEPlaintext(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                            requestID: message.header.id, sessionID: inbound.sessionID, reason: reason!, counter: counter)
         metrics.messages[.clientToGateway]?[reason?.rawValue ?? "decrypted"]?.increment()
-        return StageOutput(topic: message.replyTopic(or: configuration.plaintextOutput), key: Array(inbound.sessionID.utf8),
-                           value: result.jsonBytes)
+        let answer = StageOutput(topic: message.replyTopic(or: configuration.plaintextOutput), key: Array(inbound.sessionID.utf8),
+                                 value: result.jsonBytes)
+        return try [answer] + (reason.map { try events.inbound(message, session: inbound.sessionID, reason: $0) } ?? [])
     }
 
     func rejected(_ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason) -> E2EEHandshakeResult {

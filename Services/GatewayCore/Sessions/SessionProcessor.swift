@@ -31,11 +31,14 @@ public struct SessionProcessor: StageProcessor {
     let store: SessionStore
     let keys = SessionKeyCache()
     let metrics = SessionMetrics()
+    let events: GatewayEvents
     let now: @Sendable () -> Date
 
-    public init(configuration: GatewayConfiguration, store: SessionStore, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(configuration: GatewayConfiguration, store: SessionStore, events: GatewayEvents,
+                now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.store = store
+        self.events = events
         self.now = now
     }
 

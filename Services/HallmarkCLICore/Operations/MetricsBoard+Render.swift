@@ -68,6 +68,7 @@ extension MetricsBoard {
         if let reason = event.reason { detail.append(reason) }
         if let partner = event.partnerID { detail.append("partner \(partner)") }
         if let device = event.deviceSerial { detail.append("device \(device)") }
+        if let session = event.sessionID { detail.append("session \(session)") }
         if let table = event.tableId { detail.append("table \(table)") }
         if let count = event.count { detail.append("count \(count)") }
         let time = event.producedAt.count >= 19 ? String(event.producedAt.dropFirst(11).prefix(8)) : event.producedAt

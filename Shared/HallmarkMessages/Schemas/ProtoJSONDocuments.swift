@@ -4062,7 +4062,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.security.event.v1.json",
   "title": "hallmark.security.event.v1",
-  "description": "A security event on hallmark.security: rejected or replayed tokens, abuse thresholds, admin changes, refused admin commands, bad MACs and replays. Never a key, token, MAC, header, payload or NUC hash. Shared by every service. No event carries both device_serial and request_id: the aggregator chooses request ids and must not link a submission to a camera.",
+  "description": "A security event on hallmark.security: rejected or replayed tokens, abuse thresholds, admin changes, refused admin commands, bad MACs and replays, replayed, jumped and tampered E2EE-1 messages, tampered ENC-1 envelopes. Never a key, token, MAC, header, payload or NUC hash. Shared by every service. No event carries both device_serial and request_id: the aggregator chooses request ids and must not link a submission to a camera.",
   "type": "object",
   "required": [
     "schema",
@@ -4129,6 +4129,13 @@ enum ProtoJSONDocuments {
       "pattern": "^[a-z][a-z0-9-]*$",
       "description": "A Hallmark service name, e.g. signer, authority, gateway, aggregator."
     },
+    "session_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 128,
+      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+      "description": "An E2EE-1 session id (the Kafka key of its messages): 1-128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; a UUID fits."
+    },
     "table_id": {
       "type": "integer",
       "minimum": 0,
@@ -4190,7 +4197,11 @@ enum ProtoJSONDocuments {
         "admin_command_rejected",
         "bad_mac",
         "replayed_request",
-        "events_suppressed"
+        "events_suppressed",
+        "replayed_message",
+        "counter_jump",
+        "tampered_message",
+        "tampered_payload"
       ]
     },
     "severity": {
@@ -4222,7 +4233,7 @@ enum ProtoJSONDocuments {
       "type": "string",
       "maxLength": 128,
       "pattern": "^[!-~]*$",
-      "description": "The partner a signer event is about (printable ASCII, empty when the request named none)."
+      "description": "The partner an event is about (the signer's requests, the gateway's ENC-1 envelopes; printable ASCII, empty when the request named none)."
     },
     "window_seconds": {
       "type": "integer",
@@ -4233,6 +4244,10 @@ enum ProtoJSONDocuments {
     "key_id": {
       "$ref": "#/$defs/operator_key_id",
       "description": "The operator key an admin command named."
+    },
+    "session_id": {
+      "$ref": "#/$defs/session_id",
+      "description": "The E2EE-1 session a gateway event is about."
     }
   }
 }

@@ -18,6 +18,10 @@ final class GatewayHarness: Sendable {
     let secretsDirectory: URL
     let watcher: AnswerWatcher
     let reader: Task<Void, Never>
+    /// The security topic, watched apart: its events carry the request ids of the messages
+    /// they are about, which would count as those messages' answers.
+    let events: AnswerWatcher
+    let eventReader: Task<Void, Never>
     /// The KEK text sealing session keys (one version).
     let kek: String
 
@@ -56,6 +60,9 @@ final class GatewayHarness: Sendable {
         let w = try AnswerWatcher(kafka: kafka, topics: answers, fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
+        let e = try AnswerWatcher(kafka: kafka, topics: [Self.topic(id, "security")], fromStart: true, logger: logger)
+        events = e
+        eventReader = Task { await e.run() }
     }
 
     /// Starts a gateway in this world and waits until its stage consumes.
@@ -124,6 +131,13 @@ final class GatewayHarness: Sendable {
         return Dictionary(grouping: records) { $0["original_id"] as? String ?? "" }
     }
 
+    /// The security events so far, as they came off the broker: decoded, and raw.
+    func securityEvents() -> [(event: SecurityEvent, raw: [UInt8])] {
+        events.messages(on: topic("security")).compactMap { raw in
+            (try? JSONCoding.decode(SecurityEvent.self, from: raw)).map { ($0, raw) }
+        }
+    }
+
     /// The latest value of counter `name` with `dimensions` in the gateway's metrics snapshots.
     func counter(_ name: String, _ dimensions: [String: String]) -> Double? {
         for bytes in watcher.messages(on: metrics).reversed() {
@@ -139,6 +153,8 @@ final class GatewayHarness: Sendable {
     func close() async {
         await watcher.close()
         await reader.value
+        await events.close()
+        await eventReader.value
         await producer.close()
         try? FileManager.default.removeItem(at: secretsDirectory)
     }

@@ -1,17 +1,20 @@
 import Foundation
 import Synchronization
 
-/// Decides which of the signer's security events are sent, so that a flood of bad requests
-/// cannot flood `hallmark.security` (this replica's view; each replica limits alone).
+/// Decides which security events a service sends, so that a flood of bad requests cannot
+/// flood `hallmark.security` (this replica's view; each replica limits alone).
 ///
-/// Per partner, in windows that start at the partner's first rejection:
+/// A subject is what the rejections are about: a partner (the signer, the gateway's ENC-1
+/// decrypts) or a session (the gateway's E2EE-1 messages). Per subject, in windows that start
+/// at the subject's first rejection:
 /// - every rejection counts toward the rate alert, sent once when the count passes `threshold`;
-/// - a `bad_mac` or `replay` rejection gets its own event, up to `perPartner` of them; later
-///   ones are only counted, and one summary with that count is due when the window ends.
+/// - an event-worthy rejection (a bad MAC, a replay, a tampered message) gets its own event,
+///   up to `perSubject` of them; later ones are only counted, and one summary with that count
+///   is due when the window ends.
 ///
-/// Across all partners (partner ids are the client's to choose), at most `total` events are
+/// Across all subjects (their ids are the client's to choose), at most `total` events are
 /// sent per window; what passes that is counted into one service-wide summary. So a window
-/// sends at most `total` events plus `total / perPartner + 1` summaries.
+/// sends at most `total` events plus `total / perSubject + 1` summaries.
 public final class SecurityEventLimiter: Sendable {
     /// What to send for one rejection.
     public struct Decision: Sendable, Equatable {
@@ -26,15 +29,15 @@ public final class SecurityEventLimiter: Sendable {
         }
     }
 
-    /// Events not sent in a window that has ended: one partner's, or (nil partner) those over
+    /// Events not sent in a window that has ended: one subject's, or (nil subject) those over
     /// the service-wide limit.
     public struct Summary: Sendable, Equatable {
-        public let partner: String?
+        public let subject: String?
         public let count: Int
         public let windowStart: Date
     }
 
-    struct PartnerWindow {
+    struct SubjectWindow {
         var start: Date
         var rejections = 0
         var events = 0
@@ -43,7 +46,7 @@ public final class SecurityEventLimiter: Sendable {
     }
 
     struct State {
-        var partners: [String: PartnerWindow] = [:]
+        var subjects: [String: SubjectWindow] = [:]
         var globalStart: Date?
         var globalSent = 0
         var globalSuppressed = 0
@@ -51,40 +54,40 @@ public final class SecurityEventLimiter: Sendable {
     }
 
     public let threshold: Int
-    public let perPartner: Int
+    public let perSubject: Int
     public let total: Int
     public let window: TimeInterval
     private let state = Mutex(State())
-    /// Partners tracked at most; past it (until the reporter ends their windows), an
-    /// untracked partner's events count service-wide.
-    let maxPartners: Int
+    /// Subjects tracked at most; past it (until the reporter ends their windows), an
+    /// untracked subject's events count service-wide.
+    let maxSubjects: Int
     /// Summaries kept for the reporter at most (it takes them every second).
     static let maxDue = 10_000
 
-    public init(threshold: Int, perPartner: Int, total: Int, window: TimeInterval, maxPartners: Int = 100_000) {
+    public init(threshold: Int, perSubject: Int, total: Int, window: TimeInterval, maxSubjects: Int = 100_000) {
         self.threshold = threshold
-        self.perPartner = perPartner
+        self.perSubject = perSubject
         self.total = total
         self.window = window
-        self.maxPartners = maxPartners
+        self.maxSubjects = maxSubjects
     }
 
-    /// Records one rejection of `partner`; `eventWorthy` for `bad_mac` and `replay`.
-    public func record(partner: String, eventWorthy: Bool, now: Date) -> Decision {
+    /// Records one rejection about `subject`; `eventWorthy` when it has an event of its own.
+    public func record(subject: String, eventWorthy: Bool, now: Date) -> Decision {
         state.withLock { s in
             closeGlobal(&s, now: now)
             if s.globalStart == nil { s.globalStart = now }
-            if let w = s.partners[partner], now.timeIntervalSince(w.start) >= window {
-                end(&s, partner, w)
+            if let w = s.subjects[subject], now.timeIntervalSince(w.start) >= window {
+                end(&s, subject, w)
             }
             var decision = Decision()
-            guard var w = s.partners[partner] ?? (s.partners.count < maxPartners ? PartnerWindow(start: now) : nil) else {
+            guard var w = s.subjects[subject] ?? (s.subjects.count < maxSubjects ? SubjectWindow(start: now) : nil) else {
                 if eventWorthy { s.globalSuppressed += 1 }
                 return decision
             }
             w.rejections += 1
             if eventWorthy {
-                if w.events >= perPartner {
+                if w.events >= perSubject {
                     w.suppressed += 1
                 } else if s.globalSent >= total {
                     s.globalSuppressed += 1
@@ -103,7 +106,7 @@ public final class SecurityEventLimiter: Sendable {
                     s.globalSuppressed += 1
                 }
             }
-            s.partners[partner] = w
+            s.subjects[subject] = w
             return decision
         }
     }
@@ -118,23 +121,23 @@ public final class SecurityEventLimiter: Sendable {
     }
 
     /// Ends every window that is over (all of them with `all`), moving what they suppressed
-    /// to `due`. A scan of every partner, so only the periodic reporter calls it (never
-    /// `record`, which a flood of new partner ids must not slow down).
+    /// to `due`. A scan of every subject, so only the periodic reporter calls it (never
+    /// `record`, which a flood of new subject ids must not slow down).
     private func close(_ s: inout State, now: Date, all: Bool = false) {
         closeGlobal(&s, now: now, all: all)
-        for (partner, w) in s.partners where all || now.timeIntervalSince(w.start) >= window { end(&s, partner, w) }
+        for (subject, w) in s.subjects where all || now.timeIntervalSince(w.start) >= window { end(&s, subject, w) }
     }
 
     private func closeGlobal(_ s: inout State, now: Date, all: Bool = false) {
         guard let start = s.globalStart, all || now.timeIntervalSince(start) >= window else { return }
-        if s.globalSuppressed > 0, s.due.count < Self.maxDue { s.due.append(Summary(partner: nil, count: s.globalSuppressed, windowStart: start)) }
+        if s.globalSuppressed > 0, s.due.count < Self.maxDue { s.due.append(Summary(subject: nil, count: s.globalSuppressed, windowStart: start)) }
         s.globalStart = nil
         s.globalSent = 0
         s.globalSuppressed = 0
     }
 
-    private func end(_ s: inout State, _ partner: String, _ w: PartnerWindow) {
-        if w.suppressed > 0, s.due.count < Self.maxDue { s.due.append(Summary(partner: partner, count: w.suppressed, windowStart: w.start)) }
-        s.partners[partner] = nil
+    private func end(_ s: inout State, _ subject: String, _ w: SubjectWindow) {
+        if w.suppressed > 0, s.due.count < Self.maxDue { s.due.append(Summary(subject: subject, count: w.suppressed, windowStart: w.start)) }
+        s.subjects[subject] = nil
     }
 }
