@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "HallmarkPostgresTests", dependencies: ["HallmarkPostgres", "HallmarkTestSupport"],
                     path: "Tests/HallmarkPostgresTests", linkerSettings: rpath),
         .testTarget(name: "HallmarkRuntimeTests",
-                    dependencies: ["HallmarkRuntime", "ProbeCore", "HallmarkTestSupport"],
+                    dependencies: ["HallmarkRuntime", "ProbeCore", "HallmarkTestSupport", "HallmarkSubprocess"],
                     path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
         .testTarget(name: "AuthorityTests",
                     dependencies: ["AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport"],

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import Synchronization
 
@@ -53,6 +54,16 @@ public final class KafkaConsumer: Sendable {
 
     /// Fetches these partitions again, from the next message not yet handed out.
     public func resume(_ partitions: [KafkaTopicPartition]) { native.setPaused(partitions, false) }
+
+    /// How long since the poll thread last went round (it does at least every 100 ms while it
+    /// lives, whether or not there is anything to fetch); nil before ``start()``. A health
+    /// check's sign that the consumer is not stuck.
+    public var sinceLastPoll: Duration? {
+        let last = native.lastLoop.load(ordering: .relaxed)
+        guard last > 0 else { return nil }
+        let now = DispatchTime.now().uptimeNanoseconds
+        return .nanoseconds(Int64(now > last ? now - last : 0))
+    }
 
     /// The end offset of each assigned partition, as last seen by the fetcher (no round trip).
     /// With a reader's own low-water marks it gives the consumer lag.

@@ -16,6 +16,8 @@ public struct ServiceContext: Sendable {
     /// The service's schema and pool, when it has a database.
     public let database: StageDatabase?
     public let metrics: MetricsRegistry
+    /// Where the stages report their liveness (written out by ``HealthFile`` when configured).
+    public let health: HealthMonitor
 
     /// The stage configuration for `inputs`, from the environment, with this process's
     /// instance name and message limit.
@@ -36,6 +38,6 @@ public struct ServiceContext: Sendable {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
         configuration.groupID += groupSuffix
         return Stage(configuration: configuration, kafka: kafka, producer: producer, database: database,
-                     processor: processor, logger: logger)
+                     processor: processor, logger: logger, health: health)
     }
 }

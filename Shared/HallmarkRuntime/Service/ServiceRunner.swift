@@ -58,6 +58,7 @@ public enum ServiceRunner {
             let metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
             let common = [try settings.topic("HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected"), metricsTopic,
                           try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security")]
+            let healthFile = try HealthFile.Settings.fromEnvironment(env)
             let metricsInterval = try settings.milliseconds("HALLMARK_METRICS_INTERVAL_MS", default: .seconds(10),
                                                             in: 100...3_600_000)
             // At least an hour: an inbox entry swept before its message stops being redelivered
@@ -79,13 +80,18 @@ public enum ServiceRunner {
                 try await p.withRetry(attempts: 10) { try await db.migrate(definition.migrations, logger: logger) }
                 database = db
             }
+            let health = HealthMonitor()
             let context = ServiceContext(environment: env, service: definition.service, instance: instance,
                                          logger: logger, kafka: kafka, producer: producer, database: database,
-                                         metrics: registry)
+                                         metrics: registry, health: health)
             let publisher = MetricsPublisher(
                 registry: registry, producer: producer, topic: metricsTopic, service: definition.service,
                 instance: instance, interval: metricsInterval, logger: logger)
             var support: [any Service] = [publisher]
+            if let settings = healthFile {
+                support.append(HealthFile(settings: settings, monitor: health, service: definition.service,
+                                          instance: instance, logger: logger))
+            }
             if let database {
                 support.append(InboxSweeper(database: database, retention: inboxRetention, logger: logger))
             }

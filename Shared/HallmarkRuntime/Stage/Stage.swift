@@ -41,11 +41,16 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     let dispatcher = Mutex<StageDispatcher?>(nil)
     /// Schemas accepted per input topic.
     let accepted: [String: Set<String>]
+    /// Where the stage reports its liveness while it runs (``HealthMonitor``).
+    let health: HealthMonitor?
+    /// When it last finished a message, or started (``HealthMonitor/now()``).
+    let lastProgress = Atomic<UInt64>(0)
 
     /// - Parameters:
     ///   - database: the stage's schema and pool; required by a transactional unit of work.
+    ///   - health: where to report liveness while running, if anywhere.
     public init(configuration: StageConfiguration, kafka: KafkaConfiguration, producer: KafkaProducer,
-                database: StageDatabase?, processor: Processor, logger: Logger) {
+                database: StageDatabase?, processor: Processor, logger: Logger, health: HealthMonitor? = nil) {
         precondition(configuration.unitOfWork == .none || database != nil, "a transactional stage needs its database")
         self.configuration = configuration
         self.kafka = kafka
@@ -53,6 +58,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         self.database = database
         self.processor = processor
         self.logger = logger
+        self.health = health
         metrics = StageMetrics(service: configuration.service, group: configuration.groupID)
         let transactional = configuration.unitOfWork != .none
         inbox = transactional ? database.map { Inbox(schema: $0.schema) } : nil
@@ -77,6 +83,12 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             resume: { [consumer, metrics] in consumer.resume($0); metrics.pausedPartitions.decrement(by: Double($0.count)) })
         self.dispatcher.withLock { $0 = dispatcher }
         try consumer.start()
+        lastProgress.store(HealthMonitor.now(), ordering: .relaxed)
+        let registration = health?.register { [self, consumer] in
+            HealthMonitor.StageState(name: configuration.groupID, sinceLastPoll: consumer.sinceLastPoll,
+                                     inFlight: tracker.withLock { $0.inFlight() },
+                                     sinceProgress: HealthMonitor.since(lastProgress.load(ordering: .relaxed)))
+        }
         logger.info("stage started", metadata: [
             "topics": "\(configuration.inputTopics)", "group": "\(configuration.groupID)",
             "dispatch": "\(configuration.dispatch)", "unit_of_work": "\(configuration.unitOfWork)",
@@ -92,6 +104,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             beginShutdown(consumer)
         }
         await consumer.close()
+        registration.map { health?.unregister($0) }
         await outbox?.flush()
         self.dispatcher.withLock { $0 = nil }
         logger.info("stage stopped", metadata: ["in_flight": "\(tracker.withLock { $0.inFlight() })"])
