@@ -26,6 +26,8 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
     @Option(help: "ENC-1 ZIP bodies.") var zips = 24
     @Option(help: "Bytes of each ZIP body.") var zipBytes = 1_000_000
     @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Producer linger.ms of the gateway and the load generator (default: HALLMARK_KAFKA_LINGER_MS, else 2).")
+    var lingerMs: Int?
     @Option(help: "The hallmark-gateway binary (default: beside this hallmark binary).") var gatewayBinary: String?
 
     public init() {}
@@ -34,6 +36,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         var logger = Logger(label: "hallmark.bench")
         logger.logLevel = .warning
         var kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        if let lingerMs { kafka.lingerMilliseconds = lingerMs }
         // A 1 MB ZIP is ~1.4 MB as base64 in a request.
         kafka.maxMessageBytes = max(kafka.maxMessageBytes, 4 * zipBytes)
         let binary = gatewayBinary.map { URL(fileURLWithPath: $0) }
@@ -56,7 +59,8 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
             "HALLMARK_GATEWAY_SECRETS_DIR": folder.path, "HALLMARK_GATEWAY_KEK": try KeyEncryptionFile.generateText(title: "bench", index: false),
             "HALLMARK_GATEWAY_SCHEMA": "bench_gateway_\(run)", "HALLMARK_GROUP_ID": "bench-gateway-\(run)",
             "HALLMARK_INSTANCE": "bench-gateway", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_MAX_MESSAGE_BYTES": String(kafka.maxMessageBytes), "HALLMARK_REPLY_TOPICS": topic("plaintext.paced"),
+            "HALLMARK_MAX_MESSAGE_BYTES": String(kafka.maxMessageBytes), "HALLMARK_KAFKA_LINGER_MS": String(kafka.lingerMilliseconds),
+            "HALLMARK_REPLY_TOPICS": topic("plaintext.paced"),
         ]
         for name in names {
             // encrypt.in → HALLMARK_GATEWAY_ENCRYPT_INPUT, plaintext.out → …_PLAINTEXT_OUTPUT
@@ -76,7 +80,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         load.properties["max.in.flight.requests.per.connection"] = "1"
         let producer = try KafkaProducer(configuration: load, logger: logger)
         let bench = GatewayBench(kafka: kafka, logger: logger, run: run, gateway: gateway, producer: producer)
-        printNow("hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, SHA-NI \(PBKDF2.hasSHAExtensions)")
+        printNow("hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms, SHA-NI \(PBKDF2.hasSHAExtensions)")
 
         try await sessionPhases(bench)
         try await envelopePhases(bench, cores: cores)

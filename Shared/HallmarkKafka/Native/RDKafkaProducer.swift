@@ -46,7 +46,7 @@ final class RDKafkaProducer: @unchecked Sendable {
         var properties = configuration.baseProperties
         properties["enable.idempotence"] = "true"
         properties["acks"] = "all"
-        properties["linger.ms"] = "2"
+        properties["linger.ms"] = String(configuration.lingerMilliseconds)
         // Values over the limit are refused before they are enqueued (KafkaError `oversized`);
         // this leaves room for the key and framing of one that fits.
         properties["message.max.bytes"] = String(configuration.maxMessageBytes + KafkaConfiguration.recordOverheadBytes)
