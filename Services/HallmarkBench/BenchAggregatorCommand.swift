@@ -54,7 +54,7 @@ public struct BenchAggregatorCommand: AsyncParsableCommand {
         let bench = AggregatorBench(world: world, io: BenchExchange(kafka: kafka, logger: logger, producer: producer, service: aggregator),
                                     authority: authority)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        printNow("hallmark bench aggregator: \(cores) cores, \(partitions) partitions per topic, \(cameras) cameras")
+        printNow("hallmark bench aggregator: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms (HALLMARK_KAFKA_LINGER_MS), \(cameras) cameras")
         let fleet = try await bench.provision(cameras)
 
         let all = try bench.bundles(bundles, from: fleet)

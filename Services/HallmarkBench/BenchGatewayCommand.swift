@@ -4,6 +4,7 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkKafka
 import HallmarkMessages
+import HallmarkPostgres
 import HallmarkRuntime
 import Logging
 
@@ -45,6 +46,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let run = String(UUID().lowercasedText.prefix(8))
         func topic(_ name: String) -> String { GatewayBench.topic(name, run: run) }
+        let schema = "bench_gateway_\(run)"
         let names = ["encrypt.in", "encrypt.out", "decrypt.in", "decrypt.out", "handshake.in", "handshake.out",
                      "inbound.in", "plaintext.out", "outbound.in", "outbound.out"]
         try await KafkaAdmin(configuration: kafka, logger: logger)
@@ -57,7 +59,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         try Data("bench".utf8).write(to: folder.appendingPathComponent("signing-version"))
         var env: [String: String] = [
             "HALLMARK_GATEWAY_SECRETS_DIR": folder.path, "HALLMARK_GATEWAY_KEK": try KeyEncryptionFile.generateText(title: "bench", index: false),
-            "HALLMARK_GATEWAY_SCHEMA": "bench_gateway_\(run)", "HALLMARK_GROUP_ID": "bench-gateway-\(run)",
+            "HALLMARK_GATEWAY_SCHEMA": schema, "HALLMARK_GROUP_ID": "bench-gateway-\(run)",
             "HALLMARK_INSTANCE": "bench-gateway", "HALLMARK_LOG_LEVEL": "info",
             "HALLMARK_MAX_MESSAGE_BYTES": String(kafka.maxMessageBytes), "HALLMARK_KAFKA_LINGER_MS": String(kafka.lingerMilliseconds),
             "HALLMARK_REPLY_TOPICS": topic("plaintext.paced"),
@@ -85,5 +87,10 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         try await sessionPhases(bench)
         try await envelopePhases(bench, cores: cores)
         await producer.close()
+        gateway.stop()
+        // The gateway made its schema with HALLMARK_POSTGRES_URL's role; the same role drops it.
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+        pool.close()
     }
 }
