@@ -74,19 +74,10 @@ public struct GatewayEvents: Sendable {
     private func outputs(_ message: StageMessage, _ subject: Subject, _ kind: SecurityEvent.Kind?,
                          reason: String) throws -> [StageOutput] {
         let decision = limiter.record(subject: subject.key, eventWorthy: kind != nil, now: now())
-        var events: [SecurityEvent] = []
-        if decision.event, let kind {
-            events.append(event(kind, subject, id: MessageID.derived(from: message.header.id, "security-\(kind.rawValue)"),
-                                requestID: message.header.id, reason: reason))
-        }
-        if let count = decision.alert {
-            var alert = event(.rejectionRate, subject, id: MessageID.derived(from: message.header.id, "security-rejection_rate"),
-                              requestID: message.header.id, reason: reason)
-            alert.count = count
-            alert.windowSeconds = windowSeconds
-            events.append(alert)
-        }
-        return try events.map { try .json(topic: topic, key: Self.key(subject), $0) }
+        return try decision.events(kind: kind, windowSeconds: windowSeconds) {
+            event($0, subject, id: MessageID.derived(from: message.header.id, "security-\($0.rawValue)"),
+                  requestID: message.header.id, reason: reason)
+        }.map { try .json(topic: topic, key: Self.key(subject), $0) }
     }
 
     /// The summary event of a window's suppressed events: one subject's, or all subjects'.

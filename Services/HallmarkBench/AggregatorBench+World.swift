@@ -67,9 +67,7 @@ extension AggregatorBench {
         func removeFiles() { try? FileManager.default.removeItem(at: folder) }
 
         func dropSchemas() async {
-            for schema in [aggregator.schema, authority.schema] {
-                _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
-            }
+            await pool.dropBenchSchemas(aggregator.schema, authority.schema)
             pool.close()
         }
     }

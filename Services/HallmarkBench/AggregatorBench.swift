@@ -99,7 +99,7 @@ struct AggregatorBench {
     func writerAppend(_ count: Int) async throws -> Double {
         let schema = "bench_log_\(world.run)"
         try await StageDatabase(pool: world.pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: io.logger)
-        defer { Task { [pool = world.pool] in _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE") } }
+        defer { Task { [pool = world.pool] in await pool.dropBenchSchemas(schema) } }
         let log = TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
         let batches = try (0..<(count / 1000)).map { _ in
             try (0..<1000).map { _ in

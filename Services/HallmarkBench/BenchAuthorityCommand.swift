@@ -82,7 +82,7 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
         print(String(format: "in-process derive + open alone: %9.0f tokens/s (one core)", local))
         print(String(format: "ratio: pipeline / in-process %.3f", result.rate / local))
         if result.passed != count + paced { throw BenchError("\(count + paced - result.passed) tokens did not PASS") }
-        _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: config.schema) CASCADE")
+        await pool.dropBenchSchemas(config.schema)
         _ = await producer.close()
     }
 

@@ -90,7 +90,7 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         gateway.stop()
         // The gateway made its schema with HALLMARK_POSTGRES_URL's role; the same role drops it.
         let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        _ = try? await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+        await pool.dropBenchSchemas(schema)
         pool.close()
     }
 }

@@ -15,17 +15,9 @@ struct SignerEvents: Sendable {
     /// The events for one rejection of `message` that `decision` allows.
     func outputs(for message: StageMessage, partner: String, reason: VerifyReason,
                  decision: SecurityEventLimiter.Decision) throws -> [StageOutput] {
-        var events: [SecurityEvent] = []
-        if decision.event, let kind = Self.kind(reason) {
-            events.append(event(message, kind, reason: reason, partner: partner))
-        }
-        if let count = decision.alert {
-            var alert = event(message, .rejectionRate, reason: reason, partner: partner)
-            alert.count = count
-            alert.windowSeconds = windowSeconds
-            events.append(alert)
-        }
-        return try events.map { try .json(topic: topic, key: Self.partnerID(partner), $0) }
+        try decision.events(kind: Self.kind(reason), windowSeconds: windowSeconds) {
+            event(message, $0, reason: reason, partner: partner)
+        }.map { try .json(topic: topic, key: Self.partnerID(partner), $0) }
     }
 
     /// The event kind of a rejection reason that has its own events.

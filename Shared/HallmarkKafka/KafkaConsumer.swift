@@ -1,4 +1,4 @@
-import Dispatch
+import HallmarkCore
 import Logging
 import Synchronization
 
@@ -60,9 +60,7 @@ public final class KafkaConsumer: Sendable {
     /// check's sign that the consumer is not stuck.
     public var sinceLastPoll: Duration? {
         let last = native.lastLoop.load(ordering: .relaxed)
-        guard last > 0 else { return nil }
-        let now = DispatchTime.now().uptimeNanoseconds
-        return .nanoseconds(Int64(now > last ? now - last : 0))
+        return last > 0 ? Uptime.since(last) : nil
     }
 
     /// The end offset of each assigned partition, as last seen by the fetcher (no round trip).

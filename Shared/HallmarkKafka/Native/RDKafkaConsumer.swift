@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import Logging
 import Synchronization
 import rdkafka
@@ -17,7 +18,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
     /// Messages handed out but not yet taken by the reader: bounds memory when processing lags.
     private let credits: DispatchSemaphore
     private let logger: Logger
-    /// When the poll loop last went round (`DispatchTime` uptime nanoseconds; 0 before it
+    /// When the poll loop last went round (``Uptime`` nanoseconds; 0 before it
     /// started): before every poll and every wait for buffer room, so at least every 100 ms
     /// (plus a callback's time) while it lives, fetching or not.
     let lastLoop = Atomic<UInt64>(0)
@@ -79,14 +80,14 @@ final class RDKafkaConsumer: @unchecked Sendable {
     private func pollLoop(deliver: @Sendable (KafkaMessage) -> Void) {
         let rk = client.handle
         while isRunning {
-            lastLoop.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+            lastLoop.store(Uptime.now(), ordering: .relaxed)
             // Wait for buffer room; keep serving rebalances meanwhile.
             guard credits.wait(timeout: .now() + .milliseconds(100)) == .success else {
                 continue
             }
             var used = false
             while isRunning, !used {
-                lastLoop.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                lastLoop.store(Uptime.now(), ordering: .relaxed)
                 guard let raw = rd_kafka_consumer_poll(rk, 100) else { continue }
                 defer { rd_kafka_message_destroy(raw) }
                 let m = raw.pointee

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// What a process's stages say about their liveness, gathered for ``HealthFile``.
@@ -83,13 +82,4 @@ public final class HealthMonitor: Sendable {
     }
 
     static func seconds(_ d: Duration) -> Int64 { d.components.seconds }
-
-    /// The uptime clock the stages stamp their progress with.
-    public static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-    /// Since an uptime stamp of ``now()``.
-    public static func since(_ stamp: UInt64) -> Duration {
-        let now = Self.now()
-        return .nanoseconds(Int64(now > stamp ? now - stamp : 0))
-    }
 }

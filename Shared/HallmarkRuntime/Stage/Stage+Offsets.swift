@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 
 extension Stage {
@@ -14,7 +15,7 @@ extension Stage {
     /// A delivered unit: count it, clear its outbox records, store each partition's new
     /// low-water mark.
     func finish(_ unit: StageUnit, _ consumer: KafkaConsumer) {
-        lastProgress.store(HealthMonitor.now(), ordering: .relaxed)
+        lastProgress.store(Uptime.now(), ordering: .relaxed)
         metrics.processed.increment(by: unit.processed)
         if unit.duplicates > 0 { metrics.duplicates.increment(by: unit.duplicates) }
         if !unit.recorded.isEmpty { outbox?.delivered(unit.recorded) }

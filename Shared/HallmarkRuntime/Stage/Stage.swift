@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkMessages
 import Logging
@@ -43,7 +44,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     let accepted: [String: Set<String>]
     /// Where the stage reports its liveness while it runs (``HealthMonitor``).
     let health: HealthMonitor?
-    /// When it last finished a message, or started (``HealthMonitor/now()``).
+    /// When it last finished a message, or started (``Uptime/now()``).
     let lastProgress = Atomic<UInt64>(0)
 
     /// - Parameters:
@@ -83,11 +84,11 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             resume: { [consumer, metrics] in consumer.resume($0); metrics.pausedPartitions.decrement(by: Double($0.count)) })
         self.dispatcher.withLock { $0 = dispatcher }
         try consumer.start()
-        lastProgress.store(HealthMonitor.now(), ordering: .relaxed)
+        lastProgress.store(Uptime.now(), ordering: .relaxed)
         let registration = health?.register { [self, consumer] in
             HealthMonitor.StageState(name: configuration.groupID, sinceLastPoll: consumer.sinceLastPoll,
                                      inFlight: tracker.withLock { $0.inFlight() },
-                                     sinceProgress: HealthMonitor.since(lastProgress.load(ordering: .relaxed)))
+                                     sinceProgress: Uptime.since(lastProgress.load(ordering: .relaxed)))
         }
         logger.info("stage started", metadata: [
             "topics": "\(configuration.inputTopics)", "group": "\(configuration.groupID)",
