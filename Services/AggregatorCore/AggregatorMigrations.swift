@@ -6,7 +6,9 @@ import HallmarkRuntime
 /// - `submissions`: one row per submission id, what the log needs of it (its hashes, capture
 ///   time, where its answer goes) and, once answered, the answer's bytes, so a submission sent
 ///   again under the same id gets the same answer. No token, GPS or owner hash is kept.
-/// - `log_queue`: validated submissions waiting for the log writer, in arrival order.
+/// - the log writer's queue is `submissions` itself (version 2): a validated submission is
+///   `queued` with a `queued_seq`, found through a partial index; a separate `log_queue` table
+///   cost an insert and a delete per bundle.
 /// - `leaves`: the BM-LOG records by leaf index; an image hash is logged once.
 /// - `nodes`: every perfect subtree root (level 0: leaf hashes), so inclusion and consistency
 ///   proofs and the frontier take O(log² n) lookups, never a scan of the leaves.
@@ -51,6 +53,18 @@ public enum AggregatorMigrations {
                 signature bytea NOT NULL,
                 key_id text NOT NULL
             );
+            """),
+         .init(version: 2, name: "queue_in_submissions", sql: """
+            CREATE SEQUENCE \(schema).queued_seq;
+            ALTER TABLE \(schema).submissions ADD COLUMN queued_seq bigint;
+            UPDATE \(schema).submissions s SET queued_seq = q.n
+            FROM (SELECT submission_id, nextval('\(schema).queued_seq') AS n
+                  FROM (SELECT submission_id FROM \(schema).log_queue ORDER BY seq) o) q
+            WHERE s.submission_id = q.submission_id;
+            ALTER TABLE \(schema).submissions
+                ADD CHECK (status <> 'queued' OR queued_seq IS NOT NULL);
+            CREATE INDEX submissions_queued ON \(schema).submissions (queued_seq) WHERE status = 'queued';
+            DROP TABLE \(schema).log_queue;
             """),
          PendingRequests.migration(schema: schema),
          OrderedWriter<TransparencyLog>.migration(schema: schema)]

@@ -14,6 +14,11 @@ public enum AggregatorService {
                                  migrations: AggregatorMigrations.all(schema: c.schema))
     }
 
+    /// The intake's and the joiner's default batch linger (`HALLMARK_BATCH_LINGER_MS`): below
+    /// saturation their workers would otherwise commit a transaction per bundle, and that cost
+    /// starves the log writer; 10 ms is small beside the writer's own linger.
+    public static let batchLinger = Duration.milliseconds(10)
+
     public static func services(_ c: AggregatorConfiguration, context: ServiceContext) throws -> [any Service] {
         guard let path = c.signingKeyFile else {
             throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE",
@@ -44,8 +49,8 @@ public enum AggregatorService {
             writer, retrier,
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
-                              groupSuffix: "-tokens"),
-            try context.stage(intake, inputs: intake.inputs, dispatch: .partitionBatches),
+                              groupSuffix: "-tokens", batchLinger: batchLinger),
+            try context.stage(intake, inputs: intake.inputs, dispatch: .partitionBatches, batchLinger: batchLinger),
         ]
     }
 }

@@ -69,16 +69,14 @@ struct SubmissionTable: Sendable {
     /// every re-send) gives the same id.
     static func resultID(_ submission: UUID) -> String { MessageID.derived(from: submission.lowercasedText, "result") }
 
-    /// Marks validated submissions as waiting for the log.
+    /// Marks validated submissions as waiting for the log, in this order.
     func enqueue(_ ids: [UUID], on connection: PostgresConnection) async throws {
         guard !ids.isEmpty else { return }
         try await connection.execute("""
-            UPDATE \(unescaped: schema).submissions SET status = 'queued'
-            WHERE submission_id = ANY(\(PostgresArray(ids))) AND status = 'validating'
-            """)
-        try await connection.execute("""
-            INSERT INTO \(unescaped: schema).log_queue (submission_id)
-            SELECT * FROM unnest(\(PostgresArray(ids))) ON CONFLICT (submission_id) DO NOTHING
+            UPDATE \(unescaped: schema).submissions s SET status = 'queued', queued_seq = q.n
+            FROM (SELECT i, nextval('\(unescaped: schema).queued_seq') AS n
+                  FROM unnest(\(PostgresArray(ids))) WITH ORDINALITY AS u(i, o) ORDER BY o) q
+            WHERE s.submission_id = q.i AND s.status = 'validating'
             """)
     }
 
@@ -89,7 +87,7 @@ struct SubmissionTable: Sendable {
         guard !results.isEmpty else { return [] }
         let values = try results.map { try JSONCoding.encode($0.result) }
         try await connection.execute("""
-            UPDATE \(unescaped: schema).submissions s SET status = 'answered', result = a.result
+            UPDATE \(unescaped: schema).submissions s SET status = 'answered', result = a.result, queued_seq = NULL
             FROM unnest(\(PostgresArray(results.map(\.id))), \(PostgresArray(values.map { Data($0) }))) AS a(id, result)
             WHERE s.submission_id = a.id
             """)

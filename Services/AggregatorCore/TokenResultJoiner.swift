@@ -8,7 +8,7 @@ import Metrics
 /// Joins the authority's PASS/FAIL answers (`birthmark.token.results`) to the submissions
 /// that asked, by `correlation_id`, in one transaction per batch (with the runtime's inbox, so
 /// a redelivered answer repeats its outputs and nothing else):
-/// - PASS: the submission waits for the log writer (`log_queue`);
+/// - PASS: the submission is queued for the log writer;
 /// - FAIL: the submission is answered `rejected` with the authority's reason, and the answer
 ///   is recorded for a submission sent again.
 /// An answer that joins nothing (a duplicate, or one that came after the submission gave up)

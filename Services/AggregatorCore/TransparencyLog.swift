@@ -36,15 +36,15 @@ public struct TransparencyLog: OrderedWriterLog {
 
     public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
         try await connection.query("""
-            SELECT count(*) FROM (SELECT 1 FROM \(unescaped: store.schema).log_queue LIMIT \(limit)) q
+            SELECT count(*) FROM (SELECT 1 FROM \(unescaped: store.schema).submissions WHERE status = 'queued' LIMIT \(limit)) q
             """)[0].column(0, as: Int.self)
     }
 
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
         let rows = try await connection.query("""
             SELECT s.submission_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
-            FROM \(unescaped: store.schema).log_queue q JOIN \(unescaped: store.schema).submissions s USING (submission_id)
-            ORDER BY q.seq LIMIT \(limit)
+            FROM \(unescaped: store.schema).submissions s WHERE s.status = 'queued'
+            ORDER BY s.queued_seq LIMIT \(limit)
             """)
         return try rows.decode((UUID, Data, Int64, String, String, Data?).self).map { id, entries, captured, correlation, topic, key in
             Item(id: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: [UInt8](entries)),
@@ -100,10 +100,6 @@ public struct TransparencyLog: OrderedWriterLog {
         }
         for (_, _, result) in results { metrics.submission(result.status.rawValue) }
         outputs += try await SubmissionTable(schema: store.schema).answer(results, on: connection)
-        try await connection.execute("""
-            DELETE FROM \(unescaped: store.schema).log_queue
-            WHERE submission_id = ANY(\(PostgresArray(items.map(\.id))))
-            """)
         cached.value.withLock { $0 = frontier }
         metrics.treeSize.set(Double(size))
         return OrderedWriterBatch(appended: leaves.count, outputs: outputs)

@@ -115,4 +115,40 @@ struct TransparencyLogTests {
         #expect(!latest.verify(publicKey: try CheckpointSigningKey.generate().publicKey))
         await Self.drop(pool, schema)
     }
+
+    /// A database at version 1 (a `log_queue` table) upgraded while submissions wait: they stay
+    /// queued in their order, the one still validating stays out of the queue, and the writer
+    /// then logs them and empties the queue.
+    @Test func upgradeKeepsTheQueueAndItsOrder() async throws {
+        var logger = Logger(label: "log-tests")
+        logger.logLevel = .warning
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        let schema = "aggregator_up_\(String(UUID().uuidString.prefix(8)).lowercased())"
+        let database = StageDatabase(pool: pool, schema: schema)
+        try await database.migrate(AggregatorMigrations.all(schema: schema).filter { $0.version != 2 }, logger: logger)
+        let items = (0..<5).map { _ in Self.item([Hex.encode(try! SecureRandom.bytes(32))]) }
+        let table = SubmissionTable(schema: schema)
+        try await pool.withConnection { connection in
+            _ = try await table.insert(items, on: connection)
+            // Queued in an order unrelated to their ids; the last one is still being validated.
+            for item in items.dropLast().reversed() {
+                try await connection.execute("""
+                    UPDATE \(unescaped: schema).submissions SET status = 'queued' WHERE submission_id = \(item.id);
+                    """)
+                try await connection.execute("INSERT INTO \(unescaped: schema).log_queue (submission_id) VALUES (\(item.id))")
+            }
+        }
+        try await database.migrate(AggregatorMigrations.all(schema: schema), logger: logger)
+        let log = TransparencyLog(schema: schema, key: try CheckpointSigningKey.generate(), checkpointTopic: "checkpoints",
+                                  metrics: AggregatorMetrics())
+        let waiting = try await pool.withConnection { try await log.waiting(limit: 10, on: $0) }
+        #expect(waiting.map(\.id) == items.dropLast().reversed().map(\.id))
+        let batch = try await pool.transaction { try await log.append(waiting, at: 0, on: $0) }
+        #expect(batch.appended == 4)
+        #expect(try await pool.withConnection { try await log.waitingCount(limit: 10, on: $0) } == 0)
+        // Validated later, it joins the queue behind them.
+        try await pool.withConnection { try await table.enqueue([items[4].id], on: $0) }
+        #expect(try await pool.withConnection { try await log.waiting(limit: 10, on: $0) }.map(\.id) == [items[4].id])
+        await Self.drop(pool, schema)
+    }
 }

@@ -108,13 +108,16 @@ struct SettingsTests {
         #expect(defaults.groupID == "hallmark-svc" && defaults.rejectedTopic == "hallmark.rejected")
         let set = try StageConfiguration.fromEnvironment(
             ["HALLMARK_MAX_IN_FLIGHT": "3", "HALLMARK_LANE_DEPTH": "2", "HALLMARK_SHUTDOWN_GRACE_MS": "500",
-             "HALLMARK_REPLY_TOPICS": "a,b", "HALLMARK_GROUP_ID": "", "HALLMARK_MAX_BATCH": "9"],
+             "HALLMARK_REPLY_TOPICS": "a,b", "HALLMARK_GROUP_ID": "", "HALLMARK_MAX_BATCH": "9",
+             "HALLMARK_BATCH_LINGER_MS": "7"],
             service: "svc", inputs: inputs)
         #expect(set.maxInFlight == 3 && set.laneDepth == 2 && set.shutdownGrace == .milliseconds(500))
         #expect(set.replyTopics == ["a", "b"] && set.groupID == "hallmark-svc" && set.maxBatch == 9)
+        #expect(defaults.batchLinger == .zero && set.batchLinger == .milliseconds(7))
         for (variable, value) in [("HALLMARK_MAX_IN_FLIGHT", "0"), ("HALLMARK_LANE_DEPTH", "65537"),
                                   ("HALLMARK_SHUTDOWN_GRACE_MS", "-1"), ("HALLMARK_MAX_MESSAGE_BYTES", "4095"),
-                                  ("HALLMARK_REJECTED_TOPIC", "no spaces"), ("HALLMARK_BATCH_WORKERS", "1025")] {
+                                  ("HALLMARK_REJECTED_TOPIC", "no spaces"), ("HALLMARK_BATCH_WORKERS", "1025"),
+                                  ("HALLMARK_BATCH_LINGER_MS", "10001")] {
             expectRefused(variable, value: value) {
                 _ = try StageConfiguration.fromEnvironment([variable: value], service: "svc", inputs: inputs)
             }

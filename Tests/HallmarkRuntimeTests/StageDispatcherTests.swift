@@ -39,6 +39,25 @@ struct StageDispatcherTests {
         #expect(f.flow.isEmpty, "nothing was full, yet: \(f.flow)")
     }
 
+    /// What a lingering batch worker adds to its batch: what its slot holds now, in order, up
+    /// to the room left, never another slot's, and nothing (without waiting) when it is empty.
+    @Test func takeReadyHandsOutWhatIsThereWithoutWaiting() throws {
+        let f = F(slots: 2, depth: 100)
+        #expect(f.put(F.message(0, 0, slot: 0)).returned)
+        let first = try f.takeNow(slot: 0, limit: 10)
+        #expect(first.positions == [Position(0, 0)])
+        #expect(f.dispatcher.takeReady(slot: 0, limit: 9).isEmpty)
+        for offset in 1...5 { #expect(f.put(F.message(0, Int64(offset), slot: 0)).returned) }
+        #expect(f.put(F.message(1, 0, slot: 1)).returned)
+        let more = f.dispatcher.takeReady(slot: 0, limit: 3)
+        #expect(more.positions == [Position(0, 1), Position(0, 2), Position(0, 3)])
+        #expect(f.dispatcher.takeReady(slot: 0, limit: 0).isEmpty)
+        #expect(f.dispatcher.takeReady(slot: 0, limit: 9).positions == [Position(0, 4), Position(0, 5)])
+        #expect(try f.takeNow(slot: 1, limit: 9).positions == [Position(1, 0)])
+        f.dispatcher.done(slot: 0, messages: first + more)
+        #expect(f.dispatcher.inFlight == 3)
+    }
+
     /// A message whose slot is full is parked and its partition paused — once, however many
     /// of its messages park after it, and even when a later one's own slot has room (the
     /// partition's order holds). Messages of other partitions keep flowing meanwhile. As the

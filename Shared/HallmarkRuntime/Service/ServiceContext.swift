@@ -31,12 +31,17 @@ public struct ServiceContext: Sendable {
     }
 
     /// A stage with this context's producer, database and logger.
-    /// - Parameter groupSuffix: for a second stage in one process: appended to the consumer
-    ///   group (e.g. `-sessions`), so each stage has its own group, partitions and lag.
+    /// - Parameters:
+    ///   - groupSuffix: for a second stage in one process: appended to the consumer group
+    ///     (e.g. `-sessions`), so each stage has its own group, partitions and lag.
+    ///   - batchLinger: this stage's default for ``StageConfiguration/batchLinger`` when
+    ///     `HALLMARK_BATCH_LINGER_MS` is not set.
     public func stage<P: StageProcessor>(_ processor: P, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
-                                         unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "") throws -> Stage<P> {
+                                         unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "",
+                                         batchLinger: Duration = .zero) throws -> Stage<P> {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
         configuration.groupID += groupSuffix
+        if environment["HALLMARK_BATCH_LINGER_MS"] == nil { configuration.batchLinger = batchLinger }
         return Stage(configuration: configuration, kafka: kafka, producer: producer, database: database,
                      processor: processor, logger: logger, health: health)
     }

@@ -163,7 +163,13 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     private func runBatches(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: KafkaConsumer) async {
         let pending = AsyncSemaphore(max(1, configuration.batchesInFlight))
         await withDiscardingTaskGroup { group in
-            while let batch = await dispatcher.take(slot: slot, limit: configuration.maxBatch) {
+            while var batch = await dispatcher.take(slot: slot, limit: configuration.maxBatch) {
+                if configuration.batchLinger > .zero, batch.count < configuration.maxBatch, !isStopping {
+                    // Below saturation a worker would otherwise take messages one by one, and
+                    // the per-batch cost (a transaction, its round trips) is what then queues.
+                    try? await Task.sleep(for: configuration.batchLinger)
+                    batch += dispatcher.takeReady(slot: slot, limit: configuration.maxBatch - batch.count)
+                }
                 let start = ContinuousClock.now
                 metrics.batchSize.record(batch.count)
                 let unit = await execute(batch)

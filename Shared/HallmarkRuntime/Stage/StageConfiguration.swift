@@ -30,6 +30,11 @@ public struct StageConfiguration: Sendable {
     public var laneDepth: Int
     /// Batch stages: most messages processed as one batch. `HALLMARK_MAX_BATCH`, default 1024.
     public var maxBatch: Int
+    /// Batch stages: how long a worker that found fewer than ``maxBatch`` messages waits for
+    /// more before it processes them. Below saturation a worker otherwise takes them one at a
+    /// time, paying a batch's fixed cost (a transaction) per message. `HALLMARK_BATCH_LINGER_MS`,
+    /// default 0 (no wait); each service may set its own default.
+    public var batchLinger: Duration
     /// Batch stages: batches processed concurrently, each over its own share of the partitions
     /// (so per-partition order holds). `HALLMARK_BATCH_WORKERS`, default 4.
     public var batchWorkers: Int
@@ -54,7 +59,7 @@ public struct StageConfiguration: Sendable {
     public init(service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
                 dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
                 rejectedTopic: String = "hallmark.rejected", replyTopics: Set<String> = [], maxInFlight: Int = 64,
-                laneDepth: Int = 8, maxBatch: Int = 1024, batchWorkers: Int = 4, batchesInFlight: Int = 4,
+                laneDepth: Int = 8, maxBatch: Int = 1024, batchLinger: Duration = .zero, batchWorkers: Int = 4, batchesInFlight: Int = 4,
                 maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(50),
                 maxBackoff: Duration = .seconds(2), shutdownGrace: Duration = .seconds(20),
                 revokeDrainTimeout: Duration = .seconds(10)) {
@@ -69,6 +74,7 @@ public struct StageConfiguration: Sendable {
         self.maxInFlight = maxInFlight
         self.laneDepth = laneDepth
         self.maxBatch = maxBatch
+        self.batchLinger = batchLinger
         self.batchWorkers = batchWorkers
         self.batchesInFlight = batchesInFlight
         self.maxMessageBytes = maxMessageBytes
@@ -96,6 +102,7 @@ public struct StageConfiguration: Sendable {
         config.maxInFlight = try settings.integer("HALLMARK_MAX_IN_FLIGHT", default: config.maxInFlight, in: 1...65_536)
         config.laneDepth = try settings.integer("HALLMARK_LANE_DEPTH", default: config.laneDepth, in: 1...65_536)
         config.maxBatch = try settings.integer("HALLMARK_MAX_BATCH", default: config.maxBatch, in: 1...65_536)
+        config.batchLinger = try settings.milliseconds("HALLMARK_BATCH_LINGER_MS", default: config.batchLinger, in: 0...10_000)
         config.batchWorkers = try settings.integer("HALLMARK_BATCH_WORKERS", default: config.batchWorkers, in: 1...1024)
         config.maxMessageBytes = try settings.integer("HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
                                                       in: 4096...(256 << 20))

@@ -134,6 +134,13 @@ final class StageDispatcher: Sendable {
         }
     }
 
+    /// Up to `limit` messages `slot` holds now, without waiting (maybe none).
+    func takeReady(slot: Int, limit: Int) -> [KafkaMessage] {
+        state.withLock { s in
+            s.heads[slot] < s.queues[slot].count && limit > 0 ? Self.dequeue(slot: slot, limit: limit, &s) : []
+        }
+    }
+
     /// The slot finished these messages: room for parked messages and for the consumer.
     func done(slot: Int, messages: [KafkaMessage]) {
         var wakes: [(CheckedContinuation<[KafkaMessage]?, Never>, [KafkaMessage])] = []

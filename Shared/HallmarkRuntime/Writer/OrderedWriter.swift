@@ -21,7 +21,9 @@ import Synchronization
 /// - **Outputs after commit**: a batch's outputs are recorded in the same transaction
 ///   (`hallmark_writer_outbox`) and sent only after it commits; each new leader first re-sends
 ///   what its predecessor committed but may not have sent, so nothing is lost (a re-send has
-///   the same message ids).
+///   the same message ids). Outputs are enqueued in batch order and acknowledged while the next
+///   batch is written; only a retried send (after the broker failed a batch) can arrive after a
+///   later batch's outputs.
 public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     /// How the writer batches and watches for the lead.
     public struct Configuration: Sendable, WriterLeaseConfiguration {
@@ -35,6 +37,9 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         public var linger: Duration
         /// How often an idle leader looks for waiting items. Default 20 ms.
         public var idlePoll: Duration
+        /// Committed batches whose outputs may await the broker's acknowledgement while the
+        /// next batch is written. Default 4.
+        public var sendsInFlight: Int
         /// How often a standby tries to take the lead. Default 250 ms.
         public var standbyPoll: Duration
         /// Service name for metrics and logs.
@@ -42,7 +47,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
         public init(name: String, schema: String, service: String, maxBatch: Int = 1000,
                     linger: Duration = .milliseconds(100), idlePoll: Duration = .milliseconds(20),
-                    standbyPoll: Duration = .milliseconds(250)) {
+                    standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4) {
             self.name = name
             self.schema = schema
             self.service = service
@@ -50,6 +55,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
             self.linger = linger
             self.idlePoll = idlePoll
             self.standbyPoll = standbyPoll
+            self.sendsInFlight = sendsInFlight
         }
     }
 
@@ -113,33 +119,52 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         }
     }
 
-    /// Writes batches while the lease holds.
+    /// Writes batches while the lease holds. A batch's outputs are enqueued (in batch order)
+    /// as soon as it commits and acknowledged in the background, so the next batch is written
+    /// while the broker takes them; at most ``Configuration/sendsInFlight`` batches wait for
+    /// acknowledgement. Before the lead is let go, every one of them is acknowledged.
     private func lead(_ lease: WriterLease) async throws {
         try await resendOutbox()
-        var oldestSeen: ContinuousClock.Instant?
-        var lastCheck = ContinuousClock.now
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if ContinuousClock.now - lastCheck > .seconds(1) {
-                try await lease.check()
-                lastCheck = .now
-            }
-            let (maxBatch, linger) = (configuration.maxBatch, configuration.linger)
-            let batch = try await writeBatch(lease, closeEarly: { count in
-                if count >= maxBatch { return true }
-                let now = ContinuousClock.now
-                if oldestSeen == nil { oldestSeen = now }
-                return now - oldestSeen! >= linger
-            })
-            switch batch {
-            case .written(let outputs, let position, let count):
-                oldestSeen = nil
-                metrics.batchSize.record(count)
-                try await send(outputs, position: position)
-            case .waiting(let count):
-                if count == 0 { oldestSeen = nil }
-                await waitForWork(count == 0 ? configuration.idlePoll : min(configuration.idlePoll, configuration.linger / 4))
+        let window = AsyncSemaphore(max(1, configuration.sendsInFlight))
+        let failure = SendFailure()
+        try await withThrowingDiscardingTaskGroup { group in
+            var oldestSeen: ContinuousClock.Instant?
+            var lastCheck = ContinuousClock.now
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                if let error = failure.error { throw error }
+                if ContinuousClock.now - lastCheck > .seconds(1) {
+                    try await lease.check()
+                    lastCheck = .now
+                }
+                let (maxBatch, linger) = (configuration.maxBatch, configuration.linger)
+                let batch = try await writeBatch(lease, closeEarly: { count in
+                    if count >= maxBatch { return true }
+                    let now = ContinuousClock.now
+                    if oldestSeen == nil { oldestSeen = now }
+                    return now - oldestSeen! >= linger
+                })
+                switch batch {
+                case .written(let outputs, let position, let count):
+                    oldestSeen = nil
+                    metrics.batchSize.record(count)
+                    await window.acquire()
+                    let enqueued = try? await producer.enqueue(outputs)
+                    group.addTask {
+                        defer { window.release() }
+                        do {
+                            try await self.send(outputs, position: position, enqueued: enqueued)
+                        } catch {
+                            // The outbox row stays; the next leader sends it again.
+                            failure.record(error)
+                        }
+                    }
+                case .waiting(let count):
+                    if count == 0 { oldestSeen = nil }
+                    await waitForWork(count == 0 ? configuration.idlePoll : min(configuration.idlePoll, configuration.linger / 4))
+                }
             }
         }
+        if let error = failure.error { throw error }
     }
 
     enum BatchOutcome { case written([StageOutput], position: Int64, count: Int), waiting(Int) }
@@ -164,14 +189,17 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         }
     }
 
-    /// Sends a committed batch's outputs until acknowledged, then forgets its outbox row.
-    private func send(_ outputs: [StageOutput], position: Int64) async throws {
+    /// Sends a committed batch's outputs (or waits for those already enqueued) until
+    /// acknowledged, then forgets its outbox row.
+    private func send(_ outputs: [StageOutput], position: Int64, enqueued: KafkaDeliveryGroup? = nil) async throws {
         var attempt = 0
+        var enqueued = enqueued
         while true {
             do {
-                try await producer.send(outputs)
+                if let group = enqueued { try await group.wait() } else { try await producer.send(outputs) }
                 break
             } catch {
+                enqueued = nil
                 // A result the broker can never take would stall the log: say so and move on.
                 if ErrorPolicy.isPermanent(error) {
                     logger.error("writer outputs refused by the broker", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
@@ -209,6 +237,13 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
             }
         }
     }
+}
+
+/// The first failure of a background send: the leader steps down on it.
+private final class SendFailure: Sendable {
+    private let first = Mutex<(any Error)?>(nil)
+    var error: (any Error)? { first.withLock { $0 } }
+    func record(_ error: any Error) { first.withLock { $0 = $0 ?? error } }
 }
 
 /// The writer's metrics, created once with fixed dimensions.
