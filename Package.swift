@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "HallmarkPostgres", dependencies: ["libpq", "HallmarkCore", log], path: "Shared/HallmarkPostgres"),
         .target(name: "HallmarkMessages", dependencies: ["HallmarkCore", "HallmarkCrypto"], path: "Shared/HallmarkMessages"),
         .target(name: "HallmarkRuntime",
-                dependencies: ["HallmarkCore", "HallmarkKafka", "HallmarkPostgres", "HallmarkMessages",
+                dependencies: ["HallmarkCore", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkMessages",
                                log, metrics, coreMetrics, lifecycle],
                 path: "Shared/HallmarkRuntime"),
         .target(name: "HallmarkSmileID",

@@ -17,6 +17,8 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     public var adminInput = "birthmark.authority.admin"
     /// Security events. `HALLMARK_SECURITY_TOPIC` [`hallmark.security`].
     public var securityTopic = "hallmark.security"
+    /// Audit records (``AuditTrail``). `HALLMARK_AUDIT_TOPIC` [`hallmark.audit`].
+    public var auditTopic = "hallmark.audit"
     /// How long a validated token's nonce+ciphertext is remembered for replay detection.
     /// `HALLMARK_AUTHORITY_REPLAY_WINDOW_S` [86400].
     public var replayWindowSeconds = 86_400
@@ -55,7 +57,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     /// Every input topic.
     public var inputTopics: [String] { [provisionInput, tokenInput, adminInput] }
     /// Every topic the authority reads or writes.
-    public var topics: [String] { inputTopics + [provisionOutput, tokenOutput] }
+    public var topics: [String] { inputTopics + [provisionOutput, tokenOutput, auditTopic] }
 
     /// The variables that place an authority (its schema and topics) as this configuration
     /// does: what a test or a bench hands the process it starts.
@@ -63,7 +65,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         ["HALLMARK_AUTHORITY_SCHEMA": schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": provisionInput,
          "HALLMARK_AUTHORITY_PROVISION_OUTPUT": provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": tokenInput,
          "HALLMARK_AUTHORITY_TOKEN_OUTPUT": tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": adminInput,
-         "HALLMARK_SECURITY_TOPIC": securityTopic]
+         "HALLMARK_SECURITY_TOPIC": securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic]
     }
 
     /// Applies the environment over the defaults.
@@ -77,6 +79,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         c.tokenOutput = try settings.topic("HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: c.tokenOutput)
         c.adminInput = try settings.topic("HALLMARK_AUTHORITY_ADMIN_INPUT", default: c.adminInput)
         c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         c.replayWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
                                                      in: 1...(366 * 86_400))
         c.warnThreshold = try settings.integer("HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,

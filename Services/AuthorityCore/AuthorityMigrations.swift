@@ -1,9 +1,11 @@
 import HallmarkPostgres
+import HallmarkRuntime
 
 /// The authority's tables. Secrets are sealed (REST) with the AAD binding
 /// (`key_tables`/`master_key`/table id) and (`devices`/`nuc_hash`/serial).
 public enum AuthorityMigrations {
-    /// Migrations for `schema`, numbered from 1 (0 is the runtime's inbox).
+    /// Migrations for `schema`, numbered from 1 (0 is the runtime's inbox), then the runtime's
+    /// audit trail.
     public static func all(schema: String) -> [PostgresMigrations.Migration] {
         [.init(version: 1, name: "authority_tables", sql: """
             CREATE TABLE \(schema).key_tables (
@@ -43,6 +45,7 @@ public enum AuthorityMigrations {
                 count integer NOT NULL,
                 PRIMARY KEY (device_id, hour)
             );
-            """)]
+            """),
+         AuditTrail.migration(schema: schema)]
     }
 }

@@ -31,6 +31,8 @@ public struct AuthorityProcessor: StageProcessor {
     let maintenance: AuthorityMaintenance?
     let events: AuthorityEvents
     let verifier: AdminCommandVerifier
+    /// Where admin commands are recorded.
+    let audit: AuditTrail
 
     /// Creates the processor.
     public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
@@ -45,6 +47,8 @@ public struct AuthorityProcessor: StageProcessor {
         events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics,
                                  secrets: secrets)
         verifier = AdminCommandVerifier(keys: configuration.operatorKeys, windowSeconds: configuration.adminWindowSeconds)
+        audit = AuditTrail(schema: configuration.schema, service: "authority", topic: configuration.auditTopic,
+                           indexKey: secrets.indexKey)
     }
 
     var schema: String { configuration.schema }

@@ -29,6 +29,8 @@ public struct TokenProcessor: StageProcessor {
     let pool: PostgresPool
     let metrics: AuthorityMetrics
     let events: AuthorityEvents
+    /// Where a blacklisting by the abuse threshold is recorded.
+    let audit: AuditTrail
 
     /// Creates the processor.
     public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
@@ -36,6 +38,8 @@ public struct TokenProcessor: StageProcessor {
                 metrics: AuthorityMetrics, instance: String) {
         self.configuration = configuration
         self.secrets = secrets
+        audit = AuditTrail(schema: configuration.schema, service: "authority", topic: configuration.auditTopic,
+                           indexKey: secrets.indexKey)
         self.tables = tables
         self.devices = devices
         self.ledger = ledger
@@ -163,8 +167,9 @@ public struct TokenProcessor: StageProcessor {
                                                 serial: device.serial, count: count))
         }
         let outcome = BirthmarkTokenValidator.judge(j.opened!, device: device.record)
-        if count >= configuration.blacklistThreshold, !device.blacklisted, try await autoBlacklist(device) {
+        if count >= configuration.blacklistThreshold, !device.blacklisted, let audited = try await autoBlacklist(device) {
             devices.invalidate(serial: device.serial)
+            j.security.append(audited)
             j.security.append(try events.output(for: j.message, .abuseBlacklisted, .critical, reason: "validation_rate",
                                                 serial: device.serial, count: count))
         }
@@ -181,12 +186,18 @@ public struct TokenProcessor: StageProcessor {
             """) == 1
     }
 
-    /// Blacklists the device for exceeding the threshold; true when it was not already.
-    func autoBlacklist(_ device: DeviceEntry) async throws -> Bool {
-        try await pool.execute("""
-            UPDATE \(unescaped: schema).devices
-            SET blacklisted = true, blacklist_reason = 'abuse_threshold', changed_at = now()
-            WHERE device_id = \(device.id) AND NOT blacklisted
-            """) == 1
+    /// Blacklists the device for exceeding the threshold and records it in the audit trail;
+    /// the record's output when it was not blacklisted already.
+    func autoBlacklist(_ device: DeviceEntry) async throws -> StageOutput? {
+        try await pool.transaction { connection in
+            guard try await connection.execute("""
+                UPDATE \(unescaped: schema).devices
+                SET blacklisted = true, blacklist_reason = 'abuse_threshold', changed_at = now()
+                WHERE device_id = \(device.id) AND NOT blacklisted
+                """) == 1 else { return nil }
+            return try await audit.append(.byService(.abuseBlacklist, subject: (.deviceSerial, device.serial),
+                                                     reason: "validation_rate"),
+                                          idSeed: "abuse-blacklist:\(device.id):\(MessageID.random())", on: connection).output
+        }
     }
 }

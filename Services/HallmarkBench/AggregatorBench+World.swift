@@ -25,6 +25,7 @@ extension AggregatorBench {
             (a.provisionInput, a.provisionOutput) = (topic("provision.in"), topic("provision.out"))
             (a.tokenInput, a.tokenOutput, a.adminInput) = (topic("token.requests"), topic("token.results"), topic("admin"))
             a.securityTopic = topic("security")
+            a.auditTopic = topic("audit")
             var g = AggregatorConfiguration()
             g.schema = "bench_aggregator_\(run)"
             (g.submissionInput, g.submissionOutput) = (topic("submissions"), topic("submission.results"))

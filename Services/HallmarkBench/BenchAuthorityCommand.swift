@@ -45,7 +45,7 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
         config.schema = "bench_authority_\(run)"
         for (path, name) in [(\AuthorityConfiguration.provisionInput, "provision.in"), (\.provisionOutput, "provision.out"),
                              (\.tokenInput, "token.in"), (\.tokenOutput, "token.out"), (\.adminInput, "admin"),
-                             (\.securityTopic, "security")] as [(WritableKeyPath<AuthorityConfiguration, String>, String)] {
+                             (\.securityTopic, "security"), (\.auditTopic, "audit")] as [(WritableKeyPath<AuthorityConfiguration, String>, String)] {
             config[keyPath: path] = "bench.\(run).\(name)"
         }
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(config.topics + [config.securityTopic],

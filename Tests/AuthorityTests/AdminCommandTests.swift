@@ -106,7 +106,48 @@ struct AdminCommandTests {
         for event in h.watcher.messages(on: h.configuration.securityTopic) { try schema.validate(bytes: event) }
         let rejectedSchema = try JSONSchemaValidator.load(RejectedRecord.schemaName)
         for record in h.watcher.messages(on: h.rejected) { try rejectedSchema.validate(bytes: record) }
+        try await Self.auditTrailShowsEveryStep(h, serial: cam.deviceSerial, table: table, refused: cases.map(\.id))
         await h.close()
+    }
+
+    /// The audit trail after the commands above: the signed ones in order (the replay once),
+    /// a signed command naming no device as `rejected`, none of the refused ones (an
+    /// unauthenticated sender must not write to it); the same records on the audit topic,
+    /// naming the device only by index; `hallmark audit verify` passes, then finds an edit.
+    static func auditTrailShowsEveryStep(_ h: AuthorityHarness, serial: String, table: Int, refused: [String]) async throws {
+        let nobody = AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
+                                  deviceSerial: "CAM-\(h.id)-nobody", reason: "test")
+        try await h.sendAdmin(nobody)
+        #expect(await h.waitForRejection(of: nobody.id)?["reason"] as? String == "unknown_device")
+        let schema = try JSONSchemaValidator.load(AuditRecord.schemaName)
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in h.watcher.messages(on: h.configuration.auditTopic).count >= 4 })
+        let published = try h.watcher.messages(on: h.configuration.auditTopic).map { bytes in
+            try schema.validate(bytes: bytes)
+            #expect(!String(decoding: bytes, as: UTF8.self).contains(serial))
+            return try JSONCoding.decode(AuditRecord.self, from: bytes)
+        }
+        let records = Dictionary(published.map { ($0.sequence, $0) }) { first, _ in first }.values.sorted { $0.sequence < $1.sequence }
+        #expect(records.map(\.action) == [.blacklist, .unblacklist, .retireTable, .blacklist])
+        #expect(records.map(\.outcome) == [.succeeded, .succeeded, .succeeded, .rejected])
+        #expect(records.last?.reason == "unknown_device" && records.allSatisfy { $0.actorKeyID == h.operatorKey.keyID })
+        #expect(records[0].subjectIndex != nil && records[0].subjectIndex == records[1].subjectIndex)
+        #expect(records[2].tableID == table && records.allSatisfy { !refused.contains($0.requestID ?? "") })
+        #expect(AuditRecord.firstBreak(in: records) == nil)
+
+        let env = ["HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema]
+        let intact = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
+                                        name: "\(h.id)-audit", environment: env)
+        #expect(await intact.waitForExit(timeout: .seconds(60)) == 0)
+        #expect(intact.rawLog.contains("intact, 4 records"), "\(intact.rawLog)")
+        try await h.pool.execute("""
+            UPDATE \(unescaped: h.configuration.schema).hallmark_audit
+            SET record = convert_to(replace(convert_from(record, 'UTF8'), '"succeeded"', '"failed"'), 'UTF8')
+            WHERE sequence = 2
+            """)
+        let broken = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
+                                        name: "\(h.id)-audit-broken", environment: env)
+        #expect(await broken.waitForExit(timeout: .seconds(60)) == 1)
+        #expect(broken.rawLog.contains("BROKEN at record 2"), "\(broken.rawLog)")
     }
 
     /// The CLI end to end: `operator-key` prints only the public entry, `admin` signs with the

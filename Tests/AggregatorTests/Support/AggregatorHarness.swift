@@ -52,6 +52,7 @@ final class AggregatorHarness: Sendable {
         a.tokenOutput = topic("token.results")
         a.adminInput = topic("admin")
         a.securityTopic = topic("security")
+        a.auditTopic = topic("audit")
         authority = a
         var g = AggregatorConfiguration()
         g.schema = "aggregator_\(id)"
@@ -67,7 +68,7 @@ final class AggregatorHarness: Sendable {
         producer = try KafkaProducer(configuration: kafka, logger: logger)
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
         let outputs = [a.provisionOutput, g.submissionOutput, g.checkpoints, g.verifyOutput, a.tokenInput, a.tokenOutput,
-                       topic("rejected"), topic("authority.rejected"), a.securityTopic]
+                       topic("rejected"), topic("authority.rejected"), a.securityTopic, a.auditTopic]
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
             outputs + [a.provisionInput, a.adminInput, g.submissionInput, g.verifyInput, topic("metrics")], partitions: 4)
         let temp = FileManager.default.temporaryDirectory

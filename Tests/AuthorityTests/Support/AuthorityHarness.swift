@@ -44,6 +44,7 @@ final class AuthorityHarness: Sendable {
         c.tokenOutput = "test.authority.\(id).token.out"
         c.adminInput = "test.authority.\(id).admin"
         c.securityTopic = "test.authority.\(id).security"
+        c.auditTopic = "test.authority.\(id).audit"
         configuration = c
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
@@ -61,7 +62,8 @@ final class AuthorityHarness: Sendable {
         try await TableGenerator(pool: pool, schema: c.schema,
                                  secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
             .generate(count: tables)
-        let w = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic],
+        let w = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic,
+                                                         c.auditTopic],
                                   fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
