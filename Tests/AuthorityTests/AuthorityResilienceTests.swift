@@ -6,6 +6,7 @@ import HallmarkCrypto
 import HallmarkCore
 import HallmarkMessages
 import HallmarkPostgres
+import HallmarkRuntime
 import Testing
 
 /// KEK rotation under load, a replica killed mid-load, abuse thresholds.
@@ -140,6 +141,12 @@ struct AuthorityResilienceTests {
         #expect(events.filter { $0.event == .abuseWarning }.count == 1)
         #expect(events.first { $0.event == .abuseWarning }?.count == 5)
         #expect(events.first { $0.event == .abuseBlacklisted }?.count == 8)
+        // The service's own blacklisting is in the audit trail, by the service, once.
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in !h.watcher.messages(on: h.configuration.auditTopic).isEmpty })
+        let audited = try h.watcher.messages(on: h.configuration.auditTopic).map { try JSONCoding.decode(AuditRecord.self, from: $0) }
+        #expect(audited.map(\.action) == [.abuseBlacklist] && audited.first?.actor == .service)
+        #expect(audited.first?.reason == "validation_rate" && audited.first?.subjectType == .deviceSerial)
+        #expect(try await AuditChainCheck.run(schema: h.configuration.schema, pool: h.pool).problem == nil)
         await h.close()
     }
 }
