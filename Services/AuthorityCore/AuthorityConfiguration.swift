@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkRuntime
 
 /// The authority's settings, from `HALLMARK_AUTHORITY_…` variables (defaults in brackets).
 public struct AuthorityConfiguration: Sendable, Hashable {
@@ -19,6 +20,9 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     public var securityTopic = "hallmark.security"
     /// Audit records (``AuditTrail``). `HALLMARK_AUDIT_TOPIC` [`hallmark.audit`].
     public var auditTopic = "hallmark.audit"
+    /// Privacy requests and answers. `HALLMARK_PRIVACY_REQUESTS_TOPIC`
+    /// [`hallmark.privacy.requests`], `HALLMARK_PRIVACY_RESULTS_TOPIC` [`hallmark.privacy.results`].
+    public var privacy = PrivacyTopics()
     /// How long a validated token's nonce+ciphertext is remembered for replay detection.
     /// `HALLMARK_AUTHORITY_REPLAY_WINDOW_S` [86400].
     public var replayWindowSeconds = 86_400
@@ -55,9 +59,9 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     public init() {}
 
     /// Every input topic.
-    public var inputTopics: [String] { [provisionInput, tokenInput, adminInput] }
+    public var inputTopics: [String] { [provisionInput, tokenInput, adminInput, privacy.requests] }
     /// Every topic the authority reads or writes.
-    public var topics: [String] { inputTopics + [provisionOutput, tokenOutput, auditTopic] }
+    public var topics: [String] { inputTopics + [provisionOutput, tokenOutput, auditTopic, privacy.results] }
 
     /// The variables that place an authority (its schema and topics) as this configuration
     /// does: what a test or a bench hands the process it starts.
@@ -65,7 +69,8 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         ["HALLMARK_AUTHORITY_SCHEMA": schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": provisionInput,
          "HALLMARK_AUTHORITY_PROVISION_OUTPUT": provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": tokenInput,
          "HALLMARK_AUTHORITY_TOKEN_OUTPUT": tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": adminInput,
-         "HALLMARK_SECURITY_TOPIC": securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic]
+         "HALLMARK_SECURITY_TOPIC": securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic,
+         "HALLMARK_PRIVACY_REQUESTS_TOPIC": privacy.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": privacy.results]
     }
 
     /// Applies the environment over the defaults.
@@ -80,6 +85,8 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         c.adminInput = try settings.topic("HALLMARK_AUTHORITY_ADMIN_INPUT", default: c.adminInput)
         c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
         c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
+        c.privacy.requests = try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: c.privacy.requests)
+        c.privacy.results = try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: c.privacy.results)
         c.replayWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
                                                      in: 1...(366 * 86_400))
         c.warnThreshold = try settings.integer("HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,

@@ -46,6 +46,12 @@ public enum AuthorityMigrations {
                 PRIMARY KEY (device_id, hour)
             );
             """),
+         .init(version: 2, name: "erased_devices", sql: """
+            CREATE TABLE \(schema).erased_devices (
+                serial_index bytea PRIMARY KEY CHECK (length(serial_index) = 32),
+                erased_at timestamptz NOT NULL DEFAULT now()
+            );
+            """),
          AuditTrail.migration(schema: schema)]
     }
 }

@@ -42,6 +42,10 @@ extension AuthorityProcessor {
             SELECT 1 FROM \(unescaped: schema).devices WHERE serial = \(serial)
             """)
         guard existing.isEmpty else { return rejected(.alreadyProvisioned) }
+        let tombstone = try await connection.query("""
+            SELECT 1 FROM \(unescaped: schema).erased_devices WHERE serial_index = \(secrets.tombstoneIndex(serial))
+            """)
+        guard tombstone.isEmpty else { return rejected(.erasedDevice) }
         let nucIndex = nucHash.map { secrets.nucIndex($0) }
         if let nucIndex {
             let taken = try await connection.query("""

@@ -50,4 +50,10 @@ public struct AuthoritySecrets: Sendable {
         // Cannot throw: the index key is 32 bytes by construction.
         (try? AtRestSeal.blindIndex(nucHash, table: "devices", column: "nuc_hash", indexKey: indexKey)) ?? Data()
     }
+
+    /// The keyed blind index of an erased camera's serial (its tombstone).
+    public func tombstoneIndex(_ serial: String) -> Data {
+        // Cannot throw: the index key is 32 bytes by construction.
+        (try? AtRestSeal.blindIndex(Data(serial.utf8), table: "erased_devices", column: "serial", indexKey: indexKey)) ?? Data()
+    }
 }

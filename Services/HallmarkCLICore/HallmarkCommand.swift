@@ -8,7 +8,7 @@ public struct HallmarkCommand: AsyncParsableCommand {
         abstract: "Hallmark's admin command-line tool.",
         subcommands: [CryptoCommand.self, BenchCommand.self, ProbeCommand.self, ProbeAskCommand.self, ProbeWriterCommand.self, TrafficCommand.self,
                       AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self,
-                      TopCommand.self, MetricsCommand.self, AuditCommand.self])
+                      TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self])
 
     public init() {}
 }

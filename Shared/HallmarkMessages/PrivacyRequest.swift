@@ -54,6 +54,26 @@ public struct PrivacyRequest: HallmarkMessage, Hashable {
         signature = Base64.encode(try Ed25519.sign(try signingBytes(), seed: seed))
     }
 
+    /// A request before it is signed (an operator key file signs it).
+    public struct Unsigned: Sendable {
+        public var id: String
+        public var producedAt: String
+        public var action: Action
+        public var subjectType: SubjectType
+        public var subject: String
+        public var reason: String?
+
+        public init(id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
+                    reason: String? = nil) {
+            self.id = id
+            self.producedAt = producedAt
+            self.action = action
+            self.subjectType = subjectType
+            self.subject = subject
+            self.reason = reason
+        }
+    }
+
     /// The bytes the signature covers: the canonical JSON without `signature`.
     public func signingBytes() throws(JSONCodingError) -> [UInt8] {
         try CanonicalSigning.bytes(of: self, without: [CodingKeys.signature.rawValue])

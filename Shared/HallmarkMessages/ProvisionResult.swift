@@ -12,6 +12,9 @@ public struct ProvisionResult: HallmarkMessage, Hashable {
         case malformed
         case nucInUse = "nuc_in_use"
         case noTables = "no_tables"
+        /// The serial belongs to a camera whose data was erased; it keeps a tombstone so the
+        /// serial is not provisioned again by accident.
+        case erasedDevice = "erased_device"
     }
 
     public var schema = ProvisionResult.schemaName

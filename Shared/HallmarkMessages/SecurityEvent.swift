@@ -42,6 +42,9 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         case tamperedMessage = "tampered_message"
         /// The gateway: an ENC-1 envelope to decrypt that failed authentication.
         case tamperedPayload = "tampered_payload"
+        /// A privacy request (`hallmark.privacy.requests`) was refused (`reason`:
+        /// `unsigned_request`, `unknown_key`, `bad_signature`, `stale_request` or `malformed`).
+        case privacyRequestRejected = "privacy_request_rejected"
     }
 
     /// `info`, `warning` or `critical`.

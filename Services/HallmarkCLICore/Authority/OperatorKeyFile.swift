@@ -80,4 +80,11 @@ public struct OperatorKeyFile: Sendable {
     public func sign(_ command: AdminCommand) throws -> AdminCommand {
         try command.signed(keyID: keyID, seed: seed)
     }
+
+    /// `request` signed with this key.
+    public func sign(_ request: PrivacyRequest.Unsigned) throws -> PrivacyRequest {
+        try PrivacyRequest(id: request.id, producedAt: request.producedAt, action: request.action,
+                           subjectType: request.subjectType, subject: request.subject, reason: request.reason,
+                           keyID: keyID, seed: seed)
+    }
 }

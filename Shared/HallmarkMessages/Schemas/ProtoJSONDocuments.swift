@@ -3848,7 +3848,8 @@ enum ProtoJSONDocuments {
         "already_provisioned",
         "malformed",
         "nuc_in_use",
-        "no_tables"
+        "no_tables",
+        "erased_device"
       ]
     },
     "table_assignments": {
@@ -4201,7 +4202,8 @@ enum ProtoJSONDocuments {
         "replayed_message",
         "counter_jump",
         "tampered_message",
-        "tampered_payload"
+        "tampered_payload",
+        "privacy_request_rejected"
       ]
     },
     "severity": {

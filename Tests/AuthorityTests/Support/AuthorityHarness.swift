@@ -45,6 +45,7 @@ final class AuthorityHarness: Sendable {
         c.adminInput = "test.authority.\(id).admin"
         c.securityTopic = "test.authority.\(id).security"
         c.auditTopic = "test.authority.\(id).audit"
+        c.privacy = PrivacyTopics(requests: "test.authority.\(id).privacy.in", results: "test.authority.\(id).privacy.out")
         configuration = c
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
@@ -63,7 +64,7 @@ final class AuthorityHarness: Sendable {
                                  secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
             .generate(count: tables)
         let w = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic,
-                                                         c.auditTopic],
+                                                         c.auditTopic, c.privacy.results],
                                   fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }

@@ -1,0 +1,33 @@
+import HallmarkMessages
+import HallmarkPostgres
+
+/// A service's part in privacy requests (``PrivacyProcessor``): what it holds about a subject,
+/// and how that is erased. Both run in the request's transaction, so an erasure and its audit
+/// record commit together.
+public protocol PrivacyHolder: Sendable {
+    /// The subject types this service holds data about; requests about others get no answer
+    /// from it.
+    var subjectTypes: Set<PrivacyRequest.SubjectType> { get }
+
+    /// Every row held about the subject, never key material; empty when nothing is held.
+    func export(_ type: PrivacyRequest.SubjectType, _ subject: String,
+                on connection: PostgresConnection) async throws -> [PrivacyResult.ExportRecord]
+
+    /// Deletes what is held about the subject; returns the rows deleted by source (empty when
+    /// nothing was held) and what outlives the request, and until when.
+    func erase(_ type: PrivacyRequest.SubjectType, _ subject: String,
+               on connection: PostgresConnection) async throws -> PrivacyErasure
+}
+
+/// What an erasure did.
+public struct PrivacyErasure: Sendable {
+    /// Rows deleted, by source (only sources that had rows).
+    public var erased: [PrivacyResult.SourceCount]
+    /// What outlives the request.
+    public var retained: [PrivacyResult.Retained]
+
+    public init(erased: [PrivacyResult.SourceCount], retained: [PrivacyResult.Retained] = []) {
+        self.erased = erased
+        self.retained = retained
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+
+/// Answers `hallmark.privacy.requests` for one service (DESIGN §2): a request signed by an
+/// operator key, in its time window, about a subject type the service holds, is exported or
+/// erased by the service's ``PrivacyHolder`` in one transaction with its audit record, and
+/// answered with a ``PrivacyResult``. A request about a subject type the service does not
+/// hold gets no answer from it. A refused request (unsigned, unknown key, bad signature,
+/// stale, malformed) is answered `rejected`, goes to the rejected topic and raises a security
+/// event; nothing is read or erased.
+///
+/// Run it with ``StageUnitOfWork/perMessage``: the inbox makes a redelivered request a no-op.
+public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
+    /// What phase 1 made of a request.
+    public enum Prepared: Sendable {
+        case act(StageMessage, PrivacyRequest)
+        case refuse(StageMessage, PrivacyRequest, PrivacyResult.Reason, String)
+        case notHeld
+    }
+
+    let holder: Holder
+    let audit: AuditTrail
+    let topics: PrivacyTopics
+    let instance: String
+    let operatorKey: @Sendable (String) -> Data?
+    let windowSeconds: Int
+    let securityEvent: @Sendable (StageMessage, PrivacyResult.Reason, _ keyID: String?) throws -> StageOutput
+
+    /// - Parameters:
+    ///   - operatorKey: the Ed25519 public key configured for a key id, or nil.
+    ///   - windowSeconds: how far `produced_at` may lie from now.
+    ///   - securityEvent: the service's `privacy_request_rejected` event for a refused request.
+    public init(holder: Holder, audit: AuditTrail, topics: PrivacyTopics, instance: String,
+                operatorKey: @escaping @Sendable (String) -> Data?, windowSeconds: Int,
+                securityEvent: @escaping @Sendable (StageMessage, PrivacyResult.Reason, String?) throws -> StageOutput) {
+        self.holder = holder
+        self.audit = audit
+        self.topics = topics
+        self.instance = instance
+        self.operatorKey = operatorKey
+        self.windowSeconds = windowSeconds
+        self.securityEvent = securityEvent
+    }
+
+    /// The input this stage consumes.
+    public var inputs: [StageInput] { [StageInput(topic: topics.requests, schemas: [PrivacyRequest.schemaName])] }
+
+    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        let request = try message.decode(PrivacyRequest.self)
+        guard holder.subjectTypes.contains(request.subjectType) else { return .notHeld }
+        guard let key = operatorKey(request.keyID) else {
+            return .refuse(message, request, .unknownKey, "key_id names no configured operator key")
+        }
+        guard request.verify(publicKey: key) else {
+            return .refuse(message, request, .badSignature, "signature does not verify under key_id")
+        }
+        guard let produced = Timestamp.parse(request.producedAt),
+              abs(Date().timeIntervalSince(produced)) <= Double(windowSeconds) else {
+            return .refuse(message, request, .staleRequest, "produced_at is more than \(windowSeconds) s from now")
+        }
+        return .act(message, request)
+    }
+
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        guard let connection = context.connection else {
+            throw StageRejection(.processingFailed, "privacy requests need their transaction")
+        }
+        var verdicts: [StageVerdict] = []
+        for prepared in batch {
+            switch prepared {
+            case .notHeld:
+                verdicts.append(.outputs([]))
+            case .refuse(let message, let request, let reason, let detail):
+                var result = answer(message, request, .rejected)
+                result.reason = reason
+                verdicts.append(.rejected(StageRejection(RejectionReason(reason.rawValue), detail, sending: [
+                    try output(message, result), try securityEvent(message, reason, request.keyID),
+                ])))
+            case .act(let message, let request):
+                verdicts.append(.outputs(try await act(message, request, on: connection)))
+            }
+        }
+        return verdicts
+    }
+
+    /// A request whose envelope or schema is wrong: refused, with the security event. A
+    /// request missing its key id or signature is `unsigned_request`.
+    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        let unsigned = message.fields["key_id"]?.string == nil || message.fields["signature"]?.string == nil
+        let reason: PrivacyResult.Reason = unsigned ? .unsignedRequest : .malformed
+        // The key id only when it is one (the event's schema is strict about it).
+        let keyID = message.fields["key_id"]?.string.flatMap { id in
+            id.utf8.count <= 64 && !id.isEmpty && id.utf8.allSatisfy { $0 < 0x80 && (isalnum(Int32($0)) != 0 || "._-".utf8.contains($0)) }
+                ? id : nil
+        }
+        throw StageRejection(RejectionReason(reason.rawValue), violation.description,
+                             sending: [try securityEvent(message, reason, keyID)])
+    }
+
+    private func act(_ message: StageMessage, _ request: PrivacyRequest, on connection: PostgresConnection) async throws
+        -> [StageOutput]
+    {
+        var result = answer(message, request, .completed)
+        let held: Bool
+        switch request.action {
+        case .export:
+            let records = try await holder.export(request.subjectType, request.subject, on: connection)
+            held = !records.isEmpty
+            result.records = records
+        case .erase:
+            let erasure = try await holder.erase(request.subjectType, request.subject, on: connection)
+            held = !erasure.erased.isEmpty
+            result.erased = erasure.erased
+            result.retained = erasure.retained
+        }
+        if !held { result.status = .notFound }
+        let subject = (AuditRecord.SubjectType(request.subjectType), request.subject)
+        let audited = try await audit.append(.byOperator(request.keyID, request.action == .export ? .privacyExport : .privacyErase,
+                                                         subject: subject, requestID: request.id, outcome: .succeeded),
+                                             idSeed: request.id, on: connection)
+        result.auditSequence = audited.record.sequence
+        if request.action == .erase, let index = audited.record.subjectIndex {
+            // The trail keeps its entries about the subject, by index only, for as long as it exists.
+            let count = try await connection.query("""
+                SELECT count(*)::bigint FROM \(unescaped: audit.schema).hallmark_audit WHERE subject_index = \(index)
+                """)[0].column(0, as: Int64.self)
+            result.retained = (result.retained ?? []) + [.init(source: "\(audit.schema).hallmark_audit", count: count,
+                                                               why: .auditTrail)]
+        }
+        return [try output(message, result), audited.output]
+    }
+
+    private func answer(_ message: StageMessage, _ request: PrivacyRequest, _ status: PrivacyResult.Status) -> PrivacyResult {
+        PrivacyResult(id: MessageID.derived(from: message.header.id, "privacy-\(audit.service)"), producedAt: Timestamp.now(),
+                      correlationID: message.correlationID, requestID: message.header.id, service: audit.service,
+                      instance: instance, action: request.action, subjectType: request.subjectType, status: status)
+    }
+
+    private func output(_ message: StageMessage, _ result: PrivacyResult) throws -> StageOutput {
+        try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result)
+    }
+}
+
+extension AuditRecord.SubjectType {
+    /// The audit subject type of a privacy request's subject.
+    init(_ type: PrivacyRequest.SubjectType) {
+        switch type {
+        case .deviceSerial: self = .deviceSerial
+        case .partnerID: self = .partnerID
+        case .sessionID: self = .sessionID
+        }
+    }
+}
+
+/// Where privacy requests come from and answers go (`HALLMARK_PRIVACY_REQUESTS_TOPIC`,
+/// `HALLMARK_PRIVACY_RESULTS_TOPIC`).
+public struct PrivacyTopics: Sendable, Hashable {
+    public var requests: String
+    public var results: String
+
+    public init(requests: String = "hallmark.privacy.requests", results: String = "hallmark.privacy.results") {
+        self.requests = requests
+        self.results = results
+    }
+}
