@@ -9,7 +9,7 @@ topics="smileid.sign.requests smileid.sign.results smileid.verify.requests smile
   birthmark.provision.requests birthmark.provision.results birthmark.token.requests birthmark.token.results
   birthmark.authority.admin birthmark.submissions birthmark.submission.results birthmark.checkpoints
   birthmark.verify.requests birthmark.verify.results
-  hallmark.rejected hallmark.metrics hallmark.security hallmark.audit"
+  hallmark.rejected hallmark.metrics hallmark.security hallmark.audit hallmark.privacy.requests hallmark.privacy.results"
 brokers=${HALLMARK_KAFKA_BROKERS:-kafka:9092}
 partitions=${HALLMARK_PARTITIONS:-4}
 if command -v tansu >/dev/null 2>&1; then

@@ -60,7 +60,7 @@ HALLMARK_TOPICS=(
   birthmark.provision.requests birthmark.provision.results birthmark.token.requests birthmark.token.results
   birthmark.authority.admin birthmark.submissions birthmark.submission.results birthmark.checkpoints
   birthmark.verify.requests birthmark.verify.results
-  hallmark.rejected hallmark.metrics hallmark.security hallmark.audit
+  hallmark.rejected hallmark.metrics hallmark.security hallmark.audit hallmark.privacy.requests hallmark.privacy.results
 )
 HALLMARK_PARTITIONS=${HALLMARK_PARTITIONS:-4}
 
