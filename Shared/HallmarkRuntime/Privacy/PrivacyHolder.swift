@@ -13,8 +13,8 @@ public protocol PrivacyHolder: Sendable {
     func export(_ type: PrivacyRequest.SubjectType, _ subject: String,
                 on connection: PostgresConnection) async throws -> [PrivacyResult.ExportRecord]
 
-    /// Deletes what is held about the subject; returns the rows deleted by source (empty when
-    /// nothing was held) and what outlives the request, and until when.
+    /// Deletes what is held about the subject; returns the rows deleted by source and what
+    /// outlives the request, and until when (both empty when nothing is held: `not_found`).
     func erase(_ type: PrivacyRequest.SubjectType, _ subject: String,
                on connection: PostgresConnection) async throws -> PrivacyErasure
 }

@@ -112,7 +112,8 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
             result.records = records
         case .erase:
             let erasure = try await holder.erase(request.subjectType, request.subject, on: connection)
-            held = !erasure.erased.isEmpty
+            // Held: rows went, or rows must outlive the request (replay records in their window).
+            held = !erasure.erased.isEmpty || !erasure.retained.isEmpty
             result.erased = erasure.erased
             result.retained = erasure.retained
         }
