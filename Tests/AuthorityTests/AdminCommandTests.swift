@@ -6,6 +6,7 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkPostgres
+import HallmarkRuntime
 import HallmarkTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import HallmarkClient
 import HallmarkCrypto
 import HallmarkMessages
+import HallmarkRuntime
 
 /// An operator's private signing key for admin commands, as a file only the operator reads:
 ///

@@ -2,9 +2,9 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 
-/// The operators' Ed25519 public keys that may sign admin commands, by key id. They come from
-/// a file (`HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE`) or a variable
-/// (`HALLMARK_AUTHORITY_OPERATOR_KEYS`); the private keys stay with the operators' CLI.
+/// The operators' Ed25519 public keys that may sign admin commands and privacy requests, by
+/// key id. Each service reads its own: a file (`HALLMARK_<SERVICE>_OPERATOR_KEYS_FILE`) or a
+/// variable (`HALLMARK_<SERVICE>_OPERATOR_KEYS`); the private keys stay with the operators' CLI.
 ///
 /// Format: entries separated by newlines, commas or spaces; `#` starts a comment line; each
 /// entry is `<key id>=<b64 of the 32-byte public key>`, as `hallmark authority operator-key`
@@ -17,7 +17,7 @@ public struct OperatorKeys: Sendable, Hashable {
     /// Keys from parts; every key must be 32 bytes under a valid id.
     public init(_ keys: [String: Data] = [:]) throws(ConfigurationError) {
         for (id, key) in keys where !Self.isValidKeyID(id) || key.count != 32 {
-            throw ConfigurationError(variable: "HALLMARK_AUTHORITY_OPERATOR_KEYS",
+            throw ConfigurationError(variable: "operator keys",
                                      reason: "key \(Redaction.name(id)) is not a 32-byte key under a valid id")
         }
         self.keys = keys
@@ -34,18 +34,20 @@ public struct OperatorKeys: Sendable, Hashable {
     /// The public key of `id`.
     public subscript(id: String) -> Data? { keys[id] }
 
-    /// Reads `HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE`, else `HALLMARK_AUTHORITY_OPERATOR_KEYS`;
-    /// no keys when neither is set.
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> OperatorKeys {
-        let fileVariable = "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE"
+    /// Reads `<prefix>_OPERATOR_KEYS_FILE`, else `<prefix>_OPERATOR_KEYS` (the prefix is the
+    /// service's, e.g. `HALLMARK_SIGNER`); no keys when neither is set.
+    public static func fromEnvironment(_ env: [String: String], prefix: String = "HALLMARK_AUTHORITY")
+        throws(ConfigurationError) -> OperatorKeys
+    {
+        let fileVariable = "\(prefix)_OPERATOR_KEYS_FILE"
         if let path = env[fileVariable], !path.isEmpty {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ConfigurationError(variable: fileVariable, reason: "cannot be read")
             }
             return try parse(String(decoding: data, as: UTF8.self), variable: fileVariable)
         }
-        if let text = env["HALLMARK_AUTHORITY_OPERATOR_KEYS"], !text.isEmpty {
-            return try parse(text, variable: "HALLMARK_AUTHORITY_OPERATOR_KEYS")
+        if let text = env["\(prefix)_OPERATOR_KEYS"], !text.isEmpty {
+            return try parse(text, variable: "\(prefix)_OPERATOR_KEYS")
         }
         return .none
     }
@@ -78,6 +80,6 @@ public struct OperatorKeys: Sendable, Hashable {
         return bytes.allSatisfy { alnum($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
     }
 
-    /// The line an operator adds to the authority's keys file for `publicKey`.
+    /// The line an operator adds to a service's keys file for `publicKey`.
     public static func entry(keyID: String, publicKey: Data) -> String { "\(keyID)=\(Base64.encode(publicKey))" }
 }
