@@ -60,20 +60,7 @@ public struct AuthorityPrivacy: PrivacyHolder {
         for erased in try tombstone.decode(Date.self) {
             records.append(.init(source: "\(schema).erased_devices", fields: ["erased_at": .string(Timestamp.format(erased))]))
         }
-        if let index = audit.subjectIndex(serial, type: .deviceSerial) {
-            let entries = try await connection.query("""
-                SELECT record FROM \(unescaped: schema).hallmark_audit WHERE subject_index = \(index) ORDER BY sequence
-                """)
-            for bytes in try entries.decode(Data.self) {
-                guard let r = try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)) else { continue }
-                records.append(.init(source: "\(schema).hallmark_audit", fields: [
-                    "sequence": .integer(Int64(r.sequence)), "occurred_at": .string(r.occurredAt),
-                    "action": .string(r.action.rawValue), "outcome": .string(r.outcome.rawValue),
-                    "actor": .string(r.actor.rawValue), "actor_key_id": r.actorKeyID.map(PrivacyResult.Value.string) ?? .null,
-                    "reason": r.reason.map(PrivacyResult.Value.string) ?? .null,
-                ]))
-            }
-        }
+        records += try await audit.entries(about: serial, type: .deviceSerial, on: connection)
         return records
     }
 

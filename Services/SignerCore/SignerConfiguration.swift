@@ -47,6 +47,19 @@ public struct SignerConfiguration: Sendable {
     public var maxZipEntries = 256
     public var zipMemoryBytes = 256 << 20
     public var zipWorkers = 1
+    /// Operators whose keys may sign privacy requests (`HALLMARK_SIGNER_OPERATOR_KEYS_FILE` or
+    /// `…_OPERATOR_KEYS`). With them, an index key and a database, the signer answers privacy
+    /// requests about partners.
+    public var operatorKeys = OperatorKeys.none
+    /// The audit trail's subject index key (`HALLMARK_SIGNER_INDEX_KEY_FILE` or `…_INDEX_KEY`, b64).
+    public var indexKey: Data?
+    /// Privacy request and answer topics (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `…_RESULTS_TOPIC`).
+    public var privacy = PrivacyTopics()
+    /// The audit trail's copy (`HALLMARK_AUDIT_TOPIC`).
+    public var auditTopic = "hallmark.audit"
+
+    /// Whether privacy requests are answered (operator keys and an index key are set).
+    public var answersPrivacyRequests: Bool { !operatorKeys.isEmpty && indexKey != nil }
 
     /// The limits every zip upload is held to.
     public var zipLimits: ZipLimits { ZipLimits(maxEntries: maxZipEntries, maxInflatedBytes: maxZipBytes) }
@@ -83,6 +96,11 @@ public struct SignerConfiguration: Sendable {
         c.zipWorkers = try settings.integer("HALLMARK_SIGNER_ZIP_WORKERS", default: c.zipWorkers, in: 1...64)
         c.signSchemas = try settings.requestCarriers("HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
         c.verifySchemas = try settings.requestCarriers("HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
+        c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_SIGNER")
+        c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_SIGNER")
+        c.privacy.requests = try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: c.privacy.requests)
+        c.privacy.results = try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: c.privacy.results)
+        c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         return c
     }
 

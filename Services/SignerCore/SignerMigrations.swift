@@ -1,6 +1,7 @@
 import HallmarkPostgres
+import HallmarkRuntime
 
-/// The signer's tables (the runtime's inbox is version 0).
+/// The signer's tables (the runtime's inbox is version 0), and the runtime's audit trail.
 public enum SignerMigrations {
     /// `replay`: MACs accepted within the window, by partner. A MAC is not a secret; no
     /// secret is ever stored in the database.
@@ -14,6 +15,7 @@ public enum SignerMigrations {
                 PRIMARY KEY (partner_id, mac)
             );
             CREATE INDEX replay_expires_at ON \(schema).replay (expires_at);
-            """)]
+            """),
+         AuditTrail.migration(schema: schema)]
     }
 }

@@ -12,7 +12,8 @@ public enum SignerService {
     /// Topics, schema and migrations for ``ServiceRunner``.
     public static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(service: "signer",
-                                 topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic],
+                                 topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic]
+                                     + (c.answersPrivacyRequests ? [c.privacy.requests, c.privacy.results, c.auditTopic] : []),
                                  schema: c.schema, migrations: SignerMigrations.all(schema: c.schema))
     }
 
@@ -30,6 +31,20 @@ public enum SignerService {
         if let database = context.database {
             services.append(ReplaySweeper.make(store: ReplayStore(schema: c.schema), pool: database.pool,
                                           interval: c.sweepInterval, logger: context.logger))
+        }
+        if context.database != nil, c.answersPrivacyRequests {
+            let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
+            let keys = c.operatorKeys
+            let privacy = PrivacyProcessor(
+                holder: SignerPrivacy(schema: c.schema, audit: audit), audit: audit, topics: c.privacy,
+                instance: context.instance, operatorKey: { keys[$0] }, windowSeconds: 300,
+                securityEvent: PrivacyProcessor<SignerPrivacy>.securityEvents(topic: c.securityTopic, service: "signer",
+                                                                               instance: context.instance))
+            services.append(try context.stage(privacy, inputs: privacy.inputs, unitOfWork: .perMessage,
+                                              groupSuffix: "-privacy"))
+        } else {
+            context.logger.notice(
+                "privacy requests are not answered: they need HALLMARK_SIGNER_OPERATOR_KEYS_FILE, HALLMARK_SIGNER_INDEX_KEY_FILE and a database")
         }
         // Last, so the group stops it first: the stage drains while the pool still runs.
         services.append(try context.stage(processor, inputs: processor.inputs,

@@ -45,6 +45,20 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         self.securityEvent = securityEvent
     }
 
+    /// A `privacy_request_rejected` event on `topic`, for services without an event builder of
+    /// their own; its id is derived from the request's, so a redelivery makes the same one.
+    public static func securityEvents(topic: String, service: String, instance: String)
+        -> @Sendable (StageMessage, PrivacyResult.Reason, String?) throws -> StageOutput
+    {
+        { message, reason, keyID in
+            let event = SecurityEvent(id: MessageID.derived(from: message.header.id, "privacy-rejected-\(service)"),
+                                      producedAt: Timestamp.now(), service: service, instance: instance,
+                                      event: .privacyRequestRejected, severity: .critical, requestId: message.header.id,
+                                      reason: reason.rawValue, keyID: keyID)
+            return try .json(topic: topic, key: nil, event)
+        }
+    }
+
     /// The input this stage consumes.
     public var inputs: [StageInput] { [StageInput(topic: topics.requests, schemas: [PrivacyRequest.schemaName])] }
 

@@ -1,0 +1,47 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import HallmarkPostgres
+
+extension AuditTrail {
+    /// The trail's entries about a subject, as export rows (what, when, by whom, how it
+    /// ended); found by the subject's blind index, so none without an index key.
+    public func entries(about subject: String, type: AuditRecord.SubjectType,
+                        on connection: PostgresConnection) async throws -> [PrivacyResult.ExportRecord] {
+        guard let index = subjectIndex(subject, type: type) else { return [] }
+        let rows = try await connection.query("""
+            SELECT record FROM \(unescaped: schema).hallmark_audit WHERE subject_index = \(index) ORDER BY sequence
+            """)
+        return try rows.decode(Data.self).compactMap { bytes in
+            guard let r = try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)) else { return nil }
+            return PrivacyResult.ExportRecord(source: "\(schema).hallmark_audit", fields: [
+                "sequence": .integer(Int64(r.sequence)), "occurred_at": .string(r.occurredAt),
+                "action": .string(r.action.rawValue), "outcome": .string(r.outcome.rawValue), "actor": .string(r.actor.rawValue),
+                "actor_key_id": r.actorKeyID.map(PrivacyResult.Value.string) ?? .null,
+                "reason": r.reason.map(PrivacyResult.Value.string) ?? .null,
+            ])
+        }
+    }
+
+    /// A service's index key for audit subjects: `<prefix>_INDEX_KEY_FILE` (a file holding b64
+    /// of at least 32 bytes), else `<prefix>_INDEX_KEY`; nil when neither is set.
+    public static func indexKey(_ env: [String: String], prefix: String) throws(ConfigurationError) -> Data? {
+        let fileVariable = "\(prefix)_INDEX_KEY_FILE", variable = "\(prefix)_INDEX_KEY"
+        let text: String, source: String
+        if let path = env[fileVariable], !path.isEmpty {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(variable: fileVariable, reason: "cannot be read")
+            }
+            (text, source) = (String(decoding: data, as: UTF8.self), fileVariable)
+        } else if let value = env[variable], !value.isEmpty {
+            (text, source) = (value, variable)
+        } else {
+            return nil
+        }
+        guard let key = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32 else {
+            throw ConfigurationError(variable: source, reason: "is not b64 of at least 32 bytes")
+        }
+        return key
+    }
+}
