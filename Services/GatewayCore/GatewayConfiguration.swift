@@ -47,6 +47,16 @@ public struct GatewayConfiguration: Sendable {
     public var timestampWindow: TimeInterval = 300
     public var policy = EncryptionPolicy()
     public var securityTopic = "hallmark.security"
+    /// Operators whose keys may sign privacy requests (`HALLMARK_GATEWAY_OPERATOR_KEYS_FILE` or
+    /// `…_OPERATOR_KEYS`). With them and an index key (`HALLMARK_GATEWAY_INDEX_KEY_FILE`, else
+    /// the KEK file's `index=` entry), the gateway answers privacy requests about sessions.
+    public var operatorKeys = OperatorKeys.none
+    /// The audit trail's subject index key, when given on its own.
+    public var indexKey: Data?
+    /// Privacy request and answer topics (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `…_RESULTS_TOPIC`).
+    public var privacy = PrivacyTopics()
+    /// The audit trail's copy (`HALLMARK_AUDIT_TOPIC`).
+    public var auditTopic = "hallmark.audit"
     /// Security event limits, per session and per partner (`HALLMARK_GATEWAY_ALERT_REJECTIONS`, …).
     public var events = SecurityEventSettings()
 
@@ -85,6 +95,11 @@ public struct GatewayConfiguration: Sendable {
         c.policy = try EncryptionPolicy.fromEnvironment(env)
         c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
         c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT")
+        c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_GATEWAY")
+        c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_GATEWAY")
+        c.privacy.requests = try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: c.privacy.requests)
+        c.privacy.results = try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: c.privacy.results)
+        c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         return c
     }
 }

@@ -14,7 +14,8 @@ public enum GatewayService {
         ServiceRunner.Definition(service: "gateway",
                                  topics: [c.encryptInput, c.encryptOutput, c.decryptInput, c.decryptOutput,
                                           c.handshakeInput, c.handshakeOutput, c.inboundInput, c.plaintextOutput,
-                                          c.outboundInput, c.outboundOutput, c.securityTopic],
+                                          c.outboundInput, c.outboundOutput, c.securityTopic]
+                                     + (c.operatorKeys.isEmpty ? [] : [c.privacy.requests, c.privacy.results, c.auditTopic]),
                                  schema: c.schema, migrations: GatewayMigrations.all(schema: c.schema))
     }
 
@@ -48,11 +49,26 @@ public enum GatewayService {
         // report includes the windows the final messages counted into.
         let reporter = SecurityEventReporter(limiter: events.limiter, producer: context.producer, logger: context.logger,
                                              summary: events.summary)
+        var privacy: [any Service] = []
+        if !c.operatorKeys.isEmpty, let indexKey = c.indexKey ?? keks.indexKey {
+            let audit = AuditTrail(schema: c.schema, service: "gateway", topic: c.auditTopic, indexKey: indexKey)
+            let operators = c.operatorKeys
+            let processor = PrivacyProcessor(
+                holder: GatewayPrivacy(schema: c.schema, audit: audit), audit: audit, topics: c.privacy,
+                instance: context.instance, operatorKey: { operators[$0] }, windowSeconds: 300,
+                securityEvent: PrivacyProcessor<GatewayPrivacy>.securityEvents(topic: c.securityTopic, service: "gateway",
+                                                                                instance: context.instance))
+            privacy.append(try context.stage(processor, inputs: processor.inputs, unitOfWork: .perMessage,
+                                             groupSuffix: "-privacy"))
+        } else {
+            context.logger.notice(
+                "privacy requests are not answered: they need HALLMARK_GATEWAY_OPERATOR_KEYS_FILE and an index key (HALLMARK_GATEWAY_INDEX_KEY_FILE or index= in the KEK file)")
+        }
         return keys.services + [
             sweeper, reporter,
             try context.stage(sessions, inputs: sessions.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
                               groupSuffix: "-sessions"),
             try context.stage(envelopes, inputs: envelopes.inputs),
-        ]
+        ] + privacy
     }
 }

@@ -1,4 +1,5 @@
 import HallmarkPostgres
+import HallmarkRuntime
 
 /// The gateway's tables: E2EE-1 sessions, whose key is sealed (REST) with the AAD binding
 /// (`e2ee_sessions`/`session_key`/session id). Counters start at −1: nothing accepted or sent.
@@ -16,6 +17,7 @@ public enum GatewayMigrations {
                 expires_at timestamptz NOT NULL
             );
             CREATE INDEX e2ee_sessions_expiry ON \(schema).e2ee_sessions (expires_at);
-            """)]
+            """),
+         AuditTrail.migration(schema: schema)]
     }
 }

@@ -19,7 +19,8 @@ public struct PrivacyCommand: AsyncParsableCommand {
     public init() {}
 
     /// The services that answer requests about each subject type.
-    static let answering: [PrivacyRequest.SubjectType: [String]] = [.deviceSerial: ["authority"], .partnerID: [], .sessionID: []]
+    static let answering: [PrivacyRequest.SubjectType: [String]] = [.deviceSerial: ["authority"], .partnerID: ["signer"],
+                                                                    .sessionID: ["gateway"]]
 }
 
 /// `hallmark privacy export`.
