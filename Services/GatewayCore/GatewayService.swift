@@ -52,14 +52,9 @@ public enum GatewayService {
         var privacy: [any Service] = []
         if !c.operatorKeys.isEmpty, let indexKey = c.indexKey ?? keks.indexKey {
             let audit = AuditTrail(schema: c.schema, service: "gateway", topic: c.auditTopic, indexKey: indexKey)
-            let operators = c.operatorKeys
-            let processor = PrivacyProcessor(
-                holder: GatewayPrivacy(schema: c.schema, audit: audit), audit: audit, topics: c.privacy,
-                instance: context.instance, operatorKey: { operators[$0] }, windowSeconds: 300,
-                securityEvent: PrivacyProcessor<GatewayPrivacy>.securityEvents(topic: c.securityTopic, service: "gateway",
-                                                                                instance: context.instance))
-            privacy.append(try context.stage(processor, inputs: processor.inputs, unitOfWork: .perMessage,
-                                             groupSuffix: "-privacy"))
+            privacy.append(try context.privacyStage(GatewayPrivacy(schema: c.schema, audit: audit), audit: audit,
+                                                    topics: c.privacy, operatorKeys: c.operatorKeys,
+                                                    securityTopic: c.securityTopic))
         } else {
             context.logger.notice(
                 "privacy requests are not answered: they need HALLMARK_GATEWAY_OPERATOR_KEYS_FILE and an index key (HALLMARK_GATEWAY_INDEX_KEY_FILE or index= in the KEK file)")

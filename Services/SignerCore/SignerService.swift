@@ -34,14 +34,9 @@ public enum SignerService {
         }
         if context.database != nil, c.answersPrivacyRequests {
             let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
-            let keys = c.operatorKeys
-            let privacy = PrivacyProcessor(
-                holder: SignerPrivacy(schema: c.schema, audit: audit), audit: audit, topics: c.privacy,
-                instance: context.instance, operatorKey: { keys[$0] }, windowSeconds: 300,
-                securityEvent: PrivacyProcessor<SignerPrivacy>.securityEvents(topic: c.securityTopic, service: "signer",
-                                                                               instance: context.instance))
-            services.append(try context.stage(privacy, inputs: privacy.inputs, unitOfWork: .perMessage,
-                                              groupSuffix: "-privacy"))
+            services.append(try context.privacyStage(SignerPrivacy(schema: c.schema, audit: audit), audit: audit,
+                                                     topics: c.privacy, operatorKeys: c.operatorKeys,
+                                                     securityTopic: c.securityTopic))
         } else {
             context.logger.notice(
                 "privacy requests are not answered: they need HALLMARK_SIGNER_OPERATOR_KEYS_FILE, HALLMARK_SIGNER_INDEX_KEY_FILE and a database")
