@@ -103,11 +103,15 @@ public final class AuthorityMaintenance: Service, Sendable {
         }
     }
 
-    private func cleanUp() async throws {
+    /// Enforces the retention of replay records (their window) and validation counts (25 h, one
+    /// more than the abuse thresholds look back); returns the rows deleted of each.
+    @discardableResult
+    func cleanUp() async throws -> (tokens: Int, counts: Int) {
         let schema = configuration.schema
-        _ = try await pool.execute("DELETE FROM \(unescaped: schema).seen_tokens WHERE expires_at < now()")
-        _ = try await pool.execute("""
+        let tokens = try await pool.execute("DELETE FROM \(unescaped: schema).seen_tokens WHERE expires_at < now()")
+        let counts = try await pool.execute("""
             DELETE FROM \(unescaped: schema).validation_counts WHERE hour < now() - interval '25 hours'
             """)
+        return (tokens, counts)
     }
 }

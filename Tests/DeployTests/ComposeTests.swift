@@ -89,7 +89,7 @@ struct ComposeTests {
         }
         let compose = words(between: "topics=\"", and: "\"", in: try DeployFiles.text("deploy/compose/topics.sh"))
         let local = words(between: "HALLMARK_TOPICS=(", and: ")", in: try DeployFiles.text("deploy/local/env.sh"))
-        #expect(compose.count == 27)
+        #expect(compose.count == 30)  // DESIGN.md §2: every service's topics, the shared ones, privacy and audit
         #expect(compose == local)
     }
 }

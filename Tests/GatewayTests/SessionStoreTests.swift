@@ -112,4 +112,21 @@ struct SessionStoreTests {
         try await pool.transaction { try await a.close("short", on: $0) }
         try await finish()
     }
+
+    /// Retention: the sweeper deletes expired sessions, sealed keys with them, and keeps live
+    /// ones (docs/privacy.md, the gateway's inventory).
+    @Test func sweepDeletesOnlyExpiredSessions() async throws {
+        let store = SessionStore(schema: schema, keyring: keyring)
+        for (id, offset) in [("aged-1", -3600.0), ("aged-2", -1.0), ("live", 3600.0)] {
+            #expect(try await pool.withConnection { connection in
+                try await store.create(id, sessionKey: Data(repeating: 7, count: 32), gatewayPublicKey: Data(repeating: 9, count: 32),
+                                       expires: Date() + offset, on: connection)
+            })
+        }
+        #expect(try await store.sweep(pool: pool) == 2)
+        let left = try await pool.query("SELECT session_id FROM \(unescaped: schema).e2ee_sessions").decode(String.self)
+        #expect(left == ["live"])
+        #expect(try await store.sweep(pool: pool) == 0)
+        try await finish()
+    }
 }
