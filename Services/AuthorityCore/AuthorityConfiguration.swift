@@ -85,8 +85,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         c.adminInput = try settings.topic("HALLMARK_AUTHORITY_ADMIN_INPUT", default: c.adminInput)
         c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
         c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
-        c.privacy.requests = try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: c.privacy.requests)
-        c.privacy.results = try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: c.privacy.results)
+        c.privacy = try PrivacyTopics.fromEnvironment(env)
         c.replayWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
                                                      in: 1...(366 * 86_400))
         c.warnThreshold = try settings.integer("HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,
@@ -110,5 +109,13 @@ public struct AuthorityConfiguration: Sendable, Hashable {
                                      reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")
         }
         return c
+    }
+}
+
+extension AuthorityConfiguration {
+    /// The authority's audit trail: its schema, the audit topic, subjects indexed under the
+    /// authority's index key.
+    func auditTrail(_ secrets: AuthoritySecrets) -> AuditTrail {
+        AuditTrail(schema: schema, service: "authority", topic: auditTopic, indexKey: secrets.indexKey)
     }
 }

@@ -15,13 +15,14 @@ import HallmarkRuntime
 /// tokens get `unknown_device` and its serial is refused `erased_device` if provisioned
 /// again. Replay records (`seen_tokens`) name no device, so none are retained for it.
 public struct AuthorityPrivacy: PrivacyHolder {
-    let schema: String
     let secrets: AuthoritySecrets
-    let audit: AuditTrail
+    public let audit: AuditTrail
     let devices: DeviceDirectory?
+    /// The authority's schema (its audit trail's).
+    var schema: String { audit.schema }
 
-    public init(schema: String, secrets: AuthoritySecrets, audit: AuditTrail, devices: DeviceDirectory?) {
-        self.schema = schema
+    /// - Parameter audit: the authority's trail, whose schema holds the tables.
+    public init(secrets: AuthoritySecrets, audit: AuditTrail, devices: DeviceDirectory?) {
         self.secrets = secrets
         self.audit = audit
         self.devices = devices
@@ -66,6 +67,7 @@ public struct AuthorityPrivacy: PrivacyHolder {
 
     public func erase(_ type: PrivacyRequest.SubjectType, _ serial: String,
                       on connection: PostgresConnection) async throws -> PrivacyErasure {
+        let tombstone = secrets.tombstoneIndex(serial)
         let ids = try await connection.query("""
             SELECT device_id FROM \(unescaped: schema).devices WHERE serial = \(serial) FOR UPDATE
             """).decode(Int64.self)
@@ -78,13 +80,13 @@ public struct AuthorityPrivacy: PrivacyHolder {
             let rows = try await connection.execute("DELETE FROM \(unescaped: schema).devices WHERE device_id = \(id)")
             erased.append(.init(source: "\(schema).devices", count: Int64(rows)))
             try await connection.execute("""
-                INSERT INTO \(unescaped: schema).erased_devices (serial_index) VALUES (\(secrets.tombstoneIndex(serial)))
+                INSERT INTO \(unescaped: schema).erased_devices (serial_index) VALUES (\(tombstone))
                 ON CONFLICT DO NOTHING
                 """)
             devices?.invalidate(serial: serial)
         }
         let tombstones = try await connection.query("""
-            SELECT count(*)::bigint FROM \(unescaped: schema).erased_devices WHERE serial_index = \(secrets.tombstoneIndex(serial))
+            SELECT count(*)::bigint FROM \(unescaped: schema).erased_devices WHERE serial_index = \(tombstone)
             """)[0].column(0, as: Int64.self)
         return PrivacyErasure(erased: erased, retained: tombstones > 0
             ? [.init(source: "\(schema).erased_devices", count: tombstones, why: .tombstone)] : [])

@@ -47,8 +47,7 @@ public struct AuthorityProcessor: StageProcessor {
         events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics,
                                  secrets: secrets)
         verifier = AdminCommandVerifier(keys: configuration.operatorKeys, windowSeconds: configuration.adminWindowSeconds)
-        audit = AuditTrail(schema: configuration.schema, service: "authority", topic: configuration.auditTopic,
-                           indexKey: secrets.indexKey)
+        audit = configuration.auditTrail(secrets)
     }
 
     var schema: String { configuration.schema }

@@ -75,25 +75,22 @@ public enum AuthorityService {
         tokenConfig.dispatch = .partitionBatches
         tokenConfig.unitOfWork = .none
         tokenConfig.groupID += "-tokens"
-        // Stopped in reverse order: the stages first, then the counter's last flush, and
-        // maintenance.
         // Privacy requests: one transaction each with the inbox, in a consumer group of its own.
         var privacyConfig = stage
         privacyConfig.unitOfWork = .perMessage
         privacyConfig.dispatch = .keyLanes
         privacyConfig.groupID += "-privacy"
-        let audit = AuditTrail(schema: configuration.schema, service: "authority", topic: configuration.auditTopic,
-                               indexKey: secrets.indexKey)
-        let events = AuthorityEvents(topic: configuration.securityTopic, instance: stage.instance, metrics: metrics,
-                                     secrets: secrets)
-        let keys = configuration.operatorKeys
+        // The admin processor's audit trail and event builder: one of each per process.
+        let (audit, events, keys) = (processor.audit, processor.events, configuration.operatorKeys)
         let privacy = PrivacyProcessor(
-            holder: AuthorityPrivacy(schema: configuration.schema, secrets: secrets, audit: audit, devices: devices),
-            audit: audit, topics: configuration.privacy, instance: stage.instance, operatorKey: { keys[$0] },
+            holder: AuthorityPrivacy(secrets: secrets, audit: audit, devices: devices),
+            topics: configuration.privacy, instance: stage.instance, operatorKey: { keys[$0] },
             windowSeconds: configuration.adminWindowSeconds) { message, reason, keyID in
                 try events.output(for: message, .privacyRequestRejected, .critical, reason: reason.rawValue, keyID: keyID)
             }
         privacyConfig.inputs = privacy.inputs
+        // Stopped in reverse order: the stages first, then the counter's last flush, and
+        // maintenance.
         return [maintenance, counter,
                 Stage(configuration: privacyConfig, kafka: kafka, producer: producer, database: database,
                       processor: privacy, logger: logger),

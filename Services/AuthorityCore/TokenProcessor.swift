@@ -38,8 +38,7 @@ public struct TokenProcessor: StageProcessor {
                 metrics: AuthorityMetrics, instance: String) {
         self.configuration = configuration
         self.secrets = secrets
-        audit = AuditTrail(schema: configuration.schema, service: "authority", topic: configuration.auditTopic,
-                           indexKey: secrets.indexKey)
+        audit = configuration.auditTrail(secrets)
         self.tables = tables
         self.devices = devices
         self.ledger = ledger

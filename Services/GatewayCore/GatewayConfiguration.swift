@@ -97,8 +97,7 @@ public struct GatewayConfiguration: Sendable {
         c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT")
         c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_GATEWAY")
         c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_GATEWAY")
-        c.privacy.requests = try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: c.privacy.requests)
-        c.privacy.results = try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: c.privacy.results)
+        c.privacy = try PrivacyTopics.fromEnvironment(env)
         c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         return c
     }

@@ -52,7 +52,7 @@ public enum GatewayService {
         var privacy: [any Service] = []
         if !c.operatorKeys.isEmpty, let indexKey = c.indexKey ?? keks.indexKey {
             let audit = AuditTrail(schema: c.schema, service: "gateway", topic: c.auditTopic, indexKey: indexKey)
-            privacy.append(try context.privacyStage(GatewayPrivacy(schema: c.schema, audit: audit), audit: audit,
+            privacy.append(try context.privacyStage(GatewayPrivacy(audit: audit),
                                                     topics: c.privacy, operatorKeys: c.operatorKeys,
                                                     securityTopic: c.securityTopic))
         } else {

@@ -98,8 +98,7 @@ public struct SignerConfiguration: Sendable {
         c.verifySchemas = try settings.requestCarriers("HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
         c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_SIGNER")
         c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_SIGNER")
-        c.privacy.requests = try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: c.privacy.requests)
-        c.privacy.results = try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: c.privacy.results)
+        c.privacy = try PrivacyTopics.fromEnvironment(env)
         c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         return c
     }

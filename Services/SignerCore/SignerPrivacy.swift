@@ -13,11 +13,12 @@ import HallmarkRuntime
 /// replayed request); it answers them as retained `replay_window` until the last expires,
 /// when the ``ReplaySweeper`` deletes them.
 public struct SignerPrivacy: PrivacyHolder {
-    let schema: String
-    let audit: AuditTrail
+    public let audit: AuditTrail
+    /// The signer's schema (its audit trail's).
+    var schema: String { audit.schema }
 
-    public init(schema: String, audit: AuditTrail) {
-        self.schema = schema
+    /// - Parameter audit: the signer's trail, whose schema holds the tables.
+    public init(audit: AuditTrail) {
         self.audit = audit
     }
 

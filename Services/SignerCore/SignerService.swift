@@ -34,7 +34,7 @@ public enum SignerService {
         }
         if context.database != nil, c.answersPrivacyRequests {
             let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
-            services.append(try context.privacyStage(SignerPrivacy(schema: c.schema, audit: audit), audit: audit,
+            services.append(try context.privacyStage(SignerPrivacy(audit: audit),
                                                      topics: c.privacy, operatorKeys: c.operatorKeys,
                                                      securityTopic: c.securityTopic))
         } else {

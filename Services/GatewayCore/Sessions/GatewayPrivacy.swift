@@ -10,11 +10,12 @@ import HallmarkRuntime
 /// trail's entries about it. Erasure deletes the row, and the sealed key with it: the session
 /// can no longer be used. ENC-1 keeps nothing per partner in the database.
 public struct GatewayPrivacy: PrivacyHolder {
-    let schema: String
-    let audit: AuditTrail
+    public let audit: AuditTrail
+    /// The gateway's schema (its audit trail's).
+    var schema: String { audit.schema }
 
-    public init(schema: String, audit: AuditTrail) {
-        self.schema = schema
+    /// - Parameter audit: the gateway's trail, whose schema holds the tables.
+    public init(audit: AuditTrail) {
         self.audit = audit
     }
 

@@ -79,10 +79,7 @@ public struct PrivacyOptions: ParsableArguments {
             throw ValidationError("privacy requests are signed: pass --operator-key FILE or set HALLMARK_OPERATOR_KEY_FILE")
         }
         let key = try OperatorKeyFile.load(keyPath)
-        let settings = Settings(env)
-        let topics = PrivacyTopics(
-            requests: try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: PrivacyTopics().requests),
-            results: try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: PrivacyTopics().results))
+        let topics = try PrivacyTopics.fromEnvironment(env)
         let request = try key.sign(PrivacyRequest.Unsigned(id: MessageID.random(), producedAt: Timestamp.now(), action: action,
                                                            subjectType: type, subject: value, reason: reason))
         let kafka = try KafkaConfiguration.fromEnvironment(env)

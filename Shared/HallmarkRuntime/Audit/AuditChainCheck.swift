@@ -69,13 +69,14 @@ public struct AuditChainCheck: Sendable, Equatable {
             if rows.isEmpty { break }
             for (sequence, action, subject, bytes) in try rows.decode((Int64, String, String?, Data).self) {
                 check.records += 1
-                if let problem = Self.problem(sequence, action, subject, bytes, after: last, previousHash) {
+                switch Self.judge(sequence, action, subject, bytes, after: last, previousHash) {
+                case .broken(let problem):
                     check.problem = problem
-                    break
+                case .intact(let hash):
+                    // The record's own hash, now known to match its content.
+                    (last, previousHash) = (sequence, hash)
                 }
-                // The record's own hash, now known to match its content.
-                previousHash = (try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)))?.hash ?? ""
-                last = sequence
+                if check.problem != nil { break }
             }
         }
         guard check.problem == nil else { return check }
@@ -87,15 +88,20 @@ public struct AuditChainCheck: Sendable, Equatable {
         return check
     }
 
-    private static func problem(_ sequence: Int64, _ action: String, _ subject: String?, _ bytes: Data,
-                                after last: Int64, _ previousHash: String) -> Problem? {
-        guard sequence == last + 1 else { return .missing(sequence: last + 1) }
+    /// One row against the one before it.
+    private enum Judgement { case intact(hash: String), broken(Problem) }
+
+    private static func judge(_ sequence: Int64, _ action: String, _ subject: String?, _ bytes: Data,
+                              after last: Int64, _ previousHash: String) -> Judgement {
+        guard sequence == last + 1 else { return .broken(.missing(sequence: last + 1)) }
         guard let record = try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)) else {
-            return .unreadable(sequence: sequence)
+            return .broken(.unreadable(sequence: sequence))
         }
         guard record.sequence == UInt64(sequence), (try? record.computedHash()) == record.hash,
-              record.action.rawValue == action, record.subjectIndex == subject else { return .edited(sequence: sequence) }
-        guard record.previousHash == previousHash else { return .unlinked(sequence: sequence) }
-        return nil
+              record.action.rawValue == action, record.subjectIndex == subject else {
+            return .broken(.edited(sequence: sequence))
+        }
+        guard record.previousHash == previousHash else { return .broken(.unlinked(sequence: sequence)) }
+        return .intact(hash: record.hash)
     }
 }

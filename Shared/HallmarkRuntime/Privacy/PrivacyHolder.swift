@@ -5,6 +5,10 @@ import HallmarkPostgres
 /// and how that is erased. Both run in the request's transaction, so an erasure and its audit
 /// record commit together.
 public protocol PrivacyHolder: Sendable {
+    /// The service's audit trail: requests are recorded there, and its schema holds the
+    /// service's tables.
+    var audit: AuditTrail { get }
+
     /// The subject types this service holds data about; requests about others get no answer
     /// from it.
     var subjectTypes: Set<PrivacyRequest.SubjectType> { get }

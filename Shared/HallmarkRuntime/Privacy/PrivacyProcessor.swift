@@ -22,7 +22,8 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
     }
 
     let holder: Holder
-    let audit: AuditTrail
+    /// The holder's audit trail, where each request is recorded.
+    var audit: AuditTrail { holder.audit }
     let topics: PrivacyTopics
     let instance: String
     let operatorKey: @Sendable (String) -> Data?
@@ -33,11 +34,10 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
     ///   - operatorKey: the Ed25519 public key configured for a key id, or nil.
     ///   - windowSeconds: how far `produced_at` may lie from now.
     ///   - securityEvent: the service's `privacy_request_rejected` event for a refused request.
-    public init(holder: Holder, audit: AuditTrail, topics: PrivacyTopics, instance: String,
+    public init(holder: Holder, topics: PrivacyTopics, instance: String,
                 operatorKey: @escaping @Sendable (String) -> Data?, windowSeconds: Int,
                 securityEvent: @escaping @Sendable (StageMessage, PrivacyResult.Reason, String?) throws -> StageOutput) {
         self.holder = holder
-        self.audit = audit
         self.topics = topics
         self.instance = instance
         self.operatorKey = operatorKey
@@ -106,10 +106,7 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         let unsigned = message.fields["key_id"]?.string == nil || message.fields["signature"]?.string == nil
         let reason: PrivacyResult.Reason = unsigned ? .unsignedRequest : .malformed
         // The key id only when it is one (the event's schema is strict about it).
-        let keyID = message.fields["key_id"]?.string.flatMap { id in
-            id.utf8.count <= 64 && !id.isEmpty && id.utf8.allSatisfy { $0 < 0x80 && (isalnum(Int32($0)) != 0 || "._-".utf8.contains($0)) }
-                ? id : nil
-        }
+        let keyID = message.fields["key_id"]?.string.flatMap { OperatorKeys.isValidKeyID($0) ? $0 : nil }
         throw StageRejection(RejectionReason(reason.rawValue), violation.description,
                              sending: [try securityEvent(message, reason, keyID)])
     }
@@ -179,5 +176,12 @@ public struct PrivacyTopics: Sendable, Hashable {
     public init(requests: String = "hallmark.privacy.requests", results: String = "hallmark.privacy.results") {
         self.requests = requests
         self.results = results
+    }
+
+    /// `HALLMARK_PRIVACY_REQUESTS_TOPIC` and `HALLMARK_PRIVACY_RESULTS_TOPIC` over the defaults.
+    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> PrivacyTopics {
+        let settings = Settings(env), defaults = PrivacyTopics()
+        return PrivacyTopics(requests: try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: defaults.requests),
+                             results: try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: defaults.results))
     }
 }
