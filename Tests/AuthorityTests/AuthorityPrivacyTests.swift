@@ -96,6 +96,15 @@ struct AuthorityPrivacyTests {
         #expect(Set(audit.compactMap(\.subjectIndex)).count == 1 && audit.allSatisfy { $0.subjectType == .deviceSerial })
         #expect(exported.auditSequence == 3 && erased.auditSequence == 4)
         #expect(try await AuditChainCheck.run(schema: schema, pool: h.pool).problem == nil)
+        // Every answer, audit record and provisioning answer (erased_device included) meets its schema.
+        for (topic, name) in [(h.configuration.privacy.results, PrivacyResult.schemaName),
+                              (h.configuration.auditTopic, AuditRecord.schemaName),
+                              (h.configuration.provisionOutput, ProvisionResult.schemaName)] {
+            let validator = try JSONSchemaValidator.load(name)
+            let messages = h.watcher.messages(on: topic)
+            #expect(!messages.isEmpty, "nothing on \(topic)")
+            for bytes in messages { try validator.validate(bytes: bytes) }
+        }
         await h.close()
     }
 
@@ -123,7 +132,9 @@ struct AuthorityPrivacyTests {
         ].map { name, bytes, id in
             (name, bytes, id.isEmpty ? (try! JSONCoding.decode(PrivacyRequest.self, from: bytes)).id : id)
         }
-        let reasons = ["unsigned": "unsigned_request", "forged": "bad_signature", "unknown key": "unknown_key",
+        // The unsigned one breaks the schema (key_id and signature are required): rejected like
+        // every such input; its security event says why.
+        let reasons = ["unsigned": "schema_violation", "forged": "bad_signature", "unknown key": "unknown_key",
                        "stale": "stale_request"]
         for (_, bytes, _) in cases {
             try await h.producer.send(topic: h.configuration.privacy.requests, key: Array(cam.deviceSerial.utf8), value: bytes)
@@ -138,6 +149,7 @@ struct AuthorityPrivacyTests {
         let events = h.securityEvents().filter { $0.event == .privacyRequestRejected }
         #expect(Set(events.compactMap(\.requestId)) == Set(cases.map(\.2)))
         #expect(events.allSatisfy { $0.deviceSerial == nil })
+        #expect(events.first { $0.requestId == cases[0].2 }?.reason == "unsigned_request")
         // The signed-but-refused ones are also answered `rejected` for the CLI.
         let answers = h.watcher.messages(on: h.configuration.privacy.results).compactMap {
             try? JSONCoding.decode(PrivacyResult.self, from: $0)
@@ -148,6 +160,10 @@ struct AuthorityPrivacyTests {
                    (SELECT count(*) FROM \(unescaped: h.configuration.schema).hallmark_audit)::bigint
             """)[0].decode((Int64, Int64).self)
         #expect(state == (1, 0))
+        let eventSchema = try JSONSchemaValidator.load(SecurityEvent.schemaName)
+        for event in h.watcher.messages(on: h.configuration.securityTopic) { try eventSchema.validate(bytes: event) }
+        let resultSchema = try JSONSchemaValidator.load(PrivacyResult.schemaName)
+        for answer in h.watcher.messages(on: h.configuration.privacy.results) { try resultSchema.validate(bytes: answer) }
         await h.close()
     }
 

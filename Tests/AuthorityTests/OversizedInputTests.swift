@@ -5,7 +5,7 @@ import HallmarkMessages
 import HallmarkTestSupport
 import Testing
 
-/// Issue #10 §1 on every input of the authority (provisioning, tokens, admin): inputs of
+/// Issue #10 §1 on every input of the authority (provisioning, tokens, admin, privacy): inputs of
 /// 0.9–8 MB and at the limit ±1 byte, each followed by small messages on the same key and on
 /// another key. Every message gets exactly one outcome and nothing stalls; over the limit the
 /// outcome is `oversized`.
@@ -35,7 +35,13 @@ struct AuthorityOversizedInputTests {
             try JSONCoding.encode(try h.operatorKey.sign(AdminCommand(id: id, producedAt: Timestamp.now(),
                                                                       command: .rotateKEK, reason: "size test")))
         }
-        for report in [provision, tokens, admin] {
+        let privacy = try await matrix.run(topic: c.privacy.requests, results: c.privacy.results, idField: "request_id",
+                                           rejected: h.rejected, limit: limit) { id, _ in
+            // Signed, about a camera that does not exist: each is answered `not_found`.
+            try JSONCoding.encode(try h.operatorKey.sign(PrivacyRequest.Unsigned(
+                id: id, producedAt: Timestamp.now(), action: .export, subjectType: .deviceSerial, subject: "SIZE-\(id.prefix(8))")))
+        }
+        for report in [provision, tokens, admin, privacy] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")
             for line in report.large where Int(line.prefix { $0.isNumber })! > limit {
                 #expect(line.hasSuffix(": oversized"), "\(line)")

@@ -100,15 +100,15 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         return verdicts
     }
 
-    /// A request whose envelope or schema is wrong: refused, with the security event. A
-    /// request missing its key id or signature is `unsigned_request`.
+    /// A request that breaks its schema: rejected `schema_violation`, like every input that
+    /// does, with the security event, whose reason is `unsigned_request` when the key id or
+    /// signature is missing and `malformed` otherwise.
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         let unsigned = message.fields["key_id"]?.string == nil || message.fields["signature"]?.string == nil
         let reason: PrivacyResult.Reason = unsigned ? .unsignedRequest : .malformed
         // The key id only when it is one (the event's schema is strict about it).
         let keyID = message.fields["key_id"]?.string.flatMap { OperatorKeys.isValidKeyID($0) ? $0 : nil }
-        throw StageRejection(RejectionReason(reason.rawValue), violation.description,
-                             sending: [try securityEvent(message, reason, keyID)])
+        throw StageRejection(.schemaViolation, violation.description, sending: [try securityEvent(message, reason, keyID)])
     }
 
     private func act(_ message: StageMessage, _ request: PrivacyRequest, on connection: PostgresConnection) async throws
