@@ -44,6 +44,26 @@ struct OffsetTrackerTests {
         do { let r = tracker.finish(p, offset: 1, generation: 3); #expect(r == nil) }
     }
 
+    /// Abandoning a message at shutdown (parked, or out of grace) forgets it and every later
+    /// one of its partition, so they no longer count as in flight and the stored offset stops
+    /// right before it; earlier messages still finish and store (dropping the whole partition
+    /// instead lost their offsets, and a restart answered them twice).
+    @Test func abandoningKeepsEarlierMessagesStorable() {
+        var tracker = OffsetTracker()
+        tracker.assign(p, generation: 1)
+        for o in Int64(20)...25 { _ = tracker.begin(p, offset: o, generation: 1) }
+        do { let r = tracker.finish(p, offset: 20, generation: 1); #expect(r == 21) }
+        tracker.abandon(p, from: 23)
+        #expect(tracker.inFlight() == 2, "23, 24 and 25 no longer count")
+        do { let r = tracker.finish(p, offset: 24, generation: 1); #expect(r == nil, "forgotten") }
+        do { let r = tracker.finish(p, offset: 22, generation: 1); #expect(r == nil) }
+        do { let r = tracker.finish(p, offset: 21, generation: 1); #expect(r == 23, "stops right before the abandoned one") }
+        #expect(tracker.inFlight() == 0)
+        tracker.abandon(p, from: 30)  // nothing in flight from there: a no-op
+        tracker.abandon(KafkaTopicPartition(topic: "t", partition: 9), from: 0)  // not assigned
+        #expect(tracker.lowWaterMarks() == [p: 23])
+    }
+
     @Test func randomCompletionOrderAlwaysStoresTheLowWaterMark() {
         var tracker = OffsetTracker()
         tracker.assign(p, generation: 1)

@@ -36,6 +36,17 @@ struct OffsetTracker: Sendable {
         lanes[partition] = nil
     }
 
+    /// Gives up on a message and on every later one of its partition in flight: they are
+    /// forgotten, so the stored offset can reach this one but never pass it (its next owner
+    /// reads it again), while earlier messages still finish and store their offsets.
+    mutating func abandon(_ partition: KafkaTopicPartition, from offset: Int64) {
+        guard var lane = lanes[partition] else { return }
+        let keep = lane.offsets[lane.head...].firstIndex { $0 >= offset } ?? lane.offsets.count
+        lane.offsets.removeSubrange(keep...)
+        lane.done.removeSubrange(keep...)
+        lanes[partition] = lane
+    }
+
     /// Records that a message is in flight. Returns false for a message fetched before the
     /// partition's current assignment (or for a partition not assigned): the caller skips it.
     mutating func begin(_ partition: KafkaTopicPartition, offset: Int64, generation: UInt64) -> Bool {

@@ -19,21 +19,23 @@ extension Stage {
         metrics.processed.increment(by: unit.processed)
         if unit.duplicates > 0 { metrics.duplicates.increment(by: unit.duplicates) }
         if !unit.recorded.isEmpty { outbox?.delivered(unit.recorded) }
-        var next: [KafkaTopicPartition: Int64] = [:]
+        // Stored under the tracker's lock: a revocation drains in-flight messages under it,
+        // so once it sees a message finished, its offset is already stored for the commit.
         tracker.withLock { t in
+            var next: [KafkaTopicPartition: Int64] = [:]
             for m in unit.messages {
                 if let n = t.finish(m.topicPartition, offset: m.offset, generation: m.generation) {
                     next[m.topicPartition] = n
                 }
             }
-        }
-        for (partition, offset) in next {
-            do {
-                try consumer.storeOffset(partition, nextOffset: offset)
-            } catch {
-                logger.warning("offset not stored", metadata: [
-                    "partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))",
-                ])
+            for (partition, offset) in next {
+                do {
+                    try consumer.storeOffset(partition, nextOffset: offset)
+                } catch {
+                    logger.warning("offset not stored", metadata: [
+                        "partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))",
+                    ])
+                }
             }
         }
     }
@@ -45,9 +47,10 @@ extension Stage {
         metrics.pausedPartitions.decrement(by: Double(Set(parked.map(\.topicPartition)).count))
     }
 
-    /// Gives up on a message at shutdown: never store past it, so the next owner re-reads it.
+    /// Gives up on a message at shutdown: never store past it, so the next owner re-reads it;
+    /// earlier messages of its partition still in flight store their offsets when they finish.
     func abandon(_ message: KafkaMessage) {
-        tracker.withLock { $0.revoke(message.topicPartition) }
+        tracker.withLock { $0.abandon(message.topicPartition, from: message.offset) }
         logger(for: message).warning("message left unprocessed at shutdown")
     }
 
