@@ -34,12 +34,20 @@ public struct AggregatorConfiguration: Sendable {
     /// Answer `validation_timeout` when the authority has not answered this long.
     /// `HALLMARK_AGGREGATOR_GIVE_UP_MS`, default 600000 (10 minutes).
     public var giveUpAfter: Duration = .seconds(600)
+    /// How long an answered submission is kept, so the same id sent again gets the same answer;
+    /// then it is swept (the log keeps its leaves). `HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS`,
+    /// default 168 (7 days, the inbox's retention).
+    public var answerRetention: Duration = .seconds(7 * 24 * 3600)
+    /// How often the answer sweeper runs. `HALLMARK_AGGREGATOR_SWEEP_SECONDS`, default 300.
+    public var sweepInterval: Duration = .seconds(300)
+    /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`, default `hallmark.audit`.
+    public var auditTopic = "hallmark.audit"
 
     public init() {}
 
     /// Every topic the service consumes or produces (created at start-up when missing).
     public var topics: [String] {
-        [submissionInput, submissionOutput, tokenRequests, tokenResults, checkpoints, verifyInput, verifyOutput]
+        [submissionInput, submissionOutput, tokenRequests, tokenResults, checkpoints, verifyInput, verifyOutput, auditTopic]
     }
 
     /// The variables that place an aggregator (its schema, topics and authority id) as this
@@ -77,6 +85,11 @@ public struct AggregatorConfiguration: Sendable {
         c.linger = try s.milliseconds("HALLMARK_AGGREGATOR_LINGER_MS", default: c.linger, in: 1...60_000)
         c.resendAfter = try s.milliseconds("HALLMARK_AGGREGATOR_RESEND_MS", default: c.resendAfter, in: 10...3_600_000)
         c.giveUpAfter = try s.milliseconds("HALLMARK_AGGREGATOR_GIVE_UP_MS", default: c.giveUpAfter, in: 100...604_800_000)
+        c.answerRetention = .seconds(3600 * (try s.integer("HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS",
+                                                           default: Int(c.answerRetention.components.seconds / 3600),
+                                                           in: 1...87_600)))
+        c.sweepInterval = try s.seconds("HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
+        c.auditTopic = try s.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         return c
     }
 }

@@ -13,6 +13,7 @@ import HallmarkRuntime
 /// - `nodes`: every perfect subtree root (level 0: leaf hashes), so inclusion and consistency
 ///   proofs and the frontier take O(log² n) lookups, never a scan of the leaves.
 /// - `checkpoints`: each batch's signed tree head.
+/// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
 public enum AggregatorMigrations {
     /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
     /// requests and ordered writer.
@@ -67,6 +68,6 @@ public enum AggregatorMigrations {
             DROP TABLE \(schema).log_queue;
             """),
          PendingRequests.migration(schema: schema),
-         OrderedWriter<TransparencyLog>.migration(schema: schema)]
+         OrderedWriter<TransparencyLog>.migration(schema: schema)] + AuditTrail.migrations(schema: schema)
     }
 }

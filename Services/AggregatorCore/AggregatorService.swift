@@ -43,10 +43,20 @@ public enum AggregatorService {
         let intake = SubmissionIntake(configuration: c, pending: pending, metrics: metrics)
         let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
         let verifier = LogVerifier(configuration: c, metrics: metrics)
+        // A new checkpoint key (a restart with another key file) goes into the audit trail.
+        let audit = AuditTrail(schema: c.schema, service: "aggregator", topic: c.auditTopic, indexKey: nil)
+        let recorder = try context.keyRotationRecorder(audit, keys: [
+            KeySet(.checkpointKeyRotation, keys: [(key.keyID, key.publicKey)], current: key.keyID),
+        ])
+        let submissions = SubmissionTable(schema: c.schema)
+        let sweeper = PeriodicSweeper(what: "answered submission", counter: "hallmark_aggregator_answers_expired_total",
+                                      service: "aggregator", interval: c.sweepInterval, logger: context.logger) {
+            try await submissions.sweepAnswered(olderThan: c.answerRetention, limit: 1000, on: pool)
+        }
         // The stages last, so the group stops them first: they drain while the writer runs.
         // Each stage has its own consumer group, so its lag (and its scaling) is its own.
         return [
-            writer, retrier,
+            recorder, sweeper, writer, retrier,
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
                               groupSuffix: "-tokens", batchLinger: batchLinger),

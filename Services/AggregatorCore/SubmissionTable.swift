@@ -108,4 +108,18 @@ struct SubmissionTable: Sendable {
         }
         return Dictionary(zip(results.map(\.0), try await answer(results, on: connection))) { first, _ in first }
     }
+
+    /// Deletes up to `limit` answered submissions older than `retention`; returns how many went.
+    /// Only answers go: a submission still validating or queued is never touched. A submission
+    /// sent again after its row went is validated again and, its hash being in the log,
+    /// answered `duplicate` with its leaf index. No index on the age: the sweep's scan is
+    /// cheaper than one more index entry on every answer, the log's hottest write.
+    func sweepAnswered(olderThan retention: Duration, limit: Int, on pool: PostgresPool) async throws -> Int {
+        try await pool.execute("""
+            DELETE FROM \(unescaped: schema).submissions WHERE submission_id IN (
+                SELECT submission_id FROM \(unescaped: schema).submissions
+                WHERE status = 'answered' AND created_at < now() - make_interval(secs => \(Double(retention.components.seconds)))
+                LIMIT \(limit))
+            """)
+    }
 }

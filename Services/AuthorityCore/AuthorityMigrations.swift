@@ -51,7 +51,6 @@ public enum AuthorityMigrations {
                 serial_index bytea PRIMARY KEY CHECK (length(serial_index) = 32),
                 erased_at timestamptz NOT NULL DEFAULT now()
             );
-            """),
-         AuditTrail.migration(schema: schema)]
+            """)] + AuditTrail.migrations(schema: schema)
     }
 }

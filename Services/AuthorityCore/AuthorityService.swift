@@ -89,9 +89,12 @@ public enum AuthorityService {
                 try events.output(for: message, .privacyRequestRejected, .critical, reason: reason.rawValue, keyID: keyID)
             }
         privacyConfig.inputs = privacy.inputs
+        // KEKs added, retired or made current in the KEK file (by a restart) are recorded.
+        let recorder = KeyRotationRecorder(trail: audit, pool: pool, producer: producer, logger: logger,
+                                           keys: [.keks(secrets.keyring)])
         // Stopped in reverse order: the stages first, then the counter's last flush, and
         // maintenance.
-        return [maintenance, counter,
+        return [recorder, maintenance, counter,
                 Stage(configuration: privacyConfig, kafka: kafka, producer: producer, database: database,
                       processor: privacy, logger: logger),
                 Stage(configuration: adminConfig, kafka: kafka, producer: producer, database: database,

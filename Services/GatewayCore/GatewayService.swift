@@ -14,13 +14,17 @@ public enum GatewayService {
         ServiceRunner.Definition(service: "gateway",
                                  topics: [c.encryptInput, c.encryptOutput, c.decryptInput, c.decryptOutput,
                                           c.handshakeInput, c.handshakeOutput, c.inboundInput, c.plaintextOutput,
-                                          c.outboundInput, c.outboundOutput, c.securityTopic]
-                                     + (c.operatorKeys.isEmpty ? [] : [c.privacy.requests, c.privacy.results, c.auditTopic]),
+                                          c.outboundInput, c.outboundOutput, c.securityTopic, c.auditTopic]
+                                     + (c.operatorKeys.isEmpty ? [] : [c.privacy.requests, c.privacy.results]),
                                  schema: c.schema, migrations: GatewayMigrations.all(schema: c.schema))
     }
 
     public static func services(_ c: GatewayConfiguration, context: ServiceContext) throws -> [any Service] {
-        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "gateway", logger: context.logger)
+        // Signing secret versions and KEKs changed outside the gateway go into its audit trail.
+        let (reloads, reloaded) = AsyncStream.makeStream(of: [KeySet].self, bufferingPolicy: .bufferingNewest(1))
+        let secretKeys: @Sendable (SecretSet) -> KeySet = { s in KeySet(.signingSecretRotation, keys: s.versionDigests, current: s.signing.version) }
+        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "gateway", logger: context.logger,
+                                   onReload: { reloaded.yield([secretKeys($0)]) })
         context.logger.info("encryption policy", metadata: [
             "encryption": "\(c.policy.encryption)", "excluded_paths": "\(c.policy.excludedPaths.count)",
         ])
@@ -49,9 +53,11 @@ public enum GatewayService {
         // report includes the windows the final messages counted into.
         let reporter = SecurityEventReporter(limiter: events.limiter, producer: context.producer, logger: context.logger,
                                              summary: events.summary)
+        let audit = AuditTrail(schema: c.schema, service: "gateway", topic: c.auditTopic, indexKey: c.indexKey ?? keks.indexKey)
+        let recorder = try context.keyRotationRecorder(audit, keys: [secretKeys(keys.secrets.secrets), .keks(keks.keyring)],
+                                                       reloads: reloads)
         var privacy: [any Service] = []
-        if !c.operatorKeys.isEmpty, let indexKey = c.indexKey ?? keks.indexKey {
-            let audit = AuditTrail(schema: c.schema, service: "gateway", topic: c.auditTopic, indexKey: indexKey)
+        if !c.operatorKeys.isEmpty, c.indexKey ?? keks.indexKey != nil {
             privacy.append(try context.privacyStage(GatewayPrivacy(audit: audit),
                                                     topics: c.privacy, operatorKeys: c.operatorKeys,
                                                     securityTopic: c.securityTopic))
@@ -59,7 +65,7 @@ public enum GatewayService {
             context.logger.notice(
                 "privacy requests are not answered: they need HALLMARK_GATEWAY_OPERATOR_KEYS_FILE and an index key (HALLMARK_GATEWAY_INDEX_KEY_FILE or index= in the KEK file)")
         }
-        return keys.services + [
+        return [recorder] + keys.services + [
             sweeper, reporter,
             try context.stage(sessions, inputs: sessions.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
                               groupSuffix: "-sessions"),

@@ -15,7 +15,6 @@ public enum SignerMigrations {
                 PRIMARY KEY (partner_id, mac)
             );
             CREATE INDEX replay_expires_at ON \(schema).replay (expires_at);
-            """),
-         AuditTrail.migration(schema: schema)]
+            """)] + AuditTrail.migrations(schema: schema)
     }
 }

@@ -13,18 +13,26 @@ public enum SignerService {
     public static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(service: "signer",
                                  topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic]
-                                     + (c.answersPrivacyRequests ? [c.privacy.requests, c.privacy.results, c.auditTopic] : []),
+                                     + [c.auditTopic] + (c.answersPrivacyRequests ? [c.privacy.requests, c.privacy.results] : []),
                                  schema: c.schema, migrations: SignerMigrations.all(schema: c.schema))
     }
 
     public static func services(_ c: SignerConfiguration, context: ServiceContext) throws -> [any Service] {
-        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "signer", logger: context.logger)
+        // Signing secret versions added, retired or made current go into the audit trail, at
+        // start and at every SIGHUP reload.
+        let (reloads, reloaded) = AsyncStream.makeStream(of: [KeySet].self, bufferingPolicy: .bufferingNewest(1))
+        let secretKeys: @Sendable (SecretSet) -> KeySet = { s in KeySet(.signingSecretRotation, keys: s.versionDigests, current: s.signing.version) }
+        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "signer", logger: context.logger,
+                                   onReload: { reloaded.yield([secretKeys($0)]) })
+        let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
         let zips = c.zipReader(service: "signer", logger: context.logger)
         let processor = SignerProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver,
                                         instance: context.instance, zips: zips)
         // Before the stage, so the group stops it after the stage drained: its last report
         // includes the windows the final messages counted into.
-        var services: [any Service] = keys.services + [
+        var services: [any Service] = [
+            try context.keyRotationRecorder(audit, keys: [secretKeys(keys.secrets.secrets)], reloads: reloads),
+        ] + keys.services + [
             zips.pool, SecurityEventReporter(limiter: processor.limiter, producer: context.producer, logger: context.logger,
                                              now: processor.now, summary: processor.events.summary),
         ]
@@ -33,7 +41,6 @@ public enum SignerService {
                                           interval: c.sweepInterval, logger: context.logger))
         }
         if context.database != nil, c.answersPrivacyRequests {
-            let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
             services.append(try context.privacyStage(SignerPrivacy(audit: audit),
                                                      topics: c.privacy, operatorKeys: c.operatorKeys,
                                                      securityTopic: c.securityTopic))

@@ -28,6 +28,9 @@ public struct AuditRecord: HallmarkMessage, Hashable {
         case kekRotation = "kek_rotation"
         case signingSecretRotation = "signing_secret_rotation"
         case checkpointKeyRotation = "checkpoint_key_rotation"
+
+        /// A change to the keys a service holds, recorded by ``keyID`` (`KeyRotationRecorder`).
+        public var isKeyRotation: Bool { [.kekRotation, .signingSecretRotation, .checkpointKeyRotation].contains(self) }
     }
 
     /// What the subject index is of.
@@ -65,15 +68,19 @@ public struct AuditRecord: HallmarkMessage, Hashable {
     public var outcome: Outcome
     /// A reason code (a rejection's, say).
     public var reason: String?
+    /// The key a rotation record is about (`kek.2`, a signing secret's version, a checkpoint
+    /// key's id): an id, never key material. Only on the three `…_rotation` actions.
+    public var keyID: String?
 
     /// The next record after `previous` (nil for the first), hashed.
     public init(id: String, producedAt: String, service: String, after previous: AuditRecord?, occurredAt: String,
                 actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?, subjectIndex: String?,
-                tableID: Int? = nil, requestID: String?, outcome: Outcome, reason: String? = nil) throws {
+                tableID: Int? = nil, requestID: String?, outcome: Outcome, reason: String? = nil,
+                keyID: String? = nil) throws {
         try self.init(id: id, producedAt: producedAt, service: service, following: previous?.sequence ?? 0,
                       previousHash: previous?.hash ?? Self.genesisHash, occurredAt: occurredAt, actor: actor,
                       actorKeyID: actorKeyID, action: action, subjectType: subjectType, subjectIndex: subjectIndex,
-                      tableID: tableID, requestID: requestID, outcome: outcome, reason: reason)
+                      tableID: tableID, requestID: requestID, outcome: outcome, reason: reason, keyID: keyID)
     }
 
     /// The record after the one numbered `sequence` whose hash is `previousHash` (0 and
@@ -81,7 +88,7 @@ public struct AuditRecord: HallmarkMessage, Hashable {
     public init(id: String, producedAt: String, service: String, following sequence: UInt64, previousHash: String,
                 occurredAt: String, actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?,
                 subjectIndex: String?, tableID: Int? = nil, requestID: String?, outcome: Outcome,
-                reason: String? = nil) throws {
+                reason: String? = nil, keyID: String? = nil) throws {
         self.id = id
         self.producedAt = producedAt
         self.service = service
@@ -98,6 +105,7 @@ public struct AuditRecord: HallmarkMessage, Hashable {
         self.requestID = requestID
         self.outcome = outcome
         self.reason = reason
+        self.keyID = keyID
         hash = try computedHash()
     }
 
@@ -132,5 +140,6 @@ public struct AuditRecord: HallmarkMessage, Hashable {
         case subjectIndex = "subject_index"
         case tableID = "table_id"
         case requestID = "request_id"
+        case keyID = "key_id"
     }
 }

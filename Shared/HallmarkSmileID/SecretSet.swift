@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCrypto
 
 /// The active secret versions and which one signs.
 ///
@@ -27,6 +28,12 @@ public struct SecretSet: Sendable, CustomStringConvertible {
         }
         self.versions = versions.sorted { $0.version < $1.version }
         self.signing = signing
+    }
+
+    /// Each version's name with SHA-256 of its secret: enough to tell a version whose secret
+    /// changed (an audit trail's check values), never the secret itself.
+    public var versionDigests: [(id: String, material: Data)] {
+        versions.map { ($0.version, SHA256Hash.digest(Array($0.secret.utf8))) }
     }
 
     public var description: String {

@@ -15,11 +15,13 @@ public struct SmileIDKeys: Sendable {
 
     /// Loads the secrets (a start-up error names the variable, never a secret) and logs
     /// which versions are in force.
-    public init(_ settings: SmileIDKeySettings, environment: [String: String], service: String, logger: Logger) throws {
+    /// - Parameter onReload: called with the new set after each successful reload (SIGHUP).
+    public init(_ settings: SmileIDKeySettings, environment: [String: String], service: String, logger: Logger,
+                onReload: @escaping @Sendable (SecretSet) -> Void = { _ in }) throws {
         let cache = DerivedKeyCache(capacity: settings.keyCacheSize, ttl: settings.keyCacheTTL)
         do {
             secrets = try SecretStore(directory: settings.secretsDirectory, environment: environment,
-                                      variablePrefix: settings.prefix, onReload: { _ in cache.removeAll() })
+                                      variablePrefix: settings.prefix, onReload: { cache.removeAll(); onReload($0) })
         } catch let error as SmileIDError {
             // The runtime prints configuration errors in full; this one names no secret.
             throw ConfigurationError(variable: settings.prefix + (settings.secretsDirectory == nil ? "SECRET_*" : "SECRETS_DIR"),

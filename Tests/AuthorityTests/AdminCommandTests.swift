@@ -121,34 +121,67 @@ struct AdminCommandTests {
         try await h.sendAdmin(nobody)
         #expect(await h.waitForRejection(of: nobody.id)?["reason"] as? String == "unknown_device")
         let schema = try JSONSchemaValidator.load(AuditRecord.schemaName)
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in h.watcher.messages(on: h.configuration.auditTopic).count >= 4 })
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in h.watcher.messages(on: h.configuration.auditTopic).count >= 6 })
         let published = try h.watcher.messages(on: h.configuration.auditTopic).map { bytes in
             try schema.validate(bytes: bytes)
             #expect(!String(decoding: bytes, as: UTF8.self).contains(serial))
             return try JSONCoding.decode(AuditRecord.self, from: bytes)
         }
-        let records = Dictionary(published.map { ($0.sequence, $0) }) { first, _ in first }.values.sorted { $0.sequence < $1.sequence }
+        let all = Dictionary(published.map { ($0.sequence, $0) }) { first, _ in first }.values.sorted { $0.sequence < $1.sequence }
+        #expect(AuditRecord.firstBreak(in: all) == nil)
+        // The KEK in force at start comes first; then the commands.
+        #expect(all.prefix(2).map(\.action) == [.kekRotation, .kekRotation] && all.prefix(2).allSatisfy { $0.keyID == "kek.1" })
+        let records = Array(all.dropFirst(2))
         #expect(records.map(\.action) == [.blacklist, .unblacklist, .retireTable, .blacklist])
         #expect(records.map(\.outcome) == [.succeeded, .succeeded, .succeeded, .rejected])
         #expect(records.last?.reason == "unknown_device" && records.allSatisfy { $0.actorKeyID == h.operatorKey.keyID })
         #expect(records[0].subjectIndex != nil && records[0].subjectIndex == records[1].subjectIndex)
         #expect(records[2].tableID == table && records.allSatisfy { !refused.contains($0.requestID ?? "") })
-        #expect(AuditRecord.firstBreak(in: records) == nil)
 
-        let env = ["HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema]
+        let env = ["HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUDIT_TOPIC": h.configuration.auditTopic]
         let intact = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
                                         name: "\(h.id)-audit", environment: env)
         #expect(await intact.waitForExit(timeout: .seconds(60)) == 0)
-        #expect(intact.rawLog.contains("intact, 4 records"), "\(intact.rawLog)")
+        #expect(intact.rawLog.contains("intact, 6 records") && intact.rawLog.contains("6 records match"), "\(intact.rawLog)")
         try await h.pool.execute("""
             UPDATE \(unescaped: h.configuration.schema).hallmark_audit
             SET record = convert_to(replace(convert_from(record, 'UTF8'), '"succeeded"', '"failed"'), 'UTF8')
-            WHERE sequence = 2
+            WHERE sequence = 3
             """)
         let broken = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
                                         name: "\(h.id)-audit-broken", environment: env)
         #expect(await broken.waitForExit(timeout: .seconds(60)) == 1)
-        #expect(broken.rawLog.contains("BROKEN at record 2"), "\(broken.rawLog)")
+        #expect(broken.rawLog.contains("BROKEN at record 3"), "\(broken.rawLog)")
+
+        // Someone who can write the table rewrites the chain from record 3 on, and the head,
+        // so that it checks; the copy published on the audit topic still tells.
+        try await rechain(h, from: all)
+        let table = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority", "--table-only"],
+                                       name: "\(h.id)-audit-rewritten-table", environment: env)
+        #expect(await table.waitForExit(timeout: .seconds(60)) == 0, "the rewritten chain checks: \(table.rawLog)")
+        let rewritten = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
+                                           name: "\(h.id)-audit-rewritten", environment: env)
+        #expect(await rewritten.waitForExit(timeout: .seconds(60)) == 1)
+        #expect(rewritten.rawLog.contains("BROKEN at record 3") && rewritten.rawLog.contains("rewritten"), "\(rewritten.rawLog)")
+    }
+
+    /// Rewrites `records` from the third on into a chain that checks (the third now `failed`),
+    /// rows and head, as an attacker with write access to the table could.
+    static func rechain(_ h: AuthorityHarness, from records: [AuditRecord]) async throws {
+        let schema = h.configuration.schema
+        var previous = records[1]
+        for (i, r) in records.enumerated().dropFirst(2) {
+            let forged = try AuditRecord(id: r.id, producedAt: r.producedAt, service: r.service, after: previous,
+                                         occurredAt: r.occurredAt, actor: r.actor, actorKeyID: r.actorKeyID, action: r.action,
+                                         subjectType: r.subjectType, subjectIndex: r.subjectIndex, tableID: r.tableID,
+                                         requestID: r.requestID, outcome: i == 2 ? .failed : r.outcome, reason: r.reason)
+            try await h.pool.execute("""
+                UPDATE \(unescaped: schema).hallmark_audit SET record = \(Data(try JSONCoding.encode(forged)))
+                WHERE sequence = \(Int64(forged.sequence))
+                """)
+            previous = forged
+        }
+        try await h.pool.execute("UPDATE \(unescaped: schema).hallmark_audit_head SET hash = \(previous.hash)")
     }
 
     /// The CLI end to end: `operator-key` prints only the public entry, `admin` signs with the

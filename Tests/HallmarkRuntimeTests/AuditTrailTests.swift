@@ -22,7 +22,7 @@ struct AuditTrailTests {
     static func trail(count: Int, writers: Int = 4) async throws -> (PostgresPool, AuditTrail, [StageOutput]) {
         let pool = PostgresPool(configuration: try .fromEnvironment(), logger: Logger(label: "audit-test"))
         let schema = "audit_\(UUID().uuidString.prefix(8).lowercased())"
-        try await StageDatabase(pool: pool, schema: schema).migrate([AuditTrail.migration(schema: schema)],
+        try await StageDatabase(pool: pool, schema: schema).migrate(AuditTrail.migrations(schema: schema),
                                                                     logger: Logger(label: "audit-test"))
         let trail = AuditTrail(schema: schema, service: "authority", topic: "audit", indexKey: key)
         let outputs = try await withThrowingTaskGroup(of: [StageOutput].self) { group in

@@ -3,6 +3,7 @@ import Foundation
 import HallmarkCrypto
 import HallmarkCore
 import HallmarkMessages
+import HallmarkRuntime
 import SignerCore
 import Testing
 
@@ -136,5 +137,21 @@ struct SignerServiceTests {
         #expect(try await verifyOnce("first-secret") == "bad_mac")
         #expect(signer.process.isRunning)
         for secret in ["first-secret", "second-secret"] { #expect(!signer.rawLog.contains(secret)) }
+        // Each version change is in the audit trail, by version id only, and the chain checks.
+        let expected = ["v1 key_added", "v1 current_key_changed", "v2 key_added", "v2 current_key_changed", "v1 key_removed"]
+        var trail: [String] = []
+        let recorded = try await eventually {
+            let rows = try await h.pool.query("""
+                SELECT record FROM \(unescaped: h.schema).hallmark_audit ORDER BY sequence
+                """).decode(Data.self)
+            let records = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
+            #expect(records.allSatisfy { $0.action == .signingSecretRotation && $0.actor == .service })
+            trail = records.map { "\($0.keyID ?? "") \($0.reason ?? "")" }
+            return trail.count >= expected.count
+        }
+        #expect(recorded && trail == expected)
+        let audit = try await h.pool.query("SELECT record FROM \(unescaped: h.schema).hallmark_audit").decode(Data.self)
+        for row in audit { for secret in ["first-secret", "second-secret"] { #expect(!String(decoding: row, as: UTF8.self).contains(secret)) } }
+        #expect(try await AuditChainCheck.run(schema: h.schema, pool: h.pool).problem == nil)
     }
 }

@@ -17,7 +17,6 @@ public enum GatewayMigrations {
                 expires_at timestamptz NOT NULL
             );
             CREATE INDEX e2ee_sessions_expiry ON \(schema).e2ee_sessions (expires_at);
-            """),
-         AuditTrail.migration(schema: schema)]
+            """)] + AuditTrail.migrations(schema: schema)
     }
 }

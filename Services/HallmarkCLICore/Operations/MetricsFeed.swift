@@ -19,8 +19,8 @@ struct MetricsFeed: Sendable {
         self.logger = logger
     }
 
-    /// A reader of both topics from their earliest offsets, under a group of its own that never
-    /// commits (so it changes nothing for anyone else).
+    /// A live reader of both topics from their earliest offsets, under a group of its own that
+    /// never commits (so it changes nothing for anyone else).
     func consumer(topics: [String]) throws -> KafkaConsumer {
         var config = kafka
         config.properties["auto.offset.reset"] = "earliest"
@@ -40,28 +40,9 @@ struct MetricsFeed: Sendable {
     /// The board as of now: both topics read up to the end offsets they had when this started
     /// (or until `timeout`, since a broker's end offsets can lag what it serves).
     func readToEnd(timeout: Duration) async throws -> MetricsBoard {
-        let topics = [metricsTopic, securityTopic]
-        let consumer = try consumer(topics: topics)
-        var ends: [KafkaTopicPartition: Int64] = [:]
-        for topic in topics {
-            for (partition, end) in (try? await consumer.endOffsets(of: topic)) ?? [:] where end > 0 {
-                ends[KafkaTopicPartition(topic: topic, partition: partition)] = end
-            }
-        }
         var board = MetricsBoard()
-        guard !ends.isEmpty else { await consumer.close(); return board }
-        try consumer.start()
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            consumer.beginClose()
-        }
-        for await message in consumer.messages {
-            ingest(message, into: &board)
-            if let end = ends[message.topicPartition], message.offset + 1 >= end { ends[message.topicPartition] = nil }
-            if ends.isEmpty { break }
-        }
-        timer.cancel()
-        await consumer.close()
+        try await TopicReader(kafka: kafka, logger: logger).readToEnd([metricsTopic, securityTopic], groupPrefix: "hallmark-top",
+                                                                     timeout: timeout) { ingest($0, into: &board) }
         return board
     }
 }

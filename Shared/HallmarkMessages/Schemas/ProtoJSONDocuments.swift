@@ -159,6 +159,35 @@ enum ProtoJSONDocuments {
           "subject_index"
         ]
       }
+    },
+    {
+      "if": {
+        "required": [
+          "action"
+        ],
+        "properties": {
+          "action": {
+            "enum": [
+              "kek_rotation",
+              "signing_secret_rotation",
+              "checkpoint_key_rotation"
+            ]
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "key_id",
+          "reason"
+        ]
+      },
+      "else": {
+        "not": {
+          "required": [
+            "key_id"
+          ]
+        }
+      }
     }
   ],
   "properties": {
@@ -249,6 +278,13 @@ enum ProtoJSONDocuments {
     },
     "reason": {
       "$ref": "#/$defs/code"
+    },
+    "key_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[A-Za-z0-9._-]+$",
+      "description": "The key a rotation record is about: kek.N, a signing secret's version, or a checkpoint key's id (hex SHA-256 of its public key). An id, never key material; present exactly on the three *_rotation actions."
     }
   }
 }

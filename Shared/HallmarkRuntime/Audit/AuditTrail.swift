@@ -31,8 +31,21 @@ public struct AuditTrail: Sendable {
         self.indexKey = indexKey
     }
 
-    /// The trail's tables, as a runtime migration a service adds to its own.
-    public static func migration(schema: String) -> PostgresMigrations.Migration {
+    /// The trail's tables, as runtime migrations a service adds to its own: the chain, and
+    /// the keys it last saw in force (``KeyRotationRecorder``).
+    public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
+        [migration(schema: schema), .init(version: StageDatabase.runtimeVersions + 6, name: "hallmark_audit_keys", sql: """
+            CREATE TABLE \(schema).hallmark_audit_keys (
+                kind text NOT NULL,
+                key_id text NOT NULL,
+                check_value text NOT NULL,
+                is_current boolean NOT NULL,
+                PRIMARY KEY (kind, key_id)
+            );
+            """)]
+    }
+
+    static func migration(schema: String) -> PostgresMigrations.Migration {
         .init(version: StageDatabase.runtimeVersions + 5, name: "hallmark_audit", sql: """
             CREATE TABLE \(schema).hallmark_audit (
                 sequence bigint PRIMARY KEY CHECK (sequence > 0),
@@ -70,13 +83,15 @@ public struct AuditTrail: Sendable {
         public var requestID: String?
         public var outcome: AuditRecord.Outcome
         public var reason: String?
+        /// The key a rotation record is about (``KeyRotationRecorder``).
+        public var keyID: String?
 
         /// An operator's action, by the key that signed it.
         public static func byOperator(_ keyID: String, _ action: AuditRecord.Action,
                                       subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
                                       requestID: String?, outcome: AuditRecord.Outcome, reason: String? = nil) -> Entry {
             Entry(actor: .operator, actorKeyID: keyID, action: action, subject: subject, tableID: tableID,
-                  requestID: requestID, outcome: outcome, reason: reason)
+                  requestID: requestID, outcome: outcome, reason: reason, keyID: nil)
         }
 
         /// The service's own action (a sweeper, an abuse threshold).
@@ -85,7 +100,13 @@ public struct AuditTrail: Sendable {
                                      requestID: String? = nil, outcome: AuditRecord.Outcome = .succeeded,
                                      reason: String? = nil) -> Entry {
             Entry(actor: .service, actorKeyID: nil, action: action, subject: subject, tableID: tableID,
-                  requestID: requestID, outcome: outcome, reason: reason)
+                  requestID: requestID, outcome: outcome, reason: reason, keyID: nil)
+        }
+
+        /// A change to the keys the service holds, seen by the service (at start or reload).
+        public static func keyChange(_ action: AuditRecord.Action, keyID: String, reason: String) -> Entry {
+            Entry(actor: .service, actorKeyID: nil, action: action, subject: nil, tableID: nil, requestID: nil,
+                  outcome: .succeeded, reason: reason, keyID: keyID)
         }
     }
 
@@ -109,7 +130,7 @@ public struct AuditTrail: Sendable {
             following: UInt64(sequence), previousHash: hash, occurredAt: now, actor: entry.actor,
             actorKeyID: entry.actorKeyID, action: entry.action, subjectType: subjectType,
             subjectIndex: index, tableID: entry.tableID, requestID: entry.requestID, outcome: entry.outcome,
-            reason: entry.reason)
+            reason: entry.reason, keyID: entry.keyID)
         let bytes = try JSONCoding.encode(record)
         try await connection.execute("""
             INSERT INTO \(unescaped: schema).hallmark_audit (sequence, action, subject_index, record)
