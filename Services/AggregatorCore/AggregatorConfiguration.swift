@@ -57,7 +57,7 @@ public struct AggregatorConfiguration: Sendable {
          "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": tokenRequests,
          "HALLMARK_AGGREGATOR_TOKEN_RESULTS": tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": checkpoints,
          "HALLMARK_AGGREGATOR_VERIFY_INPUT": verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": verifyOutput,
-         "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID]
+         "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic]
     }
 
     /// Applies the environment over the defaults.

@@ -31,6 +31,7 @@ extension AggregatorBench {
             (g.submissionInput, g.submissionOutput) = (topic("submissions"), topic("submission.results"))
             (g.tokenRequests, g.tokenResults, g.checkpoints) = (a.tokenInput, a.tokenOutput, topic("checkpoints"))
             (g.verifyInput, g.verifyOutput) = (topic("verify.in"), topic("verify.out"))
+            g.auditTopic = topic("aggregator.audit")
             authority = a
             aggregator = g
             try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(

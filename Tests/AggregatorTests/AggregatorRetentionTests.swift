@@ -51,16 +51,15 @@ struct AggregatorRetentionTests {
     @Test func aNewCheckpointKeyIsRecorded() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let audit = h.topic("aggregator.audit")
-        let first = try await h.startAggregator("key-1", ["HALLMARK_AUDIT_TOPIC": audit])
+        let audit = h.aggregator.auditTopic
+        let first = try await h.startAggregator("key-1")
         first.signal(SIGTERM)
         #expect(await first.waitForExit(timeout: .seconds(30)) == 0)
         let next = try CheckpointSigningKey.generate()
         let nextFile = FileManager.default.temporaryDirectory.appendingPathComponent("aggregator-\(h.id)-next.key").path
         try next.write(to: nextFile)
         defer { try? FileManager.default.removeItem(atPath: nextFile) }
-        let second = try await h.startAggregator("key-2", ["HALLMARK_AUDIT_TOPIC": audit,
-                                                          "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": nextFile])
+        let second = try await h.startAggregator("key-2", ["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": nextFile])
         defer { second.signal(SIGKILL) }
         let (old, new) = (h.signingKey.keyID, next.keyID)
         let expected = ["\(old) key_added", "\(old) current_key_changed", "\(old) key_removed", "\(new) key_added",

@@ -10,7 +10,7 @@ struct PlacementEnvironmentTests {
         var c = AggregatorConfiguration()
         (c.schema, c.authorityID) = ("aggregator_x", "CANON_001")
         (c.submissionInput, c.submissionOutput, c.tokenRequests, c.tokenResults) = ("s.in", "s.out", "t.req", "t.res")
-        (c.checkpoints, c.verifyInput, c.verifyOutput) = ("cp", "v.in", "v.out")
+        (c.checkpoints, c.verifyInput, c.verifyOutput, c.auditTopic) = ("cp", "v.in", "v.out", "agg.audit")
         let back = try AggregatorConfiguration.fromEnvironment(c.placementEnvironment)
         #expect(back.topics == c.topics && back.schema == c.schema && back.authorityID == c.authorityID)
     }

@@ -59,7 +59,7 @@ struct AuditTrailTests {
         let schema = try JSONSchemaValidator.load(AuditRecord.schemaName)
         let records = try outputs.map { output in
             try schema.validate(bytes: output.value)
-            #expect(output.topic == "audit" && output.key == Array("authority".utf8))
+            #expect(output.topic == "audit" && output.key == Array("authority/\(trail.schema)".utf8))
             return try JSONCoding.decode(AuditRecord.self, from: output.value)
         }.sorted { $0.sequence < $1.sequence }
         #expect(records.map(\.sequence) == Array(1...60) && AuditRecord.firstBreak(in: records) == nil)

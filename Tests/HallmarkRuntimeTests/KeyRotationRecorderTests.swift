@@ -96,7 +96,7 @@ struct KeyRotationRecorderTests {
         var published: [AuditRecord] = []
         for await message in consumer.messages {
             try recordSchema.validate(bytes: message.value)
-            #expect(message.key == Array("gateway".utf8))
+            #expect(message.key == Array("gateway/\(schema)".utf8))
             published.append(try JSONCoding.decode(AuditRecord.self, from: message.value))
             if published.count == 7 { break }
         }

@@ -68,7 +68,7 @@ public struct AuditVerifyCommand: AsyncParsableCommand {
         var published: [(sequence: Int64, hash: String)] = []
         let complete = try await TopicReader(kafka: try KafkaConfiguration.fromEnvironment(env), logger: logger)
             .readToEnd([topic], groupPrefix: "hallmark-audit", timeout: .seconds(topicTimeout)) { message in
-                guard message.key == Array(service.utf8),
+                guard message.key == Array(AuditTrail.kafkaKey(service: service, schema: schema).utf8),
                       let record = try? JSONCoding.decode(AuditRecord.self, from: message.value), record.service == service
                 else { return }
                 published.append((Int64(record.sequence), record.hash))

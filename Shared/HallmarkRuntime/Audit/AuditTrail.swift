@@ -65,6 +65,14 @@ public struct AuditTrail: Sendable {
             """)
     }
 
+    /// The key its records are published under: `service/schema`, one trail's. Records of
+    /// another deployment (or a test) on the same topic never mix with this trail's, and a
+    /// trail's records keep their order (one partition).
+    public var kafkaKey: String { Self.kafkaKey(service: service, schema: schema) }
+
+    /// The key of the trail of `service` in `schema`.
+    public static func kafkaKey(service: String, schema: String) -> String { "\(service)/\(schema)" }
+
     /// A subject's blind index (hex), as records and the subject column hold it; nil without
     /// an index key.
     public func subjectIndex(_ subject: String, type: AuditRecord.SubjectType) -> String? {
@@ -139,6 +147,6 @@ public struct AuditTrail: Sendable {
         try await connection.execute("""
             UPDATE \(unescaped: schema).hallmark_audit_head SET sequence = \(Int64(record.sequence)), hash = \(record.hash)
             """)
-        return (record, StageOutput(topic: topic, key: Array(service.utf8), value: bytes))
+        return (record, StageOutput(topic: topic, key: Array(kafkaKey.utf8), value: bytes))
     }
 }

@@ -63,6 +63,7 @@ final class AggregatorHarness: Sendable {
         g.checkpoints = topic("checkpoints")
         g.verifyInput = topic("verify.in")
         g.verifyOutput = topic("verify.out")
+        g.auditTopic = topic("aggregator.audit")
         aggregator = g
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
