@@ -1,20 +1,24 @@
 import Foundation
+import HallmarkCLICore
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkTestSupport
 import Testing
 
-/// The size matrix on every gateway input: 0.9–8 MB and the limit ±1 byte, padded with
-/// whitespace (the request itself is small) or, where a body can grow, with content (then the
-/// result, which carries more than the body, may not fit: `oversized`), each followed by small
-/// messages on the same key and another key. Every message gets exactly one outcome and no
-/// partition of either stage stalls.
+/// The size matrix on every gateway input, privacy requests included: 0.9–8 MB and the limit
+/// ±1 byte, padded with whitespace (the request itself is small) or, where a body can grow, with
+/// content (then the result, which carries more than the body, may not fit: `oversized`), each
+/// followed by small messages on the same key and another key. Every message gets exactly one
+/// outcome and no partition of any stage stalls.
 @Suite("Gateway: no input size stalls a partition", .serialized, .timeLimit(.minutes(10)))
 struct GatewayOversizedInputTests {
     @Test func everySizeOnEveryInputGetsOneOutcome() async throws {
         let h = try await GatewayHarness()
-        let gateway = try await h.startGateway("sizes")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-sizes-\(h.id)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let privacy = try await h.privacy(in: folder)
+        let gateway = try await h.startGateway("sizes", privacy.gateway)
         let limit = 1 << 20
         let matrix = try SizeMatrix(kafka: h.kafka, logger: h.logger)
         /// Raw body bytes that take a message made by `make` to about `size` bytes (base64 grows 4/3).
@@ -62,7 +66,13 @@ struct GatewayOversizedInputTests {
                                                           plaintextB64: body.base64EncodedString()))
             }
         }
-        for report in [encrypt, decrypt, handshake, inbound, outbound] {
+        let privacyRequests = try await matrix.run(topic: h.topic("privacy.in"), results: h.topic("privacy.out"),
+                                                   idField: "request_id", rejected: h.rejected, limit: limit) { id, _ in
+            // Signed, about a session that does not exist: each is answered `not_found`.
+            try JSONCoding.encode(try privacy.key.sign(PrivacyRequest.Unsigned(
+                id: id, producedAt: Timestamp.now(), action: .export, subjectType: .sessionID, subject: "size-\(id.prefix(8))")))
+        }
+        for report in [encrypt, decrypt, handshake, inbound, outbound, privacyRequests] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")
             for line in report.large {
                 let size = Int(line.prefix { $0.isNumber })!

@@ -18,21 +18,10 @@ struct GatewayPrivacyTests {
     @Test func exportThenEraseASession() async throws {
         let h = try await GatewayHarness()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-privacy-\(h.id)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let key = try OperatorKeyFile.generate(keyID: "privacy-op")
-        let keyFile = folder.appendingPathComponent("operator.key").path
-        try key.write(to: keyFile)
-        try Data((try key.publicEntry + "\n").utf8).write(to: folder.appendingPathComponent("operators"))
-        try Data(Base64.encode(try SecureRandom.bytes(32)).utf8).write(to: folder.appendingPathComponent("index.key"))
-        let env = ["HALLMARK_PRIVACY_REQUESTS_TOPIC": h.topic("privacy.in"), "HALLMARK_PRIVACY_RESULTS_TOPIC": h.topic("privacy.out"),
-                   "HALLMARK_AUDIT_TOPIC": h.topic("audit")]
-        try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics(
-            [h.topic("privacy.in"), h.topic("privacy.out"), h.topic("audit")], partitions: 2)
-        let gateway = try await h.startGateway("privacy", env.merging([
-            "HALLMARK_GATEWAY_OPERATOR_KEYS_FILE": folder.appendingPathComponent("operators").path,
-            "HALLMARK_GATEWAY_INDEX_KEY_FILE": folder.appendingPathComponent("index.key").path,
-        ]) { $1 })
+        let privacy = try await h.privacy(in: folder)
+        let (env, keyFile) = (privacy.topics, privacy.keyFile)
+        let gateway = try await h.startGateway("privacy", privacy.gateway)
         defer { gateway.signal(SIGKILL) }
 
         var client = try InvisoClient()
