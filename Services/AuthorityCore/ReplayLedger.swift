@@ -71,15 +71,19 @@ public struct ReplayLedger: Sendable {
             withUnsafeBytes(of: firstByKey[key]!.uuid) { ids.append(contentsOf: $0) }
         }
         // `live` is the statement's snapshot before the upsert: a key claimed back by the id
-        // already holding it is a redelivery.
+        // already holding it is a redelivery. It probes the primary key once per input row
+        // (the LIMIT keeps the lateral subquery from being flattened into a join): as a join,
+        // a table growing faster than its statistics led the planner to hash every live record
+        // of the window for each batch, the authority's largest cost under load.
         let rows = try await pool.query("""
             WITH input AS (
                 SELECT substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
                        encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
                 FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p, generate_series(0, \(order.count)::integer - 1) AS i
             ), live AS (
-                SELECT s.token_hash FROM \(unescaped: schema).seen_tokens s JOIN input USING (token_hash, message_id)
-                WHERE s.expires_at > now()
+                SELECT i.token_hash FROM input i CROSS JOIN LATERAL (
+                    SELECT 1 FROM \(unescaped: schema).seen_tokens s
+                    WHERE s.token_hash = i.token_hash AND s.message_id = i.message_id AND s.expires_at > now() LIMIT 1) s
             ), claimed AS (
                 INSERT INTO \(unescaped: schema).seen_tokens AS s (token_hash, message_id, expires_at)
                 SELECT token_hash, message_id, now() + \(Double(windowSeconds)) * interval '1 second' FROM input
