@@ -76,7 +76,7 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         let again = try cam.submission(.reference, hashes: [.init(imageHash: accepted[0], modificationLevel: 0)], authorityID: config.authorityID)
         let duplicate = try await submit(again)
         print("a logged hash again: \(duplicate?.status.rawValue ?? "no answer") (leaf \(duplicate?.leaves?.first?.leafIndex ?? 0))")
-        let repeatAnswer = await watcher.answers(for: again.id).count
+        let repeatAnswer = watcher.answers(for: again.id).count
         try await producer.send(topic: config.submissionInput, key: nil, value: JSONCoding.encode(again))
         let repeated = await watcher.wait(timeout: .seconds(timeout)) { $0.answers(for: again.id).count > repeatAnswer }
         let same = Set(watcher.answers(for: again.id)).count == 1

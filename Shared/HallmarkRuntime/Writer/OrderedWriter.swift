@@ -65,8 +65,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     let producer: KafkaProducer
     let logger: Logger
     let metrics: WriterMetrics
-    private let wakeups: AsyncStream<Void>
-    private let wakeup: AsyncStream<Void>.Continuation
+    private let wakeups = WakeSignal()
 
     public init(configuration: Configuration, log: Log, pool: PostgresPool, producer: KafkaProducer, logger: Logger) {
         self.configuration = configuration
@@ -75,7 +74,6 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         self.producer = producer
         self.logger = logger
         metrics = WriterMetrics(service: configuration.service, log: configuration.name)
-        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The head row and outbox, as a runtime migration the service adds to its own.
@@ -96,7 +94,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     }
 
     /// Items were added: look now rather than at the next poll.
-    public func wake() { wakeup.yield() }
+    public func wake() { wakeups.signal() }
 
     /// Stands by or leads until shutdown. On SIGTERM a leader finishes the batch in flight
     /// (commit and send), then lets go of the lock, so a standby takes over at once.
@@ -169,12 +167,13 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
     enum BatchOutcome { case written([StageOutput], position: Int64, count: Int), waiting(Int) }
 
-    /// One transaction: the waiting items, and if the batch may close, the fenced append.
+    /// Counts the waiting items (one statement, outside any transaction: a writer waiting for
+    /// its batch to fill looks often), and if the batch may close, reads them and makes the
+    /// fenced append in one transaction.
     private func writeBatch(_ lease: WriterLease, closeEarly: @escaping (Int) -> Bool) async throws -> BatchOutcome {
-        try await pool.transaction { connection in
-            // Counting is cheap; the items are read only once the batch closes.
-            let count = try await log.waitingCount(limit: configuration.maxBatch, on: connection)
-            guard count > 0, closeEarly(count) else { return .waiting(count) }
+        let count = try await pool.withConnection { try await log.waitingCount(limit: configuration.maxBatch, on: $0) }
+        guard count > 0, closeEarly(count) else { return .waiting(count) }
+        return try await pool.transaction { connection in
             let items = try await log.waiting(limit: configuration.maxBatch, on: connection)
             guard !items.isEmpty else { return .waiting(0) }
             let start = try await lease.head(on: connection)
@@ -228,14 +227,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     }
 
     private func waitForWork(_ timeout: Duration) async {
-        try? await cancelWhenGracefulShutdown { [wakeups] in
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await _ in wakeups { return } }
-                group.addTask { try? await Task.sleep(for: timeout) }
-                await group.next()
-                group.cancelAll()
-            }
-        }
+        await cancelWhenGracefulShutdown { [wakeups] in await wakeups.wait(timeout: timeout) }
     }
 }
 
