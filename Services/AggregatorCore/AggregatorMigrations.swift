@@ -67,7 +67,7 @@ public enum AggregatorMigrations {
             CREATE INDEX submissions_queued ON \(schema).submissions (queued_seq) WHERE status = 'queued';
             DROP TABLE \(schema).log_queue;
             """),
-         PendingRequests.migration(schema: schema),
-         OrderedWriter<TransparencyLog>.migration(schema: schema)] + AuditTrail.migrations(schema: schema)
+         PendingRequests.migration(schema: schema)]
+            + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)
     }
 }

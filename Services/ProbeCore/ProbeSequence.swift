@@ -34,8 +34,7 @@ public struct ProbeSequence: OrderedWriterLog {
                 item_id bigint NOT NULL UNIQUE,
                 written_by text NOT NULL
             );
-            """),
-         OrderedWriter<ProbeSequence>.migration(schema: schema)]
+            """)] + OrderedWriter<ProbeSequence>.migrations(schema: schema)
     }
 
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int64] {

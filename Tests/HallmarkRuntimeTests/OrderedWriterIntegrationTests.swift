@@ -20,7 +20,7 @@ struct OrderedWriterIntegrationTests {
         let h = try await StageHarness()
         let schema = "fence_\(h.id)"
         try await StageDatabase(pool: h.pool, schema: schema).migrate(
-            [OrderedWriter<NoLog>.migration(schema: schema)], logger: h.logger)
+            OrderedWriter<NoLog>.migrations(schema: schema), logger: h.logger)
         let configuration = OrderedWriter<NoLog>.Configuration(name: "fence", schema: schema, service: "test")
         let lease = try #require(try await WriterLease.acquire(configuration, pool: h.pool, logger: h.logger))
         #expect(try await WriterLease.acquire(configuration, pool: h.pool, logger: h.logger) == nil, "two leases at once")

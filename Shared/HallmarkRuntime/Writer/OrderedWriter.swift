@@ -76,8 +76,18 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         metrics = WriterMetrics(service: configuration.service, log: configuration.name)
     }
 
-    /// The head row and outbox, as a runtime migration the service adds to its own.
-    public static func migration(schema: String) -> PostgresMigrations.Migration {
+    /// The head row and outbox, as runtime migrations the service adds to its own. A batch's
+    /// outputs (a thousand answers: hundreds of kilobytes) are stored uncompressed: the row
+    /// lives until the broker acknowledges them, and compressing it was a quarter of the
+    /// aggregator writer's database time (`hallmark bench aggregator`, pg_stat_statements).
+    public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
+        [migration(schema: schema),
+         .init(version: StageDatabase.runtimeVersions + 7, name: "hallmark_writer_outbox_uncompressed", sql: """
+            ALTER TABLE \(schema).hallmark_writer_outbox ALTER COLUMN outputs SET STORAGE EXTERNAL;
+            """)]
+    }
+
+    static func migration(schema: String) -> PostgresMigrations.Migration {
         .init(version: StageDatabase.runtimeVersions + 3, name: "hallmark_writer", sql: """
             CREATE TABLE \(schema).hallmark_writer (
                 name text PRIMARY KEY,
