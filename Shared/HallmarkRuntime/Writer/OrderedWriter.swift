@@ -78,7 +78,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
     /// The head row and outbox, as runtime migrations the service adds to its own. A batch's
     /// outputs (a thousand answers: hundreds of kilobytes) are stored uncompressed: the row
-    /// lives until the broker acknowledges them, and compressing it was a quarter of the
+    /// lives until the broker acknowledges them, and compressing it was a fifth of the
     /// aggregator writer's database time (`hallmark bench aggregator`, pg_stat_statements).
     public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
         [migration(schema: schema),
