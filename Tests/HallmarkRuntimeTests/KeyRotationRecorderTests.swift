@@ -101,8 +101,7 @@ struct KeyRotationRecorderTests {
             if published.count == 7 { break }
         }
         await consumer.close()
-        let table = try await AuditCopyCheck.tableHashes(schema: schema, pool: pool)
-        #expect(AuditCopyCheck.compare(table: table, published: published.map { (Int64($0.sequence), $0.hash) })
+        #expect(AuditCopyCheck.compare(table: check.hashes, published: published.map { (Int64($0.sequence), $0.hash) })
                 == AuditCopyCheck(matched: 7, unpublished: 0, problem: nil))
         #expect(published.allSatisfy { $0.actor == .service && $0.outcome == .succeeded && $0.subjectIndex == nil })
         await producer.close()

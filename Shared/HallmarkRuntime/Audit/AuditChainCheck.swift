@@ -51,6 +51,9 @@ public struct AuditChainCheck: Sendable, Equatable {
     public var headHash: String
     /// The first problem, or nil when the chain is intact.
     public var problem: Problem?
+    /// Each record's hash by sequence, as far as the chain checked (all of them when intact):
+    /// what ``AuditCopyCheck`` compares with the published copy.
+    public var hashes: [Int64: String] = [:]
 
     /// Checks the trail in `schema`, reading `pageSize` rows at a time.
     public static func run(schema: String, pool: PostgresPool, pageSize: Int = 1000) async throws -> AuditChainCheck {
@@ -75,6 +78,7 @@ public struct AuditChainCheck: Sendable, Equatable {
                 case .intact(let hash):
                     // The record's own hash, now known to match its content.
                     (last, previousHash) = (sequence, hash)
+                    check.hashes[sequence] = hash
                 }
                 if check.problem != nil { break }
             }

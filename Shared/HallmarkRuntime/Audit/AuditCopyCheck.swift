@@ -1,8 +1,3 @@
-import Foundation
-import HallmarkCore
-import HallmarkMessages
-import HallmarkPostgres
-
 /// A service's audit table against the copy it published on the audit topic: what the chain
 /// check alone cannot see. Someone able to write the table can rewrite a record and every
 /// record after it, and the head, into a chain that checks; the published copy still holds the
@@ -38,7 +33,8 @@ public struct AuditCopyCheck: Sendable, Equatable {
     /// The first disagreement, by sequence, or nil.
     public var problem: Problem?
 
-    /// Compares table records (sequence → hash) with published ones.
+    /// Compares the table's records (sequence → hash: ``AuditChainCheck/hashes`` of an intact
+    /// chain) with the published ones.
     public static func compare(table: [Int64: String], published: [(sequence: Int64, hash: String)]) -> AuditCopyCheck {
         var copies: [Int64: Set<String>] = [:]
         for p in published { copies[p.sequence, default: []].insert(p.hash) }
@@ -51,23 +47,5 @@ public struct AuditCopyCheck: Sendable, Equatable {
         for sequence in copies.keys where table[sequence] == nil { problems.append(.deleted(sequence: sequence)) }
         check.problem = problems.min { $0.sequence < $1.sequence }
         return check
-    }
-
-    /// Reads the table's records' hashes (sequence → hash) from `schema`; unreadable rows are
-    /// left out (the chain check reports them).
-    public static func tableHashes(schema: String, pool: PostgresPool, pageSize: Int = 1000) async throws -> [Int64: String] {
-        var hashes: [Int64: String] = [:]
-        var last = Int64(0)
-        while true {
-            let rows = try await pool.query("""
-                SELECT sequence, record FROM \(unescaped: schema).hallmark_audit
-                WHERE sequence > \(last) ORDER BY sequence LIMIT \(pageSize)
-                """)
-            if rows.isEmpty { return hashes }
-            for (sequence, bytes) in try rows.decode((Int64, Data).self) {
-                last = sequence
-                if let record = try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)) { hashes[sequence] = record.hash }
-            }
-        }
     }
 }
