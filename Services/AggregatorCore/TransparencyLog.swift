@@ -47,7 +47,7 @@ public struct TransparencyLog: OrderedWriterLog {
             ORDER BY s.queued_seq LIMIT \(limit)
             """)
         return try rows.decode((UUID, Data, Int64, String, String, Data?).self).map { id, entries, captured, correlation, topic, key in
-            Item(id: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: [UInt8](entries)),
+            Item(id: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
                  capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
         }
     }

@@ -45,14 +45,17 @@ struct HealthFileIntegrationTests {
         #expect(Self.report(file)?["service"] as? String == "probe")
         #expect(try await Self.check(file).status == 0)
 
-        // A message that fails for ever: in flight, nothing finished, past 2 s.
+        // A message that fails for ever: in flight, nothing finished, past 2 s. (On a loaded
+        // machine the 20 requests above may already have looked stalled for a moment: only the
+        // warnings from here on are counted.)
+        let warnedBefore = probe.logCount("unhealthy")
         try await h.producer.send(topic: h.input, key: Array("stuck".utf8), value: StageHarness.request(n: 0, fail: "stall"))
         #expect(try await eventually(timeout: .seconds(30)) { Self.report(file)?["status"] as? String == "stalled" })
         let problems = Self.report(file)?["problems"] as? [String] ?? []
         #expect(problems.count == 1 && problems[0].hasPrefix("test-probe-\(h.id): 1 in flight, none finished for "), "\(problems)")
         let stalled = try await Self.check(file)
         #expect(stalled.status == 1 && stalled.output.contains("stalled"), "\(stalled.output)")
-        #expect(probe.logCount("unhealthy") == 1)
+        #expect(probe.logCount("unhealthy") == warnedBefore + 1)
 
         // A stop: the stalled message is given up after the shutdown grace, the file says so.
         probe.signal(SIGTERM)

@@ -8,11 +8,23 @@ public enum JSONCoding {
     /// - Throws: ``JSONCodingError`` when the value cannot be written as JSON (a non-finite
     ///   number, say).
     public static func encode<T: Encodable>(_ value: T) throws(JSONCodingError) -> [UInt8] {
-        Array(try encodeData(value))
+        do {
+            return try JSONValueEncoder.encode(value)
+        } catch is JSONValueEncoder.Unsupported {
+            return Array(try foundationEncode(value))
+        } catch {
+            throw JSONCodingError(path: "(root)", reason: "cannot be written as JSON")
+        }
     }
 
     /// The bytes of `value`, as `Data`.
     public static func encodeData<T: Encodable>(_ value: T) throws(JSONCodingError) -> Data {
+        Data(try encode(value))
+    }
+
+    /// `JSONEncoder`'s bytes, for what ``JSONValueEncoder`` leaves to it (floating-point
+    /// numbers, dates) and for the tests that hold the two equal.
+    static func foundationEncode<T: Encodable>(_ value: T) throws(JSONCodingError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
@@ -26,6 +38,19 @@ public enum JSONCoding {
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: some DataProtocol) throws(JSONCodingError) -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw describe(error)
+        } catch {
+            throw JSONCodingError(path: "(root)", reason: "undecodable")
+        }
+    }
+
+    /// Decodes a value ``JSONReader`` already parsed (a stage's checked message), without
+    /// reading its bytes again; it takes and refuses what ``decode(_:from:)`` does for the same
+    /// document, and a failure names the same field path.
+    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(JSONCodingError) -> T {
+        do {
+            return try JSONValueDecoder(value).decodeValue(type)
         } catch let error as DecodingError {
             throw describe(error)
         } catch {

@@ -33,7 +33,7 @@ public struct StageMessage: Sendable {
     /// The topics a `reply_to` may name (the stage's allowlist).
     var replyTopics: Set<String> { storage.replyTopics }
 
-    public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue] = [:],
+    public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue],
                 replyTopics: Set<String> = []) {
         storage = Storage(header: header, kafka: kafka, fields: fields, replyTopics: replyTopics)
     }
@@ -62,7 +62,8 @@ public struct StageMessage: Sendable {
     /// field, which the stage turns into a rejection.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(EnvelopeError) -> T {
         do {
-            return try JSONCoding.decode(type, from: kafka.value)
+            // The members intake already read and checked; the bytes are not parsed again.
+            return try JSONCoding.decode(type, from: JSONValue.object(fields))
         } catch {
             throw EnvelopeError(.schemaViolation, error.description)
         }

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+
+/// `hallmark bench json`: Hallmark's message coding against Foundation's, side by side on one
+/// thread, for the aggregator's hottest messages. Reading: `JSONDecoder` on the bytes against
+/// `JSONReader` plus `JSONCoding.decode(_:from: JSONValue)` (a stage parses once, for
+/// the envelope and the schema check, and decodes that). Writing: `JSONEncoder` (sorted keys)
+/// against ``JSONCoding/encode(_:)``. Build with `-c release`.
+public struct BenchJSONCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "json", abstract: "Measure message reading and writing: Hallmark's coding against JSONDecoder/JSONEncoder.")
+
+    @Option(help: "Seconds per measurement.") var seconds = 0.5
+
+    public init() {}
+
+    public func run() throws {
+        let hash = String(repeating: "ab", count: 32)
+        let token = BirthmarkToken.mobile(BirthmarkMobileToken(encryptedNucToken: Base64.encode(Data(repeating: 7, count: 92)),
+                                                               tableReferences: [1, 2, 3], keyIndices: [4, 5, 6]))
+        let submission = Submission(id: MessageID.random(), producedAt: Timestamp.now(),
+                                    imageHashes: [.init(imageHash: hash, modificationLevel: 0)], token: token, timestamp: 1_760_000_000)
+        let request = TokenRequest(id: MessageID.random(), producedAt: Timestamp.now(), token: token,
+                                   correlationID: MessageID.random(), replyTo: "birthmark.token.results")
+        let checkpoint = SignedCheckpoint(treeSize: 1_000_000, rootHash: hash, timestamp: 1_760_000_000,
+                                          signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: "k1")
+        let found = LogVerifyResult.found(id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
+                                          requestID: MessageID.random(),
+                                          record: .init(imageHash: hash, timestamp: 1_760_000_000, modificationLevel: 0),
+                                          leafIndex: 123_456, checkpoint: checkpoint, proof: Array(repeating: hash, count: 20))
+        let accepted = SubmissionResult(id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
+                                        requestID: MessageID.random(),
+                                        leaves: [.init(imageHash: hash, leafIndex: 123_456, status: .appended)], treeSize: 123_457)
+        print("message coding, one thread, messages/s (Foundation | Hallmark | ratio)")
+        try compare(read: submission, "read  hallmark.submission.v1")
+        try compare(read: LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: hash),
+                    "read  hallmark.log.verify.request.v1")
+        try compare(write: request, "write hallmark.token.request.v1")
+        try compare(write: accepted, "write hallmark.submission.result.v1")
+        try compare(write: found, "write hallmark.log.verify.result.v1 (found)")
+    }
+
+    private func compare<T: Codable>(read value: T, _ label: String) throws {
+        let bytes = try JSONCoding.encode(value)
+        let data = Data(bytes)
+        let theirs = rate { _ = try JSONDecoder().decode(T.self, from: data) }
+        let ours = rate { _ = try JSONCoding.decode(T.self, from: try JSONReader.parse(bytes)) }
+        report(label, theirs, ours)
+        // What a stage adds: it has parsed the message already, for the envelope and the schema.
+        let parsed = try JSONReader.parse(bytes)
+        report("  decode of the parsed value alone", theirs, rate { _ = try JSONCoding.decode(T.self, from: parsed) })
+    }
+
+    private func compare<T: Encodable>(write value: T, _ label: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard try Array(encoder.encode(value)) == JSONCoding.encode(value) else { throw BenchError("\(label): the bytes differ") }
+        let theirs = rate { _ = try encoder.encode(value) }
+        let ours = rate { _ = try JSONCoding.encode(value) }
+        report(label, theirs, ours)
+    }
+
+    /// Operations per second over the measurement time (after a short warm-up).
+    private func rate(_ body: () throws -> Void) -> Double {
+        for _ in 0..<200 { try? body() }
+        let clock = ContinuousClock(), end = clock.now + .milliseconds(Int(seconds * 1000))
+        var n = 0
+        let start = clock.now
+        while clock.now < end {
+            for _ in 0..<100 { try? body() }
+            n += 100
+        }
+        let elapsed = start.duration(to: clock.now)
+        return Double(n) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    private func report(_ label: String, _ theirs: Double, _ ours: Double) {
+        let pad = label.padding(toLength: 44, withPad: " ", startingAt: 0)
+        print("  \(pad) \(String(format: "%9.0f | %9.0f | %5.2f×", theirs, ours, ours / max(theirs, 1e-9)))")
+    }
+}
