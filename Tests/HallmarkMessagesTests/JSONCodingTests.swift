@@ -155,6 +155,21 @@ struct JSONCodingTests {
         #expect(try JSONCoding.decode(Handmade.self, from: try JSONReader.parse(ours)) == value)
     }
 
+    /// A key written twice keeps its last value, as in `JSONEncoder`.
+    @Test func aKeyWrittenTwiceKeepsItsLastValue() throws {
+        struct Twice: Encodable {
+            enum Keys: String, CodingKey { case a, b }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode(1, forKey: .b)
+                try c.encode("first", forKey: .a)
+                try c.encode(2, forKey: .b)
+            }
+        }
+        #expect(try JSONCoding.encode(Twice()) == (try Self.foundation(Twice())))
+        #expect(String(decoding: try JSONCoding.encode(Twice()), as: UTF8.self) == #"{"a":"first","b":2}"#)
+    }
+
     /// Floating-point numbers are left to `JSONEncoder`, whole messages included.
     @Test func floatingPointIsWrittenByJSONEncoder() throws {
         struct Mixed: Codable { var a: Double; var b: [Float]; var c: Int }
