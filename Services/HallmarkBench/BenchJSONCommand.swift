@@ -13,7 +13,8 @@ public struct BenchJSONCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "json", abstract: "Measure message reading and writing: Hallmark's coding against JSONDecoder/JSONEncoder.")
 
-    @Option(help: "Seconds per measurement.") var seconds = 0.5
+    @Option(help: "Seconds per measurement per round.") var seconds = 0.5
+    @Option(help: "Rounds; they alternate which coder goes first, and the best round of each counts.") var rounds = 3
 
     public init() {}
 
@@ -46,35 +47,39 @@ public struct BenchJSONCommand: ParsableCommand {
     private func compare<T: Codable>(read value: T, _ label: String) throws {
         let bytes = try JSONCoding.encode(value)
         let data = Data(bytes)
-        let theirs = rate { _ = try JSONDecoder().decode(T.self, from: data) }
-        let ours = rate { _ = try JSONCoding.decode(T.self, from: try JSONReader.parse(bytes)) }
-        report(label, theirs, ours)
-        // What a stage adds: it has parsed the message already, for the envelope and the schema.
         let parsed = try JSONReader.parse(bytes)
-        report("  decode of the parsed value alone", theirs, rate { _ = try JSONCoding.decode(T.self, from: parsed) })
+        let r = try best([
+            { _ = try JSONDecoder().decode(T.self, from: data) },
+            { _ = try JSONCoding.decode(T.self, from: try JSONReader.parse(bytes)) },
+            // What a stage adds: it has parsed the message already, for the envelope and the schema.
+            { _ = try JSONCoding.decode(T.self, from: parsed) },
+        ])
+        report(label, r[0], r[1])
+        report("  decode of the parsed value alone", r[0], r[2])
     }
 
     private func compare<T: Encodable>(write value: T, _ label: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard try Array(encoder.encode(value)) == JSONCoding.encode(value) else { throw BenchError("\(label): the bytes differ") }
-        let theirs = rate { _ = try encoder.encode(value) }
-        let ours = rate { _ = try JSONCoding.encode(value) }
-        report(label, theirs, ours)
+        let r = try best([{ _ = try encoder.encode(value) }, { _ = try JSONCoding.encode(value) }])
+        report(label, r[0], r[1])
     }
 
-    /// Operations per second over the measurement time (after a short warm-up).
-    private func rate(_ body: () throws -> Void) -> Double {
-        for _ in 0..<200 { try? body() }
-        let clock = ContinuousClock(), end = clock.now + .milliseconds(Int(seconds * 1000))
-        var n = 0
-        let start = clock.now
-        while clock.now < end {
-            for _ in 0..<100 { try? body() }
-            n += 100
+    /// Messages per second of each contender, the best of `rounds` rounds whose order alternates
+    /// (so both see the same machine conditions).
+    private func best(_ contenders: [() throws -> Void]) throws -> [Double] {
+        var best = [Double](repeating: 0, count: contenders.count)
+        for round in 0..<max(1, rounds) {
+            let order = round.isMultiple(of: 2) ? Array(contenders.indices) : contenders.indices.reversed()
+            for i in order {
+                let rate = try OperationRate.measure(for: .milliseconds(Int(seconds * 1000)), perCall: 100) {
+                    for _ in 0..<100 { try contenders[i]() }
+                }
+                best[i] = max(best[i], rate)
+            }
         }
-        let elapsed = start.duration(to: clock.now)
-        return Double(n) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return best
     }
 
     private func report(_ label: String, _ theirs: Double, _ ours: Double) {

@@ -86,18 +86,6 @@ public struct CryptoBenchmark: Sendable {
 
     /// Operations per second of `body`, which performs `perCall` operations.
     func measure(perCall: Int, _ body: () throws -> Void) throws -> Double {
-        try body()  // warm-up
-        let clock = ContinuousClock()
-        let start = clock.now
-        var calls = 0
-        while true {
-            try body()
-            calls += 1
-            let elapsed = clock.now - start
-            if elapsed >= duration {
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                return Double(calls * perCall) / seconds
-            }
-        }
+        try OperationRate.measure(for: duration, perCall: perCall, body)
     }
 }

@@ -36,21 +36,20 @@ public enum JSONCoding {
 
     /// Decodes `bytes`; a failure names the field path, never a value.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: some DataProtocol) throws(JSONCodingError) -> T {
-        do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw describe(error)
-        } catch {
-            throw JSONCodingError(path: "(root)", reason: "undecodable")
-        }
+        try decoding { try JSONDecoder().decode(type, from: Data(bytes)) }
     }
 
     /// Decodes a value ``JSONReader`` already parsed (a stage's checked message), without
     /// reading its bytes again; it takes and refuses what ``decode(_:from:)`` does for the same
     /// document, and a failure names the same field path.
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(JSONCodingError) -> T {
+        try decoding { try JSONValueDecoder(value).decodeValue(type) }
+    }
+
+    /// `body`'s value; a failure as a field path and a fixed reason.
+    private static func decoding<T>(_ body: () throws -> T) throws(JSONCodingError) -> T {
         do {
-            return try JSONValueDecoder(value).decodeValue(type)
+            return try body()
         } catch let error as DecodingError {
             throw describe(error)
         } catch {

@@ -35,11 +35,12 @@ public enum JSONValue: Sendable, Equatable {
     /// The number as an `Int` when it is written as an integer (no fraction, no exponent)
     /// and fits; nil otherwise, so `4.0`, `1e2`, `true` and `"7"` are not integers.
     public var integer: Int? {
-        guard case .number(let text) = self, !text.utf8.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 }) else {
-            return nil
-        }
+        guard case .number(let text) = self, !Self.hasFractionOrExponent(text) else { return nil }
         return Int(text)
     }
+
+    /// Whether number text is written with a fraction or an exponent (`4.0`, `1e2`).
+    static func hasFractionOrExponent(_ text: String) -> Bool { text.utf8.contains { $0 == 0x2E || $0 | 0x20 == 0x65 } }
 }
 
 extension JSONValue {

@@ -104,7 +104,7 @@ extension JSONValueDecoder: SingleValueDecodingContainer {
         let text = try number(type)
         if let exact = T(text) { return exact }
         // `1.0` and `1e2` are exact integers to JSONDecoder; `1.5` and out-of-range values are not.
-        if text.utf8.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 }), let d = Double(text), let exact = T(exactly: d) {
+        if JSONValue.hasFractionOrExponent(text), let d = Double(text), let exact = T(exactly: d) {
             return exact
         }
         throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "number does not fit \(type)"))

@@ -20,34 +20,23 @@ final class JSONValueEncoder: Encoder {
         case array(Elements)
         case deferred(JSONValueEncoder)
 
-        /// Writes the node as ``JSONWriter`` writes the same value (members in byte order).
+        /// Writes the node as ``JSONWriter`` writes the same value.
         func write(into out: inout [UInt8]) {
             switch self {
             case .value(let v):
                 JSONWriter.write(v, into: &out)
             case .object(let o):
-                out.append(UInt8(ascii: "{"))
-                // Members in key byte order; a key written twice keeps its last value.
+                // Members in key order; a key written twice keeps its last value.
                 let order = o.members.indices.sorted { a, b in
                     let (x, y) = (o.members[a].key, o.members[b].key)
-                    return x == y ? a < b : x.utf8.lexicographicallyPrecedes(y.utf8)
+                    return x == y ? a < b : JSONWriter.precedes(x, y)
                 }
-                var first = true
-                for (n, i) in order.enumerated() where n + 1 == order.count || o.members[order[n + 1]].key != o.members[i].key {
-                    if !first { out.append(UInt8(ascii: ",")) }
-                    first = false
-                    JSONWriter.writeString(o.members[i].key, into: &out)
-                    out.append(UInt8(ascii: ":"))
-                    o.members[i].node.write(into: &out)
-                }
-                out.append(UInt8(ascii: "}"))
+                let kept = order.indices.lazy.filter { n in
+                    n + 1 == order.count || o.members[order[n + 1]].key != o.members[order[n]].key
+                }.map { order[$0] }
+                JSONWriter.writeObject(kept, into: &out, key: { o.members[$0].key }) { i, out in o.members[i].node.write(into: &out) }
             case .array(let a):
-                out.append(UInt8(ascii: "["))
-                for (i, e) in a.elements.enumerated() {
-                    if i > 0 { out.append(UInt8(ascii: ",")) }
-                    e.write(into: &out)
-                }
-                out.append(UInt8(ascii: "]"))
+                JSONWriter.writeArray(a.elements, into: &out) { e, out in e.write(into: &out) }
             case .deferred(let e):
                 (e.node ?? .object(Members())).write(into: &out)
             }

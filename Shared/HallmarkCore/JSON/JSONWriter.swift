@@ -17,23 +17,41 @@ public enum JSONWriter {
         case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let elements):
-            out.append(UInt8(ascii: "["))
-            for (i, e) in elements.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                write(e, into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
+            writeArray(elements, into: &out) { e, out in write(e, into: &out) }
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            // JSONEncoder's .sortedKeys order for the ASCII member names Hallmark uses.
-            for (i, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                write(members[key]!, into: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+            writeObject(members.keys.sorted(by: precedes), into: &out, key: { $0 }) { key, out in write(members[key]!, into: &out) }
         }
+    }
+
+    /// `JSONEncoder`'s `.sortedKeys` order: member names by their UTF-8 bytes.
+    static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// Writes an object of `members`, already in ``precedes(_:_:)`` order.
+    static func writeObject<Member>(_ members: some Sequence<Member>, into out: inout [UInt8], key: (Member) -> String,
+                                    value: (Member, inout [UInt8]) -> Void) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for member in members {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            writeString(key(member), into: &out)
+            out.append(UInt8(ascii: ":"))
+            value(member, &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes an array of `elements`.
+    static func writeArray<Element>(_ elements: some Sequence<Element>, into out: inout [UInt8],
+                                    element: (Element, inout [UInt8]) -> Void) {
+        out.append(UInt8(ascii: "["))
+        var first = true
+        for e in elements {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            element(e, &out)
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
