@@ -42,6 +42,11 @@ public struct AggregatorConfiguration: Sendable {
     public var sweepInterval: Duration = .seconds(300)
     /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`, default `hallmark.audit`.
     public var auditTopic = "hallmark.audit"
+    /// Security events (an id reused for other bytes). `HALLMARK_SECURITY_TOPIC`, default `hallmark.security`.
+    public var securityTopic = "hallmark.security"
+    /// The key of the ids that cross the privacy split (``SubmissionIDKey``).
+    /// `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else `HALLMARK_AGGREGATOR_ID_KEY`; required to run.
+    public var idKey: SubmissionIDKey?
 
     public init() {}
 
@@ -57,7 +62,8 @@ public struct AggregatorConfiguration: Sendable {
          "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": tokenRequests,
          "HALLMARK_AGGREGATOR_TOKEN_RESULTS": tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": checkpoints,
          "HALLMARK_AGGREGATOR_VERIFY_INPUT": verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": verifyOutput,
-         "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic]
+         "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic,
+         "HALLMARK_SECURITY_TOPIC": securityTopic]
     }
 
     /// Applies the environment over the defaults.
@@ -90,6 +96,8 @@ public struct AggregatorConfiguration: Sendable {
                                                            in: 1...87_600)))
         c.sweepInterval = try s.seconds("HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.auditTopic = try s.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
+        c.securityTopic = try s.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.idKey = try SubmissionIDKey.fromEnvironment(env)
         return c
     }
 }

@@ -14,7 +14,7 @@ public struct AggregatorMetrics: Sendable {
 
     public init() {
         let service = ("service", "aggregator")
-        let outcomes = ["accepted", "duplicate"] + SubmissionResult.Reason.allCases.map(\.rawValue)
+        let outcomes = Set(["accepted", "duplicate"] + SubmissionResult.Reason.allCases.map(\.rawValue))
         submissions = Dictionary(uniqueKeysWithValues: outcomes.map {
             ($0, Counter(label: "hallmark_aggregator_submissions_total", dimensions: [service, ("outcome", $0)]))
         })

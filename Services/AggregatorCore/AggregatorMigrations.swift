@@ -4,8 +4,9 @@ import HallmarkRuntime
 /// The aggregator's tables.
 ///
 /// - `submissions`: one row per submission id, what the log needs of it (its hashes, capture
-///   time, where its answer goes) and, once answered, the answer's bytes, so a submission sent
-///   again under the same id gets the same answer. No token, GPS or owner hash is kept.
+///   time, where its answer goes, its id as written) and, once answered, the answer's bytes,
+///   so a submission sent again under the same id gets the same answer; the digest of its
+///   message tells that from the id reused for other bytes. No token, GPS or owner hash is kept.
 /// - the log writer's queue is `submissions` itself (version 2): a validated submission is
 ///   `queued` with a `queued_seq`, found through a partial index; a separate `log_queue` table
 ///   cost an insert and a delete per bundle.
@@ -66,6 +67,13 @@ public enum AggregatorMigrations {
                 ADD CHECK (status <> 'queued' OR queued_seq IS NOT NULL);
             CREATE INDEX submissions_queued ON \(schema).submissions (queued_seq) WHERE status = 'queued';
             DROP TABLE \(schema).log_queue;
+            """),
+         // The id as the submission wrote it (answers carry it so; a uuid reads back lower case)
+         // and the SHA-256 of its message, which tells a redelivery from an id reused for
+         // other bytes. Rows from before have neither: they answer in lower case and any
+         // bytes under their id count as a redelivery.
+         .init(version: 3, name: "submission_request_id_and_digest", sql: """
+            ALTER TABLE \(schema).submissions ADD COLUMN request_id text, ADD COLUMN digest bytea;
             """),
          PendingRequests.migration(schema: schema)]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)

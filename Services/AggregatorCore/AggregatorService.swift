@@ -25,6 +25,10 @@ public enum AggregatorService {
                                      reason: "is needed: the checkpoint key (make one with hallmark aggregator signing-key)")
         }
         let key = try CheckpointSigningKey.load(path)
+        guard let idKey = c.idKey else {
+            throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_ID_KEY_FILE",
+                                     reason: "is needed: the key of token request ids (b64 of 32 random bytes)")
+        }
         guard let database = context.database else {
             throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_POSTGRES_URL", reason: "the log needs the database")
         }
@@ -40,7 +44,8 @@ public enum AggregatorService {
                                      logger: context.logger) { expired in
             try await TokenResultJoiner.timedOut(expired, schema: schema, pool: pool, metrics: metrics)
         }
-        let intake = SubmissionIntake(configuration: c, pending: pending, metrics: metrics)
+        let intake = SubmissionIntake(configuration: c, idKey: idKey, instance: context.instance, pending: pending,
+                                      metrics: metrics)
         let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
         let verifier = LogVerifier(configuration: c, metrics: metrics)
         // A new checkpoint key (a restart with another key file) goes into the audit trail.
@@ -60,7 +65,9 @@ public enum AggregatorService {
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
                               groupSuffix: "-tokens", batchLinger: batchLinger),
-            try context.stage(intake, inputs: intake.inputs, dispatch: .partitionBatches, batchLinger: batchLinger),
+            // A bundle can hold a device signature: its rejected records carry a digest and size.
+            try context.stage(intake, inputs: intake.inputs, dispatch: .partitionBatches, batchLinger: batchLinger,
+                              copiesOriginals: false),
         ]
     }
 }

@@ -9,32 +9,45 @@ import HallmarkRuntime
 /// logged at once (`malformed`, `unknown_authority`), and asks the authority about the token
 /// of the rest: a `hallmark.token.request.v1` carrying the token and nothing else, recorded as
 /// pending in the same transaction as the submission (``PendingRequests``), sent after it
-/// commits. The authority's answer is joined by ``TokenResultJoiner``.
+/// commits. The authority's answer is joined by ``TokenResultJoiner``. A submission whose
+/// hashes break the provenance rule (``Provenance``) is recorded and answered
+/// `invalid_provenance` without asking.
 ///
-/// Idempotent by submission id without the runtime's inbox: a submission seen before is not
-/// asked about again; if it has been answered, the recorded answer is sent again.
+/// Idempotent by submission id without the runtime's inbox. A redelivery (the same id with the
+/// same bytes, by the digest recorded with the submission) is not asked about again; if it has
+/// been answered, the recorded answer is sent again. The same id with other bytes is answered
+/// `id_reused` and raises a security event; nothing of it is logged.
 public struct SubmissionIntake: StageProcessor {
     /// What phase 1 made of a submission.
     public enum Prepared: Sendable {
         /// Answered at once.
         case answer(StageOutput)
-        /// To validate.
+        /// To record, then validate.
         case validate(Ask)
     }
 
     /// A submission to record and the request to the authority about its token.
     public struct Ask: Sendable {
+        let message: StageMessage
         let row: SubmissionTable.Row
+        /// SHA-256 of the message's bytes.
+        let digest: Data
+        let provenance: Provenance
         let request: StageOutput
         let correlationID: UUID
     }
 
     let configuration: AggregatorConfiguration
+    let idKey: SubmissionIDKey
+    let instance: String
     let pending: PendingRequests
     let metrics: AggregatorMetrics
 
-    public init(configuration: AggregatorConfiguration, pending: PendingRequests, metrics: AggregatorMetrics) {
+    public init(configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
+                metrics: AggregatorMetrics) {
         self.configuration = configuration
+        self.idKey = idKey
+        self.instance = instance
         self.pending = pending
         self.metrics = metrics
     }
@@ -49,51 +62,126 @@ public struct SubmissionIntake: StageProcessor {
             return .answer(try rejected(message, .unknownAuthority))
         }
         guard let token = submission.token, !submission.entries.isEmpty else { return .answer(try rejected(message, .malformed)) }
-        // The request names nothing but the token; its ids are derived from the submission's
-        // (a submission sent again asks the same question) and its key is the correlation id,
-        // so neither the authority nor the key says which image it is about.
-        let correlation = MessageID.derived(from: message.header.id, "token-correlation")
-        let request = TokenRequest(id: MessageID.derived(from: message.header.id, "token-request"), producedAt: Timestamp.now(),
+        // The request names nothing but the token; its ids are keyed from the submission's
+        // (a submission sent again asks the same question, and nobody without the key can tie
+        // the request to the submission) and its Kafka key is the correlation id, so neither
+        // the authority nor the key says which image it is about.
+        let correlation = idKey.derive(from: id, "token-correlation")
+        let request = TokenRequest(id: idKey.derive(from: id, "token-request"), producedAt: Timestamp.now(),
                                    token: token, correlationID: correlation, replyTo: configuration.tokenResults)
-        let row = SubmissionTable.Row(id: id, entries: submission.entries, capturedAt: submission.timestamp,
-                                      correlationID: message.correlationID,
+        // The id as written: answers carry it so (a uuid column reads back lower case).
+        let row = SubmissionTable.Row(id: id, requestID: message.header.id, entries: submission.entries,
+                                      capturedAt: submission.timestamp, correlationID: message.correlationID,
                                       replyTopic: message.replyTopic(or: configuration.submissionOutput),
                                       replyKey: message.kafka.key)
-        return .validate(Ask(row: row, request: try .json(topic: configuration.tokenRequests, key: correlation, request),
+        return .validate(Ask(message: message, row: row, digest: SHA256Hash.digest(message.value),
+                             provenance: Provenance(submission.entries),
+                             request: try .json(topic: configuration.tokenRequests, key: correlation, request),
                              correlationID: UUID(text: correlation)!))
+    }
+
+    /// What the commit decided for one recorded submission.
+    private enum Decision {
+        case ask, invalidProvenance, inProgress, reused
+        case again(StageOutput)
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         guard let pool = context.pool else { throw StageRejection(.processingFailed, "intake needs its database") }
-        var rows: [SubmissionTable.Row] = []
-        for case .validate(let ask) in batch { rows.append(ask.row) }
+        var asks: [Ask] = []
+        for case .validate(let ask) in batch { asks.append(ask) }
         let table = SubmissionTable(schema: configuration.schema)
-        let (fresh, answered) = try await pool.transaction { connection in
-            let fresh = try await table.insert(rows, on: connection)
-            var asks: [(request: StageOutput, correlationID: UUID, context: [UInt8])] = []
-            for case .validate(let ask) in batch where fresh.contains(ask.row.id) {
-                asks.append((ask.request, ask.correlationID, Array(ask.row.id.lowercasedText.utf8)))
-            }
-            try await pending.record(asks, on: connection)
-            let seen = rows.map(\.id).filter { !fresh.contains($0) }
-            return (fresh, try await table.answers(seen, on: connection))
-        }
-        var asked = Set<UUID>()
-        return batch.map { prepared in
-            switch prepared {
-            case .answer(let output):
-                return .outputs([output])
-            case .validate(let ask):
-                if fresh.contains(ask.row.id) {
-                    // One request per new submission, even if a batch holds it twice.
-                    return .outputs(asked.insert(ask.row.id).inserted ? [ask.request] : [])
+        let (decisions, refused) = try await pool.transaction { connection in
+            let fresh = try await table.insert(asks.map { ($0.row, $0.digest) }, on: connection)
+            let seen = try await table.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
+            let logged = try await loggedLevels(asks.filter { fresh[$0.row.id] != nil }, on: connection)
+            var taken = Set<UUID>()
+            let decisions: [Decision] = asks.map { ask in
+                let id = ask.row.id
+                if let digest = fresh[id] {
+                    // The row's own message (the first of the batch with its id), a redelivery
+                    // of it within the batch, or other bytes under its id.
+                    guard digest == ask.digest else { return .reused }
+                    guard taken.insert(id).inserted else { return .inProgress }
+                    return ask.provenance.isValid && ask.provenance.holds(in: logged) ? .ask : .invalidProvenance
                 }
-                // Seen before: its answer again if it has one; otherwise it is still in progress.
-                guard let answer = answered[ask.row.id] else { return .outputs([]) }
+                let recorded = seen[id]
+                // Rows from before digests know no bytes: taken for a redelivery.
+                if let digest = recorded?.digest, digest != ask.digest { return .reused }
+                guard let answer = recorded?.answer else { return .inProgress }
+                return .again(StageOutput(topic: answer.topic, key: answer.key, value: answer.value))
+            }
+            var requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])] = []
+            var refused: [(id: UUID, destination: SubmissionTable.Destination, value: [UInt8])] = []
+            for (ask, decision) in zip(asks, decisions) {
+                switch decision {
+                case .ask: requests.append((ask.request, ask.correlationID, Array(ask.row.id.lowercasedText.utf8)))
+                case .invalidProvenance: refused.append((ask.row.id, destination(ask.row), try invalidProvenance(ask.row)))
+                default: break
+                }
+            }
+            try await pending.record(requests, on: connection)
+            let outputs = try await table.record(refused, on: connection)
+            return (decisions, Dictionary(zip(refused.map(\.id), outputs)) { first, _ in first })
+        }
+        var next = decisions.makeIterator()
+        return try batch.map { prepared in
+            guard case .validate(let ask) = prepared else {
+                if case .answer(let output) = prepared { return .outputs([output]) }
+                return .outputs([])
+            }
+            switch next.next()! {
+            case .ask:
+                return .outputs([ask.request])
+            case .invalidProvenance:
+                metrics.submission(SubmissionResult.Reason.invalidProvenance.rawValue)
+                return .outputs(refused[ask.row.id].map { [$0] } ?? [])
+            case .inProgress:
+                return .outputs([])
+            case .again(let output):
                 metrics.resubmitted.increment()
-                return .outputs([StageOutput(topic: answer.topic, key: answer.key, value: answer.value)])
+                return .outputs([output])
+            case .reused:
+                return .outputs(try reused(ask))
             }
         }
+    }
+
+    /// The logged level of every parent outside its submission that these submissions name.
+    private func loggedLevels(_ asks: [Ask], on connection: PostgresConnection) async throws -> [String: Int] {
+        let parents = Set(asks.flatMap { $0.provenance.external.map(\.parent) })
+        guard !parents.isEmpty else { return [:] }
+        let leaves = try await LogStore(schema: configuration.schema)
+            .leaves(parents.compactMap { try? Hex.decode($0, length: 32) }, on: connection)
+        return Dictionary(leaves.map { (Hex.encode($0.key), Int($0.value.leaf.modificationLevel)) }) { first, _ in first }
+    }
+
+    private func destination(_ row: SubmissionTable.Row) -> SubmissionTable.Destination {
+        .init(requestID: row.requestID, correlationID: row.correlationID, topic: row.replyTopic, key: row.replyKey)
+    }
+
+    /// A recorded submission's `invalid_provenance` answer: the same bytes but `produced_at`
+    /// whenever made, with the id every answer of the submission has.
+    private func invalidProvenance(_ row: SubmissionTable.Row) throws -> [UInt8] {
+        try JSONCoding.encode(SubmissionResult(id: SubmissionTable.resultID(row.id), producedAt: Timestamp.now(),
+                                               correlationID: row.correlationID, requestID: row.requestID,
+                                               reason: .invalidProvenance))
+    }
+
+    /// `id_reused` for a message whose id was recorded for other bytes, and a security event.
+    /// Both ids are derived from the id and the bytes, so a redelivery of this message makes
+    /// the same ones, and neither is the id of the first message's answer.
+    private func reused(_ ask: Ask) throws -> [StageOutput] {
+        let message = ask.message
+        let name = "id-reused-\(Hex.encode(ask.digest))"
+        metrics.submission(SubmissionResult.Reason.idReused.rawValue)
+        let answer = SubmissionResult(id: MessageID.derived(from: message.header.id, name), producedAt: Timestamp.now(),
+                                      correlationID: message.correlationID, requestID: message.header.id, reason: .idReused)
+        let event = SecurityEvent(id: idKey.derive(from: ask.row.id, name), producedAt: Timestamp.now(), service: "aggregator",
+                                  instance: instance, event: .idReused, severity: .warning, requestId: message.header.id,
+                                  reason: "other_bytes")
+        return [StageOutput(topic: ask.row.replyTopic, key: ask.row.replyKey, value: try JSONCoding.encode(answer)),
+                try .json(topic: configuration.securityTopic, key: nil, event)]
     }
 
     /// A schema violation is answered `malformed` on the submission's reply topic.

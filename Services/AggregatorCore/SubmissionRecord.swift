@@ -7,6 +7,8 @@ import HallmarkMessages
 public struct SubmissionRecord: Sendable {
     /// The submission's envelope id.
     public let id: UUID
+    /// The id exactly as the submission wrote it (either case): answers carry it as written.
+    public let requestID: String
     public let entries: [Submission.ImageHash]
     /// Unix seconds, as the camera sent them (the leaves' timestamp).
     public let capturedAt: UInt64
@@ -16,9 +18,11 @@ public struct SubmissionRecord: Sendable {
     public let replyTopic: String
     public let replyKey: [UInt8]?
 
-    public init(id: UUID, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String, replyTopic: String,
-                replyKey: [UInt8]?) {
+    /// - Parameter requestID: the id as written; by default `id` in lower case.
+    public init(id: UUID, requestID: String? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
+                replyTopic: String, replyKey: [UInt8]?) {
         self.id = id
+        self.requestID = requestID ?? id.lowercasedText
         self.entries = entries
         self.capturedAt = capturedAt
         self.correlationID = correlationID

@@ -11,41 +11,54 @@ struct SubmissionTable: Sendable {
 
     typealias Row = SubmissionRecord
 
-    /// Records new submissions; returns the ids that were new (the others were seen before).
-    func insert(_ rows: [Row], on connection: PostgresConnection) async throws -> Set<UUID> {
-        guard !rows.isEmpty else { return [] }
-        let entries = try rows.map { Data(try JSONCoding.encode($0.entries)) }
+    /// Records new submissions with the digest of each one's message; returns the ids that were
+    /// new with the digest recorded for each (a batch may hold an id twice: one row wins). The
+    /// others were seen before.
+    func insert(_ rows: [(row: Row, digest: Data)], on connection: PostgresConnection) async throws -> [UUID: Data] {
+        guard !rows.isEmpty else { return [:] }
+        let entries = try rows.map { Data(try JSONCoding.encode($0.row.entries)) }
         let result = try await connection.query("""
             INSERT INTO \(unescaped: schema).submissions
-                (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key)
-            SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea)
-            FROM unnest(\(PostgresArray(rows.map(\.id))), \(PostgresArray(entries)),
-                        \(PostgresArray(rows.map { Int64(clamping: $0.capturedAt) })), \(PostgresArray(rows.map(\.correlationID))),
-                        \(PostgresArray(rows.map(\.replyTopic))), \(PostgresArray(rows.map { Data($0.replyKey ?? []) })))
-                AS s(i, e, c, r, t, k)
+                (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest)
+            SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d
+            FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
+                        \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
+                        \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
+                        \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID))),
+                        \(PostgresArray(rows.map(\.digest))))
+                AS s(i, e, c, r, t, k, q, d)
             ON CONFLICT (submission_id) DO NOTHING
-            RETURNING submission_id
+            RETURNING submission_id, digest
             """)
-        return Set(try result.map { try $0.column(0, as: UUID.self) })
+        return Dictionary(try result.decode((UUID, Data).self)) { first, _ in first }
     }
 
-    /// The recorded answers of these submissions, with where each goes; those still in
-    /// progress are absent.
-    func answers(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: (topic: String, key: [UInt8]?, value: [UInt8])] {
+    /// What is recorded of submissions seen before: the digest of the message first recorded
+    /// under the id (nil for rows from before digests), and its answer, with where it goes,
+    /// when it has one.
+    struct Seen: Sendable {
+        let digest: Data?
+        let answer: (topic: String, key: [UInt8]?, value: [UInt8])?
+    }
+
+    /// The recorded digests and answers of these submissions.
+    func seen(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Seen] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query("""
-            SELECT submission_id, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
-            WHERE submission_id = ANY(\(PostgresArray(ids))) AND result IS NOT NULL
+            SELECT submission_id, digest, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
+            WHERE submission_id = ANY(\(PostgresArray(ids)))
             """)
-        var out: [UUID: (topic: String, key: [UInt8]?, value: [UInt8])] = [:]
-        for (id, topic, key, result) in try rows.decode((UUID, String, Data?, Data).self) {
-            out[id] = (topic, key.map { [UInt8]($0) }, [UInt8](result))
+        var out: [UUID: Seen] = [:]
+        for (id, digest, topic, key, result) in try rows.decode((UUID, Data?, String, Data?, Data?).self) {
+            out[id] = Seen(digest: digest, answer: result.map { (topic, key.map { [UInt8]($0) }, [UInt8]($0)) })
         }
         return out
     }
 
     /// Where a submission's answer goes.
     struct Destination: Sendable {
+        /// The submission's id as it wrote it.
+        let requestID: String
         let correlationID: String
         let topic: String
         let key: [UInt8]?
@@ -55,12 +68,12 @@ struct SubmissionTable: Sendable {
     func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query("""
-            SELECT submission_id, correlation_id, reply_topic, reply_key FROM \(unescaped: schema).submissions
-            WHERE submission_id = ANY(\(PostgresArray(ids)))
+            SELECT submission_id, COALESCE(request_id, submission_id::text), correlation_id, reply_topic, reply_key
+            FROM \(unescaped: schema).submissions WHERE submission_id = ANY(\(PostgresArray(ids)))
             """)
         var out: [UUID: Destination] = [:]
-        for (id, correlation, topic, key) in try rows.decode((UUID, String, String, Data?).self) {
-            out[id] = Destination(correlationID: correlation, topic: topic, key: key.map { [UInt8]($0) })
+        for (id, request, correlation, topic, key) in try rows.decode((UUID, String, String, String, Data?).self) {
+            out[id] = Destination(requestID: request, correlationID: correlation, topic: topic, key: key.map { [UInt8]($0) })
         }
         return out
     }
@@ -84,14 +97,19 @@ struct SubmissionTable: Sendable {
     /// the output to send, in the given order.
     func answer(_ results: [(id: UUID, destination: Destination, result: SubmissionResult)],
                 on connection: PostgresConnection) async throws -> [StageOutput] {
-        guard !results.isEmpty else { return [] }
-        let values = try results.map { try JSONCoding.encode($0.result) }
+        try await record(try results.map { ($0.id, $0.destination, try JSONCoding.encode($0.result)) }, on: connection)
+    }
+
+    /// Records final answers already encoded; returns each as the output to send, in order.
+    func record(_ answers: [(id: UUID, destination: Destination, value: [UInt8])],
+                on connection: PostgresConnection) async throws -> [StageOutput] {
+        guard !answers.isEmpty else { return [] }
         try await connection.execute("""
             UPDATE \(unescaped: schema).submissions s SET status = 'answered', result = a.result, queued_seq = NULL
-            FROM unnest(\(PostgresArray(results.map(\.id))), \(PostgresArray(values.map { Data($0) }))) AS a(id, result)
+            FROM unnest(\(PostgresArray(answers.map(\.id))), \(PostgresArray(answers.map { Data($0.value) }))) AS a(id, result)
             WHERE s.submission_id = a.id
             """)
-        return zip(results, values).map { StageOutput(topic: $0.destination.topic, key: $0.destination.key, value: $1) }
+        return answers.map { StageOutput(topic: $0.destination.topic, key: $0.destination.key, value: $0.value) }
     }
 
     /// Answers submissions `rejected` with their reasons (those with no row are skipped): the
@@ -102,7 +120,7 @@ struct SubmissionTable: Sendable {
         let results = rejections.compactMap { id, reason in
             destinations[id].map { destination in
                 (id, destination, SubmissionResult(id: Self.resultID(id), producedAt: Timestamp.now(),
-                                                   correlationID: destination.correlationID, requestID: id.lowercasedText,
+                                                   correlationID: destination.correlationID, requestID: destination.requestID,
                                                    reason: reason))
             }
         }

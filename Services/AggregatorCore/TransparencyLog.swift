@@ -42,12 +42,14 @@ public struct TransparencyLog: OrderedWriterLog {
 
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
         let rows = try await connection.query("""
-            SELECT s.submission_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
+            SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
             FROM \(unescaped: store.schema).submissions s WHERE s.status = 'queued'
             ORDER BY s.queued_seq LIMIT \(limit)
             """)
-        return try rows.decode((UUID, Data, Int64, String, String, Data?).self).map { id, entries, captured, correlation, topic, key in
-            Item(id: id, entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
+        let columns = try rows.decode((UUID, String?, Data, Int64, String, String, Data?).self)
+        return try columns.map { id, request, entries, captured, correlation, topic, key in
+            Item(id: id, requestID: request,
+                 entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
                  capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
         }
     }
@@ -94,9 +96,10 @@ public struct TransparencyLog: OrderedWriterLog {
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
         }
         let results = zip(items, placed).map { item, leaves in
-            (item.id, SubmissionTable.Destination(correlationID: item.correlationID, topic: item.replyTopic, key: item.replyKey),
+            (item.id, SubmissionTable.Destination(requestID: item.requestID, correlationID: item.correlationID, topic: item.replyTopic,
+                                                  key: item.replyKey),
              SubmissionResult(id: SubmissionTable.resultID(item.id), producedAt: Timestamp.now(), correlationID: item.correlationID,
-                              requestID: item.id.lowercasedText, leaves: leaves, treeSize: UInt64(size)))
+                              requestID: item.requestID, leaves: leaves, treeSize: UInt64(size)))
         }
         for (_, _, result) in results { metrics.submission(result.status.rawValue) }
         outputs += try await SubmissionTable(schema: store.schema).answer(results, on: connection)

@@ -10,9 +10,11 @@ import HallmarkRuntime
 /// within the window either side of now (`stale_command`). The time is checked last, so it is
 /// always an authenticated `produced_at`.
 ///
-/// A command sent again with the same id inside the window is a no-op through the runtime's
-/// inbox (it keeps ids at least an hour; the window is at most 30 minutes); outside the
-/// window it is `stale_command`.
+/// A command published again after it was answered (the same bytes as a new record) is a
+/// replay: the runtime's inbox finds its id and ``AuthorityProcessor/refuse(resent:)`` answers
+/// it `replayed_command`, or `stale_command` once outside the window, with a security event (the
+/// inbox keeps ids at least an hour; the window is at most 30 minutes). Only a redelivery of the
+/// same record gets the first answer again.
 public struct AdminCommandVerifier: Sendable {
     /// Why a command is refused.
     public struct Refusal: Error, Sendable, Equatable {
@@ -30,6 +32,7 @@ public struct AdminCommandVerifier: Sendable {
     static let unknownKey = RejectionReason("unknown_key")
     static let badSignature = RejectionReason("bad_signature")
     static let stale = RejectionReason("stale_command")
+    static let replayed = RejectionReason("replayed_command")
 
     let keys: OperatorKeys
     let windowSeconds: Int

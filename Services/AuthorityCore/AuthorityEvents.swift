@@ -26,13 +26,14 @@ struct AuthorityEvents: Sendable {
         idKey = HMACSHA256.mac(key: secrets.indexKey, data: Array("hallmark-authority-security-event-id-v1".utf8))
     }
 
-    /// An event about `message`, with an id keyed from it (a redelivery makes the same id).
+    /// An event about `message`, with an id keyed from it, or from `idSeed` (a redelivery makes
+    /// the same id).
     func output(for message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
                 reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil, keyID: String? = nil) throws -> StageOutput {
+                count: Int? = nil, keyID: String? = nil, idSeed: String? = nil) throws -> StageOutput {
         metrics.securityEvents.increment()
         let event = SecurityEvent(
-            id: eventID(message.header.id, event), producedAt: Timestamp.now(),
+            id: eventID(idSeed ?? message.header.id, event), producedAt: Timestamp.now(),
             service: "authority", instance: instance, event: event, severity: severity,
             requestId: serial == nil ? message.header.id : nil, reason: reason,
             deviceSerial: serial, tableId: tableId, count: count, keyID: keyID)

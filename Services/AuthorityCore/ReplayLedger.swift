@@ -8,7 +8,7 @@ import HallmarkPostgres
 /// `HALLMARK_AUTHORITY_REPLAY_WINDOW_S`), or when the record holds the same message id: a
 /// redelivered message is judged again exactly as the first time, never as a replay. Within
 /// one batch, the first claim of a key decides; later claims of that key by other messages
-/// are replays.
+/// are replays, and by the same message its redeliveries.
 public struct ReplayLedger: Sendable {
     /// One token's claim.
     public struct Claim: Sendable {
@@ -95,9 +95,12 @@ public struct ReplayLedger: Sendable {
             """)
         var won: [Data: Outcome] = [:]
         for (key, again) in try rows.decode((Data, Bool).self) { won[key] = again ? .redelivered : .fresh }
+        // A message sent several times into one batch is one validation: its first claim
+        // decides, the copies are its redeliveries (each copy counted was a count too many).
+        var decided = Set<Data>()
         return claims.map { claim in
             guard let outcome = won[claim.key], firstByKey[claim.key] == claim.messageID else { return .replayed }
-            return outcome
+            return decided.insert(claim.key).inserted ? outcome : .redelivered
         }
     }
 }

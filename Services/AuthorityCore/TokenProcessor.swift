@@ -96,6 +96,18 @@ public struct TokenProcessor: StageProcessor {
         [verdict(message, .malformed)]
     }
 
+    /// A token request refused before validation with a readable id (a broken envelope, too
+    /// large, failing) is answered FAIL `malformed` too, so the aggregator waiting on it hears
+    /// at once: only the aggregator sends token requests, and a token result has no code of
+    /// the runtime's.
+    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+        metrics.record(.malformed)
+        let result = TokenResult(id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
+                                 correlationId: message.correlationID, reason: .malformed)
+        return [StageOutput(topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
+                            value: result.jsonBytes)]
+    }
+
     /// The verdict message for `message`, on its reply topic.
     func verdict(_ message: StageMessage, _ reason: ValidationReason?) -> StageOutput {
         metrics.record(reason)

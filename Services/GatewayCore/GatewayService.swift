@@ -67,8 +67,9 @@ public enum GatewayService {
         }
         return [recorder] + keys.services + [
             sweeper, reporter,
+            // The inbox keeps each answer for a redelivery; decrypted plaintext only sealed.
             try context.stage(sessions, inputs: sessions.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
-                              groupSuffix: "-sessions"),
+                              groupSuffix: "-sessions", outputKeyring: keks.keyring),
             try context.stage(envelopes, inputs: envelopes.inputs),
         ] + privacy
     }

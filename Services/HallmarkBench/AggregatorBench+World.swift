@@ -41,6 +41,7 @@ extension AggregatorBench {
             try Data(try AuthoritySecrets.generateText().utf8).write(to: folder.appendingPathComponent("authority.secrets"))
             key = try CheckpointSigningKey.generate()
             try key.write(to: folder.appendingPathComponent("checkpoint.key").path)
+            try Data(try SubmissionIDKey.generate().base64.utf8).write(to: folder.appendingPathComponent("id.key"))
             pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
             try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
             try await TableGenerator(pool: pool, schema: a.schema, secrets: try AuthoritySecrets.fromEnvironment(
@@ -62,6 +63,7 @@ extension AggregatorBench {
         var aggregatorEnvironment: [String: String] {
             aggregator.placementEnvironment.merging([
                     "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": folder.appendingPathComponent("checkpoint.key").path,
+                    "HALLMARK_AGGREGATOR_ID_KEY_FILE": folder.appendingPathComponent("id.key").path,
                     "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected", "HALLMARK_GROUP_ID": "bench-aggregator-\(run)",
                     "HALLMARK_INSTANCE": "bench-aggregator", "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]) { _, new in new }
         }

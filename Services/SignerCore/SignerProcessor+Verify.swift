@@ -54,6 +54,21 @@ extension SignerProcessor {
 }
 
 extension SignerProcessor {
+    /// A verify request refused with a readable id (a broken envelope, too large, an id already
+    /// used on the sign topic or for other bytes, failing) is answered `rejected` on the verify
+    /// result topic with the runtime's code (`malformed`, `oversized`, `id_reused`,
+    /// `processing_failed`), echoing neither headers nor body. A sign result has no rejected
+    /// form: a refused sign request's answer is its rejected record.
+    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+        guard message.kafka.topic == configuration.verifyInput else { return nil }
+        let reason = VerifyReason(rawValue: message.resultReason) ?? .malformed
+        let result = VerifyResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                  requestID: message.id, reason: reason, secretVersion: nil, method: nil, path: nil,
+                                  headers: [:], bodyB64: "")
+        metrics.rejected[reason]?.increment()
+        return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+    }
+
     /// A verify request that breaks its schema (a header name that is no token, a partner id
     /// the signer cannot key on, bad base64, …) is answered `malformed` on the verify result
     /// topic, as DESIGN SIGN-1 says. The request's parts are echoed only when the result's own

@@ -72,7 +72,7 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
         if let replyTo, !isTopicName(replyTo) {
             throw EnvelopeError(.invalidEnvelope, "`reply_to` is not a topic name")
         }
-        let header = EnvelopeHeader(schema: schema, id: id.lowercased(), producedAt: producedAt,
+        let header = EnvelopeHeader(schema: schema, id: id, producedAt: producedAt,
                                     correlationID: correlationID, replyTo: replyTo)
         return (header, fields)
     }

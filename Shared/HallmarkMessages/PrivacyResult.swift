@@ -17,6 +17,13 @@ public struct PrivacyResult: HallmarkMessage, Hashable {
         case unknownKey = "unknown_key"
         case staleRequest = "stale_request"
         case malformed
+        /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+        /// other bytes or on another topic, or processing that kept failing.
+        case oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
+        /// The same signed request sent again after it was answered (a replay).
+        case replayedCommand = "replayed_command"
     }
 
     /// Why data outlives an erasure.

@@ -15,6 +15,11 @@ public struct ProvisionResult: HallmarkMessage, Hashable {
         /// The serial belongs to a camera whose data was erased; it keeps a tombstone so the
         /// serial is not provisioned again by accident.
         case erasedDevice = "erased_device"
+        /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+        /// other bytes or on another topic, or processing that kept failing.
+        case oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
     }
 
     public var schema = ProvisionResult.schemaName

@@ -43,9 +43,11 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
     public var originalTruncated: Bool
 
     /// A record carrying `original` whole, or as much of its start as fits (at most
-    /// ``truncatedPrefixBytes``) when the whole would make the record larger than `limit` bytes.
+    /// ``truncatedPrefixBytes``) when the whole would make the record larger than `limit` bytes;
+    /// with `copiesOriginal` false, only its digest and size (a body may identify a device).
     public init(id: String, producedAt: String, service: String, instance: String, reason: RejectionReason,
-                detail: String, source: Source, originalID: String?, original: [UInt8], limit: Int) {
+                detail: String, source: Source, originalID: String?, original: [UInt8], limit: Int,
+                copiesOriginal: Bool = true) {
         self.id = id
         self.producedAt = producedAt
         self.service = service
@@ -60,8 +62,8 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
         // The record around the original is small (well under 2 KiB): keep the original whole
         // when its base64 leaves room for it.
         let room = limit - Self.overhead(detail: detail, service: service, instance: instance, topic: source.topic)
-        originalTruncated = (original.count + 2) / 3 * 4 > room
-        let prefix = min(Self.truncatedPrefixBytes, max(0, room / 4 * 3))
+        originalTruncated = !copiesOriginal || (original.count + 2) / 3 * 4 > room
+        let prefix = copiesOriginal ? min(Self.truncatedPrefixBytes, max(0, room / 4 * 3)) : 0
         originalB64 = Data(originalTruncated ? original.prefix(prefix) : original[...]).base64EncodedString()
     }
 

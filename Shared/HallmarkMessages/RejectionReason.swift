@@ -23,4 +23,7 @@ public struct RejectionReason: Hashable, Sendable, Codable, CustomStringConverti
     public static let oversized = RejectionReason("oversized")
     /// Processing kept failing with an unexpected error.
     public static let processingFailed = RejectionReason("processing_failed")
+    /// The message's `id` was already used for other bytes or on another topic of the service:
+    /// not a redelivery (DESIGN §2, ids).
+    public static let idReused = RejectionReason("id_reused")
 }

@@ -45,6 +45,12 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
         /// A privacy request (`hallmark.privacy.requests`) was refused (`reason`:
         /// `unsigned_request`, `unknown_key`, `bad_signature`, `stale_request` or `malformed`).
         case privacyRequestRejected = "privacy_request_rejected"
+        /// Any stage: a message id already used for other bytes or on another topic of the
+        /// service (not a redelivery); `request_id` is the id, `reason` the topic relation.
+        case idReused = "id_reused"
+        /// A signed admin command or privacy request sent again (same signature) after it was
+        /// answered; `reason` is `replayed_command`, or `stale_command` past the window.
+        case replayedCommand = "replayed_command"
     }
 
     /// `info`, `warning` or `critical`.

@@ -20,6 +20,14 @@ public struct SubmissionResult: HallmarkMessage, Hashable {
         case tableNotAssigned = "table_not_assigned"
         case blacklisted
         case replayedToken = "replayed_token"
+        /// The hashes break DESIGN §2's provenance rule.
+        case invalidProvenance = "invalid_provenance"
+        /// The id was already used for other bytes (DESIGN §2, ids): not a redelivery.
+        case idReused = "id_reused"
+        /// Larger than the aggregator's message limit.
+        case oversized
+        /// Processing kept failing.
+        case processingFailed = "processing_failed"
 
         /// The aggregator's reason for an authority FAIL.
         public init(_ reason: ValidationReason) {

@@ -6,4 +6,9 @@ public enum VerifyReason: String, Sendable, CaseIterable, Codable {
     case futureTimestamp = "future_timestamp"
     case replay
     case malformed
+    /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+    /// other bytes or on another topic, or processing that kept failing.
+    case oversized
+    case idReused = "id_reused"
+    case processingFailed = "processing_failed"
 }

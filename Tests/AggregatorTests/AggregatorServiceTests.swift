@@ -28,8 +28,10 @@ struct AggregatorServiceTests {
         var gps: [String] = []
         for i in 0..<total {
             let body = bodies[i % bodies.count]
-            let hashes = (0..<(body == .flatBundle ? 1 : 1 + i % 3)).map {
-                Submission.ImageHash(imageHash: Self.hash(), modificationLevel: $0)
+            // A raw hash and up to two derived ones, each naming the one before (provenance).
+            var hashes: [Submission.ImageHash] = []
+            for level in 0..<(body == .flatBundle ? 1 : 1 + i % 3) {
+                hashes.append(.init(imageHash: Self.hash(), modificationLevel: level, parentImageHash: hashes.last?.imageHash))
             }
             var s = try cameras[i % 2].submission(body, hashes: hashes, authorityID: h.aggregator.authorityID)
             if body == .reference { s.gpsHash = Self.hash(); gps.append(s.gpsHash!) }
@@ -149,14 +151,17 @@ struct AggregatorServiceTests {
         // The same hash from another submission (and format): duplicate, same leaf.
         let again = try await h.submit(try cam.submission(.cameraSubmission, hashes: first.entries, authorityID: authorityID))
         #expect(again.status == .duplicate && again.leaves?.first?.leafIndex == leaf && again.leaves?.first?.status == .duplicate)
-        // A bundle holding a new hash twice and a logged one: accepted, one new leaf.
-        let fresh = Self.hash()
+        // A bundle holding a new raw hash, a derived one twice and a logged one (derived, as far as
+        // this bundle says): accepted, two new leaves.
+        let (fresh, derived) = (Self.hash(), Self.hash())
         let mixed = try await h.submit(try cam.submission(.mobile, hashes: [
-            .init(imageHash: fresh, modificationLevel: 0), .init(imageHash: fresh, modificationLevel: 1), first.entries[0],
+            .init(imageHash: fresh, modificationLevel: 0), .init(imageHash: derived, modificationLevel: 1, parentImageHash: fresh),
+            .init(imageHash: derived, modificationLevel: 1, parentImageHash: fresh),
+            .init(imageHash: first.entries[0].imageHash, modificationLevel: 1, parentImageHash: fresh),
         ]))
         #expect(mixed.status == .accepted)
-        #expect(mixed.leaves?.map(\.status) == [.appended, .duplicate, .duplicate])
-        #expect(mixed.leaves?[0].leafIndex == mixed.leaves?[1].leafIndex && mixed.leaves?[2].leafIndex == leaf)
+        #expect(mixed.leaves?.map(\.status) == [.appended, .appended, .duplicate, .duplicate])
+        #expect(mixed.leaves?[1].leafIndex == mixed.leaves?[2].leafIndex && mixed.leaves?[3].leafIndex == leaf)
 
         // The same submission id again: the same answer, byte for byte; no second request.
         try await h.send([first])
@@ -193,7 +198,7 @@ struct AggregatorServiceTests {
 
         // Nothing rejected was logged: the log holds exactly the accepted hashes.
         let stored = Set(try await h.storedLeaves().map(\.1))
-        #expect(stored == Set([first.entries[0].imageHash, fresh, replayed] + passedBeforeBlacklist))
+        #expect(stored == Set([first.entries[0].imageHash, fresh, derived, replayed] + passedBeforeBlacklist))
         // not_found, and questions that cannot be answered.
         let missing = try await h.ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: Self.hash()))
         #expect(missing.status == .notFound && missing.check(publicKey: h.signingKey.publicKey).isSuccess)

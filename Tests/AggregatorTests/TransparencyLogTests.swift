@@ -129,7 +129,7 @@ struct TransparencyLogTests {
         let items = (0..<5).map { _ in Self.item([Hex.encode(try! SecureRandom.bytes(32))]) }
         let table = SubmissionTable(schema: schema)
         try await pool.withConnection { connection in
-            _ = try await table.insert(items, on: connection)
+            _ = try await table.insert(items.map { ($0, Data(count: 32)) }, on: connection)
             // Queued in an order unrelated to their ids; the last one is still being validated.
             for item in items.dropLast().reversed() {
                 try await connection.execute("""

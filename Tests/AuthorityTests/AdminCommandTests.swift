@@ -84,7 +84,8 @@ struct AdminCommandTests {
         #expect(try await Self.state(h) == before, "a refused command changed the database")
 
         // Signed, in its window: it acts, and the event names the operator key. The same
-        // command sent again is a no-op (the inbox); the unblacklist after it is processed.
+        // command sent again is a replay, refused `replayed_command` (DESIGN §2) without acting;
+        // the unblacklist after it is processed.
         let blacklist = try JSONCoding.encode(try h.operatorKey.sign(command(.blacklist)))
         try await h.sendAdmin(bytes: blacklist)
         #expect(await h.waitForSecurity(.deviceBlacklisted))
@@ -95,7 +96,7 @@ struct AdminCommandTests {
         #expect(Set(h.securityEvents().filter { $0.event == .deviceBlacklisted }.map(\.id)).count == 1,
                 "a replay acted again")
         let replayedID = try JSONSerialization.jsonObject(with: Data(blacklist)) as! [String: Any]
-        #expect(!h.rejectedRecords().contains { $0["original_id"] as? String == replayedID["id"] as? String })
+        #expect(await h.waitForRejection(of: replayedID["id"] as! String)?["reason"] as? String == "replayed_command")
         #expect(h.securityEvents().first { $0.event == .deviceBlacklisted }?.keyID == h.operatorKey.keyID)
         try await h.sendAdmin(command(.retireTable))
         #expect(await h.waitForSecurity(.tableRetired))

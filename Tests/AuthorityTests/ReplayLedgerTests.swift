@@ -32,6 +32,11 @@ struct ReplayLedgerTests {
         let outcomes = try await ledger.claim([claim(7, ids[7]), claim(19_999, ids[19_999]), claim(8, other),
                                                claim(30_000, UUID()), claim(30_001, twice.0), claim(30_001, twice.1)])
         #expect(outcomes == [.redelivered, .redelivered, .replayed, .fresh, .fresh, .replayed])
+        // One message sent several times into a batch is one validation: its copies are
+        // redeliveries, not fresh claims counted again.
+        let copies = UUID()
+        #expect(try await ledger.claim([claim(30_002, copies), claim(30_002, copies), claim(30_003, UUID()),
+                                        claim(30_002, copies)]) == [.fresh, .redelivered, .fresh, .redelivered])
         // The keys still belong to their first messages.
         #expect(try await ledger.claim([claim(8, ids[8]), claim(30_001, twice.0)]) == [.redelivered, .redelivered])
 

@@ -4,14 +4,16 @@ import HallmarkCrypto
 import HallmarkMessages
 
 /// Derived violations to send through a running service, and the judgement of what came
-/// back: each must get exactly one typed answer — a rejected record with the right reason and
-/// original, or the service's own typed answer — and every answer must meet its own schema.
+/// back: each must be answered once — a rejected record with the right reason and original,
+/// the service's own typed answer, or both (DESIGN §2: an input with a readable id is answered
+/// on its result topic too) — and every answer must meet its own schema.
 public enum ServiceViolations {
     /// One document sent.
     public struct Sent: Sendable {
         public let schema: String
         public let rule: String
-        /// The document's `id` as the envelope reads it (lower case), when it reads.
+        /// The document's `id` exactly as written, when it is a UUID string (a broken envelope's
+        /// id too: its answer on the result topic carries it).
         public let id: String?
         public let bytes: [UInt8]
         public let sha256: String
@@ -64,15 +66,14 @@ public enum ServiceViolations {
     /// A document as sent, classified by what the envelope reader makes of it.
     public static func sent(_ schema: String, _ rule: String, _ document: JSONValue, accepted: Set<String>) -> Sent {
         let bytes = JSONWriter.write(document)
-        var id: String?
         var rejection = RejectionReason.schemaViolation.rawValue
         do {
             let header = try EnvelopeHeader.read(bytes).header
-            id = header.id
             if !accepted.contains(header.schema) { rejection = RejectionReason.unknownSchema.rawValue }
         } catch {
             rejection = error.code.rawValue
         }
+        let id = document["id"]?.string.flatMap { UUID(text: $0) != nil ? $0 : nil }
         return Sent(schema: schema, rule: rule, id: id, bytes: bytes, sha256: Hex.encode(SHA256Hash.digest(bytes)),
                     rejection: rejection)
     }
@@ -101,28 +102,30 @@ public enum ServiceViolations {
                 byRequest[request, default: []].append(answer)
             }
         }
-        let byIndex = sent.map { s in
-            (bySHA[s.sha256] ?? []) + (s.reachesTheProcessor ? s.id.flatMap { byRequest[$0] } ?? [] : [])
-        }
+        let byIndex = sent.map { s in (bySHA[s.sha256] ?? []) + (s.id.flatMap { byRequest[$0] } ?? []) }
         return (byIndex, invalid)
     }
 
-    /// One line per document without exactly one acceptable answer. `typed` says whether a
-    /// service's own answer (not a rejected record) is acceptable for a document.
+    /// One line per document not answered exactly once: at most one rejected record (with the
+    /// right reason and original) and at most one answer of the service's own, at least one of
+    /// them, and a rejected record for every document the processor never saw. `typed` says
+    /// whether a service's own answer is acceptable for a document.
     public static func problems(_ sent: [Sent], _ answers: [[Answer]],
                                 typed: (Sent, Answer) -> Bool) -> [String] {
         var out: [String] = []
         for (s, found) in zip(sent, answers) {
-            guard found.count == 1, let answer = found.first else {
-                out.append("\(s.label): \(found.count) answers")
+            let records = found.filter(\.isRejection), own = found.filter { !$0.isRejection }
+            guard !found.isEmpty, records.count <= 1, own.count <= 1, s.reachesTheProcessor || records.count == 1 else {
+                out.append("\(s.label): \(records.count) rejected records and \(own.count) answers")
                 continue
             }
-            if answer.isRejection {
-                let reason = answer.message["reason"]?.string ?? "?"
-                let original = answer.message["original_id"]?.string
+            if let record = records.first {
+                let reason = record.message["reason"]?.string ?? "?"
+                let original = record.message["original_id"]?.string
                 if reason != s.rejection { out.append("\(s.label): rejected as \(reason), not \(s.rejection)") }
                 if original != nil && original != s.id { out.append("\(s.label): the record names another original") }
-            } else if !typed(s, answer) {
+            }
+            if let answer = own.first, !typed(s, answer) {
                 out.append("\(s.label): answered by \(answer.message["schema"]?.string ?? "?") on \(answer.topic)")
             }
         }

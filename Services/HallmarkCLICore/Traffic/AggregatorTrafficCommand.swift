@@ -52,8 +52,11 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         var sent: [(Submission, ProvisioningFile.SubmissionBody)] = []
         for body in ProvisioningFile.SubmissionBody.allCases {
             for _ in 0..<count {
-                let hashes = (0..<(body == .flatBundle ? 1 : 2)).map { level in
-                    Submission.ImageHash(imageHash: Hex.encode(try! SecureRandom.bytes(32)), modificationLevel: level)
+                // A raw capture, and (where the body holds two) the image processed from it.
+                var hashes: [Submission.ImageHash] = []
+                for level in 0..<(body == .flatBundle ? 1 : 2) {
+                    hashes.append(.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: level,
+                                        parentImageHash: hashes.last?.imageHash))
                 }
                 let s = try cam.submission(body, hashes: hashes, authorityID: config.authorityID)
                 try await producer.send(topic: config.submissionInput, key: Array(s.id.utf8), value: JSONCoding.encode(s))

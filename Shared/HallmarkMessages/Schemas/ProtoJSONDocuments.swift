@@ -3435,7 +3435,11 @@ enum ProtoJSONDocuments {
         "bad_signature",
         "unknown_key",
         "stale_request",
-        "malformed"
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed",
+        "replayed_command"
       ]
     },
     "records": {
@@ -3885,7 +3889,10 @@ enum ProtoJSONDocuments {
         "malformed",
         "nuc_in_use",
         "no_tables",
-        "erased_device"
+        "erased_device",
+        "oversized",
+        "id_reused",
+        "processing_failed"
       ]
     },
     "table_assignments": {
@@ -3914,7 +3921,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.rejected.v1.json",
   "title": "hallmark.rejected.v1",
-  "description": "A message a stage could not process, published to hallmark.rejected. Nothing is dropped: the original bytes travel along while the record fits the broker's message limit; a larger original is described by its SHA-256, its size and its first 4 KiB (original_truncated: true).",
+  "description": "A message a stage could not process, published to hallmark.rejected. Nothing is dropped: the original bytes travel along while the record fits the broker's message limit; a larger original is described by its SHA-256, its size and its first 4 KiB (original_truncated: true). A stage whose inputs may hold a device's identity (the aggregator's submissions) never copies the body: its records carry the SHA-256 and size only (original_truncated: true, original_b64 empty).",
   "type": "object",
   "required": [
     "schema",
@@ -4075,7 +4082,7 @@ enum ProtoJSONDocuments {
     },
     "original_b64": {
       "$ref": "#/$defs/payload_b64",
-      "description": "The original bytes, or their first 4 KiB when original_truncated."
+      "description": "The original bytes, or their first 4 KiB when original_truncated (nothing, for a stage that never copies bodies)."
     },
     "original_size": {
       "type": "integer",
@@ -4089,7 +4096,7 @@ enum ProtoJSONDocuments {
     },
     "original_truncated": {
       "type": "boolean",
-      "description": "True when original_b64 holds only the first 4 KiB."
+      "description": "True when original_b64 holds only a prefix of the original (its first 4 KiB, or nothing)."
     }
   }
 }
@@ -4099,7 +4106,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.security.event.v1.json",
   "title": "hallmark.security.event.v1",
-  "description": "A security event on hallmark.security: rejected or replayed tokens, abuse thresholds, admin changes, refused admin commands, bad MACs and replays, replayed, jumped and tampered E2EE-1 messages, tampered ENC-1 envelopes. Never a key, token, MAC, header, payload or NUC hash. Shared by every service. No event carries both device_serial and request_id: the aggregator chooses request ids and must not link a submission to a camera.",
+  "description": "A security event on hallmark.security: rejected or replayed tokens, abuse thresholds, admin changes, refused admin commands, bad MACs and replays, replayed, jumped and tampered E2EE-1 messages, tampered ENC-1 envelopes, message ids used again for other bytes or on another topic (id_reused), replayed signed admin commands and privacy requests (replayed_command). Never a key, token, MAC, header, payload or NUC hash. Shared by every service. No event carries both device_serial and request_id: the aggregator chooses request ids and must not link a submission to a camera.",
   "type": "object",
   "required": [
     "schema",
@@ -4239,7 +4246,9 @@ enum ProtoJSONDocuments {
         "counter_jump",
         "tampered_message",
         "tampered_payload",
-        "privacy_request_rejected"
+        "privacy_request_rejected",
+        "id_reused",
+        "replayed_command"
       ]
     },
     "severity": {
@@ -4584,7 +4593,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.submission.result.v1.json",
   "title": "hallmark.submission.result.v1",
-  "description": "The aggregator's answer to a submission (birthmark.submission.results), sent only after the checkpoint that covers its leaves is committed. accepted: at least one hash was appended; leaves gives every hash of the submission, in its order, with its leaf index and whether it was appended now or already in the log; tree_size is the checkpoint that covers them. duplicate: every hash was already in the log (leaves give their existing indices). rejected: one reason and no leaves - malformed, unknown_authority, validation_timeout (the authority did not answer in the configured time), or the authority's own reason.",
+  "description": "The aggregator's answer to a submission (birthmark.submission.results), sent only after the checkpoint that covers its leaves is committed. accepted: at least one hash was appended; leaves gives every hash of the submission, in its order, with its leaf index and whether it was appended now or already in the log; tree_size is the checkpoint that covers them. duplicate: every hash was already in the log (leaves give their existing indices). rejected: one reason and no leaves - malformed, unknown_authority, validation_timeout (the authority did not answer in the configured time), invalid_provenance (the hashes break the provenance rule: a level-0 hash has no parent and there is at most one; a hash of level 1-2 names a parent of lower level in the same submission or already in the log; no hash is its own parent), oversized or processing_failed (refused before processing; the rejected record says more), id_reused (the id was already used for other bytes: not a redelivery; its request_id is the reused id and its id differs from the first answer's), or the authority's own reason. request_id and correlation_id are the input's exactly as written.",
   "type": "object",
   "required": [
     "schema",
@@ -4768,7 +4777,11 @@ enum ProtoJSONDocuments {
         "unknown_device",
         "table_not_assigned",
         "blacklisted",
-        "replayed_token"
+        "replayed_token",
+        "invalid_provenance",
+        "id_reused",
+        "oversized",
+        "processing_failed"
       ]
     },
     "leaves": {
@@ -5877,7 +5890,10 @@ enum ProtoJSONDocuments {
         "stale_timestamp",
         "future_timestamp",
         "replay",
-        "malformed"
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed"
       ]
     },
     "secret_version": {

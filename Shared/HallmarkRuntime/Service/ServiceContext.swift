@@ -1,4 +1,5 @@
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkKafka
 import HallmarkPostgres
 import Logging
@@ -36,12 +37,20 @@ public struct ServiceContext: Sendable {
     ///     (e.g. `-sessions`), so each stage has its own group, partitions and lag.
     ///   - batchLinger: this stage's default for ``StageConfiguration/batchLinger`` when
     ///     `HALLMARK_BATCH_LINGER_MS` is not set.
+    ///   - copiesOriginals: ``StageConfiguration/rejectedCopiesOriginal``: false for inputs that
+    ///     may identify a device, whose rejected records then carry a digest and size only.
+    ///   - outputKeyring: seals the answers the inbox keeps (``StageDatabase/outputKeyring``),
+    ///     for a stage whose answers hold plaintext.
     public func stage<P: StageProcessor>(_ processor: P, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
                                          unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "",
-                                         batchLinger: Duration = .zero) throws -> Stage<P> {
+                                         batchLinger: Duration = .zero, copiesOriginals: Bool = true,
+                                         outputKeyring: KeyEncryptionKeyring? = nil) throws -> Stage<P> {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
         configuration.groupID += groupSuffix
+        configuration.rejectedCopiesOriginal = copiesOriginals
         if environment["HALLMARK_BATCH_LINGER_MS"] == nil { configuration.batchLinger = batchLinger }
+        var database = database
+        if let outputKeyring { database?.outputKeyring = outputKeyring }
         return Stage(configuration: configuration, kafka: kafka, producer: producer, database: database,
                      processor: processor, logger: logger, health: health)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkKafka
+import HallmarkMessages
 import HallmarkPostgres
 import Logging
 
@@ -70,18 +71,20 @@ extension Stage {
     }
 
     /// Phase 2 in a transaction that records every message in the inbox with its outputs.
-    /// A message already in the inbox (a redelivery), or one whose result would be too large,
-    /// is taken out and the transaction runs again without it, so neither leaves effects.
+    /// A message whose id is already in the inbox, or one whose result would be too large, is
+    /// taken out and the transaction runs again without it, so neither leaves effects; the
+    /// first is then judged against the record of its id (``sighted(_:_:)``).
     private func commitTransactions(_ items: [(StageMessage, Processor.Prepared)], inbox: Inbox, pool: PostgresPool,
                                     attempt: Int) async throws -> [CommitOutcome] {
         var outcomes = [CommitOutcome?](repeating: nil, count: items.count)
-        // A message id seen twice in one unit: the first runs, the others are its redeliveries.
-        var duplicates: [Int] = []
-        var seen = Set<String>()
+        // An id seen twice in one unit: the first runs, the others are judged against it.
+        var first: [UUID: Int] = [:]
+        var again: [Int] = []
         var remaining: [Int] = []
         for i in items.indices {
-            if seen.insert(items[i].0.header.id).inserted { remaining.append(i) } else { duplicates.append(i) }
+            if first[Self.uuid(items[i].0)] == nil { first[Self.uuid(items[i].0)] = i; remaining.append(i) } else { again.append(i) }
         }
+        var recorded: [Int] = []
         while !remaining.isEmpty {
             let batch = remaining
             do {
@@ -92,18 +95,73 @@ extension Stage {
                 for (i, outcome) in taken { outcomes[i] = outcome }
                 remaining = []
             } catch let retry as RetryWithout {
-                duplicates += retry.duplicates
+                recorded += retry.duplicates
                 for (i, outcome) in retry.outcomes { outcomes[i] = outcome }
                 let out = Set(retry.duplicates).union(retry.outcomes.map(\.0))
                 remaining = batch.filter { !out.contains($0) }
             }
         }
-        if !duplicates.isEmpty {
-            let ids = duplicates.map { Self.uuid(items[$0].0) }
-            let unsent = try await inbox.unsent(ids, pool: pool)
-            for i in duplicates { outcomes[i] = .duplicate(unsent[Self.uuid(items[i].0)] ?? []) }
+        if !recorded.isEmpty {
+            let records = try await inbox.records(recorded.map { Self.uuid(items[$0].0) }, pool: pool)
+            for i in recorded { outcomes[i] = sighted(items[i].0, records[Self.uuid(items[i].0)]) }
+        }
+        for i in again {
+            let j = first[Self.uuid(items[i].0)]!
+            let earlier = items[j].0.kafka
+            let record = Inbox.Record(topic: earlier.topic, digest: Inbox.digest(earlier.value), partition: earlier.partition,
+                                      offset: earlier.offset, outputs: nil)
+            outcomes[i] = sighted(items[i].0, record, firstOutcome: outcomes[j])
         }
         return outcomes.map { $0! }
+    }
+
+    /// What a message whose id was seen before gets (DESIGN §2, ids): a redelivery its first
+    /// answer; the same bytes published again the same, unless the processor refuses a resent
+    /// message (a signed command's replay); other bytes or another topic `id_reused`.
+    /// `firstOutcome` is the outcome of the earlier message in the same unit, if it was there.
+    func sighted(_ message: StageMessage, _ record: Inbox.Record?, firstOutcome: CommitOutcome? = nil) -> CommitOutcome {
+        // No record: the earlier message was not recorded (its result was too large).
+        guard let record else { return firstOutcome.map(Self.repeated) ?? .duplicate([]) }
+        switch Inbox.sighting(of: message.kafka, against: record) {
+        case .reused(let otherTopic):
+            return .rejected(idReused(message, otherTopic: otherTopic), recorded: false)
+        case .resent:
+            do {
+                if let rejection = try processor.refuse(resent: message) { return .rejected(rejection, recorded: false) }
+            } catch let rejection as StageRejection {
+                return .rejected(rejection, recorded: false)
+            } catch {
+                logger(for: message.kafka, id: message.header.id).warning("resent message not judged", metadata: [
+                    "error": "\(ErrorPolicy.safeDescription(error))"])
+            }
+            fallthrough
+        case .redelivery:
+            if let firstOutcome { return Self.repeated(firstOutcome) }
+            return .duplicate(record.outputs ?? [])
+        }
+    }
+
+    /// The outcome of an earlier message, for its redelivery in the same unit.
+    private static func repeated(_ outcome: CommitOutcome) -> CommitOutcome {
+        switch outcome {
+        case .processed(let outputs, _), .duplicate(let outputs): .duplicate(outputs)
+        case .rejected(let rejection, _): .rejected(rejection, recorded: false)
+        }
+    }
+
+    /// `id_reused`, with a security event naming the id (never the bytes).
+    func idReused(_ message: StageMessage, otherTopic: Bool) -> StageRejection {
+        let relation = otherTopic ? "other_topic" : "other_bytes"
+        let detail = otherTopic ? "the id was already used on another topic of this service"
+            : "the id was already used for other bytes on this topic"
+        let event = SecurityEvent(
+            id: RefusedMessage.placeID(message.header.id, message.kafka, "id-reused"),
+            producedAt: Timestamp.now(), service: configuration.service, instance: configuration.instance,
+            event: .idReused, severity: .warning, requestId: message.header.id, reason: relation)
+        guard let output = try? StageOutput.json(topic: configuration.securityTopic, key: nil, event) else {
+            return StageRejection(.idReused, detail)
+        }
+        return StageRejection(.idReused, detail, sending: [output])
     }
 
     /// One transaction's work: the processor's effects, then the inbox records.
@@ -129,12 +187,13 @@ extension Stage {
                 outputs = o
                 taken[i] = .processed(o, recorded: true)
             case .rejected(let rejection):
-                outputs = rejectionRecord(message.kafka, id: message.header.id, rejection)
+                outputs = rejectionRecord(message.kafka, id: message.header.id, rejection,
+                                          refused: RefusedMessage(message, reason: rejection.reason))
                 taken[i] = .rejected(rejection, recorded: true)
             }
             let id = Self.uuid(message)
             index[id] = i
-            entries.append(Inbox.Entry(id: id, topic: message.kafka.topic, outputs: outputs))
+            entries.append(Inbox.Entry(id: id, message: message.kafka, outputs: outputs))
         }
         let fresh = try await inbox.record(entries, on: connection)
         let redelivered = entries.filter { !fresh.contains($0.id) }.map { index[$0.id]! }

@@ -13,9 +13,9 @@ extension Stage {
         for i in unit.items.indices {
             let kafka = unit.items[i].message
             switch intake(kafka) {
-            case .refused(let id, let rejection):
-                unit.items[i].id = id
-                unit.items[i].outputs = rejectedOutput(kafka, id: id, rejection)
+            case .refused(let refused, let rejection):
+                unit.items[i].id = refused?.id
+                unit.items[i].outputs = rejectedOutput(kafka, id: refused?.id, rejection, refused: refused)
             case .answered(let id, let outputs):
                 unit.items[i].id = id
                 unit.items[i].outputs = settle(outputs, for: kafka, id: id, processed: &unit.processed)
@@ -24,7 +24,9 @@ extension Stage {
                 guard let outcome = await prepare(message) else { return nil }
                 switch outcome {
                 case .prepared(let message, let prepared): pending.append((i, message, prepared))
-                case .rejected(let rejection): unit.items[i].outputs = rejectedOutput(kafka, id: message.header.id, rejection)
+                case .rejected(let rejection):
+                    unit.items[i].outputs = rejectedOutput(kafka, id: message.header.id, rejection,
+                                                           refused: RefusedMessage(message, reason: rejection.reason))
                 }
             }
             // Long batches of CPU work: let the consumer's feeder and other workers run.
@@ -35,19 +37,17 @@ extension Stage {
         for ((index, message, _), outcome) in zip(pending, outcomes) {
             let kafka = unit.items[index].message
             switch outcome {
-            case .processed(let outputs, let recorded):
+            case .processed(let outputs, _):
                 unit.processed += 1
                 unit.items[index].outputs = outputs
-                if recorded { unit.recorded.append(Self.uuid(message)) }
             case .duplicate(let outputs):
                 unit.duplicates += 1
                 unit.items[index].outputs = outputs
-                if !outputs.isEmpty { unit.recorded.append(Self.uuid(message)) }
-                logger(for: kafka, id: message.header.id).info("duplicate skipped",
+                logger(for: kafka, id: message.header.id).info("redelivery answered again",
                                                                metadata: ["resent": "\(outputs.count)"])
-            case .rejected(let rejection, let recorded):
-                unit.items[index].outputs = rejectedOutput(kafka, id: message.header.id, rejection)
-                if recorded { unit.recorded.append(Self.uuid(message)) }
+            case .rejected(let rejection, _):
+                unit.items[index].outputs = rejectedOutput(kafka, id: message.header.id, rejection,
+                                                           refused: RefusedMessage(message, reason: rejection.reason))
             }
         }
         return unit

@@ -12,13 +12,11 @@ extension Stage {
         return began
     }
 
-    /// A delivered unit: count it, clear its outbox records, store each partition's new
-    /// low-water mark.
+    /// A delivered unit: count it, store each partition's new low-water mark.
     func finish(_ unit: StageUnit, _ consumer: KafkaConsumer) {
         lastProgress.store(Uptime.now(), ordering: .relaxed)
         metrics.processed.increment(by: unit.processed)
         if unit.duplicates > 0 { metrics.duplicates.increment(by: unit.duplicates) }
-        if !unit.recorded.isEmpty { outbox?.delivered(unit.recorded) }
         // Stored under the tracker's lock: a revocation drains in-flight messages under it,
         // so once it sees a message finished, its offset is already stored for the commit.
         tracker.withLock { t in

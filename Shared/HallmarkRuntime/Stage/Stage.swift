@@ -15,8 +15,9 @@ import Synchronization
 /// batch. Whatever the choice:
 /// - **At least once, effects once.** An offset is stored only after its message's outputs
 ///   are acknowledged. A transactional stage records each message in its inbox with its
-///   outputs, in the transaction of its effects, so a redelivery re-sends those outputs and
-///   never re-applies the effects; without a transaction, effects must be idempotent by
+///   outputs, in the transaction of its effects, so a redelivery gets those outputs again and
+///   never re-applies the effects, and an id reused for other bytes or on another topic is
+///   refused `id_reused`; without a transaction, effects must be idempotent by
 ///   message id. Output ids are derived from input ids, so consumers can drop duplicates.
 /// - **Order.** Messages of one key (lanes) or one partition (batches) are processed in order.
 /// - **Nothing is dropped, nothing stalls.** Bad input, inputs whose outputs would be too
@@ -34,7 +35,6 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     let logger: Logger
     let metrics: StageMetrics
     let inbox: Inbox?
-    let outbox: OutboxClearer?
     let tracker = Mutex(OffsetTracker())
     let stopping = Atomic<Bool>(false)
     let shutdownDeadline = Mutex<ContinuousClock.Instant?>(nil)
@@ -62,8 +62,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         self.health = health
         metrics = StageMetrics(service: configuration.service, group: configuration.groupID)
         let transactional = configuration.unitOfWork != .none
-        inbox = transactional ? database.map { Inbox(schema: $0.schema) } : nil
-        outbox = transactional ? database.map { OutboxClearer(inbox: Inbox(schema: $0.schema), pool: $0.pool, logger: logger) } : nil
+        inbox = transactional ? database.map { Inbox(schema: $0.schema, keyring: $0.outputKeyring) } : nil
         accepted = Dictionary(configuration.inputs.map { ($0.topic, $0.schemas) }, uniquingKeysWith: { $0.union($1) })
     }
 
@@ -106,7 +105,6 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         }
         await consumer.close()
         registration.map { health?.unregister($0) }
-        await outbox?.flush()
         self.dispatcher.withLock { $0 = nil }
         logger.info("stage stopped", metadata: ["in_flight": "\(tracker.withLock { $0.inFlight() })"])
     }
@@ -118,7 +116,6 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     private func consumeAll(_ consumer: KafkaConsumer, _ dispatcher: StageDispatcher, slots: Int) async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.reportLag(of: consumer) }
-            if let outbox { group.addTask { await outbox.run(until: { self.isStopping }) } }
             for slot in 0..<slots {
                 group.addTask {
                     if self.configuration.dispatch == .keyLanes {

@@ -18,6 +18,13 @@ public struct StageConfiguration: Sendable {
     public var unitOfWork: StageUnitOfWork
     /// Where unprocessable messages go. `HALLMARK_REJECTED_TOPIC`, default `hallmark.rejected`.
     public var rejectedTopic: String
+    /// Whether a rejected record carries the original's bytes (whole, or its first 4 KiB when
+    /// too large). False for inputs that may identify a device (Birthmark submissions): the
+    /// record then carries the original's SHA-256 and size only. Default true.
+    public var rejectedCopiesOriginal: Bool = true
+    /// Where the runtime's own security events go (an id used again for other bytes or on
+    /// another topic). `HALLMARK_SECURITY_TOPIC`, default `hallmark.security`.
+    public var securityTopic: String
     /// Topics a message's `reply_to` may name; a result goes there instead of the stage's
     /// output topic only when it is listed. `HALLMARK_REPLY_TOPICS` (comma-separated), default none.
     public var replyTopics: Set<String>
@@ -58,7 +65,7 @@ public struct StageConfiguration: Sendable {
 
     public init(service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
                 dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
-                rejectedTopic: String = "hallmark.rejected", replyTopics: Set<String> = [], maxInFlight: Int = 64,
+                rejectedTopic: String = "hallmark.rejected", securityTopic: String = "hallmark.security", replyTopics: Set<String> = [], maxInFlight: Int = 64,
                 laneDepth: Int = 8, maxBatch: Int = 1024, batchLinger: Duration = .zero, batchWorkers: Int = 4, batchesInFlight: Int = 4,
                 maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(50),
                 maxBackoff: Duration = .seconds(2), shutdownGrace: Duration = .seconds(20),
@@ -70,6 +77,7 @@ public struct StageConfiguration: Sendable {
         self.dispatch = dispatch
         self.unitOfWork = unitOfWork
         self.rejectedTopic = rejectedTopic
+        self.securityTopic = securityTopic
         self.replyTopics = replyTopics
         self.maxInFlight = maxInFlight
         self.laneDepth = laneDepth
@@ -98,6 +106,7 @@ public struct StageConfiguration: Sendable {
         if let v = settings.string("HALLMARK_INSTANCE") { config.instance = v }
         if let v = settings.string("HALLMARK_GROUP_ID") { config.groupID = v }
         config.rejectedTopic = try settings.topic("HALLMARK_REJECTED_TOPIC", default: config.rejectedTopic)
+        config.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: config.securityTopic)
         config.replyTopics = Set(try settings.topics("HALLMARK_REPLY_TOPICS", default: []))
         config.maxInFlight = try settings.integer("HALLMARK_MAX_IN_FLIGHT", default: config.maxInFlight, in: 1...65_536)
         config.laneDepth = try settings.integer("HALLMARK_LANE_DEPTH", default: config.laneDepth, in: 1...65_536)

@@ -1,17 +1,23 @@
+import HallmarkCrypto
 import HallmarkPostgres
 import Logging
 
 /// A stage's PostgreSQL schema and pool. A transactional stage (``StageUnitOfWork``) records
 /// every message it commits in `<schema>.hallmark_inbox` — in the same transaction as its
-/// effects, with its outputs until the broker has acknowledged them — so a redelivered
-/// message's effects never happen twice and its outputs are never lost.
+/// effects, with its source, a digest of its bytes and its outputs — so a redelivered
+/// message's effects never happen twice, it gets its first answer again, and a message that
+/// reuses a recorded id for other bytes or on another topic is told apart (`id_reused`).
 public struct StageDatabase: Sendable {
     public let pool: PostgresPool
     public let schema: String
+    /// When set, the inbox keeps each message's outputs (its first answer, re-sent to a
+    /// redelivery) sealed under this KEK (REST), for a stage whose answers hold plaintext.
+    public var outputKeyring: KeyEncryptionKeyring?
 
-    public init(pool: PostgresPool, schema: String) {
+    public init(pool: PostgresPool, schema: String, outputKeyring: KeyEncryptionKeyring? = nil) {
         self.pool = pool
         self.schema = schema
+        self.outputKeyring = outputKeyring
     }
 
     /// The runtime's own migrations use versions from here on; services number theirs from 1
@@ -19,10 +25,8 @@ public struct StageDatabase: Sendable {
     public static let runtimeVersions = 1_000_000
 
     /// The runtime's migrations: the inbox (version 0, kept for the clusters that have it), its
-    /// outbox column, and room on each page for the update that clears that column once the
-    /// outputs are sent. Packed full, nearly every clear was a non-HOT update that inserted
-    /// into both indexes again (98% of them in `bench gateway`); a page left a quarter free
-    /// keeps the cleared version beside the old one.
+    /// outbox column, room on each page (from when sent outputs were cleared by an update), and
+    /// each message's source and digest.
     public static func runtimeMigrations(schema: String) -> [PostgresMigrations.Migration] {
         [.init(version: 0, name: "hallmark_inbox", sql: """
             CREATE TABLE \(schema).hallmark_inbox (
@@ -37,6 +41,12 @@ public struct StageDatabase: Sendable {
             """),
          .init(version: runtimeVersions + 4, name: "hallmark_inbox_fillfactor", sql: """
             ALTER TABLE \(schema).hallmark_inbox SET (fillfactor = 75);
+            """),
+         // Where each message came from and a digest of its bytes: a second message with a
+         // recorded id is a redelivery only if it is the same record (DESIGN §2, ids).
+         .init(version: runtimeVersions + 8, name: "hallmark_inbox_sightings", sql: """
+            ALTER TABLE \(schema).hallmark_inbox ADD COLUMN digest bytea,
+                ADD COLUMN source_partition integer, ADD COLUMN source_offset bigint;
             """)]
     }
 

@@ -28,10 +28,26 @@ public protocol StageProcessor: Sendable {
     /// stage's own result topic; nil (the default) sends it to the rejected topic. Throwing a
     /// ``StageRejection`` rejects it with that reason and the rejection's outputs instead.
     func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]?
+
+    /// A typed answer on the stage's result topic for a message the runtime refused but whose
+    /// `id` could be read (``RefusedMessage``: a broken envelope, an unknown schema, a schema
+    /// violation without an ``answer(invalid:violation:)``, `oversized`, `id_reused`,
+    /// `processing_failed`), sent after its rejected record; e.g. `status: rejected` with
+    /// ``RefusedMessage/resultReason``. Nil (the default) when the input's topic has no result
+    /// topic. Never called for a rejection the processor made with outputs of its own.
+    func answer(refused message: RefusedMessage) throws -> [StageOutput]?
+
+    /// Whether the same bytes published again as a new record (same id, same topic, another
+    /// partition or offset) are refused rather than answered as a redelivery: a signed
+    /// command's stage answers a replay once (`replayed_command`) with a security event. Nil
+    /// (the default): a redelivery, which gets its first answer again.
+    func refuse(resent message: StageMessage) throws -> StageRejection?
 }
 
 extension StageProcessor {
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? { nil }
+    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? { nil }
+    public func refuse(resent message: StageMessage) throws -> StageRejection? { nil }
 }
 
 extension StageProcessor where Prepared == StageMessage {

@@ -16,8 +16,6 @@ struct StageUnit: Sendable {
     var processed = 0
     /// Messages already committed before (redeliveries).
     var duplicates = 0
-    /// Inbox entries whose outputs may be forgotten once these are acknowledged.
-    var recorded: [UUID] = []
 
     var messages: [KafkaMessage] { items.map(\.message) }
     var outputs: [StageOutput] { items.flatMap(\.outputs) }
@@ -33,7 +31,7 @@ enum PrepareOutcome<Prepared: Sendable>: Sendable {
 enum CommitOutcome: Sendable {
     /// Processed now; `recorded` when its outputs are in the inbox.
     case processed([StageOutput], recorded: Bool)
-    /// Committed before (a redelivery): its unsent outputs, if any remain.
+    /// Committed before (a redelivery): its first answer again.
     case duplicate([StageOutput])
     /// Rejected; `recorded` when the rejection is in the inbox (a redelivery gets it again).
     case rejected(StageRejection, recorded: Bool)

@@ -27,6 +27,8 @@ final class AggregatorHarness: Sendable {
     let secretsFile: String
     let signingKeyFile: String
     let signingKey: CheckpointSigningKey
+    /// The aggregator's key of token request ids (a new random one per world).
+    let idKey: SubmissionIDKey
     let operatorKey: OperatorKeyFile
     let operatorKeysFile: String
     let watcher: AnswerWatcher
@@ -64,6 +66,7 @@ final class AggregatorHarness: Sendable {
         g.verifyInput = topic("verify.in")
         g.verifyOutput = topic("verify.out")
         g.auditTopic = topic("aggregator.audit")
+        g.securityTopic = a.securityTopic
         aggregator = g
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
@@ -81,6 +84,7 @@ final class AggregatorHarness: Sendable {
         signingKeyFile = temp.appendingPathComponent("aggregator-\(id).key").path
         signingKey = try CheckpointSigningKey.generate()
         try signingKey.write(to: signingKeyFile)
+        idKey = try SubmissionIDKey.generate()
         try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
         try await TableGenerator(pool: pool, schema: a.schema,
                                  secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
@@ -108,7 +112,8 @@ final class AggregatorHarness: Sendable {
     func startAggregator(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
         let g = aggregator
         let process = try ServiceProcess("hallmark-aggregator", name: "\(id)-\(name)", environment: g.placementEnvironment.merging([
-            "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": signingKeyFile, "HALLMARK_REJECTED_TOPIC": rejected,
+            "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": signingKeyFile, "HALLMARK_AGGREGATOR_ID_KEY": idKey.base64,
+            "HALLMARK_REJECTED_TOPIC": rejected,
             "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-aggregator-\(id)",
             "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
         ]) { _, new in new }.merging(extra) { _, new in new })
@@ -145,6 +150,29 @@ final class AggregatorHarness: Sendable {
             }
         }
         return out
+    }
+
+    /// Every submission result for a request id so far, as JSON objects (they decode whatever
+    /// their reason); the watcher also files security events under their `request_id`.
+    func answerObjects(_ id: String) -> [[String: Any]] {
+        watcher.answers(for: id).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+            .filter { $0["schema"] as? String == SubmissionResult.schemaName }
+    }
+
+    /// The bytes of every submission result for a request id so far.
+    func resultBytes(_ id: String) -> [[UInt8]] {
+        watcher.answers(for: id).filter {
+            (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["schema"] as? String == SubmissionResult.schemaName
+        }
+    }
+
+    /// Sends a submission and waits until it has `count` answers; returns them all as JSON objects.
+    func submitRaw(_ submission: Submission, answers count: Int = 1) async throws -> [[String: Any]] {
+        try await send([submission])
+        guard await watcher.wait(timeout: .seconds(60), until: { [self] _ in answerObjects(submission.id).count >= count }) else {
+            throw HarnessError("no answer \(count) to submission \(submission.id)")
+        }
+        return answerObjects(submission.id)
     }
 
     /// Submits and waits for the one answer.

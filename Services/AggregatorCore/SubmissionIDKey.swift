@@ -1,0 +1,58 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+
+/// The key only the aggregator holds, from which it derives the ids that cross the privacy
+/// split (DESIGN §2): a token request's id, Kafka key and `correlation_id` are
+/// HMAC-SHA256(key, submission id ‖ name), so the authority's view (which knows each token's
+/// device) cannot be joined to the submission topics by recomputing them. Deterministic under
+/// the key, so a submission sent again asks the same question.
+///
+/// `HALLMARK_AGGREGATOR_ID_KEY_FILE` (a file holding b64 of at least 32 bytes), else
+/// `HALLMARK_AGGREGATOR_ID_KEY`; required to run. Every replica needs the same key. Never
+/// logged: its description is redacted.
+public struct SubmissionIDKey: Sendable, CustomStringConvertible {
+    private let key: Data
+
+    /// A key of at least 32 bytes.
+    public init(_ key: Data) throws(ConfigurationError) {
+        guard key.count >= 32 else { throw ConfigurationError(variable: Self.variable, reason: "needs at least 32 bytes") }
+        self.key = key
+    }
+
+    /// A new random key (tests, or `openssl rand -base64 32` for a deployment).
+    public static func generate() throws -> SubmissionIDKey { try SubmissionIDKey(try SecureRandom.bytes(32)) }
+
+    /// Its text form: what the file or the variable holds.
+    public var base64: String { Base64.encode(key) }
+
+    public var description: String { "SubmissionIDKey(redacted)" }
+
+    static let fileVariable = "HALLMARK_AGGREGATOR_ID_KEY_FILE", variable = "HALLMARK_AGGREGATOR_ID_KEY"
+
+    /// The key from the environment; nil when neither variable is set. Errors never carry it.
+    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SubmissionIDKey? {
+        let text: String, source: String
+        if let path = env[fileVariable], !path.isEmpty {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(variable: fileVariable, reason: "cannot be read")
+            }
+            (text, source) = (String(decoding: data, as: UTF8.self), fileVariable)
+        } else if let value = env[variable], !value.isEmpty {
+            (text, source) = (value, variable)
+        } else {
+            return nil
+        }
+        guard let key = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32 else {
+            throw ConfigurationError(variable: source, reason: "is not b64 of at least 32 bytes")
+        }
+        return try SubmissionIDKey(key)
+    }
+
+    /// A UUID (version 8) keyed from a submission id and an output's name.
+    public func derive(from submission: UUID, _ name: String) -> String {
+        let input = "hallmark-aggregator-id-v1:\(submission.lowercasedText):\(name)"
+        return MessageID.version8(HMACSHA256.mac(key: key, data: Array(input.utf8)))
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+
+extension PrivacyProcessor {
+    /// A refused request with a readable id, about a subject type this service holds, is
+    /// answered `rejected` on the results topic (DESIGN §2); one whose action or subject type
+    /// cannot be read has no answer a result's schema takes, and gets its rejected record only.
+    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+        guard let action = message.fields["action"]?.string.flatMap(PrivacyRequest.Action.init(rawValue:)),
+              let type = message.fields["subject_type"]?.string.flatMap(PrivacyRequest.SubjectType.init(rawValue:)),
+              holder.subjectTypes.contains(type) else { return nil }
+        let result = PrivacyResult(id: RefusedMessage.placeID(message.id, message.kafka, "privacy-\(audit.service)"),
+                                   producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                   requestID: message.id, service: audit.service, instance: instance, action: action,
+                                   subjectType: type, status: .rejected,
+                                   reason: PrivacyResult.Reason(rawValue: message.resultReason) ?? .malformed)
+        return [try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result)]
+    }
+
+    /// A signed request published again after it was answered is a replay: answered
+    /// `rejected` / `replayed_command` (`stale_request` once outside its window) with a
+    /// security event, and never acted on twice (DESIGN §2).
+    public func refuse(resent message: StageMessage) throws -> StageRejection? {
+        let request = try message.decode(PrivacyRequest.self)
+        guard holder.subjectTypes.contains(request.subjectType) else { return nil }
+        let stale = Timestamp.parse(request.producedAt).map { abs(Date().timeIntervalSince($0)) > Double(windowSeconds) } ?? true
+        let reason: PrivacyResult.Reason = stale ? .staleRequest : .replayedCommand
+        let result = PrivacyResult(id: RefusedMessage.placeID(message.header.id, message.kafka, "privacy-\(audit.service)"),
+                                   producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                   requestID: message.header.id, service: audit.service, instance: instance,
+                                   action: request.action, subjectType: request.subjectType, status: .rejected, reason: reason)
+        return StageRejection(RejectionReason(reason.rawValue), "a replay of an answered privacy request", sending: [
+            try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result),
+            try securityEvent(message, reason, request.keyID),
+        ])
+    }
+}
