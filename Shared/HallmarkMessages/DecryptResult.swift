@@ -14,6 +14,13 @@ public struct DecryptResult: HallmarkMessage, Hashable {
         case malformedEnvelope = "malformed_envelope"
         case missingHeader = "missing_header"
         case staleTimestamp = "stale_timestamp"
+        /// The request broke its envelope or schema before it could be read.
+        case malformed
+        /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+        /// other bytes or on another topic, or processing that kept failing.
+        case oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
     }
 
     public var schema = DecryptResult.schemaName

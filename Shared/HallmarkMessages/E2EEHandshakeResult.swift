@@ -20,6 +20,11 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
         /// The session id names a live session.
         case sessionInUse = "session_in_use"
         case malformed
+        /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+        /// other bytes or on another topic, or processing that kept failing.
+        case oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
     }
 
     public var schema = E2EEHandshakeResult.schemaName

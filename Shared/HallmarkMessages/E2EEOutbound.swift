@@ -15,6 +15,11 @@ public struct E2EEOutbound: HallmarkMessage, Hashable {
         /// The gateway-to-client counter reached its maximum.
         case counterExhausted = "counter_exhausted"
         case malformed
+        /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+        /// other bytes or on another topic, or processing that kept failing.
+        case oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
     }
 
     public var schema = E2EEOutbound.schemaName

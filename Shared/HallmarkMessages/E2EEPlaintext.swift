@@ -18,6 +18,11 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
         case unknownSession = "unknown_session"
         case unsupportedVersion = "unsupported_version"
         case malformed
+        /// Refused by the runtime (DESIGN §2): larger than the limit, an id already used for
+        /// other bytes or on another topic, or processing that kept failing.
+        case oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
     }
 
     public var schema = E2EEPlaintext.schemaName

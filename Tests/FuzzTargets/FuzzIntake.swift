@@ -16,7 +16,8 @@ enum FuzzIntake {
     /// `answer(invalid:)`).
     static func read(_ bytes: [UInt8], topic: String, schemas: Set<String>) throws(FuzzFinding) -> (message: StageMessage, valid: Bool)? {
         guard let (header, fields) = try? EnvelopeHeader.read(bytes) else { return nil }
-        try require(UUID(text: header.id) != nil && header.id == header.id.lowercased(), "an envelope id is not a lower-case UUID")
+        // The id as written (DESIGN §2: answers echo it), and a UUID in either case.
+        try require(UUID(text: header.id) != nil && fields["id"]?.string == header.id, "an envelope id is not the UUID as written")
         guard schemas.contains(header.schema), let schema = MessageSchemas.schema(header.schema),
               let type = types[header.schema] else { return nil }
         let message = StageMessage(header: header, kafka: KafkaMessage(topic: topic, partition: 0, offset: 0, key: nil, value: bytes),

@@ -9,7 +9,8 @@ struct EnvelopeTests {
         let id = MessageID.random()
         let header = try EnvelopeHeader.parse(Array(
             #"{"schema":"s.v1","id":"\#(id.uppercased())","produced_at":"2025-01-01T00:00:00.000Z","correlation_id":"c"}"#.utf8))
-        #expect(header.schema == "s.v1" && header.id == id && header.correlationID == "c")
+        // The id exactly as written (DESIGN §2): an answer echoes it, and Swift's uuidString is upper case.
+        #expect(header.schema == "s.v1" && header.id == id.uppercased() && header.correlationID == "c")
     }
 
     @Test(arguments: [

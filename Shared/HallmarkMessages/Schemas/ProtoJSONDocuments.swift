@@ -963,7 +963,11 @@ enum ProtoJSONDocuments {
         "unsupported_version",
         "malformed_envelope",
         "missing_header",
-        "stale_timestamp"
+        "stale_timestamp",
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed"
       ]
     },
     "method": {
@@ -1238,7 +1242,10 @@ enum ProtoJSONDocuments {
         "invalid_public_key",
         "weak_key",
         "session_in_use",
-        "malformed"
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed"
       ]
     }
   }
@@ -1725,7 +1732,10 @@ enum ProtoJSONDocuments {
       "enum": [
         "unknown_session",
         "counter_exhausted",
-        "malformed"
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed"
       ]
     }
   }
@@ -1876,7 +1886,10 @@ enum ProtoJSONDocuments {
         "authentication_failed",
         "unknown_session",
         "unsupported_version",
-        "malformed"
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed"
       ]
     }
   }
