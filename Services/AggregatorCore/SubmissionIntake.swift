@@ -74,7 +74,7 @@ public struct SubmissionIntake: StageProcessor {
                                       capturedAt: submission.timestamp, correlationID: message.correlationID,
                                       replyTopic: message.replyTopic(or: configuration.submissionOutput),
                                       replyKey: message.kafka.key)
-        return .validate(Ask(message: message, row: row, digest: SHA256Hash.digest(message.value),
+        return .validate(Ask(message: message, row: row, digest: Data(message.contentDigest),
                              provenance: Provenance(submission.entries),
                              request: try .json(topic: configuration.tokenRequests, key: correlation, request),
                              correlationID: UUID(text: correlation)!))

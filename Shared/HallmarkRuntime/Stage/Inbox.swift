@@ -20,12 +20,12 @@ struct Inbox: Sendable {
         let digest: [UInt8]
         let outputs: [StageOutput]
 
-        init(id: UUID, message: KafkaMessage, outputs: [StageOutput]) {
+        init(id: UUID, message: StageMessage, outputs: [StageOutput]) {
             self.id = id
-            topic = message.topic
-            partition = message.partition
-            offset = message.offset
-            digest = Inbox.digest(message.value)
+            topic = message.kafka.topic
+            partition = message.kafka.partition
+            offset = message.kafka.offset
+            digest = message.contentDigest
             self.outputs = outputs
         }
     }
@@ -33,7 +33,7 @@ struct Inbox: Sendable {
     /// What the inbox holds for an id.
     struct Record: Sendable {
         let topic: String
-        /// Nil for records written before digests were kept.
+        /// ``StageMessage/contentDigest``; nil for records written before digests were kept.
         let digest: [UInt8]?
         let partition: Int32?
         let offset: Int64?
@@ -45,22 +45,20 @@ struct Inbox: Sendable {
     enum Sighting: Equatable, Sendable {
         /// The same record consumed again (same topic, partition and offset): its first answer.
         case redelivery
-        /// The same bytes on the same topic, published again as a new record. A redelivery
-        /// for most stages; a signed command's stage may call it a replay.
+        /// The same message (``StageMessage/contentDigest``) on the same topic, published again
+        /// as a new record. A redelivery for most stages; a signed command's stage may call it
+        /// a replay.
         case resent
-        /// Other bytes, or another topic: the id was used for something else (`id_reused`).
+        /// Other content, or another topic: the id was used for something else (`id_reused`).
         case reused(otherTopic: Bool)
     }
 
-    /// The SHA-256 of a message's bytes, as recorded.
-    static func digest(_ value: [UInt8]) -> [UInt8] { Array(SHA256Hash.digest(value)) }
-
     /// How `message` relates to `record`, the record of its id.
-    static func sighting(of message: KafkaMessage, against record: Record) -> Sighting {
-        guard record.topic == message.topic else { return .reused(otherTopic: true) }
-        if let digest = record.digest, digest != Self.digest(message.value) { return .reused(otherTopic: false) }
+    static func sighting(of message: StageMessage, against record: Record) -> Sighting {
+        guard record.topic == message.kafka.topic else { return .reused(otherTopic: true) }
+        if let digest = record.digest, digest != message.contentDigest { return .reused(otherTopic: false) }
         guard let partition = record.partition, let offset = record.offset else { return .redelivery }
-        return partition == message.partition && offset == message.offset ? .redelivery : .resent
+        return partition == message.kafka.partition && offset == message.kafka.offset ? .redelivery : .resent
     }
 
     /// Records the entries in the caller's transaction; returns the ids that were new (an id

@@ -107,9 +107,9 @@ extension Stage {
         }
         for i in again {
             let j = first[Self.uuid(items[i].0)]!
-            let earlier = items[j].0.kafka
-            let record = Inbox.Record(topic: earlier.topic, digest: Inbox.digest(earlier.value), partition: earlier.partition,
-                                      offset: earlier.offset, outputs: nil)
+            let earlier = items[j].0
+            let record = Inbox.Record(topic: earlier.kafka.topic, digest: earlier.contentDigest,
+                                      partition: earlier.kafka.partition, offset: earlier.kafka.offset, outputs: nil)
             outcomes[i] = sighted(items[i].0, record, firstOutcome: outcomes[j])
         }
         return outcomes.map { $0! }
@@ -122,7 +122,7 @@ extension Stage {
     func sighted(_ message: StageMessage, _ record: Inbox.Record?, firstOutcome: CommitOutcome? = nil) -> CommitOutcome {
         // No record: the earlier message was not recorded (its result was too large).
         guard let record else { return firstOutcome.map(Self.repeated) ?? .duplicate([]) }
-        switch Inbox.sighting(of: message.kafka, against: record) {
+        switch Inbox.sighting(of: message, against: record) {
         case .reused(let otherTopic):
             return .rejected(idReused(message, otherTopic: otherTopic), recorded: false)
         case .resent:
@@ -193,7 +193,7 @@ extension Stage {
             }
             let id = Self.uuid(message)
             index[id] = i
-            entries.append(Inbox.Entry(id: id, message: message.kafka, outputs: outputs))
+            entries.append(Inbox.Entry(id: id, message: message, outputs: outputs))
         }
         let fresh = try await inbox.record(entries, on: connection)
         let redelivered = entries.filter { !fresh.contains($0.id) }.map { index[$0.id]! }

@@ -1,4 +1,5 @@
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkKafka
 import HallmarkMessages
 
@@ -40,6 +41,16 @@ public struct StageMessage: Sendable {
 
     /// The raw JSON bytes.
     public var value: [UInt8] { kafka.value }
+
+    /// SHA-256 of the message's members in canonical JSON (sorted keys), without `produced_at`:
+    /// what says whether a second message with this id is the same message (DESIGN §2, ids).
+    /// Two messages that differ only in when they were produced — a request sent again by its
+    /// requester, a result made again for it — are the same; any other difference is not.
+    public var contentDigest: [UInt8] {
+        var members = fields
+        members["produced_at"] = nil
+        return Array(SHA256Hash.digest(JSONWriter.write(.object(members))))
+    }
 
     /// The input's Kafka key as text (for passing it on to outputs).
     public var key: String? { kafka.key.map { String(decoding: $0, as: UTF8.self) } }
