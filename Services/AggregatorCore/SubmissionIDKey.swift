@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
+import HallmarkRuntime
 
 /// The key only the aggregator holds, from which it derives the ids that cross the privacy
 /// split (DESIGN §2): a token request's id, Kafka key and `correlation_id` are
@@ -29,25 +30,12 @@ public struct SubmissionIDKey: Sendable, CustomStringConvertible {
 
     public var description: String { "SubmissionIDKey(redacted)" }
 
-    static let fileVariable = "HALLMARK_AGGREGATOR_ID_KEY_FILE", variable = "HALLMARK_AGGREGATOR_ID_KEY"
+    /// `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else `HALLMARK_AGGREGATOR_ID_KEY`.
+    static let variable = "HALLMARK_AGGREGATOR_ID_KEY"
 
     /// The key from the environment; nil when neither variable is set. Errors never carry it.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SubmissionIDKey? {
-        let text: String, source: String
-        if let path = env[fileVariable], !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ConfigurationError(variable: fileVariable, reason: "cannot be read")
-            }
-            (text, source) = (String(decoding: data, as: UTF8.self), fileVariable)
-        } else if let value = env[variable], !value.isEmpty {
-            (text, source) = (value, variable)
-        } else {
-            return nil
-        }
-        guard let key = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32 else {
-            throw ConfigurationError(variable: source, reason: "is not b64 of at least 32 bytes")
-        }
-        return try SubmissionIDKey(key)
+        try KeySetting.read(env, variable: variable).map { key throws(ConfigurationError) in try SubmissionIDKey(key) }
     }
 
     /// A UUID (version 8) keyed from a submission id and an output's name.

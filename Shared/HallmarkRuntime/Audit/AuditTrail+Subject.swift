@@ -27,21 +27,6 @@ extension AuditTrail {
     /// A service's index key for audit subjects: `<prefix>_INDEX_KEY_FILE` (a file holding b64
     /// of at least 32 bytes), else `<prefix>_INDEX_KEY`; nil when neither is set.
     public static func indexKey(_ env: [String: String], prefix: String) throws(ConfigurationError) -> Data? {
-        let fileVariable = "\(prefix)_INDEX_KEY_FILE", variable = "\(prefix)_INDEX_KEY"
-        let text: String, source: String
-        if let path = env[fileVariable], !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ConfigurationError(variable: fileVariable, reason: "cannot be read")
-            }
-            (text, source) = (String(decoding: data, as: UTF8.self), fileVariable)
-        } else if let value = env[variable], !value.isEmpty {
-            (text, source) = (value, variable)
-        } else {
-            return nil
-        }
-        guard let key = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32 else {
-            throw ConfigurationError(variable: source, reason: "is not b64 of at least 32 bytes")
-        }
-        return key
+        try KeySetting.read(env, variable: "\(prefix)_INDEX_KEY")
     }
 }
