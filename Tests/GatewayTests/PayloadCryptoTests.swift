@@ -202,6 +202,56 @@ struct PayloadCryptoTests {
         try await check(mp.headers, Data(parts.bytes), .malformedEnvelope)
     }
 
+    /// Issue 30 §7: ENC-1 writes `SmileID-Content-Encrypted: true`, and only that value says a
+    /// body is encrypted (as the version header is compared exactly); `TRUE` is `missing_header`.
+    @Test func contentEncryptedMustBeExactlyTrue() async throws {
+        let out = try await encryptor.encrypt(path: nil, headers: ["Content-Type": "application/json"],
+                                              body: Data(#"{"a":1}"#.utf8), requestID: "r-true", timestamp: nil,
+                                              secrets: secrets, now: now)
+        for value in ["TRUE", "True", " true", "true ", "1", "yes"] {
+            let outcome = try await decryptor.decrypt(headers: out.headers.merging(["SmileID-Content-Encrypted": value]) { $1 },
+                                                      body: out.body, secrets: secrets, now: now)
+            #expect(outcome == .rejected(.missingHeader), "\(value)")
+        }
+        // The header's name is matched without regard to case, its value exactly.
+        var headers = out.headers
+        headers["SmileID-Content-Encrypted"] = nil
+        headers["smileid-content-encrypted"] = "true"
+        let back = try await decryptor.decrypt(headers: headers, body: out.body, secrets: secrets, now: now)
+        #expect(back == .decrypted(headers: ["Content-Type": "application/json",
+                                             "SmileID-Request-Timestamp": out.headers["SmileID-Request-Timestamp"]!],
+                                   body: Data(#"{"a":1}"#.utf8)))
+    }
+
+    /// Issue 30 §4b, as docs/gateway.md says: a restored field's headers are rewritten to
+    /// exactly `Content-Disposition: form-data; name="<field>"` and `Content-Type:
+    /// application/json` (its `filename`, charset, other headers, or a missing Content-Type are
+    /// not kept: the envelope holds the field's body only). Its body, every other part, the
+    /// preamble and the epilogue come back byte for byte.
+    @Test func restoredMultipartFieldsGetCanonicalHeaders() async throws {
+        let b = GatewayFixtures.boundary
+        let original: [(headers: String, body: String)] = [
+            ("Content-Disposition: form-data; name=\"partner_params\"; filename=\"p.json\"\r\nContent-Type: application/json; charset=utf-8",
+             #"{"job_id":"j"}"#),
+            ("Content-Disposition: form-data; name=\"selfie\"; filename=\"a;name=metadata;.jpg\"\r\nContent-Type: image/jpeg", "JPEG"),
+            ("content-disposition: form-data; name=metadata\r\nX-Extra: kept?", #"[{"name":"sdk"}]"#),
+        ]
+        let body = "pre\r\n" + original.map { "--\(b)\r\n\($0.headers)\r\n\r\n\($0.body)\r\n" }.joined() + "--\(b)--\r\nepi"
+        let headers = ["Content-Type": GatewayFixtures.multipartType]
+        let out = try await encryptor.encrypt(path: nil, headers: headers, body: Data(body.utf8), requestID: "mp-headers",
+                                              timestamp: nil, secrets: secrets, now: now)
+        #expect(out.decision == .encrypted(.multipart))
+        let back = try await decryptor.decrypt(headers: out.headers, body: out.body, secrets: secrets, now: now)
+        guard case .decrypted(_, let plain) = back else { Issue.record("\(back)"); return }
+        let canonical = { (field: String) in "Content-Disposition: form-data; name=\"\(field)\"\r\nContent-Type: application/json" }
+        let expected = "pre\r\n"
+            + "--\(b)\r\n\(canonical("partner_params"))\r\n\r\n\(original[0].body)\r\n"
+            + "--\(b)\r\n\(original[1].headers)\r\n\r\n\(original[1].body)\r\n"
+            + "--\(b)\r\n\(canonical("metadata"))\r\n\r\n\(original[2].body)\r\n"
+            + "--\(b)--\r\nepi"
+        #expect(String(decoding: plain, as: UTF8.self) == expected)
+    }
+
     @Test func anOlderSecretVersionStillDecrypts() async throws {
         let old = try GatewayFixtures.secrets(["v1": "old-secret"], signing: "v1")
         let out = try await encryptor.encrypt(path: nil, headers: ["Content-Type": "application/json"], body: Data("{}".utf8),

@@ -50,7 +50,7 @@ public struct EnvelopeProcessor: StageProcessor {
         let resultID = message.resultID
         if message.kafka.topic == configuration.encryptInput {
             let output = try await encryptor.encrypt(
-                path: carrier.path, headers: carrier.headers, body: body, requestID: message.header.id.lowercased(),
+                path: carrier.path, headers: carrier.headers, body: body, requestID: message.header.id,
                 timestamp: message.fields["timestamp"]?.string, secrets: secrets.secrets, now: now())
             switch output.decision {
             case .encrypted(let type):

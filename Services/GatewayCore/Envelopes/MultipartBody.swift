@@ -40,16 +40,10 @@ public struct MultipartBody: Sendable, Equatable {
             return Self.parameter("name", in: disposition)
         }
 
-        /// A `key=value` or `key="value"` parameter of a header value.
+        /// A `key=token` or `key="quoted-string"` parameter of a header value (RFC 2045 §5.1):
+        /// a `;` inside quotes does not end it (``HeaderParameters``).
         static func parameter(_ key: String, in value: String) -> String? {
-            for item in value.split(separator: ";").dropFirst() {
-                let pair = item.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == key else { continue }
-                var v = pair[1].trimmingCharacters(in: .whitespaces)
-                if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
-                return v
-            }
-            return nil
+            HeaderParameters.value(key, in: value)
         }
     }
 

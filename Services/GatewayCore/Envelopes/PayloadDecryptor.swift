@@ -33,8 +33,10 @@ public struct PayloadDecryptor: Sendable {
 
     public func decrypt(headers: [String: String], body: Data, secrets: SecretSet, now: Date) async throws -> Outcome {
         guard let lower = HeaderMap.lowercased(headers) else { return .rejected(.malformedEnvelope) }
+        // `SmileID-Content-Encrypted` is exactly `true`, as ENC-1 writes it (like the version,
+        // compared exactly): any other value, `TRUE` included, does not say the body is encrypted.
         guard let version = lower["smileid-encryption-version"], let requestID = lower["smileid-request-id"],
-              !requestID.isEmpty, lower["smileid-content-encrypted"]?.lowercased() == "true" else {
+              !requestID.isEmpty, lower["smileid-content-encrypted"] == "true" else {
             return .rejected(.missingHeader)
         }
         guard version == SmileIDEnvelope.currentVersion else { return .rejected(.unsupportedVersion) }

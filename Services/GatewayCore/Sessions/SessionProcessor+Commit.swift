@@ -6,16 +6,16 @@ import HallmarkPostgres
 import HallmarkRuntime
 
 extension SessionProcessor {
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+    public func commit(_ prepared: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         guard let connection = context.connection else {
             // Only wiring can get here (the service runs this stage with `.perBatch`); not
             // retryable, so it cannot loop.
             throw ConfigurationError(variable: "StageUnitOfWork", reason: "the session stage needs a per-batch transaction")
         }
-        var outputs = [[StageOutput]](repeating: [], count: batch.count)
+        var outputs = [[StageOutput]](repeating: [], count: prepared.count)
         // 1. New and closed sessions, in order (a second handshake for one id in the batch finds
         // it in use; a close after a handshake closes the session it made).
-        for (i, item) in batch.enumerated() {
+        for (i, item) in prepared.enumerated() {
             switch item {
             case .close(let message, let close):
                 outputs[i] = [try await closeSession(message, close, on: connection)]
@@ -24,18 +24,36 @@ extension SessionProcessor {
             case .inbound, .outbound: continue
             }
         }
-        // 2. Every authenticated inbound counter, checked and recorded by one compare-and-set.
-        let received = batch.indices.compactMap { i -> (Int, String, UInt64)? in
-            guard case .inbound(_, let inbound, .success) = batch[i] else { return nil }
-            return (i, inbound.sessionID, inbound.message.counter)
+        // 2. Messages a cached key of a closed session failed to open, opened with the row's key;
+        // then every authenticated inbound counter, checked and recorded by one compare-and-set.
+        let batch = try await reopen(prepared, on: connection)
+        let received = batch.indices.compactMap { i -> (Int, String, Int64, UInt64)? in
+            guard case .inbound(_, let inbound, .success(let opened)) = batch[i] else { return nil }
+            return (i, inbound.sessionID, opened.generation, inbound.message.counter)
         }
-        let verdicts = try await store.receive(received.map { ($0.1, $0.2) }, on: connection)
+        let verdicts = try await store.receive(received.map { ($0.1, $0.2, $0.3) }, on: connection)
         var verdictAt: [Int: SessionStore.Verdict] = [:]
-        for (item, verdict) in zip(received, verdicts) { verdictAt[item.0] = verdict }
+        for (item, verdict) in zip(received, verdicts) {
+            verdictAt[item.0] = verdict
+            // This replica's key is a closed session's: read the row's next time.
+            if verdict == .staleKey { keys.remove(item.1, generation: item.2) }
+        }
         // 3. Outbound counters, allocated per session in one statement, handed out in order.
         var wanted: [String: Int] = [:]
         for case .outbound(_, let request, .success) in batch { wanted[request.sessionID, default: 0] += 1 }
-        var next = try await store.allocate(wanted, on: connection)
+        let allocated = try await store.allocate(wanted, on: connection)
+        var next = allocated.mapValues(\.first)
+        // Counters belong to the live row's generation, so are sealed with its key; a cached key
+        // of a closed session is replaced (unsealed once per session and batch).
+        var liveKeys: [String: SessionKey] = [:]
+        func liveKey(_ sessionID: String, _ held: SessionKey) throws -> SessionKey {
+            guard let row = allocated[sessionID], row.generation != held.generation else { return held }
+            if let known = liveKeys[sessionID] { return known }
+            let fresh = SessionKey(key: try store.open(row.sealedKey, sessionID), generation: row.generation)
+            liveKeys[sessionID] = fresh
+            keys.put(sessionID, fresh)
+            return fresh
+        }
         for (i, item) in batch.enumerated() {
             switch item {
             case .handshake, .close: continue
@@ -51,7 +69,8 @@ extension SessionProcessor {
                 switch (outcome, next[request.sessionID]) {
                 case (.success(let work), let counter?):
                     next[request.sessionID] = counter + 1
-                    let wire = try InvisoSession(sessionKey: work.key).seal(work.plaintext, direction: .gatewayToClient,
+                    let key = try liveKey(request.sessionID, work.key)
+                    let wire = try InvisoSession(sessionKey: key.key).seal(work.plaintext, direction: .gatewayToClient,
                                                                              counter: counter)
                     result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                                           requestID: message.header.id, sessionID: request.sessionID, message: wire)
@@ -75,7 +94,7 @@ extension SessionProcessor {
         case .success(let made):
             let expires = now().addingTimeInterval(configuration.sessionTTL)
             if try await store.create(handshake.sessionID, sessionKey: made.key, gatewayPublicKey: made.publicKey,
-                                      expires: expires, on: connection) {
+                                      expires: expires, on: connection) != nil {
                 keys.remove(handshake.sessionID)
                 result = E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                                              requestID: message.header.id, sessionID: handshake.sessionID,
@@ -104,7 +123,8 @@ extension SessionProcessor {
     }
 
     /// An inbound message's answer, and the security events its rejection raised, if any.
-    func inboundOutputs(_ message: StageMessage, _ inbound: E2EEInbound, _ outcome: Result<Data, RejectedInbound>,
+    func inboundOutputs(_ message: StageMessage, _ inbound: E2EEInbound,
+                        _ outcome: Result<(plaintext: Data, generation: Int64), RejectedInbound>,
                         _ verdict: SessionStore.Verdict?) throws -> [StageOutput] {
         let resultID = message.resultID
         let counter = inbound.message.counter
@@ -112,9 +132,11 @@ extension SessionProcessor {
         var plaintext: Data?
         switch (outcome, verdict) {
         case (.failure(let refusal), _): reason = refusal.reason
-        case (.success(let data), .accept?): plaintext = data
+        case (.success(let opened), .accept?): plaintext = opened.plaintext
         case (.success, .replay?): reason = .replay
         case (.success, .counterJump?): reason = .counterJump
+        // Sealed with a closed session's key: not authentic for the session the id names now.
+        case (.success, .staleKey?): reason = .authenticationFailed
         case (.success, _): reason = .unknownSession
         }
         let result = plaintext.map {

@@ -19,12 +19,18 @@ public struct SessionProcessor: StageProcessor {
     public indirect enum Prepared: Sendable {
         case handshake(StageMessage, E2EEHandshake, Result<(key: Data, publicKey: Data), RejectedHandshake>)
         case close(StageMessage, E2EEClose)
-        case inbound(StageMessage, E2EEInbound, Result<Data, RejectedInbound>)
-        case outbound(StageMessage, E2EEOutboundRequest, Result<(key: Data, plaintext: Data), RejectedOutbound>)
+        /// The plaintext and the generation of the session key that opened it.
+        case inbound(StageMessage, E2EEInbound, Result<(plaintext: Data, generation: Int64), RejectedInbound>)
+        case outbound(StageMessage, E2EEOutboundRequest, Result<(key: SessionKey, plaintext: Data), RejectedOutbound>)
     }
 
     public struct RejectedHandshake: Error { let reason: E2EEHandshakeResult.Reason }
-    public struct RejectedInbound: Error { let reason: E2EEPlaintext.Reason }
+    public struct RejectedInbound: Error {
+        let reason: E2EEPlaintext.Reason
+        /// The generation of the cached key that failed to open it: phase 2 tries the row's key
+        /// when the row is of another generation (``reopen(_:on:)``).
+        var cachedGeneration: Int64?
+    }
     public struct RejectedOutbound: Error { let reason: E2EEOutbound.Reason }
 
     let configuration: GatewayConfiguration
@@ -69,34 +75,44 @@ public struct SessionProcessor: StageProcessor {
             guard inbound.message.counter <= InvisoWireMessage.maximumCounter else {
                 return .inbound(message, inbound, .failure(RejectedInbound(reason: .malformed)))
             }
-            guard let key = try await sessionKey(inbound.sessionID, context: context) else {
+            guard let found = try await sessionKey(inbound.sessionID, context: context) else {
                 return .inbound(message, inbound, .failure(RejectedInbound(reason: .unknownSession)))
             }
-            do {
-                let plaintext = try InvisoSession(sessionKey: key).open(inbound.message, direction: .clientToGateway)
-                return .inbound(message, inbound, .success(plaintext))
-            } catch let error where error.code == .malformedBase64 || error.code == .invalidLength {
-                return .inbound(message, inbound, .failure(RejectedInbound(reason: .malformed)))
-            } catch {
-                return .inbound(message, inbound, .failure(RejectedInbound(reason: .authenticationFailed)))
-            }
+            return .inbound(message, inbound, open(inbound, found.key, cached: found.cached))
         default:
             let request = try E2EEOutboundRequest(fields: message.fields) ?? message.decode(E2EEOutboundRequest.self)
             guard let plaintext = Data(base64Encoded: request.plaintextB64) else {
                 return .outbound(message, request, .failure(RejectedOutbound(reason: .malformed)))
             }
-            guard let key = try await sessionKey(request.sessionID, context: context) else {
+            guard let found = try await sessionKey(request.sessionID, context: context) else {
                 return .outbound(message, request, .failure(RejectedOutbound(reason: .unknownSession)))
             }
-            return .outbound(message, request, .success((key, plaintext)))
+            return .outbound(message, request, .success((found.key, plaintext)))
         }
     }
 
-    /// The session's key from the cache, else from its row.
-    func sessionKey(_ sessionID: String, context: StageContext) async throws -> Data? {
-        if let key = keys.get(sessionID) { return key }
+    /// Opens an inbound message. A cached key that fails may be a closed session's (another
+    /// replica closed the id and made it again): the failure names the key's generation, and
+    /// phase 2 tries the row's key when it is of another one, so the new session's messages are
+    /// not refused (one read per batch, not per forged message).
+    func open(_ inbound: E2EEInbound, _ key: SessionKey, cached: Bool)
+        -> Result<(plaintext: Data, generation: Int64), RejectedInbound>
+    {
+        do {
+            let plaintext = try InvisoSession(sessionKey: key.key).open(inbound.message, direction: .clientToGateway)
+            return .success((plaintext, key.generation))
+        } catch let error where error.code == .malformedBase64 || error.code == .invalidLength {
+            return .failure(RejectedInbound(reason: .malformed))
+        } catch {
+            return .failure(RejectedInbound(reason: .authenticationFailed, cachedGeneration: cached ? key.generation : nil))
+        }
+    }
+
+    /// The session's key from the cache (`cached`), else from its row.
+    func sessionKey(_ sessionID: String, context: StageContext) async throws -> (key: SessionKey, cached: Bool)? {
+        if let key = keys.get(sessionID) { return (key, true) }
         guard let pool = context.pool, let key = try await store.key(sessionID, pool: pool) else { return nil }
         keys.put(sessionID, key)
-        return key
+        return (key, false)
     }
 }
