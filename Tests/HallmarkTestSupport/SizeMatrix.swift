@@ -76,9 +76,12 @@ public struct SizeMatrix {
         // Outcomes until every message has one, or the time is up (then what is missing stalled).
         var outcomes: [String: [String]] = [:]
         var seen: [String: [Int32: Int64]] = [:]
+        var answers = Set<String>()
         func record(_ message: KafkaMessage, fromResults: Bool) {
             seen[message.topic, default: [:]][message.partition] = max(seen[message.topic]?[message.partition] ?? 0, message.offset + 1)
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any] else { return }
+            // A redelivery (a rebalance under load) is answered again under the same id: one outcome.
+            if let answerID = object["id"] as? String, !answers.insert("\(message.topic)/\(answerID)").inserted { return }
             if fromResults {
                 if let id = object[idField] as? String { outcomes[id, default: []].append("result@\(message.partition)/\(message.offset)") }
                 return
@@ -112,6 +115,7 @@ public struct SizeMatrix {
         var ends: [String] = []
         if sent.allSatisfy({ outcomes[$0.id] != nil }) {
             outcomes = [:]
+            answers = []
             for topic in [results, rejected] {
                 let (messages, end) = try await readToEnd(topic, atLeast: seen[topic] ?? [:])
                 ends.append("\(topic == results ? "results" : "rejected") ends \(end.sorted { $0.key < $1.key })")

@@ -16,9 +16,9 @@ extension Stage {
             case .refused(let refused, let rejection):
                 unit.items[i].id = refused?.id
                 unit.items[i].outputs = rejectedOutput(kafka, id: refused?.id, rejection, refused: refused)
-            case .answered(let id, let outputs):
+            case .answered(let id, let rejection, let outputs):
                 unit.items[i].id = id
-                unit.items[i].outputs = settle(outputs, for: kafka, id: id, processed: &unit.processed)
+                unit.items[i].outputs = settle(outputs, for: kafka, id: id, rejection)
             case .accepted(let message):
                 unit.items[i].id = message.header.id
                 guard let outcome = await prepare(message) else { return nil }
@@ -53,13 +53,13 @@ extension Stage {
         return unit
     }
 
-    /// A typed answer's outputs, unless one would not fit.
-    private func settle(_ outputs: [StageOutput], for message: KafkaMessage, id: String, processed: inout Int)
+    /// A schema violation's rejected record, then the processor's typed answer to it, unless
+    /// that would not fit.
+    private func settle(_ outputs: [StageOutput], for message: KafkaMessage, id: String, _ rejection: StageRejection)
         -> [StageOutput]
     {
-        if let rejection = oversized(outputs) { return rejectedOutput(message, id: id, rejection) }
-        processed += 1
-        return outputs
+        if let oversized = oversized(outputs) { return rejectedOutput(message, id: id, oversized) }
+        return rejectedOutput(message, id: id, rejection) + outputs
     }
 
     /// Phase 1 with retries; nil when shutdown's grace ran out.

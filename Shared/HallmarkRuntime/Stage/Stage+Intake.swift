@@ -9,8 +9,9 @@ extension Stage {
     enum Intake {
         /// Valid: on to phase 1.
         case accepted(StageMessage)
-        /// Broke its schema, and the processor answered it with a typed result.
-        case answered(String, [StageOutput])
+        /// Broke its schema, and the processor answered it with a typed result (sent after the
+        /// message's rejected record, DESIGN §2).
+        case answered(String, StageRejection, [StageOutput])
         /// Refused: it goes to the rejected topic, and to the result topic when its id is
         /// readable (`refused`).
         case refused(RefusedMessage?, StageRejection)
@@ -44,7 +45,7 @@ extension Stage {
         guard let violation = schema.validate(.object(fields)) else { return .accepted(stageMessage) }
         do {
             if let outputs = try processor.answer(invalid: stageMessage, violation: violation) {
-                return .answered(header.id, outputs)
+                return .answered(header.id, StageRejection(.schemaViolation, violation.description), outputs)
             }
         } catch let rejection as StageRejection {
             return .refused(RefusedMessage(stageMessage, reason: rejection.reason), rejection)
