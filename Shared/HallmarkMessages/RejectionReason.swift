@@ -26,4 +26,7 @@ public struct RejectionReason: Hashable, Sendable, Codable, CustomStringConverti
     /// The message's `id` was already used for other bytes or on another topic of the service:
     /// not a redelivery (DESIGN §2, ids).
     public static let idReused = RejectionReason("id_reused")
+    /// A redelivery whose first answer was already forgotten (`HALLMARK_INBOX_ANSWER_RETENTION_HOURS`):
+    /// its effects are not applied again, and it is not answered again.
+    public static let answerExpired = RejectionReason("answer_expired")
 }

@@ -15,8 +15,11 @@ struct AggregatorResilienceTests {
         let bodies = ProvisioningFile.SubmissionBody.allCases
         return try (0..<count).map { i in
             let body = bodies[i % bodies.count]
-            let hashes = (0..<(body == .flatBundle ? 1 : 2)).map { _ in
-                Submission.ImageHash(imageHash: Hex.encode(try! SecureRandom.bytes(32)), modificationLevel: 0)
+            // A raw capture and, where the body holds two, the image processed from it (DESIGN §2's provenance).
+            var hashes: [Submission.ImageHash] = []
+            for level in 0..<(body == .flatBundle ? 1 : 2) {
+                hashes.append(.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: level,
+                                    parentImageHash: hashes.last?.imageHash))
             }
             return try cam.submission(body, hashes: hashes, authorityID: authorityID)
         }

@@ -88,7 +88,7 @@ struct AuthorityIdReuseTests {
 
     @Test func aSignedCommandSentAgainIsAReplayThenStale() async throws {
         let h = try await AuthorityHarness(tables: 6)
-        let window = 4.0
+        let window = 10.0  // room for a loaded machine between signing and processing
         let service = try await h.start("replay", ["HALLMARK_AUTHORITY_ADMIN_WINDOW_S": "\(Int(window))"])
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-replay")
@@ -117,6 +117,34 @@ struct AuthorityIdReuseTests {
         #expect(events.allSatisfy { $0.requestId == command.id && $0.keyID == h.operatorKey.keyID && $0.deviceSerial == nil })
         // It acted once.
         #expect(h.securityEvents().filter { $0.event == .deviceBlacklisted }.count == 1)
+        try Self.validateSchemas(h)
+        await h.close()
+    }
+
+    @Test func aSignedPrivacyRequestSentAgainIsAReplay() async throws {
+        let h = try await AuthorityHarness(tables: 4)
+        let service = try await h.start("privacy-replay")
+        defer { service.signal(SIGKILL) }
+        let cam = try await h.provisioned("CAM-\(h.id)-privacy-replay")
+        let request = try h.operatorKey.sign(PrivacyRequest.Unsigned(id: MessageID.random(), producedAt: Timestamp.now(),
+                                                                    action: .export, subjectType: .deviceSerial,
+                                                                    subject: cam.deviceSerial))
+        let bytes = try JSONCoding.encode(request)
+        let results = { @Sendable in
+            h.watcher.messages(on: h.configuration.privacy.results).compactMap { try? JSONCoding.decode(PrivacyResult.self, from: $0) }
+                .filter { $0.requestID == request.id }
+        }
+        try await h.producer.send(topic: h.configuration.privacy.requests, key: Array(cam.deviceSerial.utf8), value: bytes)
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in results().count == 1 })
+        try await h.producer.send(topic: h.configuration.privacy.requests, key: Array(cam.deviceSerial.utf8), value: bytes)
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in results().count == 2 }, "the replay got no answer")
+        let answers = results()
+        #expect(answers.first?.status == .completed)
+        #expect(answers.last?.status == .rejected && answers.last?.reason == .replayedCommand && Set(answers.map(\.id)).count == 2)
+        #expect(await h.waitForRejection(of: request.id)?["reason"] as? String == "replayed_command")
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
+            h.securityEvents().contains { $0.event == .privacyRequestRejected && $0.requestId == request.id && $0.reason == "replayed_command" }
+        })
         try Self.validateSchemas(h)
         await h.close()
     }

@@ -5,7 +5,8 @@ import Testing
 
 @testable import HallmarkRuntime
 
-/// Against the real PostgreSQL: the sweeper removes expired inbox entries and keeps the rest.
+/// Against the real PostgreSQL: the sweeper removes expired inbox entries and forgets expired
+/// answers, and keeps the rest.
 @Suite(.timeLimit(.minutes(5)))
 struct InboxSweeperTests {
     @Test func sweepRemovesOnlyEntriesOlderThanTheRetention() async throws {
@@ -14,15 +15,22 @@ struct InboxSweeperTests {
         let schema = "sweep_\(UUID().uuidString.prefix(8).lowercased())"
         let database = StageDatabase(pool: pool, schema: schema)
         try await database.migrate([], logger: Logger(label: "sweeper-test"))
-        let old = UUID(), fresh = UUID()
+        let old = UUID(), fresh = UUID(), recent = UUID()
+        let answer = Data([1, 2, 3])
         try await pool.execute("""
-            INSERT INTO \(unescaped: schema).hallmark_inbox (message_id, source_topic, processed_at)
-            VALUES (\(old), 't', now() - interval '3 hours'), (\(fresh), 't', now() - interval '1 hour')
+            INSERT INTO \(unescaped: schema).hallmark_inbox (message_id, source_topic, processed_at, outputs)
+            VALUES (\(old), 't', now() - interval '3 hours', \(answer)), (\(fresh), 't', now() - interval '1 hour', \(answer)),
+                   (\(recent), 't', now() - interval '10 minutes', \(answer))
             """)
-        let sweeper = InboxSweeper(database: database, retention: .seconds(2 * 3600), logger: Logger(label: "sweeper-test"))
+        // Entries go after two hours; their answers after half an hour.
+        let sweeper = InboxSweeper(database: database, retention: .seconds(2 * 3600), answerRetention: .seconds(1800),
+                                   logger: Logger(label: "sweeper-test"))
         #expect(try await sweeper.sweep() == 1)
-        let left = try await pool.query("SELECT message_id FROM \(unescaped: schema).hallmark_inbox")
-        #expect(try left.map { try $0.column(0, as: UUID.self) } == [fresh])
+        let left = try await pool.query("""
+            SELECT message_id, outputs FROM \(unescaped: schema).hallmark_inbox ORDER BY processed_at
+            """).decode((UUID, Data?).self)
+        #expect(left.map(\.0) == [fresh, recent])
+        #expect(left.map(\.1) == [nil, answer], "an answer past its retention was kept, or a recent one forgotten")
         try await pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
     }
 }

@@ -177,7 +177,8 @@ struct StageLoopIntegrationTests {
         let rows = try await h.pool.query(
             "SELECT version, count(*)::bigint FROM \(unescaped: h.schema).schema_migrations GROUP BY version ORDER BY version")
         let versions = try rows.map { try $0.decode((Int32, Int64).self) }
-        #expect(versions.map(\.0) == [0, 1, 2, Int32(StageDatabase.runtimeVersions + 1), Int32(StageDatabase.runtimeVersions + 4)])
+        #expect(versions.map(\.0) == [0, 1, 2, Int32(StageDatabase.runtimeVersions + 1), Int32(StageDatabase.runtimeVersions + 4),
+                                       Int32(StageDatabase.runtimeVersions + 8)])
         #expect(versions.allSatisfy { $0.1 == 1 })
         try await h.produceRequests(50)
         try await h.waitForEffects(50, timeout: .seconds(60))

@@ -65,6 +65,10 @@ public enum ServiceRunner {
             // would let that message's effects happen twice.
             let inboxRetention = Duration.seconds(
                 try settings.integer("HALLMARK_INBOX_RETENTION_HOURS", default: 7 * 24, in: 1...87_600) * 3600)
+            // How long a processed message's answer is kept for its redelivery: it can hold a
+            // whole request body, so it goes long before the id, which guards effects.
+            let answerRetention = Duration.seconds(
+                try settings.integer("HALLMARK_INBOX_ANSWER_RETENTION_HOURS", default: 24, in: 1...87_600) * 3600)
             try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(definition.topics + common)
             let producer = try KafkaProducer(configuration: kafka, logger: logger)
 
@@ -93,7 +97,8 @@ public enum ServiceRunner {
                                           instance: instance, logger: logger))
             }
             if let database {
-                support.append(InboxSweeper(database: database, retention: inboxRetention, logger: logger))
+                support.append(InboxSweeper(database: database, retention: inboxRetention, answerRetention: answerRetention,
+                                            logger: logger))
             }
             // The group stops services in reverse order: stages first, the publisher last.
             let services: [any Service] = support + (try await makeServices(context))

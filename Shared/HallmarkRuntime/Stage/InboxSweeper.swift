@@ -2,23 +2,28 @@ import HallmarkPostgres
 import Logging
 import ServiceLifecycle
 
-/// Deletes inbox entries older than the retention, so `<schema>.hallmark_inbox` stays bounded.
+/// Deletes inbox entries older than the retention, so `<schema>.hallmark_inbox` stays bounded,
+/// and forgets their answers (kept for redeliveries) once older than the answer retention.
 ///
 /// The retention must exceed how long a message can be redelivered (the topic's retention);
 /// an id swept earlier would be processed again if it came back.
 public struct InboxSweeper: Service {
     let database: StageDatabase
     let retention: Duration
+    let answerRetention: Duration
     let interval: Duration
     let logger: Logger
 
     /// - Parameters:
     ///   - retention: `HALLMARK_INBOX_RETENTION_HOURS`, default 7 days (Kafka's default retention).
+    ///   - answerRetention: `HALLMARK_INBOX_ANSWER_RETENTION_HOURS`, default a day: a redelivery
+    ///     later than that is refused `answer_expired` instead of answered again.
     ///   - interval: how often to sweep; default 10 minutes.
     public init(database: StageDatabase, retention: Duration = .seconds(7 * 24 * 3600),
-                interval: Duration = .seconds(600), logger: Logger) {
+                answerRetention: Duration = .seconds(24 * 3600), interval: Duration = .seconds(600), logger: Logger) {
         self.database = database
         self.retention = retention
+        self.answerRetention = answerRetention
         self.interval = interval
         self.logger = logger
     }
@@ -38,10 +43,15 @@ public struct InboxSweeper: Service {
         }
     }
 
-    /// Deletes the expired entries now; returns how many.
+    /// Deletes the expired entries and forgets the expired answers now; returns how many
+    /// entries went.
     @discardableResult
     public func sweep() async throws -> Int {
-        let seconds = Double(retention.components.seconds)
+        let seconds = Double(retention.components.seconds), answers = Double(answerRetention.components.seconds)
+        try await database.pool.execute("""
+            UPDATE \(unescaped: database.schema).hallmark_inbox SET outputs = NULL
+            WHERE processed_at < now() - make_interval(secs => \(answers)) AND outputs IS NOT NULL
+            """)
         return try await database.pool.execute("""
             DELETE FROM \(unescaped: database.schema).hallmark_inbox
             WHERE processed_at < now() - make_interval(secs => \(seconds))

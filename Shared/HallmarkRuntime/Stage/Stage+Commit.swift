@@ -137,7 +137,11 @@ extension Stage {
             fallthrough
         case .redelivery:
             if let firstOutcome { return Self.repeated(firstOutcome) }
-            return .duplicate(record.outputs ?? [])
+            guard let outputs = record.outputs else {
+                return .rejected(StageRejection(.answerExpired, "a redelivery whose answer was already forgotten"),
+                                 recorded: false)
+            }
+            return .duplicate(outputs)
         }
     }
 

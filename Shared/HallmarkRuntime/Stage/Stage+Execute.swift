@@ -46,8 +46,9 @@ extension Stage {
                 logger(for: kafka, id: message.header.id).info("redelivery answered again",
                                                                metadata: ["resent": "\(outputs.count)"])
             case .rejected(let rejection, _):
-                unit.items[index].outputs = rejectedOutput(kafka, id: message.header.id, rejection,
-                                                           refused: RefusedMessage(message, reason: rejection.reason))
+                // An expired answer is not for the result topic: the first answer went there.
+                let refused = rejection.reason == .answerExpired ? nil : RefusedMessage(message, reason: rejection.reason)
+                unit.items[index].outputs = rejectedOutput(kafka, id: message.header.id, rejection, refused: refused)
             }
         }
         return unit
