@@ -14,9 +14,10 @@ import HallmarkRuntime
 /// `invalid_provenance` without asking.
 ///
 /// Idempotent by submission id without the runtime's inbox. A redelivery (the same id with the
-/// same bytes, by the digest recorded with the submission) is not asked about again; if it has
-/// been answered, the recorded answer is sent again. The same id with other bytes is answered
-/// `id_reused` and raises a security event; nothing of it is logged.
+/// same content, by the ``StageMessage/contentDigest`` recorded with the submission) is not
+/// asked about again; if it has been answered, the recorded answer is sent again. The same id
+/// with other content is answered `id_reused` and raises a security event; nothing of it is
+/// logged.
 public struct SubmissionIntake: StageProcessor {
     /// What phase 1 made of a submission.
     public enum Prepared: Sendable {
@@ -30,7 +31,7 @@ public struct SubmissionIntake: StageProcessor {
     public struct Ask: Sendable {
         let message: StageMessage
         let row: SubmissionTable.Row
-        /// SHA-256 of the message's bytes.
+        /// The message's ``StageMessage/contentDigest``.
         let digest: Data
         let provenance: Provenance
         let request: StageOutput
@@ -100,7 +101,7 @@ public struct SubmissionIntake: StageProcessor {
                 let id = ask.row.id
                 if let digest = fresh[id] {
                     // The row's own message (the first of the batch with its id), a redelivery
-                    // of it within the batch, or other bytes under its id.
+                    // of it within the batch, or other content under its id.
                     guard digest == ask.digest else { return .reused }
                     guard taken.insert(id).inserted else { return .inProgress }
                     return ask.provenance.isValid && ask.provenance.holds(in: logged) ? .ask : .invalidProvenance
@@ -168,9 +169,9 @@ public struct SubmissionIntake: StageProcessor {
                                                reason: .invalidProvenance))
     }
 
-    /// `id_reused` for a message whose id was recorded for other bytes, and a security event.
-    /// Both ids are derived from the id and the bytes, so a redelivery of this message makes
-    /// the same ones, and neither is the id of the first message's answer.
+    /// `id_reused` for a message whose id was recorded for other content, and a security event.
+    /// Both ids are derived from the id and the content digest, so a redelivery of this message
+    /// makes the same ones, and neither is the id of the first message's answer.
     private func reused(_ ask: Ask) throws -> [StageOutput] {
         let message = ask.message
         let name = "id-reused-\(Hex.encode(ask.digest))"

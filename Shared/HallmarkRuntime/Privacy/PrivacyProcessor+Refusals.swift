@@ -24,8 +24,7 @@ extension PrivacyProcessor {
     public func refuse(resent message: StageMessage) throws -> StageRejection? {
         let request = try message.decode(PrivacyRequest.self)
         guard holder.subjectTypes.contains(request.subjectType) else { return nil }
-        let stale = Timestamp.parse(request.producedAt).map { abs(Date().timeIntervalSince($0)) > Double(windowSeconds) } ?? true
-        let reason: PrivacyResult.Reason = stale ? .staleRequest : .replayedCommand
+        let reason: PrivacyResult.Reason = isInWindow(request) ? .replayedCommand : .staleRequest
         let result = PrivacyResult(id: RefusedMessage.placeID(message.header.id, message.kafka, "privacy-\(audit.service)"),
                                    producedAt: Timestamp.now(), correlationID: message.correlationID,
                                    requestID: message.header.id, service: audit.service, instance: instance,

@@ -71,11 +71,15 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         guard request.verify(publicKey: key) else {
             return .refuse(message, request, .badSignature, "signature does not verify under key_id")
         }
-        guard let produced = Timestamp.parse(request.producedAt),
-              abs(Date().timeIntervalSince(produced)) <= Double(windowSeconds) else {
+        guard isInWindow(request) else {
             return .refuse(message, request, .staleRequest, "produced_at is more than \(windowSeconds) s from now")
         }
         return .act(message, request)
+    }
+
+    /// Whether a request's `produced_at` lies within the window either side of now.
+    func isInWindow(_ request: PrivacyRequest) -> Bool {
+        Timestamp.parse(request.producedAt).map { abs(Date().timeIntervalSince($0)) <= Double(windowSeconds) } ?? false
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {

@@ -32,7 +32,7 @@ extension Stage {
             } catch {
                 attempt += 1
                 if let rejection = rejection(for: error, attempts: attempt, limit: limit) {
-                    guard items.count > 1 else { return [.rejected(rejection, recorded: false)] }
+                    guard items.count > 1 else { return [.rejected(rejection)] }
                     var all: [CommitOutcome] = []
                     for item in items {
                         // The batch already failed enough: each message gets two tries.
@@ -61,9 +61,9 @@ extension Stage {
             return verdicts.map { verdict in
                 switch verdict {
                 case .outputs(let outputs):
-                    if let rejection = oversized(outputs) { return .rejected(rejection, recorded: false) }
-                    return .processed(outputs, recorded: false)
-                case .rejected(let rejection): return .rejected(rejection, recorded: false)
+                    if let rejection = oversized(outputs) { return .rejected(rejection) }
+                    return .processed(outputs)
+                case .rejected(let rejection): return .rejected(rejection)
                 }
             }
         }
@@ -82,7 +82,8 @@ extension Stage {
         var again: [Int] = []
         var remaining: [Int] = []
         for i in items.indices {
-            if first[Self.uuid(items[i].0)] == nil { first[Self.uuid(items[i].0)] = i; remaining.append(i) } else { again.append(i) }
+            let id = Self.uuid(items[i].0)
+            if first[id] == nil { first[id] = i; remaining.append(i) } else { again.append(i) }
         }
         var recorded: [Int] = []
         while !remaining.isEmpty {
@@ -116,20 +117,20 @@ extension Stage {
     }
 
     /// What a message whose id was seen before gets (DESIGN §2, ids): a redelivery its first
-    /// answer; the same bytes published again the same, unless the processor refuses a resent
-    /// message (a signed command's replay); other bytes or another topic `id_reused`.
+    /// answer; the same content published again the same, unless the processor refuses a resent
+    /// message (a signed command's replay); other content or another topic `id_reused`.
     /// `firstOutcome` is the outcome of the earlier message in the same unit, if it was there.
     func sighted(_ message: StageMessage, _ record: Inbox.Record?, firstOutcome: CommitOutcome? = nil) -> CommitOutcome {
         // No record: the earlier message was not recorded (its result was too large).
         guard let record else { return firstOutcome.map(Self.repeated) ?? .duplicate([]) }
         switch Inbox.sighting(of: message, against: record) {
         case .reused(let otherTopic):
-            return .rejected(idReused(message, otherTopic: otherTopic), recorded: false)
+            return .rejected(idReused(message, otherTopic: otherTopic))
         case .resent:
             do {
-                if let rejection = try processor.refuse(resent: message) { return .rejected(rejection, recorded: false) }
+                if let rejection = try processor.refuse(resent: message) { return .rejected(rejection) }
             } catch let rejection as StageRejection {
-                return .rejected(rejection, recorded: false)
+                return .rejected(rejection)
             } catch {
                 logger(for: message.kafka, id: message.header.id).warning("resent message not judged", metadata: [
                     "error": "\(ErrorPolicy.safeDescription(error))"])
@@ -138,8 +139,7 @@ extension Stage {
         case .redelivery:
             if let firstOutcome { return Self.repeated(firstOutcome) }
             guard let outputs = record.outputs else {
-                return .rejected(StageRejection(.answerExpired, "a redelivery whose answer was already forgotten"),
-                                 recorded: false)
+                return .rejected(StageRejection(.answerExpired, "a redelivery whose answer was already forgotten"))
             }
             return .duplicate(outputs)
         }
@@ -148,8 +148,8 @@ extension Stage {
     /// The outcome of an earlier message, for its redelivery in the same unit.
     private static func repeated(_ outcome: CommitOutcome) -> CommitOutcome {
         switch outcome {
-        case .processed(let outputs, _), .duplicate(let outputs): .duplicate(outputs)
-        case .rejected(let rejection, _): .rejected(rejection, recorded: false)
+        case .processed(let outputs), .duplicate(let outputs), .rejected(_, recorded: let outputs?): .duplicate(outputs)
+        case .rejected(let rejection, recorded: nil): .rejected(rejection)
         }
     }
 
@@ -157,7 +157,7 @@ extension Stage {
     func idReused(_ message: StageMessage, otherTopic: Bool) -> StageRejection {
         let relation = otherTopic ? "other_topic" : "other_bytes"
         let detail = otherTopic ? "the id was already used on another topic of this service"
-            : "the id was already used for other bytes on this topic"
+            : "the id was already used for other content on this topic"
         let event = SecurityEvent(
             id: RefusedMessage.placeID(message.header.id, message.kafka, "id-reused"),
             producedAt: Timestamp.now(), service: configuration.service, instance: configuration.instance,
@@ -185,15 +185,15 @@ extension Stage {
             switch verdict {
             case .outputs(let o):
                 if let rejection = oversized(o) {
-                    oversize.append((i, .rejected(rejection, recorded: false)))
+                    oversize.append((i, .rejected(rejection)))
                     continue
                 }
                 outputs = o
-                taken[i] = .processed(o, recorded: true)
+                taken[i] = .processed(o)
             case .rejected(let rejection):
                 outputs = rejectionRecord(message.kafka, id: message.header.id, rejection,
                                           refused: RefusedMessage(message, reason: rejection.reason))
-                taken[i] = .rejected(rejection, recorded: true)
+                taken[i] = .rejected(rejection, recorded: outputs)
             }
             let id = Self.uuid(message)
             index[id] = i

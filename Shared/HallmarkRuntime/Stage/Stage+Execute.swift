@@ -37,7 +37,7 @@ extension Stage {
         for ((index, message, _), outcome) in zip(pending, outcomes) {
             let kafka = unit.items[index].message
             switch outcome {
-            case .processed(let outputs, _):
+            case .processed(let outputs):
                 unit.processed += 1
                 unit.items[index].outputs = outputs
             case .duplicate(let outputs):
@@ -45,7 +45,11 @@ extension Stage {
                 unit.items[index].outputs = outputs
                 logger(for: kafka, id: message.header.id).info("redelivery answered again",
                                                                metadata: ["resent": "\(outputs.count)"])
-            case .rejected(let rejection, _):
+            case .rejected(let rejection, let recorded?):
+                // Made in its transaction and recorded with it: sent as recorded.
+                noteRejected(kafka, id: message.header.id, rejection)
+                unit.items[index].outputs = recorded
+            case .rejected(let rejection, nil):
                 // An expired answer is not for the result topic: the first answer went there.
                 let refused = rejection.reason == .answerExpired ? nil : RefusedMessage(message, reason: rejection.reason)
                 unit.items[index].outputs = rejectedOutput(kafka, id: message.header.id, rejection, refused: refused)

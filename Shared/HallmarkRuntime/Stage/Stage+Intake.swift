@@ -61,11 +61,16 @@ extension Stage {
     /// result topic when its id is readable (`refused`), then the rejection's own outputs.
     func rejectedOutput(_ message: KafkaMessage, id: String?, _ rejection: StageRejection,
                         refused: RefusedMessage? = nil) -> [StageOutput] {
+        noteRejected(message, id: id, rejection)
+        return rejectionRecord(message, id: id, rejection, refused: refused)
+    }
+
+    /// Counts and logs a rejection.
+    func noteRejected(_ message: KafkaMessage, id: String?, _ rejection: StageRejection) {
         metrics.rejected(rejection.reason).increment()
         logger(for: message, id: id).notice("message rejected", metadata: [
             "reason": "\(rejection.reason)", "detail": "\(rejection.detail)",
         ])
-        return rejectionRecord(message, id: id, rejection, refused: refused)
     }
 
     /// The rejected-topic record for a message; then, when its id is readable and the

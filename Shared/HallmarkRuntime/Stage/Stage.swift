@@ -16,7 +16,7 @@ import Synchronization
 /// - **At least once, effects once.** An offset is stored only after its message's outputs
 ///   are acknowledged. A transactional stage records each message in its inbox with its
 ///   outputs, in the transaction of its effects, so a redelivery gets those outputs again and
-///   never re-applies the effects, and an id reused for other bytes or on another topic is
+///   never re-applies the effects, and an id reused for other content or on another topic is
 ///   refused `id_reused`; without a transaction, effects must be idempotent by
 ///   message id. Output ids are derived from input ids, so consumers can drop duplicates.
 /// - **Order.** Messages of one key (lanes) or one partition (batches) are processed in order.

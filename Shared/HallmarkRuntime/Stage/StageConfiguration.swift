@@ -22,7 +22,7 @@ public struct StageConfiguration: Sendable {
     /// too large). False for inputs that may identify a device (Birthmark submissions): the
     /// record then carries the original's SHA-256 and size only. Default true.
     public var rejectedCopiesOriginal: Bool = true
-    /// Where the runtime's own security events go (an id used again for other bytes or on
+    /// Where the runtime's own security events go (an id used again for other content or on
     /// another topic). `HALLMARK_SECURITY_TOPIC`, default `hallmark.security`.
     public var securityTopic: String
     /// Topics a message's `reply_to` may name; a result goes there instead of the stage's

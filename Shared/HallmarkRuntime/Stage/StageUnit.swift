@@ -29,10 +29,12 @@ enum PrepareOutcome<Prepared: Sendable>: Sendable {
 
 /// What phase 2 made of one message.
 enum CommitOutcome: Sendable {
-    /// Processed now; `recorded` when its outputs are in the inbox.
-    case processed([StageOutput], recorded: Bool)
+    /// Processed now.
+    case processed([StageOutput])
     /// Committed before (a redelivery): its first answer again.
     case duplicate([StageOutput])
-    /// Rejected; `recorded` when the rejection is in the inbox (a redelivery gets it again).
-    case rejected(StageRejection, recorded: Bool)
+    /// Rejected. `recorded`: the outputs recorded for it in the inbox with its transaction
+    /// (its rejected record, answer and the rejection's own outputs), sent as they are and
+    /// given again to a redelivery; nil when nothing was recorded.
+    case rejected(StageRejection, recorded: [StageOutput]? = nil)
 }
