@@ -10,6 +10,8 @@ final class GatewayMetrics: Sendable {
     let decrypted: Counter
     /// Decrypt requests refused, by reason (`authentication_failed` is tampering or a wrong key).
     let decryptRejected: [DecryptResult.Reason: Counter]
+    /// Encrypt requests answered `rejected`, by reason (the encrypt result schema's codes).
+    private let encryptRejections: [String: Counter]
     /// Plaintext bytes encrypted and decrypted.
     let encryptedBytes: Counter
     let decryptedBytes: Counter
@@ -26,7 +28,13 @@ final class GatewayMetrics: Sendable {
         decryptRejected = Dictionary(uniqueKeysWithValues: DecryptResult.Reason.allCases.map {
             ($0, Counter(label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
         })
+        encryptRejections = Dictionary(uniqueKeysWithValues: EnvelopeProcessor.encryptRejectionReasons.map {
+            ($0, Counter(label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims + [("reason", $0)]))
+        })
         encryptedBytes = Counter(label: "hallmark_gateway_encrypted_bytes_total", dimensions: dims)
         decryptedBytes = Counter(label: "hallmark_gateway_decrypted_bytes_total", dimensions: dims)
     }
+
+    /// The counter of encrypt rejections for `reason` (one of ``EnvelopeProcessor/encryptRejectionReasons``).
+    func encryptRejected(_ reason: String) -> Counter { encryptRejections[reason] ?? encryptRejections["malformed"]! }
 }

@@ -8,10 +8,6 @@ import HallmarkSmileID
 extension SignerProcessor {
     /// Phase 1 of a verify request: the MAC and timestamp checks (PBKDF2 on the pool).
     func verify(_ message: StageMessage, _ carrier: RequestCarrier) async throws -> RequestVerifier.Outcome {
-        // An accepted verify result may be verified again; a rejected one carries no request to check.
-        if message.header.schema == VerifyResult.schemaName, message.fields["verdict"]?.string != "accepted" {
-            throw StageRejection(.schemaViolation, "a rejected verify result is not a request to verify")
-        }
         return try await verifier.verify(headers: carrier.headers, body: try carrier.body(),
                                          secrets: secrets.secrets, now: now())
     }
@@ -57,9 +53,13 @@ extension SignerProcessor {
     /// A verify request refused with a readable id (a broken envelope, too large, an id already
     /// used on the sign topic or for other bytes, failing) is answered `rejected` on the verify
     /// result topic with the runtime's code (`malformed`, `oversized`, `id_reused`,
-    /// `processing_failed`), echoing neither headers nor body. A sign result has no rejected
-    /// form: a refused sign request's answer is its rejected record.
+    /// `processing_failed`), echoing neither headers nor body. A refused sign request is
+    /// answered the same way on the sign result topic, in its rejected form.
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+        if message.kafka.topic == configuration.signInput {
+            let result = rejection(message.resultID, message.id, message.correlationID, reason: message.resultReason)
+            return [try .json(topic: message.replyTopic(or: configuration.signOutput), key: message.key, result)]
+        }
         guard message.kafka.topic == configuration.verifyInput else { return nil }
         let reason = VerifyReason(rawValue: message.resultReason) ?? .malformed
         let result = VerifyResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
@@ -73,7 +73,7 @@ extension SignerProcessor {
     /// the signer cannot key on, bad base64, …) is answered `malformed` on the verify result
     /// topic, as DESIGN SIGN-1 says. The request's parts are echoed only when the result's own
     /// schema takes them; otherwise the verdict carries no headers and no body. A sign request
-    /// that breaks its schema goes to the rejected topic (a sign result has no verdict).
+    /// that breaks its schema is answered by ``answer(refused:)``, after its rejected record.
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         guard message.kafka.topic == configuration.verifyInput else { return nil }
         func verdict(echoing echo: Bool) -> VerifyResult {
@@ -92,5 +92,37 @@ extension SignerProcessor {
         }
         metrics.rejected[.malformed]?.increment()
         return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+    }
+}
+
+extension SignerProcessor {
+    /// The answer to a rejected result given as a request (a chain's earlier stage refused
+    /// it, so there is nothing to sign or verify): `upstream_rejected`, with its reason, on
+    /// the input's result topic. It is an answer, not a fault: no rejected record.
+    func upstream(_ message: StageMessage, _ reason: String) throws -> StageOutput {
+        let key = Self.key(message, message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:])
+        if message.kafka.topic == configuration.signInput {
+            let result = rejection(message.resultID, message.header.id, message.correlationID,
+                                   reason: CarrierRejection<SignResult>.upstreamRejected, upstream: reason)
+            return try .json(topic: message.replyTopic(or: configuration.signOutput), key: key, result)
+        }
+        metrics.rejected[.upstreamRejected]?.increment()
+        let result = VerifyResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                                  requestID: message.header.id, reason: .upstreamRejected, secretVersion: nil, method: nil,
+                                  path: nil, headers: [:], bodyB64: "", upstreamReason: reason)
+        return try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result)
+    }
+
+    /// The codes a rejected sign result can carry (its schema's `reason`).
+    static let signRejectionReasons: Set<String> = ["malformed", "oversized", "id_reused", "processing_failed",
+                                                     CarrierRejection<SignResult>.upstreamRejected]
+
+    /// A rejected sign result, counted: `reason` when the schema lists it, else `malformed`.
+    func rejection(_ id: String, _ requestID: String, _ correlationID: String, reason: String,
+                   upstream: String? = nil) -> CarrierRejection<SignResult> {
+        let reason = Self.signRejectionReasons.contains(reason) ? reason : "malformed"
+        metrics.signRejected(reason).increment()
+        return CarrierRejection(id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
+                                reason: reason, upstreamReason: upstream)
     }
 }

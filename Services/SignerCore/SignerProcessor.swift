@@ -20,6 +20,9 @@ public struct SignerProcessor: StageProcessor {
     /// A message after phase 1.
     public enum Prepared: Sendable {
         case signed(StageMessage, SignResult)
+        /// A rejected result given as a request (a chain's earlier stage refused it): its
+        /// `upstream_rejected` answer.
+        case upstream(StageMessage, StageOutput)
         case verified(StageMessage, RequestCarrier, RequestVerifier.Outcome)
     }
 
@@ -65,6 +68,7 @@ public struct SignerProcessor: StageProcessor {
         if let ms = message.kafka.timestampMilliseconds {
             metrics.consumerLag.record(max(0, Int64(now().timeIntervalSince1970 * 1000) - ms))
         }
+        if let reason = RequestCarrier.rejection(in: message.fields) { return .upstream(message, try upstream(message, reason)) }
         let carrier = try message.decode(RequestCarrier.self)
         if message.kafka.topic == configuration.signInput { return try await sign(message, carrier) }
         return .verified(message, carrier, try await verify(message, carrier))
@@ -77,6 +81,8 @@ public struct SignerProcessor: StageProcessor {
             case .signed(let message, let result):
                 verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.signOutput),
                                                     key: Self.key(message, result.headers), result)]))
+            case .upstream(_, let answer):
+                verdicts.append(.outputs([answer]))
             case .verified(let message, let carrier, let outcome):
                 verdicts.append(.outputs(try await verdict(message, carrier, outcome, context: context)))
             }

@@ -21,6 +21,9 @@ public struct DecryptResult: HallmarkMessage, Hashable {
         case oversized
         case idReused = "id_reused"
         case processingFailed = "processing_failed"
+        /// The request was a rejected result (a chain's earlier stage refused it, a verify
+        /// stage found a bad MAC): nothing is decrypted.
+        case upstreamRejected = "upstream_rejected"
     }
 
     public var schema = DecryptResult.schemaName
@@ -36,6 +39,8 @@ public struct DecryptResult: HallmarkMessage, Hashable {
     public var headers: [String: String]?
     /// The plaintext body, base64 (accepted only).
     public var bodyB64: String?
+    /// With `upstream_rejected`: the reason the rejected result given as the request carried.
+    public var upstreamReason: String?
 
     /// An accepted result carrying the decrypted request.
     public init(id: String, producedAt: String, correlationID: String, requestID: String, headers: [String: String],
@@ -52,13 +57,15 @@ public struct DecryptResult: HallmarkMessage, Hashable {
     }
 
     /// A rejected result.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason) {
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason,
+                upstreamReason: String? = nil) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
         self.requestID = requestID
         status = .rejected
         self.reason = reason
+        self.upstreamReason = reason == .upstreamRejected ? upstreamReason : nil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -67,5 +74,6 @@ public struct DecryptResult: HallmarkMessage, Hashable {
         case correlationID = "correlation_id"
         case requestID = "request_id"
         case bodyB64 = "body_b64"
+        case upstreamReason = "upstream_reason"
     }
 }

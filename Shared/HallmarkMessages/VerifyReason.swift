@@ -10,5 +10,7 @@ public enum VerifyReason: String, Sendable, CaseIterable, Codable {
     /// other bytes or on another topic, or processing that kept failing.
     case oversized
     case idReused = "id_reused"
+    /// The request was a rejected result (a chain's earlier stage refused it): nothing to verify.
+    case upstreamRejected = "upstream_rejected"
     case processingFailed = "processing_failed"
 }

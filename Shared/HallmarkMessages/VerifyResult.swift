@@ -20,9 +20,12 @@ public struct VerifyResult: HallmarkMessage, Equatable {
     public var path: String?
     public var headers: [String: String]
     public var bodyB64: String
+    /// With `upstream_rejected`: the reason the rejected result given as the request carried.
+    public var upstreamReason: String?
 
     public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: VerifyReason?,
-                secretVersion: String?, method: String?, path: String?, headers: [String: String], bodyB64: String) {
+                secretVersion: String?, method: String?, path: String?, headers: [String: String], bodyB64: String,
+                upstreamReason: String? = nil) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -34,6 +37,7 @@ public struct VerifyResult: HallmarkMessage, Equatable {
         self.path = path
         self.headers = headers
         self.bodyB64 = bodyB64
+        self.upstreamReason = reason == .upstreamRejected ? upstreamReason : nil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -43,5 +47,6 @@ public struct VerifyResult: HallmarkMessage, Equatable {
         case requestID = "request_id"
         case secretVersion = "secret_version"
         case bodyB64 = "body_b64"
+        case upstreamReason = "upstream_reason"
     }
 }

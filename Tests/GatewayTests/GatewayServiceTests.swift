@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import HallmarkClient
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
@@ -136,6 +137,67 @@ struct GatewayServiceTests {
             let plain = try await h.answer(DecryptResult.self, to: request.id, on: h.decryptOutput)
             #expect(plain.status == .accepted && plain.bodyB64.flatMap { Data(base64Encoded: $0) } == body)
         }
+        for process in [gateway, signer] {
+            process.signal(SIGTERM)
+            #expect(await process.waitForExit(timeout: .seconds(30)) == 0)
+        }
+        await h.close()
+    }
+
+    /// The same chain, with requests it must refuse (DESIGN §2): a multipart body the gateway
+    /// cannot split is answered at every hop — encrypt `malformed_multipart`, then sign, verify
+    /// and decrypt `upstream_rejected` naming that first cause — with nothing half-encrypted
+    /// chained on and no rejected record after the first; and a request whose MAC fails
+    /// verification is answered `bad_mac` and never decrypted.
+    @Test func refusalsFlowDownTheChainAndABadMACIsNeverDecrypted() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("refusals", [
+            "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": h.signInput, "HALLMARK_GATEWAY_DECRYPT_INPUT": h.verifyOutput,
+            "HALLMARK_GATEWAY_DECRYPT_SCHEMAS": "\(DecryptRequest.schemaName),\(VerifyResult.schemaName)",
+        ])
+        let signer = try await h.startSigner("refusals")
+        // The hops between: encrypt results on the sign input, sign results on the verify input.
+        let hops = try AnswerWatcher(kafka: h.kafka, topics: [h.signInput, h.topic("verify.in")], fromStart: true,
+                                     logger: h.logger)
+        let hopReader = Task { await hops.run() }
+        defer { hopReader.cancel() }
+        let broken = Self.encryptRequest(GatewayFixtures.multipart().prefix(40), type: GatewayFixtures.multipartType)
+        try await h.send(h.encryptInput, key: "002", message: broken)
+        // An ENC-1 request with a forged MAC, straight to the verify stage.
+        let (body, sealed) = try SmileIDEncryption.encryptBody(Data("forged".utf8), secret: "test-secret",
+                                                               timestamp: Timestamp.now(), requestId: "forged-1")
+        let headers = sealed.merging(["SmileID-Partner-ID": "002", "SmileID-Request-Timestamp": Timestamp.now(),
+                                      "SmileID-Request-Mac": Data(count: 32).base64EncodedString()]) { $1 }
+        let forged = VerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/v1/upload",
+                                   headers: headers, bodyB64: body.base64EncodedString())
+        try await h.send(h.topic("verify.in"), key: "002", message: forged)
+
+        let encrypt = try #require(await hops.answer(for: broken.id, on: h.signInput, timeout: .seconds(90)))
+        let sign = try #require(await hops.answer(for: broken.id, on: h.topic("verify.in"), timeout: .seconds(90)))
+        let verdict = try await h.answer(VerifyResult.self, to: broken.id, on: h.verifyOutput)
+        let plain = try await h.answer(DecryptResult.self, to: broken.id, on: h.decryptOutput)
+        let e = try JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: encrypt)
+        #expect(e.status == "rejected" && e.reason == "malformed_multipart" && e.upstreamReason == nil)
+        let s = try JSONCoding.decode(CarrierRejection<SignResult>.self, from: sign)
+        #expect(s.reason == "upstream_rejected" && s.upstreamReason == "malformed_multipart")
+        #expect(verdict.reason == VerifyReason.upstreamRejected.rawValue && verdict.upstreamReason == "malformed_multipart")
+        #expect(verdict.headers.isEmpty && verdict.bodyB64.isEmpty)
+        #expect(plain.reason == .upstreamRejected && plain.upstreamReason == "malformed_multipart" && plain.bodyB64 == nil)
+        for (bytes, schema) in [(encrypt, EncryptResult.schemaName), (sign, SignResult.schemaName)] {
+            try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(bytes)), against: schema)
+        }
+        try h.validateAnswer(to: broken.id, on: h.verifyOutput, against: VerifyResult.schemaName)
+        try h.validateAnswer(to: broken.id, on: h.decryptOutput, against: DecryptResult.schemaName)
+        await hops.close()
+
+        let badMAC = try await h.answer(VerifyResult.self, to: forged.id, on: h.verifyOutput)
+        #expect(badMAC.reason == VerifyReason.badMAC.rawValue)
+        let refused = try await h.answer(DecryptResult.self, to: forged.id, on: h.decryptOutput)
+        #expect(refused.status == .rejected && refused.reason == .upstreamRejected && refused.upstreamReason == "bad_mac")
+        #expect(refused.bodyB64 == nil && refused.headers == nil)
+        // One rejected record, the gateway's for the broken body: the later hops answered.
+        #expect(try await eventually { h.rejections()[broken.id]?.count == 1 })
+        #expect(h.rejections().count == 1, "\(h.rejections().keys)")
         for process in [gateway, signer] {
             process.signal(SIGTERM)
             #expect(await process.waitForExit(timeout: .seconds(30)) == 0)

@@ -12,9 +12,11 @@ import Testing
 /// with the gateway as its own process on the real broker.
 @Suite("Gateway E2EE answers", .serialized, .timeLimit(.minutes(4)))
 struct GatewaySessionAnswerTests {
-    func handshake(_ h: GatewayHarness, _ client: inout InvisoClient) async throws -> E2EEHandshakeResult {
+    func handshake(_ h: GatewayHarness, _ client: inout InvisoClient, on topic: String? = nil) async throws
+        -> E2EEHandshakeResult
+    {
         let request = client.handshake()
-        try await h.send(h.topic("handshake.in"), key: client.sessionID, message: request)
+        try await h.send(topic ?? h.topic("handshake.in"), key: client.sessionID, message: request)
         let result = try await h.answer(E2EEHandshakeResult.self, to: request.id, on: h.topic("handshake.out"))
         if result.status == .keyExchangeComplete { try client.complete(result) }
         return result
@@ -48,45 +50,55 @@ struct GatewaySessionAnswerTests {
         await h.close()
     }
 
-    /// Issue 30 §3 through two gateway processes in one group: the session's inbound messages
-    /// are published to every partition, so both replicas cache its key. The session is closed
-    /// and its id taken again (both on the replica owning its handshake partition); then a
-    /// message sealed with the old key and one with the new key go to every partition, one at a
-    /// time. No replica may decrypt the old key's message, and every replica decrypts the new
+    /// Issue 30 §3 through two gateway processes in one group, with the handshake, inbound and
+    /// outbound topics of equal and of different partition counts (one handshake partition:
+    /// a session's handshake lands on one replica, its traffic on both). The session's inbound
+    /// messages are published to every partition, so both replicas cache its key. The session is
+    /// closed and its id taken again (both on the replica owning its handshake partition); then
+    /// a message sealed with the old key and one with the new key go to every partition, one at
+    /// a time. No replica may decrypt the old key's message, and every replica decrypts the new
     /// session's messages and seals its replies with the new key.
-    @Test func twoReplicasNeverUseAClosedSessionsKeyForTheNextOne() async throws {
+    @Test(arguments: [[4, 4, 4], [1, 5, 3]])
+    func twoReplicasNeverUseAClosedSessionsKeyForTheNextOne(partitions: [Int]) async throws {
         let h = try await GatewayHarness()
-        let group = ["HALLMARK_GROUP_ID": "test-gateway-\(h.id)-generations"]
-        let a = try await h.startGateway("a", group)
-        let b = try await h.startGateway("b", group)
+        let (handshakes, inbound, outbound) = (h.topic("handshake.p\(partitions[0])"), h.topic("inbound.p\(partitions[1])"),
+                                               h.topic("outbound.p\(partitions[2])"))
+        for (topic, count) in zip([handshakes, inbound, outbound], partitions) {
+            _ = try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics([topic], partitions: count)
+        }
+        let environment = ["HALLMARK_GROUP_ID": "test-gateway-\(h.id)-generations", "HALLMARK_GATEWAY_HANDSHAKE_INPUT": handshakes,
+                           "HALLMARK_GATEWAY_INBOUND_INPUT": inbound, "HALLMARK_GATEWAY_OUTBOUND_INPUT": outbound]
+        let a = try await h.startGateway("a", environment)
+        let b = try await h.startGateway("b", environment)
         var old = try InvisoClient()
-        #expect(try await handshake(h, &old).status == .keyExchangeComplete)
+        #expect(try await handshake(h, &old, on: handshakes).status == .keyExchangeComplete)
         func send(_ message: E2EEInbound, partition: Int32) async throws -> E2EEPlaintext {
-            try await h.producer.send([KafkaOutgoingMessage(topic: h.topic("inbound.in"), key: Array(message.sessionID.utf8),
+            try await h.producer.send([KafkaOutgoingMessage(topic: inbound, key: Array(message.sessionID.utf8),
                                                             value: try JSONCoding.encode(message), partition: partition)])
             return try await h.answer(E2EEPlaintext.self, to: message.id, on: h.topic("plaintext.out"), timeout: .seconds(60))
         }
+        let inboundPartitions = Int32(0)..<Int32(partitions[1])
         var counter: UInt64 = 0
-        for partition in Int32(0)..<4 {
+        for partition in inboundPartitions {
             #expect(try await send(try old.inbound("old \(partition)", counter: counter), partition: partition).status == .decrypted)
             counter += 1
         }
         let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: old.sessionID)
-        try await h.send(h.topic("handshake.in"), key: old.sessionID, message: close)
+        try await h.send(handshakes, key: old.sessionID, message: close)
         #expect(try await h.answer(E2EEHandshakeResult.self, to: close.id, on: h.topic("handshake.out")).status == .closed)
         var new = try InvisoClient(sessionID: old.sessionID)
-        #expect(try await handshake(h, &new).status == .keyExchangeComplete)
-        for partition in Int32(0)..<4 {
+        #expect(try await handshake(h, &new, on: handshakes).status == .keyExchangeComplete)
+        for partition in inboundPartitions {
             let stale = try await send(try old.inbound("stale \(partition)", counter: counter + 100), partition: partition)
             #expect(stale.status == .rejected && stale.reason == .authenticationFailed,
                     "partition \(partition), old key: \(stale.status) \(String(describing: stale.reason))")
             let genuine = try await send(try new.inbound("new \(partition)", counter: UInt64(partition)), partition: partition)
             #expect(genuine.status == .decrypted, "partition \(partition), new key: \(String(describing: genuine.reason))")
         }
-        for partition in Int32(0)..<4 {
+        for partition in Int32(0)..<Int32(partitions[2]) {
             let request = E2EEOutboundRequest(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: new.sessionID,
                                               plaintextB64: Data("reply \(partition)".utf8).base64EncodedString())
-            try await h.producer.send([KafkaOutgoingMessage(topic: h.topic("outbound.in"), key: Array(new.sessionID.utf8),
+            try await h.producer.send([KafkaOutgoingMessage(topic: outbound, key: Array(new.sessionID.utf8),
                                                             value: try JSONCoding.encode(request), partition: partition)])
             let reply = try await h.answer(E2EEOutbound.self, to: request.id, on: h.topic("outbound.out"), timeout: .seconds(60))
             #expect((try? new.open(reply)) == "reply \(partition)", "partition \(partition): not sealed with the new key")

@@ -27,6 +27,8 @@ extension MessageExamples {
             Example("passed through", EncryptResult(id: id(), producedAt: now(), correlationID: request, requestID: request,
                                                     decision: .passedThrough(.excludedPath), headers: headers, bodyB64: plain,
                                                     path: "/v1/health")),
+            Example("rejected", CarrierRejection<EncryptResult>(id: id(), producedAt: now(), correlationID: request,
+                                                                requestID: request, reason: "malformed_multipart")),
             Example("request", DecryptRequest(id: id(), producedAt: now(), headers: encrypted, bodyB64: envelope, method: "POST",
                                               path: "/v1/id_verification")),
             Example("accepted", DecryptResult(id: id(), producedAt: now(), correlationID: request, requestID: request,

@@ -85,6 +85,11 @@ public enum MessageExamples {
             Example("signed", SignResult(id: id(), producedAt: now(), correlationID: request, requestID: request,
                                          method: "POST", path: "/v1/submit_job", headers: signed, bodyB64: body,
                                          secretVersion: "v1")),
+            Example("rejected", CarrierRejection<SignResult>(id: id(), producedAt: now(), correlationID: "job-1",
+                                                             requestID: request, reason: "malformed")),
+            Example("rejected upstream", CarrierRejection<SignResult>(
+                id: id(), producedAt: now(), correlationID: request, requestID: request, reason: "upstream_rejected",
+                upstreamReason: "malformed_multipart")),
             Example("request", VerifyRequest(id: id(), producedAt: now(), method: "POST", path: "/v1/submit_job",
                                              headers: signed, bodyB64: body, correlationID: "job-1")),
             Example("accepted", VerifyResult(id: id(), producedAt: now(), correlationID: request, requestID: request,

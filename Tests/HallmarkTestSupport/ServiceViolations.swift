@@ -112,9 +112,10 @@ public enum ServiceViolations {
     /// One line per document not answered exactly once: at most one rejected record (with the
     /// right reason and original) and at most one answer of the service's own, at least one of
     /// them, and a rejected record for every document the processor never saw. `typed` says
-    /// whether a service's own answer is acceptable for a document.
-    public static func problems(_ sent: [Sent], _ answers: [[Answer]],
-                                typed: (Sent, Answer) -> Bool) -> [String] {
+    /// whether a service's own answer is acceptable for a document; `answered`, whether one is
+    /// required (DESIGN §2: when its id reads).
+    public static func problems(_ sent: [Sent], _ answers: [[Answer]], typed: (Sent, Answer) -> Bool,
+                                answered: (Sent) -> Bool = { _ in false }) -> [String] {
         var out: [String] = []
         for (s, found) in zip(sent, answers) {
             let records = found.filter(\.isRejection), own = found.filter { !$0.isRejection }
@@ -130,6 +131,8 @@ public enum ServiceViolations {
             }
             if let answer = own.first, !typed(s, answer) {
                 out.append("\(s.label): answered by \(answer.message["schema"]?.string ?? "?") on \(answer.topic)")
+            } else if own.isEmpty && answered(s) {
+                out.append("\(s.label): no answer on the result topic")
             }
         }
         return out

@@ -16,10 +16,11 @@ struct SignerRobustnessTests {
         defer { Task { await h.close() } }
         let signer = try await h.startSigner("malformed", ["HALLMARK_MAX_MESSAGE_BYTES": "65536"])
         let envelope = { (schema: String) in #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())""# }
-        // Each kind names where its one answer goes: a verify request that parses as an
-        // envelope of the verify schema but breaks the schema is answered `malformed` on the
-        // verify result topic (DESIGN SIGN-1); everything else is a rejected record.
-        enum Answer { case rejected, malformed }
+        // Each kind names where its answers go: a verify request that parses as an envelope of
+        // the verify schema but breaks the schema is answered `malformed` on the verify result
+        // topic (DESIGN SIGN-1); a sign request with a readable id gets a rejected record and a
+        // rejected sign result (DESIGN §2); everything else is a rejected record.
+        enum Answer { case rejected, malformed, refusedSign(String) }
         let kinds: [(topic: String, answer: Answer, make: () -> [UInt8])] = [
             (h.verifyInput, .rejected, { Array("not json".utf8) }),
             (h.verifyInput, .rejected, { Array("[1,2,3]".utf8) }),
@@ -33,21 +34,27 @@ struct SignerRobustnessTests {
             (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{\"a\":1},\"body_b64\":\"\"}".utf8) }),
             (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{},\"body_b64\":\"***\"}".utf8) }),
             (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"path\":\"/\",\"headers\":{},\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }),
-            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, .rejected, { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}".utf8) }),
+            (h.signInput, .refusedSign("malformed"), { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, .refusedSign("malformed"), { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }),
+            (h.signInput, .refusedSign("malformed"), { Array("{\(envelope(SignRequest.schemaName)),\"body_b64\":\"\"}".utf8) }),
+            (h.signInput, .refusedSign("oversized"), { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}".utf8) }),
         ]
         var expectRejected = 0
         var malformedIDs: [String] = []
+        var refusedSigns: [String: String] = [:]
         for i in 0..<200 {
             let kind = kinds[i % kinds.count]
             let bytes = kind.make()
+            func id() throws -> String {
+                let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+                return try #require(object?["id"] as? String)
+            }
             switch kind.answer {
             case .rejected: expectRejected += 1
-            case .malformed:
-                let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
-                malformedIDs.append(try #require(object?["id"] as? String))
+            case .malformed: malformedIDs.append(try id())
+            case .refusedSign(let reason):
+                expectRejected += 1
+                refusedSigns[try id()] = reason
             }
             try await h.send(kind.topic, key: "bad-\(i % 7)", bytes)
         }
@@ -59,6 +66,14 @@ struct SignerRobustnessTests {
         let verdicts = try await h.results(h.verifyOutput, for: malformedIDs)
         #expect(verdicts.count == malformedIDs.count)
         #expect(verdicts.values.allSatisfy { $0.count == 1 && $0.first?["reason"] as? String == "malformed" })
+        let signAnswers = try await h.results(h.signOutput, for: Array(refusedSigns.keys))
+        #expect(signAnswers.count == refusedSigns.count)
+        for (id, reason) in refusedSigns {
+            let answer = signAnswers[id]
+            #expect(answer?.count == 1 && answer?.first?["status"] as? String == "rejected"
+                        && answer?.first?["reason"] as? String == reason && answer?.first?["headers"] == nil,
+                    "\(reason): \(String(describing: answer))")
+        }
         let rejected = try await h.read(h.rejected) { $0.count >= expectRejected }
         #expect(rejected.count == expectRejected)
         let sources = Set(rejected.compactMap { r -> String? in

@@ -6,8 +6,9 @@ import HallmarkTestSupport
 import Testing
 
 /// Every violation derived from the signer's input schemas, sent through the running signer:
-/// each gets exactly one typed answer at once (a rejected record with its reason and
-/// original), nothing is retried, and the signer keeps answering.
+/// each gets exactly one rejected record at once (with its reason and original) and, when its
+/// id reads, one typed answer on its result topic; nothing is retried, and the signer keeps
+/// answering.
 @Suite("Signer schema violations", .serialized, .timeLimit(.minutes(6)))
 struct SignerSchemaViolationTests {
     static let retried = "processing failed; retrying"
@@ -20,12 +21,14 @@ struct SignerSchemaViolationTests {
         let toSign = try ServiceViolations.derive(SignRequest.schemaName, accepted: signAccepts) + Self.issue10(signAccepts)
         let toVerify = try ServiceViolations.derive(VerifyRequest.schemaName, accepted: verifyAccepts)
             + ServiceViolations.derive(SignResult.schemaName, accepted: verifyAccepts) + Self.issue10Verify(verifyAccepts)
-        // A verify request's violations are answered with a `malformed` verdict, a sign
-        // request's with a rejected record.
-        let (problems, invalid, signer) = try await Self.run(h, [(h.signInput, toSign), (h.verifyInput, toVerify)]) { sent, answer in
-            verifyAccepts.contains(sent.schema) && answer.message["schema"]?.string == VerifyResult.schemaName
-                && answer.message["reason"]?.string == "malformed"
-        }
+        // Each violation gets its rejected record and, when its id reads, a typed answer on its
+        // result topic: a verify request a `malformed` verdict, a sign request a rejected sign
+        // result (DESIGN §2).
+        let (problems, invalid, signer) = try await Self.run(h, [(h.signInput, toSign), (h.verifyInput, toVerify)], typed: { sent, answer in
+            let expected = verifyAccepts.contains(sent.schema) ? VerifyResult.schemaName : SignResult.schemaName
+            return answer.message["schema"]?.string == expected && answer.message["reason"]?.string == "malformed"
+                && (expected == VerifyResult.schemaName || answer.message["status"]?.string == "rejected")
+        }, answered: { $0.id != nil })
         #expect(toSign.count + toVerify.count > 250)
         #expect(problems.isEmpty, "\(problems.count) problems: \(problems.prefix(40))")
         #expect(invalid.isEmpty, "\(invalid.prefix(10))")
@@ -56,7 +59,8 @@ struct SignerSchemaViolationTests {
 
     /// Sends each list to its topic on one key, then a sentinel, and judges every answer.
     static func run(_ h: SignerHarness, _ inputs: [(topic: String, sent: [ServiceViolations.Sent])],
-                    typed: @escaping (ServiceViolations.Sent, ServiceViolations.Answer) -> Bool = { _, _ in false })
+                    typed: @escaping (ServiceViolations.Sent, ServiceViolations.Answer) -> Bool = { _, _ in false },
+                    answered: @escaping (ServiceViolations.Sent) -> Bool = { _ in false })
         async throws -> (problems: [String], invalid: [String], signer: ServiceProcess)
     {
         let watcher = try AnswerWatcher(kafka: h.kafka, topics: [h.signOutput, h.verifyOutput, h.rejected],
@@ -71,7 +75,7 @@ struct SignerSchemaViolationTests {
         }
         let (answers, invalid) = ServiceViolations.answers(to: all, outputs: watcher.outputs(on: topics))
         await watcher.close()
-        return (ServiceViolations.problems(all, answers, typed: typed), invalid, signer)
+        return (ServiceViolations.problems(all, answers, typed: typed, answered: answered), invalid, signer)
     }
 
     /// The sign-input cases issue #10 §3 found accepted.

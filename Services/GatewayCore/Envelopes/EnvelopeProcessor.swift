@@ -15,6 +15,8 @@ import HallmarkSmileID
 public struct EnvelopeProcessor: StageProcessor {
     public enum Prepared: Sendable {
         case encrypted(StageMessage, EncryptResult)
+        /// A rejected result given to the encrypt input: answered `upstream_rejected`.
+        case upstream(StageMessage, CarrierRejection<EncryptResult>)
         /// With the security events its rejection raised, if any.
         case decrypted(StageMessage, DecryptResult, events: [StageOutput])
     }
@@ -45,6 +47,19 @@ public struct EnvelopeProcessor: StageProcessor {
     }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        // A rejected result given as a request (a chain's earlier stage refused it, a verify
+        // stage found a bad MAC) holds nothing to encrypt or decrypt: it is answered
+        // `upstream_rejected`, never processed.
+        if let reason = RequestCarrier.rejection(in: message.fields) {
+            if message.kafka.topic == configuration.encryptInput {
+                return .upstream(message, rejection(message.resultID, message.header.id, message.correlationID,
+                                                    reason: CarrierRejection<EncryptResult>.upstreamRejected, upstream: reason))
+            }
+            metrics.decryptRejected[.upstreamRejected]?.increment()
+            return .decrypted(message, DecryptResult(id: message.resultID, producedAt: Timestamp.now(),
+                                                     correlationID: message.correlationID, requestID: message.header.id,
+                                                     reason: .upstreamRejected, upstreamReason: reason), events: [])
+        }
         let carrier = try message.decode(RequestCarrier.self)
         let body = try carrier.body()
         let resultID = message.resultID
@@ -89,6 +104,8 @@ public struct EnvelopeProcessor: StageProcessor {
             case .encrypted(let message, let result):
                 .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput),
                                     key: Self.key(message, result.headers), result)])
+            case .upstream(let message, let result):
+                .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput), key: message.key, result)])
             case .decrypted(let message, let result, let events):
                 .outputs([try .json(topic: message.replyTopic(or: configuration.decryptOutput),
                                     key: Self.key(message, result.headers ?? [:]), result)] + events)

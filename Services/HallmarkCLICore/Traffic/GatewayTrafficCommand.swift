@@ -77,7 +77,15 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
         var decrypts: [(request: DecryptRequest, plaintext: String?)] = []
         var wrong = 0
         for r in requests {
-            guard let bytes = encrypted[r.id], let result = try? JSONCoding.decode(EncryptResult.self, from: bytes) else { continue }
+            guard let bytes = encrypted[r.id] else { continue }
+            guard let result = try? JSONCoding.decode(EncryptResult.self, from: bytes) else {
+                // A refusal (the rejected form) or something unreadable: a sample must be encrypted.
+                let refusal = try? JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: bytes)
+                print(String(decoding: bytes, as: UTF8.self))
+                tally["rejected \(refusal?.reason ?? "?")", default: 0] += 1
+                wrong += 1
+                continue
+            }
             let kind = result.requestType?.rawValue ?? result.passthroughReason?.rawValue ?? "?"
             if show, tally[kind] == nil { print(String(decoding: bytes, as: UTF8.self)) }
             tally[kind, default: 0] += 1

@@ -787,7 +787,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.decrypt.result.v1.json",
   "title": "hallmark.decrypt.result.v1",
-  "description": "The gateway's answer to a decrypt request (smileid.decrypt.results). accepted: the decrypted request, a request carrier (headers without the ENC-1 headers, body_b64 the plaintext). rejected: one reason and neither headers nor body, so a rejected result can never be chained on as a request and never holds partial plaintext.",
+  "description": "The gateway's answer to a decrypt request (smileid.decrypt.results). accepted: the decrypted request, a request carrier (headers without the ENC-1 headers, body_b64 the plaintext). rejected: one reason and neither headers nor body, so a rejected result can never be chained on as a request and never holds partial plaintext. upstream_rejected answers a rejected result given as the request (a chain's earlier stage refused it), with that result's reason in upstream_reason.",
   "type": "object",
   "required": [
     "schema",
@@ -889,8 +889,17 @@ enum ProtoJSONDocuments {
         "body_b64"
       ],
       "not": {
-        "required": [
-          "reason"
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "upstream_reason"
+            ]
+          }
         ]
       }
     },
@@ -927,6 +936,25 @@ enum ProtoJSONDocuments {
             ]
           }
         ]
+      },
+      "if": {
+        "properties": {
+          "reason": {
+            "const": "upstream_rejected"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "upstream_reason"
+        ]
+      },
+      "else": {
+        "not": {
+          "required": [
+            "upstream_reason"
+          ]
+        }
       }
     }
   ],
@@ -967,8 +995,16 @@ enum ProtoJSONDocuments {
         "malformed",
         "oversized",
         "id_reused",
-        "processing_failed"
+        "processing_failed",
+        "upstream_rejected"
       ]
+    },
+    "upstream_reason": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]{0,63}$",
+      "description": "With upstream_rejected: the reason the rejected result this stage was given carried."
     },
     "method": {
       "$ref": "#/$defs/method"
@@ -2028,17 +2064,14 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.encrypt.result.v1.json",
   "title": "hallmark.encrypt.result.v1",
-  "description": "The gateway's answer to an encrypt request (smileid.encrypt.results), a request carrier ready for the signer. encrypted says whether ENC-1 was applied; when it was not, passthrough_reason gives the policy decision that let the request through as it came (the decision is counted in metrics too), so nobody mistakes a plaintext request for an encrypted one. Inputs the gateway cannot encrypt (a malformed multipart body, a ZIP bomb) are not answered here: they go to the rejected topic with a typed reason, so nothing half-encrypted can be chained on.",
+  "description": "The gateway's answer to an encrypt request (smileid.encrypt.results). Accepted (no status): a request carrier ready for the signer; encrypted says whether ENC-1 was applied, and when it was not, passthrough_reason gives the policy decision that let the request through as it came (counted in metrics too), so nobody mistakes a plaintext request for an encrypted one. Rejected (status rejected): a request the gateway could not encrypt (a broken envelope or body, a malformed multipart body, …), with one reason and neither headers nor body, so nothing half-encrypted can be chained on; a signer given it answers upstream_rejected.",
   "type": "object",
   "required": [
     "schema",
     "id",
     "produced_at",
     "correlation_id",
-    "request_id",
-    "headers",
-    "body_b64",
-    "encrypted"
+    "request_id"
   ],
   "additionalProperties": false,
   "$defs": {
@@ -2128,11 +2161,33 @@ enum ProtoJSONDocuments {
         }
       },
       "required": [
+        "encrypted",
+        "headers",
+        "body_b64",
         "request_type"
       ],
       "not": {
-        "required": [
-          "passthrough_reason"
+        "anyOf": [
+          {
+            "required": [
+              "passthrough_reason"
+            ]
+          },
+          {
+            "required": [
+              "status"
+            ]
+          },
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "upstream_reason"
+            ]
+          }
         ]
       }
     },
@@ -2144,8 +2199,100 @@ enum ProtoJSONDocuments {
         }
       },
       "required": [
+        "encrypted",
+        "headers",
+        "body_b64",
         "passthrough_reason"
-      ]
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "request_type"
+            ]
+          },
+          {
+            "required": [
+              "status"
+            ]
+          },
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "upstream_reason"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason, no request",
+      "required": [
+        "status",
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "headers"
+            ]
+          },
+          {
+            "required": [
+              "body_b64"
+            ]
+          },
+          {
+            "required": [
+              "method"
+            ]
+          },
+          {
+            "required": [
+              "path"
+            ]
+          },
+          {
+            "required": [
+              "encrypted"
+            ]
+          },
+          {
+            "required": [
+              "request_type"
+            ]
+          },
+          {
+            "required": [
+              "passthrough_reason"
+            ]
+          }
+        ]
+      },
+      "if": {
+        "properties": {
+          "reason": {
+            "const": "upstream_rejected"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "upstream_reason"
+        ]
+      },
+      "else": {
+        "not": {
+          "required": [
+            "upstream_reason"
+          ]
+        }
+      }
     }
   ],
   "properties": {
@@ -2204,6 +2351,28 @@ enum ProtoJSONDocuments {
         "unsupported_content_type"
       ],
       "description": "Why the request passed through unencrypted: encryption off, an excluded path, the SmileID-Skip-Encryption header honoured, an S3 upload with S3 encryption off, multipart metadata encryption off, a multipart body with neither field, or a Content-Type that is none of JSON, ZIP and multipart."
+    },
+    "status": {
+      "const": "rejected",
+      "description": "Present only on a rejection."
+    },
+    "reason": {
+      "enum": [
+        "malformed",
+        "malformed_multipart",
+        "oversized",
+        "id_reused",
+        "processing_failed",
+        "upstream_rejected"
+      ],
+      "description": "Why the request was not encrypted: a broken envelope or body (malformed), a multipart body that cannot be split into parts, over the size limit, an id already used, processing that kept failing, or a rejected result given as the request."
+    },
+    "upstream_reason": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]{0,63}$",
+      "description": "With upstream_rejected: the reason the rejected result this stage was given carried."
     }
   }
 }
@@ -4446,17 +4615,14 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.sign.result.v1.json",
   "title": "hallmark.sign.result.v1",
-  "description": "The signed request (smileid.sign.results): the request's headers with SmileID-Request-Timestamp and SmileID-Request-Mac added. A request carrier, so it can feed a verify stage as it is.",
+  "description": "The signer's answer to a sign request (smileid.sign.results). Signed (no status): the request's headers with SmileID-Request-Timestamp and SmileID-Request-Mac added, a request carrier that can feed a verify stage as it is. Rejected (status rejected): a request the signer could not sign, with one reason and neither headers nor body, so it can never be chained on as a request. upstream_rejected answers a rejected result given to the sign input (a chain's earlier stage refused the request), with that result's reason.",
   "type": "object",
   "required": [
     "schema",
     "id",
     "produced_at",
     "correlation_id",
-    "request_id",
-    "headers",
-    "body_b64",
-    "secret_version"
+    "request_id"
   ],
   "additionalProperties": false,
   "$defs": {
@@ -4537,6 +4703,90 @@ enum ProtoJSONDocuments {
       "description": "A UUID in its 36-character form."
     }
   },
+  "oneOf": [
+    {
+      "description": "signed: the request with its MAC, no status",
+      "required": [
+        "headers",
+        "body_b64",
+        "secret_version"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "status"
+            ]
+          },
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "upstream_reason"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "description": "rejected: a reason, no request",
+      "required": [
+        "status",
+        "reason"
+      ],
+      "not": {
+        "anyOf": [
+          {
+            "required": [
+              "headers"
+            ]
+          },
+          {
+            "required": [
+              "body_b64"
+            ]
+          },
+          {
+            "required": [
+              "method"
+            ]
+          },
+          {
+            "required": [
+              "path"
+            ]
+          },
+          {
+            "required": [
+              "secret_version"
+            ]
+          }
+        ]
+      },
+      "if": {
+        "properties": {
+          "reason": {
+            "const": "upstream_rejected"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "upstream_reason"
+        ]
+      },
+      "else": {
+        "not": {
+          "required": [
+            "upstream_reason"
+          ]
+        }
+      }
+    }
+  ],
   "properties": {
     "schema": {
       "const": "hallmark.sign.result.v1"
@@ -4597,6 +4847,27 @@ enum ProtoJSONDocuments {
       "maxLength": 64,
       "pattern": "^[!-~]+$",
       "description": "The secret version that signed."
+    },
+    "status": {
+      "const": "rejected",
+      "description": "Present only on a rejection."
+    },
+    "reason": {
+      "enum": [
+        "malformed",
+        "oversized",
+        "id_reused",
+        "processing_failed",
+        "upstream_rejected"
+      ],
+      "description": "Why the request was not signed: a broken envelope or body (malformed), over the size limit, an id already used for other bytes or on another topic, processing that kept failing, or a rejected result given as the request."
+    },
+    "upstream_reason": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]{0,63}$",
+      "description": "With upstream_rejected: the reason the rejected result this stage was given carried."
     }
   }
 }
@@ -5744,7 +6015,7 @@ enum ProtoJSONDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://hallmark.local/proto-json/hallmark.verify.result.v1.json",
   "title": "hallmark.verify.result.v1",
-  "description": "One verdict per verify request (smileid.verify.results): secret_version when accepted, reason when rejected, and the request itself (method and path when it had them; a verified sign result has none).",
+  "description": "One verdict per verify request (smileid.verify.results): secret_version when accepted, reason when rejected, and the request itself (method and path when it had them; a verified sign result has none). upstream_rejected answers a rejected result given as the request (a chain's earlier stage refused it), with that result's reason in upstream_reason.",
   "type": "object",
   "required": [
     "schema",
@@ -5847,8 +6118,17 @@ enum ProtoJSONDocuments {
         "secret_version"
       ],
       "not": {
-        "required": [
-          "reason"
+        "anyOf": [
+          {
+            "required": [
+              "reason"
+            ]
+          },
+          {
+            "required": [
+              "upstream_reason"
+            ]
+          }
         ]
       }
     },
@@ -5866,6 +6146,25 @@ enum ProtoJSONDocuments {
         "required": [
           "secret_version"
         ]
+      },
+      "if": {
+        "properties": {
+          "reason": {
+            "const": "upstream_rejected"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "upstream_reason"
+        ]
+      },
+      "else": {
+        "not": {
+          "required": [
+            "upstream_reason"
+          ]
+        }
       }
     }
   ],
@@ -5906,8 +6205,16 @@ enum ProtoJSONDocuments {
         "malformed",
         "oversized",
         "id_reused",
-        "processing_failed"
+        "processing_failed",
+        "upstream_rejected"
       ]
+    },
+    "upstream_reason": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]{0,63}$",
+      "description": "With upstream_rejected: the reason the rejected result this stage was given carried."
     },
     "secret_version": {
       "type": "string",

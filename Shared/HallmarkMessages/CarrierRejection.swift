@@ -1,0 +1,70 @@
+import HallmarkCore
+
+/// The rejected form of a request carrier's result (`hallmark.sign.result.v1`,
+/// `hallmark.encrypt.result.v1`): `status: rejected`, one reason, and neither headers nor
+/// body, so it can never be chained on as a request (DESIGN §2: a refused input with a
+/// readable id is answered on its stage's result topic too).
+///
+/// `Result` names the schema: `CarrierRejection<SignResult>` is a rejected sign result.
+public struct CarrierRejection<Result: HallmarkMessage>: HallmarkMessage, Equatable {
+    /// The result's schema: a rejection is one of its forms.
+    public static var schemaName: String { Result.schemaName }
+    /// The reason of a rejection that answers a rejected result given as the request.
+    public static var upstreamRejected: String { "upstream_rejected" }
+
+    public var schema = Result.schemaName
+    public var id: String
+    public var producedAt: String
+    /// The request's `correlation_id`, or its `id` when it had none.
+    public var correlationID: String
+    /// The request's id, exactly as written.
+    public var requestID: String
+    public var status = "rejected"
+    /// A code the result's schema lists (`malformed`, `oversized`, `id_reused`, …).
+    public var reason: String
+    /// With `upstream_rejected`: the reason the rejected result carried.
+    public var upstreamReason: String?
+
+    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: String,
+                upstreamReason: String? = nil) {
+        self.id = id
+        self.producedAt = producedAt
+        self.correlationID = correlationID
+        self.requestID = requestID
+        self.reason = reason
+        self.upstreamReason = upstreamReason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, status, reason
+        case producedAt = "produced_at"
+        case correlationID = "correlation_id"
+        case requestID = "request_id"
+        case upstreamReason = "upstream_reason"
+    }
+}
+
+extension RequestCarrier {
+    /// The reason a carrier's members say it is a rejected result (a `status` or `verdict` of
+    /// `rejected`), which holds no request to pass on; nil for a request. A rejection that
+    /// was itself `upstream_rejected` gives its `upstream_reason`, so the first stage's cause
+    /// travels down a chain. Only a code-like reason is returned, so it can be carried into an
+    /// answer as it is.
+    public static func rejection(in fields: [String: JSONValue]) -> String? {
+        guard fields["status"]?.string == "rejected" || fields["verdict"]?.string == "rejected" else { return nil }
+        var reason = fields["reason"]?.string
+        if reason == CarrierRejection<SignResult>.upstreamRejected { reason = fields["upstream_reason"]?.string }
+        guard let reason, isCode(reason) else { return "malformed" }
+        return reason
+    }
+
+    /// 1-64 of `a-z 0-9 _`, starting with a letter.
+    static func isCode(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (1...64).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
+        return bytes.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+}
