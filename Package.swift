@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "ProbeCore", dependencies: ["HallmarkRuntime", "HallmarkMessages"], path: "Services/ProbeCore"),
         // Client-side helpers: playing a camera, waiting for answers on a topic.
         .target(name: "HallmarkClient",
-                dependencies: ["HallmarkKafka", "HallmarkMessages", "HallmarkCrypto", "AuthorityCore", log],
+                dependencies: ["HallmarkKafka", "HallmarkMessages", "HallmarkCrypto", log],
                 path: "Services/HallmarkClient"),
         .target(name: "HallmarkBench",
                 dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",

@@ -22,7 +22,7 @@ struct AggregatorBench {
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
-        let provisioner = CameraProvisioner(producer: io.producer, watcher: watcher, configuration: world.authority)
+        let provisioner = CameraProvisioner(producer: io.producer, watcher: watcher, topic: world.authority.provisionInput)
         var out: [ProvisioningFile] = []
         for i in 0..<count {
             guard case .provisioned(let file) = try await provisioner.provision(serial: "BENCH-\(world.run)-\(i)", timeout: .seconds(60))

@@ -113,7 +113,7 @@ struct AuthorityBench {
                                         logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
-        let provisioner = CameraProvisioner(producer: producer, watcher: watcher, configuration: configuration)
+        let provisioner = CameraProvisioner(producer: producer, watcher: watcher, topic: configuration.provisionInput)
         var files: [ProvisioningFile] = []
         try await withThrowingTaskGroup(of: ProvisioningFile?.self) { group in
             for i in 0..<cameras {

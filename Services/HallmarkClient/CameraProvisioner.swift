@@ -1,4 +1,3 @@
-import AuthorityCore
 import Foundation
 import HallmarkCrypto
 import HallmarkCore
@@ -10,13 +9,15 @@ import HallmarkKafka
 public struct CameraProvisioner: Sendable {
     let producer: KafkaProducer
     let watcher: AnswerWatcher
-    let configuration: AuthorityConfiguration
+    /// The authority's provisioning input (`HALLMARK_AUTHORITY_PROVISION_INPUT`).
+    let topic: String
 
-    /// Creates a provisioner; `watcher` must read `configuration.provisionOutput`.
-    public init(producer: KafkaProducer, watcher: AnswerWatcher, configuration: AuthorityConfiguration) {
+    /// Creates a provisioner that sends to `topic`; `watcher` must read the authority's
+    /// provisioning output.
+    public init(producer: KafkaProducer, watcher: AnswerWatcher, topic: String) {
         self.producer = producer
         self.watcher = watcher
-        self.configuration = configuration
+        self.topic = topic
     }
 
     /// What came back.
@@ -33,7 +34,7 @@ public struct CameraProvisioner: Sendable {
         let request = ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: serial,
                                        devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
                                        deviceFamily: family)
-        try await producer.send(topic: configuration.provisionInput, key: Array(serial.utf8),
+        try await producer.send(topic: topic, key: Array(serial.utf8),
                                 value: try JSONCoding.encode(request))
         guard let bytes = await watcher.answer(for: request.id, timeout: timeout) else {
             throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")

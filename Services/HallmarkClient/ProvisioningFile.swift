@@ -1,4 +1,3 @@
-import AuthorityCore
 import Foundation
 import HallmarkCrypto
 import HallmarkCore

@@ -37,7 +37,7 @@ public struct ProvisionCommand: AsyncParsableCommand {
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
-        let outcome = try await CameraProvisioner(producer: producer, watcher: watcher, configuration: config)
+        let outcome = try await CameraProvisioner(producer: producer, watcher: watcher, topic: config.provisionInput)
             .provision(serial: serial, nucHash: nuc, family: family, timeout: .seconds(timeout))
         await watcher.close()
         _ = await producer.close()

@@ -37,7 +37,7 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
         let serial = "SAMPLE-\(UInt32.random(in: 0...UInt32.max))"
-        guard case .provisioned(let cam) = try await CameraProvisioner(producer: producer, watcher: watcher, configuration: authority)
+        guard case .provisioned(let cam) = try await CameraProvisioner(producer: producer, watcher: watcher, topic: authority.provisionInput)
             .provision(serial: serial, family: "sample", timeout: .seconds(timeout)) else {
             print("provisioning \(serial) was rejected")
             throw ExitCode.failure

@@ -32,7 +32,7 @@ public struct AuthorityTrafficCommand: AsyncParsableCommand {
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
         let serial = "SAMPLE-\(UInt32.random(in: 0...UInt32.max))"
-        let outcome = try await CameraProvisioner(producer: producer, watcher: watcher, configuration: config)
+        let outcome = try await CameraProvisioner(producer: producer, watcher: watcher, topic: config.provisionInput)
             .provision(serial: serial, family: "sample", timeout: .seconds(timeout))
         guard case .provisioned(let cam) = outcome else {
             print("provisioning \(serial) was rejected")

@@ -128,7 +128,7 @@ final class AggregatorHarness: Sendable {
 
     /// A camera provisioned through the running authority.
     func provisioned(_ serial: String) async throws -> ProvisioningFile {
-        guard case .provisioned(let file) = try await CameraProvisioner(producer: producer, watcher: watcher, configuration: authority)
+        guard case .provisioned(let file) = try await CameraProvisioner(producer: producer, watcher: watcher, topic: authority.provisionInput)
             .provision(serial: serial, timeout: .seconds(60)) else { throw HarnessError("\(serial) rejected") }
         return file
     }

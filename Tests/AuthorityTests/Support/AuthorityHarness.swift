@@ -91,7 +91,7 @@ final class AuthorityHarness: Sendable {
 
     /// Provisions a camera through the running authority.
     func provision(_ serial: String, nucHash: Data? = nil) async throws -> CameraProvisioner.Outcome {
-        try await CameraProvisioner(producer: producer, watcher: watcher, configuration: configuration)
+        try await CameraProvisioner(producer: producer, watcher: watcher, topic: configuration.provisionInput)
             .provision(serial: serial, nucHash: nucHash, timeout: .seconds(60))
     }
 
