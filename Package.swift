@@ -43,119 +43,172 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian's -dev packages. Only the `Native/` folders import them.
-        .systemLibrary(name: "rdkafka", path: "Shared/CSystem/rdkafka", pkgConfig: "rdkafka",
-                       providers: [.apt(["librdkafka-dev"])]),
-        .systemLibrary(name: "libpq", path: "Shared/CSystem/libpq", pkgConfig: "libpq",
-                       providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "libcrypto", path: "Shared/CSystem/libcrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "zlib", path: "Shared/CSystem/zlib", pkgConfig: "zlib",
-                       providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "CHallmarkPBKDF2", path: "Shared/CHallmarkPBKDF2",
-                cSettings: [.unsafeFlags(["-O3"])]),
+        .systemLibrary(
+            name: "rdkafka", path: "Shared/CSystem/rdkafka", pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(
+            name: "libpq", path: "Shared/CSystem/libpq", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "libcrypto", path: "Shared/CSystem/libcrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "zlib", path: "Shared/CSystem/zlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "CHallmarkPBKDF2", path: "Shared/CHallmarkPBKDF2",
+            cSettings: [.unsafeFlags(["-O3"])]),
 
         .target(name: "HallmarkCore", path: "Shared/HallmarkCore"),
-        .target(name: "HallmarkCrypto",
-                dependencies: ["HallmarkCore", crypto, cryptoExtras, "CHallmarkPBKDF2", "libcrypto"],
-                path: "Shared/HallmarkCrypto"),
+        .target(
+            name: "HallmarkCrypto",
+            dependencies: ["HallmarkCore", crypto, cryptoExtras, "CHallmarkPBKDF2", "libcrypto"],
+            path: "Shared/HallmarkCrypto"),
         .target(name: "HallmarkKafka", dependencies: ["rdkafka", "HallmarkCore", log], path: "Shared/HallmarkKafka"),
         .target(name: "HallmarkPostgres", dependencies: ["libpq", "HallmarkCore", log], path: "Shared/HallmarkPostgres"),
         .target(name: "HallmarkMessages", dependencies: ["HallmarkCore", "HallmarkCrypto"], path: "Shared/HallmarkMessages"),
-        .target(name: "HallmarkRuntime",
-                dependencies: ["HallmarkCore", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkMessages",
-                               log, metrics, coreMetrics, lifecycle],
-                path: "Shared/HallmarkRuntime"),
-        .target(name: "HallmarkSmileID",
-                dependencies: ["HallmarkCore", "HallmarkCrypto", "zlib", log, metrics, lifecycle, unixSignals],
-                path: "Shared/HallmarkSmileID"),
+        .target(
+            name: "HallmarkRuntime",
+            dependencies: [
+                "HallmarkCore", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkMessages",
+                log, metrics, coreMetrics, lifecycle,
+            ],
+            path: "Shared/HallmarkRuntime"),
+        .target(
+            name: "HallmarkSmileID",
+            dependencies: ["HallmarkCore", "HallmarkCrypto", "zlib", log, metrics, lifecycle, unixSignals],
+            path: "Shared/HallmarkSmileID"),
 
-        .target(name: "SignerCore",
-                dependencies: ["HallmarkRuntime", "HallmarkSmileID", "HallmarkMessages", "HallmarkCrypto",
-                               "HallmarkPostgres", log, metrics, lifecycle],
-                path: "Services/SignerCore"),
-        .executableTarget(name: "hallmark-signer", dependencies: ["SignerCore"],
-                          path: "Services/HallmarkSigner", linkerSettings: rpath),
+        .target(
+            name: "SignerCore",
+            dependencies: [
+                "HallmarkRuntime", "HallmarkSmileID", "HallmarkMessages", "HallmarkCrypto",
+                "HallmarkPostgres", log, metrics, lifecycle,
+            ],
+            path: "Services/SignerCore"),
+        .executableTarget(
+            name: "hallmark-signer", dependencies: ["SignerCore"],
+            path: "Services/HallmarkSigner", linkerSettings: rpath),
 
-        .target(name: "GatewayCore",
-                dependencies: ["HallmarkRuntime", "HallmarkSmileID", "HallmarkMessages", "HallmarkCrypto", log, metrics,
-                               lifecycle],
-                path: "Services/GatewayCore"),
-        .executableTarget(name: "hallmark-gateway", dependencies: ["GatewayCore", "HallmarkRuntime"],
-                          path: "Services/HallmarkGateway", linkerSettings: rpath),
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "HallmarkRuntime", "HallmarkSmileID", "HallmarkMessages", "HallmarkCrypto", log, metrics,
+                lifecycle,
+            ],
+            path: "Services/GatewayCore"),
+        .executableTarget(
+            name: "hallmark-gateway", dependencies: ["GatewayCore", "HallmarkRuntime"],
+            path: "Services/HallmarkGateway", linkerSettings: rpath),
 
-        .target(name: "AuthorityCore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
-                path: "Services/AuthorityCore"),
-        .executableTarget(name: "hallmark-authority", dependencies: ["AuthorityCore", "HallmarkRuntime"],
-                          path: "Services/HallmarkAuthority", linkerSettings: rpath),
+        .target(
+            name: "AuthorityCore",
+            dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
+            path: "Services/AuthorityCore"),
+        .executableTarget(
+            name: "hallmark-authority", dependencies: ["AuthorityCore", "HallmarkRuntime"],
+            path: "Services/HallmarkAuthority", linkerSettings: rpath),
 
-        .target(name: "AggregatorCore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
-                path: "Services/AggregatorCore"),
-        .executableTarget(name: "hallmark-aggregator", dependencies: ["AggregatorCore", "HallmarkRuntime"],
-                          path: "Services/HallmarkAggregator", linkerSettings: rpath),
+        .target(
+            name: "AggregatorCore",
+            dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
+            path: "Services/AggregatorCore"),
+        .executableTarget(
+            name: "hallmark-aggregator", dependencies: ["AggregatorCore", "HallmarkRuntime"],
+            path: "Services/HallmarkAggregator", linkerSettings: rpath),
 
         // The runtime's reference stages (probe, request/reply pair, ordered writer).
         .target(name: "ProbeCore", dependencies: ["HallmarkRuntime", "HallmarkMessages"], path: "Services/ProbeCore"),
         // Client-side helpers: playing a camera, waiting for answers on a topic.
-        .target(name: "HallmarkClient",
-                dependencies: ["HallmarkKafka", "HallmarkMessages", "HallmarkCrypto", log],
-                path: "Services/HallmarkClient"),
-        .target(name: "HallmarkBench",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
-                               "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", argumentParser],
-                path: "Services/HallmarkBench"),
-        .target(name: "HallmarkCLICore",
-                dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore", "GatewayCore",
-                               "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser],
-                path: "Services/HallmarkCLICore"),
-        .executableTarget(name: "hallmark", dependencies: ["HallmarkCLICore"],
-                          path: "Services/HallmarkCLI", linkerSettings: rpath),
+        .target(
+            name: "HallmarkClient",
+            dependencies: ["HallmarkKafka", "HallmarkMessages", "HallmarkCrypto", log],
+            path: "Services/HallmarkClient"),
+        .target(
+            name: "HallmarkBench",
+            dependencies: [
+                "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
+                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", argumentParser,
+            ],
+            path: "Services/HallmarkBench"),
+        .target(
+            name: "HallmarkCLICore",
+            dependencies: [
+                "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore", "GatewayCore",
+                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser,
+            ],
+            path: "Services/HallmarkCLICore"),
+        .executableTarget(
+            name: "hallmark", dependencies: ["HallmarkCLICore"],
+            path: "Services/HallmarkCLI", linkerSettings: rpath),
 
-        .target(name: "HallmarkTestSupport", dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", log],
-                path: "Tests/HallmarkTestSupport"),
-        .testTarget(name: "HallmarkMessagesTests",
-                    dependencies: ["HallmarkMessages", "HallmarkCore", "HallmarkCrypto", "HallmarkTestSupport"],
-                    path: "Tests/HallmarkMessagesTests"),
-        .testTarget(name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore", "HallmarkTestSupport"],
-                    path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
-        .testTarget(name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore", "HallmarkTestSupport"],
-                    path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),
-        .testTarget(name: "HallmarkPostgresTests", dependencies: ["HallmarkPostgres", "HallmarkTestSupport"],
-                    path: "Tests/HallmarkPostgresTests", linkerSettings: rpath),
-        .testTarget(name: "HallmarkRuntimeTests",
-                    dependencies: ["HallmarkRuntime", "ProbeCore", "HallmarkTestSupport", "HallmarkSubprocess"],
-                    path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
-        .testTarget(name: "AuthorityTests",
-                    dependencies: ["AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport"],
-                    path: "Tests/AuthorityTests", linkerSettings: rpath),
-        .testTarget(name: "GatewayTests",
-                    dependencies: ["GatewayCore", "SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient",
-                                   "HallmarkTestSupport"],
-                    path: "Tests/GatewayTests", linkerSettings: rpath),
-        .testTarget(name: "AggregatorTests",
-                    dependencies: ["AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport"],
-                    path: "Tests/AggregatorTests", linkerSettings: rpath),
+        .target(
+            name: "HallmarkTestSupport",
+            dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", log],
+            path: "Tests/HallmarkTestSupport"),
+        .testTarget(
+            name: "HallmarkMessagesTests",
+            dependencies: ["HallmarkMessages", "HallmarkCore", "HallmarkCrypto", "HallmarkTestSupport"],
+            path: "Tests/HallmarkMessagesTests"),
+        .testTarget(
+            name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore", "HallmarkTestSupport"],
+            path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
+        .testTarget(
+            name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore", "HallmarkTestSupport"],
+            path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),
+        .testTarget(
+            name: "HallmarkPostgresTests", dependencies: ["HallmarkPostgres", "HallmarkTestSupport"],
+            path: "Tests/HallmarkPostgresTests", linkerSettings: rpath),
+        .testTarget(
+            name: "HallmarkRuntimeTests",
+            dependencies: ["HallmarkRuntime", "ProbeCore", "HallmarkTestSupport", "HallmarkSubprocess"],
+            path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
+        .testTarget(
+            name: "AuthorityTests",
+            dependencies: ["AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport"],
+            path: "Tests/AuthorityTests", linkerSettings: rpath),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "GatewayCore", "SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient",
+                "HallmarkTestSupport",
+            ],
+            path: "Tests/GatewayTests", linkerSettings: rpath),
+        .testTarget(
+            name: "AggregatorTests",
+            dependencies: ["AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport"],
+            path: "Tests/AggregatorTests", linkerSettings: rpath),
         // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the
         // committed corpora through; the libFuzzer executable is added below only for
         // deploy/local/fuzz.
-        .target(name: "HallmarkFuzzTargets",
-                dependencies: ["HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
-                               "HallmarkSmileID", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log],
-                path: "Tests/FuzzTargets"),
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets"],
-                    path: "Tests/FuzzCorpusTests", linkerSettings: rpath),
+        .target(
+            name: "HallmarkFuzzTargets",
+            dependencies: [
+                "HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
+                "HallmarkSmileID", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log,
+            ],
+            path: "Tests/FuzzTargets"),
+        .testTarget(
+            name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets"],
+            path: "Tests/FuzzCorpusTests", linkerSettings: rpath),
         // Tests only: runs programs with posix_spawn and waitpid (Foundation's Process can hang).
         .target(name: "HallmarkSubprocess", path: "Tests/HallmarkSubprocess"),
-        .testTarget(name: "DeployTests", dependencies: [.product(name: "Yams", package: "Yams"), "HallmarkSubprocess"],
-                    path: "Tests/DeployTests"),
-        .testTarget(name: "OperationsTests",
-                    dependencies: ["HallmarkCLICore", "HallmarkMessages", "HallmarkKafka", "HallmarkCore", "HallmarkTestSupport",
-                                   "HallmarkSubprocess", log],
-                    path: "Tests/OperationsTests", linkerSettings: rpath),
-        .testTarget(name: "SignerTests",
-                    dependencies: ["SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip],
-                    path: "Tests/SignerTests", linkerSettings: rpath),
+        .testTarget(
+            name: "DeployTests", dependencies: [.product(name: "Yams", package: "Yams"), "HallmarkSubprocess"],
+            path: "Tests/DeployTests"),
+        .testTarget(
+            name: "OperationsTests",
+            dependencies: [
+                "HallmarkCLICore", "HallmarkMessages", "HallmarkKafka", "HallmarkCore", "HallmarkTestSupport",
+                "HallmarkSubprocess", log,
+            ],
+            path: "Tests/OperationsTests", linkerSettings: rpath),
+        .testTarget(
+            name: "SignerTests",
+            dependencies: [
+                "SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip,
+            ],
+            path: "Tests/SignerTests", linkerSettings: rpath),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -165,8 +218,9 @@ let package = Package(
 // in a normal build; lld, because gold cannot link the sanitizer runtimes' symbols here.
 if Context.environment["HALLMARK_FUZZ"] == "1" {
     package.products.append(.executable(name: "hallmark-fuzz", targets: ["hallmark-fuzz"]))
-    package.targets.append(.executableTarget(
-        name: "hallmark-fuzz", dependencies: ["HallmarkFuzzTargets"], path: "Tests/Fuzz/Sources",
-        swiftSettings: [.unsafeFlags(["-parse-as-library"])],
-        linkerSettings: [.unsafeFlags(["-use-ld=lld"])] + rpath))
+    package.targets.append(
+        .executableTarget(
+            name: "hallmark-fuzz", dependencies: ["HallmarkFuzzTargets"], path: "Tests/Fuzz/Sources",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-use-ld=lld"])] + rpath))
 }

@@ -58,12 +58,14 @@ public struct AggregatorConfiguration: Sendable {
     /// The variables that place an aggregator (its schema, topics and authority id) as this
     /// configuration does: what a test or a bench hands the process it starts.
     public var placementEnvironment: [String: String] {
-        ["HALLMARK_AGGREGATOR_SCHEMA": schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": submissionInput,
-         "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": tokenRequests,
-         "HALLMARK_AGGREGATOR_TOKEN_RESULTS": tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": checkpoints,
-         "HALLMARK_AGGREGATOR_VERIFY_INPUT": verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": verifyOutput,
-         "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic,
-         "HALLMARK_SECURITY_TOPIC": securityTopic]
+        [
+            "HALLMARK_AGGREGATOR_SCHEMA": schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": submissionInput,
+            "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": tokenRequests,
+            "HALLMARK_AGGREGATOR_TOKEN_RESULTS": tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": checkpoints,
+            "HALLMARK_AGGREGATOR_VERIFY_INPUT": verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": verifyOutput,
+            "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic,
+            "HALLMARK_SECURITY_TOPIC": securityTopic,
+        ]
     }
 
     /// Applies the environment over the defaults.
@@ -91,9 +93,12 @@ public struct AggregatorConfiguration: Sendable {
         c.linger = try s.milliseconds("HALLMARK_AGGREGATOR_LINGER_MS", default: c.linger, in: 1...60_000)
         c.resendAfter = try s.milliseconds("HALLMARK_AGGREGATOR_RESEND_MS", default: c.resendAfter, in: 10...3_600_000)
         c.giveUpAfter = try s.milliseconds("HALLMARK_AGGREGATOR_GIVE_UP_MS", default: c.giveUpAfter, in: 100...604_800_000)
-        c.answerRetention = .seconds(3600 * (try s.integer("HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS",
-                                                           default: Int(c.answerRetention.components.seconds / 3600),
-                                                           in: 1...87_600)))
+        c.answerRetention = .seconds(
+            3600
+                * (try s.integer(
+                    "HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS",
+                    default: Int(c.answerRetention.components.seconds / 3600),
+                    in: 1...87_600)))
         c.sweepInterval = try s.seconds("HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.auditTopic = try s.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         c.securityTopic = try s.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)

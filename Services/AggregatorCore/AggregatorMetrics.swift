@@ -15,12 +15,14 @@ public struct AggregatorMetrics: Sendable {
     public init() {
         let service = ("service", "aggregator")
         let outcomes = Set(["accepted", "duplicate"] + SubmissionResult.Reason.allCases.map(\.rawValue))
-        submissions = Dictionary(uniqueKeysWithValues: outcomes.map {
-            ($0, Counter(label: "hallmark_aggregator_submissions_total", dimensions: [service, ("outcome", $0)]))
-        })
-        verifications = Dictionary(uniqueKeysWithValues: ["found", "not_found", "consistent", "rejected"].map {
-            ($0, Counter(label: "hallmark_aggregator_verifications_total", dimensions: [service, ("status", $0)]))
-        })
+        submissions = Dictionary(
+            uniqueKeysWithValues: outcomes.map {
+                ($0, Counter(label: "hallmark_aggregator_submissions_total", dimensions: [service, ("outcome", $0)]))
+            })
+        verifications = Dictionary(
+            uniqueKeysWithValues: ["found", "not_found", "consistent", "rejected"].map {
+                ($0, Counter(label: "hallmark_aggregator_verifications_total", dimensions: [service, ("status", $0)]))
+            })
         resubmitted = Counter(label: "hallmark_aggregator_resubmissions_total", dimensions: [service])
         unmatchedReplies = Counter(label: "hallmark_requests_unmatched_replies_total", dimensions: [service])
         treeSize = Meter(label: "hallmark_aggregator_tree_size", dimensions: [service])

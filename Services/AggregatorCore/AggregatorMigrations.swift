@@ -19,63 +19,71 @@ public enum AggregatorMigrations {
     /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
     /// requests and ordered writer.
     public static func all(schema: String) -> [PostgresMigrations.Migration] {
-        [.init(version: 1, name: "transparency_log", sql: """
-            CREATE TABLE \(schema).submissions (
-                submission_id uuid PRIMARY KEY,
-                status text NOT NULL CHECK (status IN ('validating', 'queued', 'answered')),
-                entries bytea NOT NULL,
-                captured_at bigint NOT NULL,
-                correlation_id text NOT NULL,
-                reply_topic text NOT NULL,
-                reply_key bytea,
-                result bytea,
-                created_at timestamptz NOT NULL DEFAULT now()
-            );
-            CREATE TABLE \(schema).log_queue (
-                seq bigserial PRIMARY KEY,
-                submission_id uuid NOT NULL UNIQUE REFERENCES \(schema).submissions
-            );
-            CREATE TABLE \(schema).leaves (
-                leaf_index bigint PRIMARY KEY CHECK (leaf_index >= 0),
-                image_hash bytea NOT NULL UNIQUE CHECK (length(image_hash) = 32),
-                captured_at bigint NOT NULL,
-                modification_level smallint NOT NULL,
-                parent_hash bytea CHECK (parent_hash IS NULL OR length(parent_hash) = 32)
-            );
-            CREATE TABLE \(schema).nodes (
-                level bigint NOT NULL,
-                idx bigint NOT NULL,
-                hash bytea NOT NULL,
-                PRIMARY KEY (level, idx)
-            );
-            CREATE TABLE \(schema).checkpoints (
-                tree_size bigint PRIMARY KEY CHECK (tree_size > 0),
-                root_hash bytea NOT NULL,
-                signed_at bigint NOT NULL,
-                signature bytea NOT NULL,
-                key_id text NOT NULL
-            );
-            """),
-         .init(version: 2, name: "queue_in_submissions", sql: """
-            CREATE SEQUENCE \(schema).queued_seq;
-            ALTER TABLE \(schema).submissions ADD COLUMN queued_seq bigint;
-            UPDATE \(schema).submissions s SET queued_seq = q.n
-            FROM (SELECT submission_id, nextval('\(schema).queued_seq') AS n
-                  FROM (SELECT submission_id FROM \(schema).log_queue ORDER BY seq) o) q
-            WHERE s.submission_id = q.submission_id;
-            ALTER TABLE \(schema).submissions
-                ADD CHECK (status <> 'queued' OR queued_seq IS NOT NULL);
-            CREATE INDEX submissions_queued ON \(schema).submissions (queued_seq) WHERE status = 'queued';
-            DROP TABLE \(schema).log_queue;
-            """),
-         // The id as the submission wrote it (answers carry it so; a uuid reads back lower case)
-         // and the SHA-256 of its message, which tells a redelivery from an id reused for
-         // other bytes. Rows from before have neither: they answer in lower case and any
-         // bytes under their id count as a redelivery.
-         .init(version: 3, name: "submission_request_id_and_digest", sql: """
-            ALTER TABLE \(schema).submissions ADD COLUMN request_id text, ADD COLUMN digest bytea;
-            """),
-         PendingRequests.migration(schema: schema)]
+        [
+            .init(
+                version: 1, name: "transparency_log",
+                sql: """
+                    CREATE TABLE \(schema).submissions (
+                        submission_id uuid PRIMARY KEY,
+                        status text NOT NULL CHECK (status IN ('validating', 'queued', 'answered')),
+                        entries bytea NOT NULL,
+                        captured_at bigint NOT NULL,
+                        correlation_id text NOT NULL,
+                        reply_topic text NOT NULL,
+                        reply_key bytea,
+                        result bytea,
+                        created_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE TABLE \(schema).log_queue (
+                        seq bigserial PRIMARY KEY,
+                        submission_id uuid NOT NULL UNIQUE REFERENCES \(schema).submissions
+                    );
+                    CREATE TABLE \(schema).leaves (
+                        leaf_index bigint PRIMARY KEY CHECK (leaf_index >= 0),
+                        image_hash bytea NOT NULL UNIQUE CHECK (length(image_hash) = 32),
+                        captured_at bigint NOT NULL,
+                        modification_level smallint NOT NULL,
+                        parent_hash bytea CHECK (parent_hash IS NULL OR length(parent_hash) = 32)
+                    );
+                    CREATE TABLE \(schema).nodes (
+                        level bigint NOT NULL,
+                        idx bigint NOT NULL,
+                        hash bytea NOT NULL,
+                        PRIMARY KEY (level, idx)
+                    );
+                    CREATE TABLE \(schema).checkpoints (
+                        tree_size bigint PRIMARY KEY CHECK (tree_size > 0),
+                        root_hash bytea NOT NULL,
+                        signed_at bigint NOT NULL,
+                        signature bytea NOT NULL,
+                        key_id text NOT NULL
+                    );
+                    """),
+            .init(
+                version: 2, name: "queue_in_submissions",
+                sql: """
+                    CREATE SEQUENCE \(schema).queued_seq;
+                    ALTER TABLE \(schema).submissions ADD COLUMN queued_seq bigint;
+                    UPDATE \(schema).submissions s SET queued_seq = q.n
+                    FROM (SELECT submission_id, nextval('\(schema).queued_seq') AS n
+                          FROM (SELECT submission_id FROM \(schema).log_queue ORDER BY seq) o) q
+                    WHERE s.submission_id = q.submission_id;
+                    ALTER TABLE \(schema).submissions
+                        ADD CHECK (status <> 'queued' OR queued_seq IS NOT NULL);
+                    CREATE INDEX submissions_queued ON \(schema).submissions (queued_seq) WHERE status = 'queued';
+                    DROP TABLE \(schema).log_queue;
+                    """),
+            // The id as the submission wrote it (answers carry it so; a uuid reads back lower case)
+            // and the SHA-256 of its message, which tells a redelivery from an id reused for
+            // other bytes. Rows from before have neither: they answer in lower case and any
+            // bytes under their id count as a redelivery.
+            .init(
+                version: 3, name: "submission_request_id_and_digest",
+                sql: """
+                    ALTER TABLE \(schema).submissions ADD COLUMN request_id text, ADD COLUMN digest bytea;
+                    """),
+            PendingRequests.migration(schema: schema),
+        ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)
     }
 }

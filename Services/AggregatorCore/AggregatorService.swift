@@ -10,8 +10,9 @@ import ServiceLifecycle
 public enum AggregatorService {
     /// Topics and schema for ``ServiceRunner``.
     public static func definition(_ c: AggregatorConfiguration) -> ServiceRunner.Definition {
-        ServiceRunner.Definition(service: "aggregator", topics: c.topics, schema: c.schema,
-                                 migrations: AggregatorMigrations.all(schema: c.schema))
+        ServiceRunner.Definition(
+            service: "aggregator", topics: c.topics, schema: c.schema,
+            migrations: AggregatorMigrations.all(schema: c.schema))
     }
 
     /// The intake's and the joiner's default batch linger (`HALLMARK_BATCH_LINGER_MS`): below
@@ -21,13 +22,15 @@ public enum AggregatorService {
 
     public static func services(_ c: AggregatorConfiguration, context: ServiceContext) throws -> [any Service] {
         guard let path = c.signingKeyFile else {
-            throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE",
-                                     reason: "is needed: the checkpoint key (make one with hallmark aggregator signing-key)")
+            throw ConfigurationError(
+                variable: "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE",
+                reason: "is needed: the checkpoint key (make one with hallmark aggregator signing-key)")
         }
         let key = try CheckpointSigningKey.load(path)
         guard let idKey = c.idKey else {
-            throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_ID_KEY_FILE",
-                                     reason: "is needed: the key of token request ids (b64 of 32 random bytes)")
+            throw ConfigurationError(
+                variable: "HALLMARK_AGGREGATOR_ID_KEY_FILE",
+                reason: "is needed: the key of token request ids (b64 of 32 random bytes)")
         }
         guard let database = context.database else {
             throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_POSTGRES_URL", reason: "the log needs the database")
@@ -36,26 +39,35 @@ public enum AggregatorService {
         let metrics = AggregatorMetrics()
         let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
         let log = TransparencyLog(schema: c.schema, key: key, checkpointTopic: c.checkpoints, metrics: metrics)
-        let writer = OrderedWriter(configuration: .init(name: "transparency-log", schema: c.schema, service: "aggregator",
-                                                        maxBatch: c.maxBatch, linger: c.linger),
-                                   log: log, pool: database.pool, producer: context.producer, logger: context.logger)
+        let writer = OrderedWriter(
+            configuration: .init(
+                name: "transparency-log", schema: c.schema, service: "aggregator",
+                maxBatch: c.maxBatch, linger: c.linger),
+            log: log, pool: database.pool, producer: context.producer, logger: context.logger)
         let (schema, pool) = (c.schema, database.pool)
-        let retrier = RequestRetrier(pending: pending, pool: pool, producer: context.producer, service: "aggregator",
-                                     logger: context.logger) { expired in
+        let retrier = RequestRetrier(
+            pending: pending, pool: pool, producer: context.producer, service: "aggregator",
+            logger: context.logger
+        ) { expired in
             try await TokenResultJoiner.timedOut(expired, schema: schema, pool: pool, metrics: metrics)
         }
-        let intake = SubmissionIntake(configuration: c, idKey: idKey, instance: context.instance, pending: pending,
-                                      metrics: metrics)
+        let intake = SubmissionIntake(
+            configuration: c, idKey: idKey, instance: context.instance, pending: pending,
+            metrics: metrics)
         let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
         let verifier = LogVerifier(configuration: c, metrics: metrics)
         // A new checkpoint key (a restart with another key file) goes into the audit trail.
         let audit = AuditTrail(schema: c.schema, service: "aggregator", topic: c.auditTopic, indexKey: nil)
-        let recorder = try context.keyRotationRecorder(audit, keys: [
-            KeySet(.checkpointKeyRotation, keys: [(key.keyID, key.publicKey)], current: key.keyID),
-        ])
+        let recorder = try context.keyRotationRecorder(
+            audit,
+            keys: [
+                KeySet(.checkpointKeyRotation, keys: [(key.keyID, key.publicKey)], current: key.keyID)
+            ])
         let submissions = SubmissionTable(schema: c.schema)
-        let sweeper = PeriodicSweeper(what: "answered submission", counter: "hallmark_aggregator_answers_expired_total",
-                                      service: "aggregator", interval: c.sweepInterval, logger: context.logger) {
+        let sweeper = PeriodicSweeper(
+            what: "answered submission", counter: "hallmark_aggregator_answers_expired_total",
+            service: "aggregator", interval: c.sweepInterval, logger: context.logger
+        ) {
             try await submissions.sweepAnswered(olderThan: c.answerRetention, limit: 1000, on: pool)
         }
         // The stages last, so the group stops them first: they drain while the writer runs.
@@ -63,11 +75,13 @@ public enum AggregatorService {
         return [
             recorder, sweeper, writer, retrier,
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
-            try context.stage(joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
-                              groupSuffix: "-tokens", batchLinger: batchLinger),
+            try context.stage(
+                joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
+                groupSuffix: "-tokens", batchLinger: batchLinger),
             // A bundle can hold a device signature: its rejected records carry a digest and size.
-            try context.stage(intake, inputs: intake.inputs, dispatch: .partitionBatches, batchLinger: batchLinger,
-                              copiesOriginals: false),
+            try context.stage(
+                intake, name: "intake", inputs: intake.inputs, dispatch: .partitionBatches, batchLinger: batchLinger,
+                copiesOriginals: false),
         ]
     }
 }

@@ -45,7 +45,8 @@ public struct CheckpointSigningKey: Sendable {
         for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.isEmpty || text.hasPrefix("#") { continue }
-            guard text.hasPrefix("seed="), seed == nil, let bytes = try? Base64.decode(String(text.dropFirst(5)), length: 32) else {
+            guard text.hasPrefix("seed="), seed == nil, let bytes = try? Base64.decode(String(text.dropFirst(5)), length: 32)
+            else {
                 throw ConfigurationError(variable: variable, reason: "needs exactly one line seed=<b64 of 32 bytes>")
             }
             seed = bytes
@@ -63,11 +64,14 @@ public struct CheckpointSigningKey: Sendable {
             throw ConfigurationError(variable: variable, reason: "the key file already exists; choose another path")
         }
         let url = URL(fileURLWithPath: path)
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        let text = "# Hallmark aggregator checkpoint key (private): signs the transparency log's checkpoints.\n"
+        try? FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let text =
+            "# Hallmark aggregator checkpoint key (private): signs the transparency log's checkpoints.\n"
             + "seed=\(Base64.encode(seed))\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw ConfigurationError(variable: variable, reason: "cannot write the key file")
         }
     }

@@ -22,14 +22,16 @@ public struct LogStore: Sendable {
     /// The leaves for these image hashes (32 bytes each), by hash; absent hashes are not logged.
     public func leaves(_ hashes: [Data], on connection: PostgresConnection) async throws -> [Data: Leaf] {
         guard !hashes.isEmpty else { return [:] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT leaf_index, image_hash, captured_at, modification_level, parent_hash
             FROM \(unescaped: schema).leaves WHERE image_hash = ANY(\(PostgresArray(hashes)))
             """)
         var out: [Data: Leaf] = [:]
         for (index, hash, captured, level, parent) in try rows.decode((Int64, Data, Int64, Int16, Data?).self) {
-            let leaf = try BirthmarkLogLeaf(imageHash: hash, timestamp: UInt64(captured), modificationLevel: UInt8(level),
-                                            parentHash: parent)
+            let leaf = try BirthmarkLogLeaf(
+                imageHash: hash, timestamp: UInt64(captured), modificationLevel: UInt8(level),
+                parentHash: parent)
             out[hash] = Leaf(index: index, leaf: leaf)
         }
         return out
@@ -37,7 +39,8 @@ public struct LogStore: Sendable {
 
     /// The latest checkpoint, or nil for an empty log.
     public func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
             ORDER BY tree_size DESC LIMIT 1
             """)
@@ -46,7 +49,8 @@ public struct LogStore: Sendable {
 
     /// The checkpoint of exactly `size` leaves, if the log made one.
     public func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
             WHERE tree_size = \(size)
             """)
@@ -55,8 +59,9 @@ public struct LogStore: Sendable {
 
     private static func checkpoints(_ rows: PostgresRows) throws -> [SignedCheckpoint] {
         try rows.decode((Int64, Data, Int64, Data, String).self).map { size, root, at, signature, keyID in
-            SignedCheckpoint(treeSize: UInt64(size), rootHash: Hex.encode(root), timestamp: UInt64(at),
-                             signature: Base64.encode(signature), keyID: keyID)
+            SignedCheckpoint(
+                treeSize: UInt64(size), rootHash: Hex.encode(root), timestamp: UInt64(at),
+                signature: Base64.encode(signature), keyID: keyID)
         }
     }
 
@@ -64,7 +69,8 @@ public struct LogStore: Sendable {
     func nodes(_ positions: Set<NodePosition>, on connection: PostgresConnection) async throws -> [NodePosition: Data] {
         guard !positions.isEmpty else { return [:] }
         let list = Array(positions)
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT n.level, n.idx, n.hash FROM \(unescaped: schema).nodes n
             JOIN unnest(\(PostgresArray(list.map { Int64($0.level) })), \(PostgresArray(list.map { Int64($0.index) })))
                 AS p(level, idx) ON n.level = p.level AND n.idx = p.idx
@@ -78,7 +84,8 @@ public struct LogStore: Sendable {
 
     /// Runs a proof builder over stored nodes: once to learn which nodes it reads, then, after
     /// one query for them, for real.
-    func withNodes<T>(on connection: PostgresConnection, _ build: @escaping (MerkleTree.NodeLookup) throws -> T) async throws -> T {
+    func withNodes<T>(on connection: PostgresConnection, _ build: @escaping (MerkleTree.NodeLookup) throws -> T) async throws -> T
+    {
         try await withNodes(on: connection, [build])[0]
     }
 
@@ -104,10 +111,14 @@ public struct LogStore: Sendable {
     }
 
     /// Inclusion proofs of many (leaf index, tree size) pairs, with one query.
-    public func inclusionProofs(_ pairs: [(index: Int64, size: Int64)], on connection: PostgresConnection) async throws -> [[Data]] {
-        try await withNodes(on: connection, pairs.map { pair in
-            { try MerkleTree.inclusionProof(leafIndex: Int(pair.index), treeSize: Int(pair.size), node: $0) }
-        })
+    public func inclusionProofs(
+        _ pairs: [(index: Int64, size: Int64)], on connection: PostgresConnection
+    ) async throws -> [[Data]] {
+        try await withNodes(
+            on: connection,
+            pairs.map { pair in
+                { try MerkleTree.inclusionProof(leafIndex: Int(pair.index), treeSize: Int(pair.size), node: $0) }
+            })
     }
 
     /// The consistency proof from `old` leaves to `new` leaves.

@@ -9,8 +9,9 @@ extension LogVerifier {
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         let query = message.fields["query"]?.string.flatMap(LogVerifyRequest.Query.init(rawValue:)) ?? .inclusion
         metrics.verification(LogVerifyResult.Status.rejected.rawValue)
-        let result = LogVerifyResult.rejected(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                              requestID: message.id, query: query, reason: .malformed)
+        let result = LogVerifyResult.rejected(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.id, query: query, reason: .malformed)
         return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
     }
 }

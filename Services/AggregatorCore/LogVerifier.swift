@@ -51,34 +51,45 @@ public struct LogVerifier: StageProcessor {
             for (message, request) in batch {
                 let result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
                 metrics.verification(result.status.rawValue)
-                verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.verifyOutput),
-                                                    key: message.key, result)]))
+                verdicts.append(
+                    .outputs([
+                        try .json(
+                            topic: message.replyTopic(or: configuration.verifyOutput),
+                            key: message.key, result)
+                    ]))
             }
             return verdicts
         }
     }
 
-    private func answer(_ message: StageMessage, _ request: LogVerifyRequest, latest: SignedCheckpoint?,
-                        leaves: [Data: LogStore.Leaf], proofs: [Int64: [Data]],
-                        on connection: PostgresConnection) async throws -> LogVerifyResult {
+    private func answer(
+        _ message: StageMessage, _ request: LogVerifyRequest, latest: SignedCheckpoint?,
+        leaves: [Data: LogStore.Leaf], proofs: [Int64: [Data]],
+        on connection: PostgresConnection
+    ) async throws -> LogVerifyResult {
         let (id, now, correlation, requestID) = (message.resultID, Timestamp.now(), message.correlationID, message.header.id)
         func rejected(_ reason: LogVerifyResult.Reason) -> LogVerifyResult {
-            .rejected(id: id, producedAt: now, correlationID: correlation, requestID: requestID, query: request.query, reason: reason)
+            .rejected(
+                id: id, producedAt: now, correlationID: correlation, requestID: requestID, query: request.query, reason: reason)
         }
         switch request.query {
         case .inclusion:
             guard let text = request.imageHash, let hash = try? Hex.decode(text, length: 32),
-                  request.oldTreeSize == nil, request.newTreeSize == nil else { return rejected(.malformed) }
+                request.oldTreeSize == nil, request.newTreeSize == nil
+            else { return rejected(.malformed) }
             guard let latest else { return rejected(.unknownTreeSize) }
             guard let found = leaves[hash], UInt64(found.index) < latest.treeSize, let proof = proofs[found.index] else {
-                return .notFound(id: id, producedAt: now, correlationID: correlation, requestID: requestID, imageHash: text,
-                                 checkpoint: latest)
+                return .notFound(
+                    id: id, producedAt: now, correlationID: correlation, requestID: requestID, imageHash: text,
+                    checkpoint: latest)
             }
-            let record = LogVerifyResult.Record(imageHash: text, timestamp: found.leaf.timestamp,
-                                                modificationLevel: Int(found.leaf.modificationLevel),
-                                                parentImageHash: found.leaf.parentHash.map(Hex.encode))
-            return .found(id: id, producedAt: now, correlationID: correlation, requestID: requestID, record: record,
-                          leafIndex: UInt64(found.index), checkpoint: latest, proof: proof.map(Hex.encode))
+            let record = LogVerifyResult.Record(
+                imageHash: text, timestamp: found.leaf.timestamp,
+                modificationLevel: Int(found.leaf.modificationLevel),
+                parentImageHash: found.leaf.parentHash.map(Hex.encode))
+            return .found(
+                id: id, producedAt: now, correlationID: correlation, requestID: requestID, record: record,
+                leafIndex: UInt64(found.index), checkpoint: latest, proof: proof.map(Hex.encode))
         case .consistency:
             guard request.imageHash == nil, let old = request.oldTreeSize else { return rejected(.malformed) }
             let newSize = request.newTreeSize ?? latest?.treeSize ?? 0
@@ -87,8 +98,9 @@ public struct LogVerifier: StageProcessor {
             let oldKnown = old == 0 ? true : try await store.checkpoint(size: Int64(old), on: connection) != nil
             guard let target, oldKnown else { return rejected(.unknownTreeSize) }
             let proof = try await store.consistencyProof(old: Int64(old), new: Int64(newSize), on: connection)
-            return .consistent(id: id, producedAt: now, correlationID: correlation, requestID: requestID, oldTreeSize: old,
-                               checkpoint: target, proof: proof.map(Hex.encode))
+            return .consistent(
+                id: id, producedAt: now, correlationID: correlation, requestID: requestID, oldTreeSize: old,
+                checkpoint: target, proof: proof.map(Hex.encode))
         }
     }
 
@@ -96,8 +108,9 @@ public struct LogVerifier: StageProcessor {
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         let query = message.fields["query"]?.string.flatMap(LogVerifyRequest.Query.init(rawValue:)) ?? .inclusion
         metrics.verification(LogVerifyResult.Status.rejected.rawValue)
-        let result = LogVerifyResult.rejected(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                              requestID: message.header.id, query: query, reason: .malformed)
+        let result = LogVerifyResult.rejected(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.header.id, query: query, reason: .malformed)
         return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
     }
 }

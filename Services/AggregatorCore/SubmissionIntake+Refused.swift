@@ -9,8 +9,9 @@ extension SubmissionIntake {
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         let reason = SubmissionResult.Reason(rawValue: message.resultReason) ?? .malformed
         metrics.submission(reason.rawValue)
-        let result = SubmissionResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                      requestID: message.id, reason: reason)
+        let result = SubmissionResult(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.id, reason: reason)
         return [try .json(topic: message.replyTopic(or: configuration.submissionOutput), key: message.key, result)]
     }
 }

@@ -44,8 +44,10 @@ public struct SubmissionIntake: StageProcessor {
     let pending: PendingRequests
     let metrics: AggregatorMetrics
 
-    public init(configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
-                metrics: AggregatorMetrics) {
+    public init(
+        configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
+        metrics: AggregatorMetrics
+    ) {
         self.configuration = configuration
         self.idKey = idKey
         self.instance = instance
@@ -68,17 +70,21 @@ public struct SubmissionIntake: StageProcessor {
         // the request to the submission) and its Kafka key is the correlation id, so neither
         // the authority nor the key says which image it is about.
         let correlation = idKey.derive(from: id, "token-correlation")
-        let request = TokenRequest(id: idKey.derive(from: id, "token-request"), producedAt: Timestamp.now(),
-                                   token: token, correlationID: correlation, replyTo: configuration.tokenResults)
+        let request = TokenRequest(
+            id: idKey.derive(from: id, "token-request"), producedAt: Timestamp.now(),
+            token: token, correlationID: correlation, replyTo: configuration.tokenResults)
         // The id as written: answers carry it so (a uuid column reads back lower case).
-        let row = SubmissionTable.Row(id: id, requestID: message.header.id, entries: submission.entries,
-                                      capturedAt: submission.timestamp, correlationID: message.correlationID,
-                                      replyTopic: message.replyTopic(or: configuration.submissionOutput),
-                                      replyKey: message.kafka.key)
-        return .validate(Ask(message: message, row: row, digest: Data(message.contentDigest),
-                             provenance: Provenance(submission.entries),
-                             request: try .json(topic: configuration.tokenRequests, key: correlation, request),
-                             correlationID: UUID(text: correlation)!))
+        let row = SubmissionTable.Row(
+            id: id, requestID: message.header.id, entries: submission.entries,
+            capturedAt: submission.timestamp, correlationID: message.correlationID,
+            replyTopic: message.replyTopic(or: configuration.submissionOutput),
+            replyKey: message.kafka.key)
+        return .validate(
+            Ask(
+                message: message, row: row, digest: Data(message.contentDigest),
+                provenance: Provenance(submission.entries),
+                request: try .json(topic: configuration.tokenRequests, key: correlation, request),
+                correlationID: UUID(text: correlation)!))
     }
 
     /// What the commit decided for one recorded submission.
@@ -164,9 +170,11 @@ public struct SubmissionIntake: StageProcessor {
     /// A recorded submission's `invalid_provenance` answer: the same bytes but `produced_at`
     /// whenever made, with the id every answer of the submission has.
     private func invalidProvenance(_ row: SubmissionTable.Row) throws -> [UInt8] {
-        try JSONCoding.encode(SubmissionResult(id: SubmissionTable.resultID(row.id), producedAt: Timestamp.now(),
-                                               correlationID: row.correlationID, requestID: row.requestID,
-                                               reason: .invalidProvenance))
+        try JSONCoding.encode(
+            SubmissionResult(
+                id: SubmissionTable.resultID(row.id), producedAt: Timestamp.now(),
+                correlationID: row.correlationID, requestID: row.requestID,
+                reason: .invalidProvenance))
     }
 
     /// `id_reused` for a message whose id was recorded for other content, and a security event.
@@ -176,13 +184,17 @@ public struct SubmissionIntake: StageProcessor {
         let message = ask.message
         let name = "id-reused-\(Hex.encode(ask.digest))"
         metrics.submission(SubmissionResult.Reason.idReused.rawValue)
-        let answer = SubmissionResult(id: MessageID.derived(from: message.header.id, name), producedAt: Timestamp.now(),
-                                      correlationID: message.correlationID, requestID: message.header.id, reason: .idReused)
-        let event = SecurityEvent(id: idKey.derive(from: ask.row.id, name), producedAt: Timestamp.now(), service: "aggregator",
-                                  instance: instance, event: .idReused, severity: .warning, requestId: message.header.id,
-                                  reason: "other_bytes")
-        return [StageOutput(topic: ask.row.replyTopic, key: ask.row.replyKey, value: try JSONCoding.encode(answer)),
-                try .json(topic: configuration.securityTopic, key: nil, event)]
+        let answer = SubmissionResult(
+            id: MessageID.derived(from: message.header.id, name), producedAt: Timestamp.now(),
+            correlationID: message.correlationID, requestID: message.header.id, reason: .idReused)
+        let event = SecurityEvent(
+            id: idKey.derive(from: ask.row.id, name), producedAt: Timestamp.now(), service: "aggregator",
+            instance: instance, event: .idReused, severity: .warning, requestId: message.header.id,
+            reason: "other_bytes")
+        return [
+            StageOutput(topic: ask.row.replyTopic, key: ask.row.replyKey, value: try JSONCoding.encode(answer)),
+            try .json(topic: configuration.securityTopic, key: nil, event),
+        ]
     }
 
     /// A schema violation is answered `malformed` on the submission's reply topic.
@@ -192,8 +204,9 @@ public struct SubmissionIntake: StageProcessor {
 
     private func rejected(_ message: StageMessage, _ reason: SubmissionResult.Reason) throws -> StageOutput {
         metrics.submission(reason.rawValue)
-        let result = SubmissionResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                      requestID: message.header.id, reason: reason)
+        let result = SubmissionResult(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.header.id, reason: reason)
         return try .json(topic: message.replyTopic(or: configuration.submissionOutput), key: message.key, result)
     }
 }

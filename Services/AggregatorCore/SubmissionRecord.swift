@@ -19,8 +19,10 @@ public struct SubmissionRecord: Sendable {
     public let replyKey: [UInt8]?
 
     /// - Parameter requestID: the id as written; by default `id` in lower case.
-    public init(id: UUID, requestID: String? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
-                replyTopic: String, replyKey: [UInt8]?) {
+    public init(
+        id: UUID, requestID: String? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
+        replyTopic: String, replyKey: [UInt8]?
+    ) {
         self.id = id
         self.requestID = requestID ?? id.lowercasedText
         self.entries = entries

@@ -17,7 +17,8 @@ struct SubmissionTable: Sendable {
     func insert(_ rows: [(row: Row, digest: Data)], on connection: PostgresConnection) async throws -> [UUID: Data] {
         guard !rows.isEmpty else { return [:] }
         let entries = try rows.map { Data(try JSONCoding.encode($0.row.entries)) }
-        let result = try await connection.query("""
+        let result = try await connection.query(
+            """
             INSERT INTO \(unescaped: schema).submissions
                 (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest)
             SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d
@@ -44,7 +45,8 @@ struct SubmissionTable: Sendable {
     /// The recorded digests and answers of these submissions.
     func seen(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Seen] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT submission_id, digest, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
             WHERE submission_id = ANY(\(PostgresArray(ids)))
             """)
@@ -67,7 +69,8 @@ struct SubmissionTable: Sendable {
     /// Where each submission's answer goes.
     func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT submission_id, COALESCE(request_id, submission_id::text), correlation_id, reply_topic, reply_key
             FROM \(unescaped: schema).submissions WHERE submission_id = ANY(\(PostgresArray(ids)))
             """)
@@ -85,7 +88,8 @@ struct SubmissionTable: Sendable {
     /// Marks validated submissions as waiting for the log, in this order.
     func enqueue(_ ids: [UUID], on connection: PostgresConnection) async throws {
         guard !ids.isEmpty else { return }
-        try await connection.execute("""
+        try await connection.execute(
+            """
             UPDATE \(unescaped: schema).submissions s SET status = 'queued', queued_seq = q.n
             FROM (SELECT i, nextval('\(unescaped: schema).queued_seq') AS n
                   FROM unnest(\(PostgresArray(ids))) WITH ORDINALITY AS u(i, o) ORDER BY o) q
@@ -95,16 +99,21 @@ struct SubmissionTable: Sendable {
 
     /// Records final answers (so the same id asked again gets them again) and returns each as
     /// the output to send, in the given order.
-    func answer(_ results: [(id: UUID, destination: Destination, result: SubmissionResult)],
-                on connection: PostgresConnection) async throws -> [StageOutput] {
+    func answer(
+        _ results: [(id: UUID, destination: Destination, result: SubmissionResult)],
+        on connection: PostgresConnection
+    ) async throws -> [StageOutput] {
         try await record(try results.map { ($0.id, $0.destination, try JSONCoding.encode($0.result)) }, on: connection)
     }
 
     /// Records final answers already encoded; returns each as the output to send, in order.
-    func record(_ answers: [(id: UUID, destination: Destination, value: [UInt8])],
-                on connection: PostgresConnection) async throws -> [StageOutput] {
+    func record(
+        _ answers: [(id: UUID, destination: Destination, value: [UInt8])],
+        on connection: PostgresConnection
+    ) async throws -> [StageOutput] {
         guard !answers.isEmpty else { return [] }
-        try await connection.execute("""
+        try await connection.execute(
+            """
             UPDATE \(unescaped: schema).submissions s SET status = 'answered', result = a.result, queued_seq = NULL
             FROM unnest(\(PostgresArray(answers.map(\.id))), \(PostgresArray(answers.map { Data($0.value) }))) AS a(id, result)
             WHERE s.submission_id = a.id
@@ -114,14 +123,20 @@ struct SubmissionTable: Sendable {
 
     /// Answers submissions `rejected` with their reasons (those with no row are skipped): the
     /// authority's FAIL, or `validation_timeout`. Returns the outputs by submission.
-    func reject(_ rejections: [(id: UUID, reason: SubmissionResult.Reason)],
-                on connection: PostgresConnection) async throws -> [UUID: StageOutput] {
+    func reject(
+        _ rejections: [(id: UUID, reason: SubmissionResult.Reason)],
+        on connection: PostgresConnection
+    ) async throws -> [UUID: StageOutput] {
         let destinations = try await destinations(rejections.map(\.id), on: connection)
         let results = rejections.compactMap { id, reason in
             destinations[id].map { destination in
-                (id, destination, SubmissionResult(id: Self.resultID(id), producedAt: Timestamp.now(),
-                                                   correlationID: destination.correlationID, requestID: destination.requestID,
-                                                   reason: reason))
+                (
+                    id, destination,
+                    SubmissionResult(
+                        id: Self.resultID(id), producedAt: Timestamp.now(),
+                        correlationID: destination.correlationID, requestID: destination.requestID,
+                        reason: reason)
+                )
             }
         }
         return Dictionary(zip(results.map(\.0), try await answer(results, on: connection))) { first, _ in first }
@@ -133,7 +148,8 @@ struct SubmissionTable: Sendable {
     /// answered `duplicate` with its leaf index. No index on the age: the sweep's scan is
     /// cheaper than one more index entry on every answer, the log's hottest write.
     func sweepAnswered(olderThan retention: Duration, limit: Int, on pool: PostgresPool) async throws -> Int {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             DELETE FROM \(unescaped: schema).submissions WHERE submission_id IN (
                 SELECT submission_id FROM \(unescaped: schema).submissions
                 WHERE status = 'answered' AND created_at < now() - make_interval(secs => \(Double(retention.components.seconds)))

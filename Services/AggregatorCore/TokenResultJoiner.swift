@@ -22,8 +22,10 @@ public struct TokenResultJoiner: StageProcessor {
     let writer: (@Sendable () -> Void)?
 
     /// - Parameter writer: called after a batch queued submissions (wakes the log writer).
-    public init(configuration: AggregatorConfiguration, pending: PendingRequests, metrics: AggregatorMetrics,
-                wake writer: (@Sendable () -> Void)? = nil) {
+    public init(
+        configuration: AggregatorConfiguration, pending: PendingRequests, metrics: AggregatorMetrics,
+        wake writer: (@Sendable () -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.pending = pending
         self.metrics = metrics
@@ -38,14 +40,15 @@ public struct TokenResultJoiner: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else { throw StageRejection(.processingFailed, "the joiner needs its database") }
+        let connection = try context.transaction()
         let joined = try await pending.take(batch.compactMap { UUID(text: $0.result.correlationId) }, on: connection)
         let table = SubmissionTable(schema: configuration.schema)
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
         // Each message's submission when it failed, to hand it its answer below.
         let failedAt: [UUID?] = batch.map { item in
             guard let correlation = UUID(text: item.result.correlationId), let request = joined[correlation],
-                  let submission = UUID(text: String(decoding: request.context, as: UTF8.self)) else {
+                let submission = UUID(text: String(decoding: request.context, as: UTF8.self))
+            else {
                 metrics.unmatchedReplies.increment()
                 return nil
             }
@@ -65,8 +68,10 @@ public struct TokenResultJoiner: StageProcessor {
 
     /// The answer for submissions whose token the authority never judged in time: recorded,
     /// then sent by the retrier.
-    static func timedOut(_ requests: [PendingRequest], schema: String, pool: PostgresPool,
-                         metrics: AggregatorMetrics) async throws -> [StageOutput] {
+    static func timedOut(
+        _ requests: [PendingRequest], schema: String, pool: PostgresPool,
+        metrics: AggregatorMetrics
+    ) async throws -> [StageOutput] {
         let ids = requests.compactMap { UUID(text: String(decoding: $0.context, as: UTF8.self)) }
         let answers = try await pool.transaction { connection in
             try await SubmissionTable(schema: schema).reject(ids.map { ($0, .validationTimeout) }, on: connection)

@@ -35,26 +35,30 @@ public struct TransparencyLog: OrderedWriterLog {
     }
 
     public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
-        try await connection.query("""
+        try await connection.query(
+            """
             SELECT count(*) FROM (SELECT 1 FROM \(unescaped: store.schema).submissions WHERE status = 'queued' LIMIT \(limit)) q
             """)[0].column(0, as: Int.self)
     }
 
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
             FROM \(unescaped: store.schema).submissions s WHERE s.status = 'queued'
             ORDER BY s.queued_seq LIMIT \(limit)
             """)
         let columns = try rows.decode((UUID, String?, Data, Int64, String, String, Data?).self)
         return try columns.map { id, request, entries, captured, correlation, topic, key in
-            Item(id: id, requestID: request,
-                 entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
-                 capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
+            Item(
+                id: id, requestID: request,
+                entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
+                capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
         }
     }
 
-    public func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch {
+    public func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
+    {
         // Each entry's hash in raw bytes, once.
         let raw = try items.map { try $0.entries.map { try Hex.decode($0.imageHash, length: 32) } }
         let logged = try await store.leaves(Array(Set(raw.joined())), on: connection)
@@ -70,9 +74,10 @@ public struct TransparencyLog: OrderedWriterLog {
                     answer.append(.init(imageHash: entry.imageHash, leafIndex: UInt64(index), status: .duplicate))
                     continue
                 }
-                let leaf = try BirthmarkLogLeaf(imageHash: hash, timestamp: item.capturedAt,
-                                                modificationLevel: UInt8(entry.modificationLevel),
-                                                parentHash: try entry.parentImageHash.map { try Hex.decode($0, length: 32) })
+                let leaf = try BirthmarkLogLeaf(
+                    imageHash: hash, timestamp: item.capturedAt,
+                    modificationLevel: UInt8(entry.modificationLevel),
+                    parentHash: try entry.parentImageHash.map { try Hex.decode($0, length: 32) })
                 let index = position + Int64(leaves.count)
                 fresh[hash] = index
                 leaves.append((index, leaf))
@@ -85,21 +90,30 @@ public struct TransparencyLog: OrderedWriterLog {
         var outputs: [StageOutput] = []
         if !leaves.isEmpty {
             try await insert(leaves, nodes: nodes, on: connection)
-            let signed = try key.sign(try LogCheckpoint(treeSize: UInt64(size), rootHash: frontier.root,
-                                                        timestamp: UInt64(Date().timeIntervalSince1970)))
-            try await connection.execute("""
+            let signed = try key.sign(
+                try LogCheckpoint(
+                    treeSize: UInt64(size), rootHash: frontier.root,
+                    timestamp: UInt64(Date().timeIntervalSince1970)))
+            try await connection.execute(
+                """
                 INSERT INTO \(unescaped: store.schema).checkpoints (tree_size, root_hash, signed_at, signature, key_id)
                 VALUES (\(size), \(frontier.root), \(Int64(signed.timestamp)), \(try Base64.decode(signed.signature)),
                         \(signed.keyID))
                 """)
-            let message = Checkpoint(id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"), producedAt: Timestamp.now(), signed)
+            let message = Checkpoint(
+                id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"), producedAt: Timestamp.now(), signed)
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
         }
         let results = zip(items, placed).map { item, leaves in
-            (item.id, SubmissionTable.Destination(requestID: item.requestID, correlationID: item.correlationID, topic: item.replyTopic,
-                                                  key: item.replyKey),
-             SubmissionResult(id: SubmissionTable.resultID(item.id), producedAt: Timestamp.now(), correlationID: item.correlationID,
-                              requestID: item.requestID, leaves: leaves, treeSize: UInt64(size)))
+            (
+                item.id,
+                SubmissionTable.Destination(
+                    requestID: item.requestID, correlationID: item.correlationID, topic: item.replyTopic,
+                    key: item.replyKey),
+                SubmissionResult(
+                    id: SubmissionTable.resultID(item.id), producedAt: Timestamp.now(), correlationID: item.correlationID,
+                    requestID: item.requestID, leaves: leaves, treeSize: UInt64(size))
+            )
         }
         for (_, _, result) in results { metrics.submission(result.status.rawValue) }
         outputs += try await SubmissionTable(schema: store.schema).answer(results, on: connection)
@@ -114,7 +128,8 @@ public struct TransparencyLog: OrderedWriterLog {
     private func frontier(at position: Int64, on connection: PostgresConnection) async throws -> MerkleFrontier {
         guard position > 0 else { return MerkleFrontier() }
         if let frontier = cached.value.withLock({ $0 }), frontier.size == Int(position) {
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT root_hash FROM \(unescaped: store.schema).checkpoints WHERE tree_size = \(position)
                 """)
             if let root = try rows.first?.column(0, as: Data.self), root == frontier.root { return frontier }
@@ -122,9 +137,12 @@ public struct TransparencyLog: OrderedWriterLog {
         return try await store.frontier(size: position, on: connection)
     }
 
-    private func insert(_ leaves: [(index: Int64, leaf: BirthmarkLogLeaf)], nodes: [MerkleTree.Node],
-                        on connection: PostgresConnection) async throws {
-        try await connection.execute("""
+    private func insert(
+        _ leaves: [(index: Int64, leaf: BirthmarkLogLeaf)], nodes: [MerkleTree.Node],
+        on connection: PostgresConnection
+    ) async throws {
+        try await connection.execute(
+            """
             INSERT INTO \(unescaped: store.schema).leaves (leaf_index, image_hash, captured_at, modification_level, parent_hash)
             SELECT i, h, c, m::smallint, NULLIF(p, ''::bytea)
             FROM unnest(\(PostgresArray(leaves.map(\.index))), \(PostgresArray(leaves.map(\.leaf.imageHash))),
@@ -132,7 +150,8 @@ public struct TransparencyLog: OrderedWriterLog {
                         \(PostgresArray(leaves.map { Int64($0.leaf.modificationLevel) })),
                         \(PostgresArray(leaves.map { $0.leaf.parentHash ?? Data() }))) AS l(i, h, c, m, p)
             """)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(unescaped: store.schema).nodes (level, idx, hash)
             SELECT * FROM unnest(\(PostgresArray(nodes.map { Int64($0.level) })), \(PostgresArray(nodes.map { Int64($0.index) })),
                                  \(PostgresArray(nodes.map(\.hash))))

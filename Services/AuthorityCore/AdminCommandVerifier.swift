@@ -49,27 +49,33 @@ public struct AdminCommandVerifier: Sendable {
     public func verify(_ message: StageMessage) throws -> (AdminCommand, keyID: String) {
         let command = try message.decode(AdminCommand.self)
         guard let keyID = command.keyID, let signature = command.signature else {
-            throw Refusal(reason: Self.unsigned, detail: "key_id and signature are required", severity: .critical,
-                          keyID: command.keyID)
+            throw Refusal(
+                reason: Self.unsigned, detail: "key_id and signature are required", severity: .critical,
+                keyID: command.keyID)
         }
         guard let publicKey = keys[keyID] else {
-            throw Refusal(reason: Self.unknownKey, detail: "key_id names no configured operator key",
-                          severity: .critical, keyID: keyID)
+            throw Refusal(
+                reason: Self.unknownKey, detail: "key_id names no configured operator key",
+                severity: .critical, keyID: keyID)
         }
         guard let bytes = try? Base64.decode(signature, length: 64),
-              Ed25519.verify(signature: bytes, message: AdminCommand.signedBytes(of: message.fields),
-                             publicKey: publicKey) else {
-            throw Refusal(reason: Self.badSignature, detail: "signature does not verify under key_id",
-                          severity: .critical, keyID: keyID)
+            Ed25519.verify(
+                signature: bytes, message: AdminCommand.signedBytes(of: message.fields),
+                publicKey: publicKey)
+        else {
+            throw Refusal(
+                reason: Self.badSignature, detail: "signature does not verify under key_id",
+                severity: .critical, keyID: keyID)
         }
         guard let produced = Timestamp.parse(command.producedAt) else {
             throw Refusal(reason: Self.stale, detail: "produced_at is not a timestamp", severity: .warning, keyID: keyID)
         }
         let age = now().timeIntervalSince(produced)
         guard abs(age) <= Double(windowSeconds) else {
-            throw Refusal(reason: Self.stale,
-                          detail: "produced_at is more than \(windowSeconds) s in the \(age > 0 ? "past" : "future")",
-                          severity: .warning, keyID: keyID)
+            throw Refusal(
+                reason: Self.stale,
+                detail: "produced_at is more than \(windowSeconds) s in the \(age > 0 ? "past" : "future")",
+                severity: .warning, keyID: keyID)
         }
         return (command, keyID)
     }

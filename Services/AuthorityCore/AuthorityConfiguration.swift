@@ -66,11 +66,13 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     /// The variables that place an authority (its schema and topics) as this configuration
     /// does: what a test or a bench hands the process it starts.
     public var placementEnvironment: [String: String] {
-        ["HALLMARK_AUTHORITY_SCHEMA": schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": provisionInput,
-         "HALLMARK_AUTHORITY_PROVISION_OUTPUT": provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": tokenInput,
-         "HALLMARK_AUTHORITY_TOKEN_OUTPUT": tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": adminInput,
-         "HALLMARK_SECURITY_TOPIC": securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic,
-         "HALLMARK_PRIVACY_REQUESTS_TOPIC": privacy.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": privacy.results]
+        [
+            "HALLMARK_AUTHORITY_SCHEMA": schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": provisionInput,
+            "HALLMARK_AUTHORITY_PROVISION_OUTPUT": provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": tokenInput,
+            "HALLMARK_AUTHORITY_TOKEN_OUTPUT": tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": adminInput,
+            "HALLMARK_SECURITY_TOPIC": securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic,
+            "HALLMARK_PRIVACY_REQUESTS_TOPIC": privacy.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": privacy.results,
+        ]
     }
 
     /// Applies the environment over the defaults.
@@ -86,27 +88,36 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
         c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         c.privacy = try PrivacyTopics.fromEnvironment(env)
-        c.replayWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
-                                                     in: 1...(366 * 86_400))
-        c.warnThreshold = try settings.integer("HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,
-                                               in: 1...100_000_000)
-        c.blacklistThreshold = try settings.integer("HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
-                                                    default: c.blacklistThreshold, in: 1...100_000_000)
-        c.deviceCacheSize = try settings.integer("HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", default: c.deviceCacheSize,
-                                                 in: 1...100_000_000)
-        c.deviceCacheTTLMilliseconds = try settings.integer("HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS",
-                                                            default: c.deviceCacheTTLMilliseconds, in: 1...3_600_000)
-        c.resealIntervalSeconds = try settings.integer("HALLMARK_AUTHORITY_RESEAL_INTERVAL_S",
-                                                       default: c.resealIntervalSeconds, in: 1...86_400)
+        c.replayWindowSeconds = try settings.integer(
+            "HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
+            in: 1...(366 * 86_400))
+        c.warnThreshold = try settings.integer(
+            "HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,
+            in: 1...100_000_000)
+        c.blacklistThreshold = try settings.integer(
+            "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
+            default: c.blacklistThreshold, in: 1...100_000_000)
+        c.deviceCacheSize = try settings.integer(
+            "HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", default: c.deviceCacheSize,
+            in: 1...100_000_000)
+        c.deviceCacheTTLMilliseconds = try settings.integer(
+            "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS",
+            default: c.deviceCacheTTLMilliseconds, in: 1...3_600_000)
+        c.resealIntervalSeconds = try settings.integer(
+            "HALLMARK_AUTHORITY_RESEAL_INTERVAL_S",
+            default: c.resealIntervalSeconds, in: 1...86_400)
         c.resealBatch = try settings.integer("HALLMARK_AUTHORITY_RESEAL_BATCH", default: c.resealBatch, in: 1...100_000)
-        c.countFlushMilliseconds = try settings.integer("HALLMARK_AUTHORITY_COUNT_FLUSH_MS",
-                                                        default: c.countFlushMilliseconds, in: 10...3_600_000)
-        c.adminWindowSeconds = try settings.integer("HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: c.adminWindowSeconds,
-                                                    in: 1...1800)
+        c.countFlushMilliseconds = try settings.integer(
+            "HALLMARK_AUTHORITY_COUNT_FLUSH_MS",
+            default: c.countFlushMilliseconds, in: 10...3_600_000)
+        c.adminWindowSeconds = try settings.integer(
+            "HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: c.adminWindowSeconds,
+            in: 1...1800)
         c.operatorKeys = try OperatorKeys.fromEnvironment(env)
         guard c.blacklistThreshold > c.warnThreshold else {
-            throw ConfigurationError(variable: "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
-                                     reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")
+            throw ConfigurationError(
+                variable: "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
+                reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")
         }
         return c
     }

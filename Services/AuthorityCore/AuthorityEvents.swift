@@ -28,9 +28,11 @@ struct AuthorityEvents: Sendable {
 
     /// An event about `message`, with an id keyed from it, or from `idSeed` (a redelivery makes
     /// the same id).
-    func output(for message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
-                reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil, keyID: String? = nil, idSeed: String? = nil) throws -> StageOutput {
+    func output(
+        for message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
+        reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
+        count: Int? = nil, keyID: String? = nil, idSeed: String? = nil
+    ) throws -> StageOutput {
         metrics.securityEvents.increment()
         let event = SecurityEvent(
             id: eventID(idSeed ?? message.header.id, event), producedAt: Timestamp.now(),

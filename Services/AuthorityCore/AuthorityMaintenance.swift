@@ -19,8 +19,10 @@ public final class AuthorityMaintenance: Service, Sendable {
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
     /// Creates the service.
-    public init(pool: PostgresPool, configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
-                metrics: AuthorityMetrics, logger: Logger) {
+    public init(
+        pool: PostgresPool, configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
+        metrics: AuthorityMetrics, logger: Logger
+    ) {
         self.pool = pool
         self.configuration = configuration
         self.secrets = secrets
@@ -73,19 +75,23 @@ public final class AuthorityMaintenance: Service, Sendable {
         let limit = configuration.resealBatch
         return try await pool.transaction { connection in
             var moved = 0
-            let tables = try await connection.query("""
+            let tables = try await connection.query(
+                """
                 SELECT table_id, master_sealed FROM \(unescaped: schema).key_tables
                 WHERE kek_version <> \(current) LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """)
             for (id, sealed) in try tables.decode((Int64, Data).self) {
-                let fresh = try AtRestSeal.reseal(sealed, context: KeyTableStore.context(tableId: Int(id)),
-                                                  keyring: secrets.keyring)
-                moved += try await connection.execute("""
+                let fresh = try AtRestSeal.reseal(
+                    sealed, context: KeyTableStore.context(tableId: Int(id)),
+                    keyring: secrets.keyring)
+                moved += try await connection.execute(
+                    """
                     UPDATE \(unescaped: schema).key_tables SET master_sealed = \(fresh), kek_version = \(current)
                     WHERE table_id = \(id)
                     """)
             }
-            let devices = try await connection.query("""
+            let devices = try await connection.query(
+                """
                 SELECT device_id, serial, nuc_sealed FROM \(unescaped: schema).devices
                 WHERE kek_version <> \(current) LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """)
@@ -93,7 +99,8 @@ public final class AuthorityMaintenance: Service, Sendable {
                 let fresh = try sealed.map {
                     try AtRestSeal.reseal($0, context: AuthorityProcessor.nucContext(serial: serial), keyring: secrets.keyring)
                 }
-                moved += try await connection.execute("""
+                moved += try await connection.execute(
+                    """
                     UPDATE \(unescaped: schema).devices SET nuc_sealed = \(fresh), kek_version = \(current)
                     WHERE device_id = \(id)
                     """)
@@ -109,7 +116,8 @@ public final class AuthorityMaintenance: Service, Sendable {
     func cleanUp() async throws -> (tokens: Int, counts: Int) {
         let schema = configuration.schema
         let tokens = try await pool.execute("DELETE FROM \(unescaped: schema).seen_tokens WHERE expires_at < now()")
-        let counts = try await pool.execute("""
+        let counts = try await pool.execute(
+            """
             DELETE FROM \(unescaped: schema).validation_counts WHERE hour < now() - interval '25 hours'
             """)
         return (tokens, counts)

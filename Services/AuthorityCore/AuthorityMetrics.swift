@@ -19,19 +19,31 @@ public final class AuthorityMetrics: Sendable {
     /// Creates the metrics.
     public init() {
         let service = ("service", "authority")
-        passed = Counter(label: "hallmark_authority_validations_total",
-                         dimensions: [service, ("outcome", "pass"), ("reason", "none")])
-        failed = Dictionary(uniqueKeysWithValues: ValidationReason.allCases.map {
-            ($0, Counter(label: "hallmark_authority_validations_total",
-                         dimensions: [service, ("outcome", "fail"), ("reason", $0.rawValue)]))
-        })
+        passed = Counter(
+            label: "hallmark_authority_validations_total",
+            dimensions: [service, ("outcome", "pass"), ("reason", "none")])
+        failed = Dictionary(
+            uniqueKeysWithValues: ValidationReason.allCases.map {
+                (
+                    $0,
+                    Counter(
+                        label: "hallmark_authority_validations_total",
+                        dimensions: [service, ("outcome", "fail"), ("reason", $0.rawValue)])
+                )
+            })
         validationTime = Timer(label: "hallmark_authority_validation_ns", dimensions: [service])
-        provisioned = Counter(label: "hallmark_authority_provisioning_total",
-                              dimensions: [service, ("status", "provisioned"), ("reason", "none")])
-        provisionRejected = Dictionary(uniqueKeysWithValues: ProvisionResult.Reason.allCases.map {
-            ($0, Counter(label: "hallmark_authority_provisioning_total",
-                         dimensions: [service, ("status", "rejected"), ("reason", $0.rawValue)]))
-        })
+        provisioned = Counter(
+            label: "hallmark_authority_provisioning_total",
+            dimensions: [service, ("status", "provisioned"), ("reason", "none")])
+        provisionRejected = Dictionary(
+            uniqueKeysWithValues: ProvisionResult.Reason.allCases.map {
+                (
+                    $0,
+                    Counter(
+                        label: "hallmark_authority_provisioning_total",
+                        dimensions: [service, ("status", "rejected"), ("reason", $0.rawValue)])
+                )
+            })
         securityEvents = Counter(label: "hallmark_authority_security_events_total", dimensions: [service])
         resealed = Counter(label: "hallmark_authority_resealed_total", dimensions: [service])
     }

@@ -15,40 +15,51 @@ extension AuthorityProcessor {
     /// sealed with its blind index beside it, and the table keys sealed to the camera (PROV-1).
     func provision(_ message: StageMessage, connection: PostgresConnection) async throws -> [StageOutput] {
         let request = try? message.decode(ProvisionRequest.self)
-        let result = try await provisionResult(request, requestId: message.header.id, correlationId: message.correlationID,
-                                               connection: connection)
+        let result = try await provisionResult(
+            request, requestId: message.header.id, correlationId: message.correlationID,
+            connection: connection)
         metrics.record(result)
-        return [try .json(topic: message.replyTopic(or: configuration.provisionOutput),
-                          key: request?.deviceSerial ?? message.key, result)]
+        return [
+            try .json(
+                topic: message.replyTopic(or: configuration.provisionOutput),
+                key: request?.deviceSerial ?? message.key, result)
+        ]
     }
 
-    private func provisionResult(_ request: ProvisionRequest?, requestId: String, correlationId: String,
-                                 connection: PostgresConnection) async throws -> ProvisionResult {
+    private func provisionResult(
+        _ request: ProvisionRequest?, requestId: String, correlationId: String,
+        connection: PostgresConnection
+    ) async throws -> ProvisionResult {
         func rejected(_ reason: ProvisionResult.Reason) -> ProvisionResult {
-            ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
-                            requestId: requestId, correlationId: correlationId, deviceSerial: request?.deviceSerial,
-                            status: .rejected, reason: reason)
+            ProvisionResult(
+                id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
+                requestId: requestId, correlationId: correlationId, deviceSerial: request?.deviceSerial,
+                status: .rejected, reason: reason)
         }
         guard let request, ProvisionRequest.isValidSerial(request.deviceSerial),
-              let publicKey = try? Base64.decode(request.devicePublicKey, length: 32),
-              (request.deviceFamily?.utf8.count ?? 0) <= 64 else { return rejected(.malformed) }
+            let publicKey = try? Base64.decode(request.devicePublicKey, length: 32),
+            (request.deviceFamily?.utf8.count ?? 0) <= 64
+        else { return rejected(.malformed) }
         var nucHash: Data?
         if let hex = request.nucHash {
             guard let nuc = try? Hex.decode(hex, length: 32) else { return rejected(.malformed) }
             nucHash = nuc
         }
         let serial = request.deviceSerial
-        let existing = try await connection.query("""
+        let existing = try await connection.query(
+            """
             SELECT 1 FROM \(unescaped: schema).devices WHERE serial = \(serial)
             """)
         guard existing.isEmpty else { return rejected(.alreadyProvisioned) }
-        let tombstone = try await connection.query("""
+        let tombstone = try await connection.query(
+            """
             SELECT 1 FROM \(unescaped: schema).erased_devices WHERE serial_index = \(secrets.tombstoneIndex(serial))
             """)
         guard tombstone.isEmpty else { return rejected(.erasedDevice) }
         let nucIndex = nucHash.map { secrets.nucIndex($0) }
         if let nucIndex {
-            let taken = try await connection.query("""
+            let taken = try await connection.query(
+                """
                 SELECT 1 FROM \(unescaped: schema).devices WHERE nuc_index = \(nucIndex)
                 """)
             guard taken.isEmpty else { return rejected(.nucInUse) }
@@ -65,7 +76,8 @@ extension AuthorityProcessor {
         guard let sealed = try? ProvisioningSeal.seal(answer, cameraPublicKey: publicKey) else {
             return rejected(.malformed)
         }
-        let inserted = try await connection.execute("""
+        let inserted = try await connection.execute(
+            """
             INSERT INTO \(unescaped: schema).devices
                 (serial, nuc_index, nuc_sealed, kek_version, table_a, table_b, table_c, device_family)
             VALUES (\(serial), \(nucIndex), \(sealedNUC), \(Int64(secrets.keyring.currentVersion)),
@@ -73,9 +85,10 @@ extension AuthorityProcessor {
             ON CONFLICT DO NOTHING
             """)
         guard inserted == 1 else { return rejected(.alreadyProvisioned) }  // a concurrent request won
-        return ProvisionResult(id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
-                               requestId: requestId, correlationId: correlationId, deviceSerial: serial, status: .provisioned,
-                               tableAssignments: chosen, sealedProvisioning: sealed)
+        return ProvisionResult(
+            id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
+            requestId: requestId, correlationId: correlationId, deviceSerial: serial, status: .provisioned,
+            tableAssignments: chosen, sealedProvisioning: sealed)
     }
 
     /// Three distinct random assignable tables, checked against the database so a table
@@ -94,7 +107,8 @@ extension AuthorityProcessor {
                 chosen.insert(pool[pick])
             }
             let ids = chosen.sorted()
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT count(*)::bigint FROM \(unescaped: schema).key_tables
                 WHERE NOT retired AND table_id IN (\(ids[0]), \(ids[1]), \(ids[2]))
                 """)

@@ -11,9 +11,10 @@ extension AuthorityProcessor {
         guard message.kafka.topic == configuration.provisionInput else { return nil }
         let reason = ProvisionResult.Reason(rawValue: message.resultReason) ?? .malformed
         let serial = message.fields["device_serial"]?.string.flatMap { ProvisionRequest.isValidSerial($0) ? $0 : nil }
-        let result = ProvisionResult(id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
-                                     correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
-                                     reason: reason)
+        let result = ProvisionResult(
+            id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
+            correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
+            reason: reason)
         metrics.record(result)
         return [try .json(topic: message.replyTopic(or: configuration.provisionOutput), key: serial ?? message.key, result)]
     }
@@ -33,9 +34,13 @@ extension AuthorityProcessor {
             stale = refusal.reason == AdminCommandVerifier.stale
         }
         let reason = stale ? AdminCommandVerifier.stale : AdminCommandVerifier.replayed
-        let event = try events.output(for: message, .replayedCommand, .critical, reason: reason.rawValue, keyID: keyID,
-                                      idSeed: RefusedMessage.placeID(message.header.id, message.kafka, "replay"))
-        return StageRejection(reason, stale ? "a replay of an answered command, now outside its window"
-                                           : "a replay of an answered command", sending: [event])
+        let event = try events.output(
+            for: message, .replayedCommand, .critical, reason: reason.rawValue, keyID: keyID,
+            idSeed: RefusedMessage.placeID(message.header.id, message.kafka, "replay"))
+        return StageRejection(
+            reason,
+            stale
+                ? "a replay of an answered command, now outside its window"
+                : "a replay of an answered command", sending: [event])
     }
 }

@@ -35,17 +35,20 @@ public struct AuthorityProcessor: StageProcessor {
     let audit: AuditTrail
 
     /// Creates the processor.
-    public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
-                devices: DeviceDirectory, metrics: AuthorityMetrics, maintenance: AuthorityMaintenance?,
-                instance: String) {
+    public init(
+        configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
+        devices: DeviceDirectory, metrics: AuthorityMetrics, maintenance: AuthorityMaintenance?,
+        instance: String
+    ) {
         self.configuration = configuration
         self.secrets = secrets
         self.tables = tables
         self.devices = devices
         self.metrics = metrics
         self.maintenance = maintenance
-        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics,
-                                 secrets: secrets)
+        events = AuthorityEvents(
+            topic: configuration.securityTopic, instance: instance, metrics: metrics,
+            secrets: secrets)
         verifier = AdminCommandVerifier(keys: configuration.operatorKeys, windowSeconds: configuration.adminWindowSeconds)
         audit = configuration.auditTrail(secrets)
     }
@@ -54,8 +57,10 @@ public struct AuthorityProcessor: StageProcessor {
 
     /// The stage's inputs.
     public var inputs: [StageInput] {
-        [StageInput(topic: configuration.provisionInput, schemas: [ProvisionRequest.schemaName]),
-         StageInput(topic: configuration.adminInput, schemas: [AdminCommand.schemaName])]
+        [
+            StageInput(topic: configuration.provisionInput, schemas: [ProvisionRequest.schemaName]),
+            StageInput(topic: configuration.adminInput, schemas: [AdminCommand.schemaName]),
+        ]
     }
 
     /// Phase 1: an admin command's signature, key and time window.
@@ -70,9 +75,7 @@ public struct AuthorityProcessor: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else {
-            throw AuthorityError(.configuration, "the authority needs its database")
-        }
+        let connection = try context.transaction()
         var verdicts: [StageVerdict] = []
         for item in batch {
             switch item {
@@ -89,22 +92,28 @@ public struct AuthorityProcessor: StageProcessor {
     /// provisioning result topic; an admin command that does is rejected with a security event.
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         if message.header.schema == AdminCommand.schemaName {
-            throw try refuse(message, .init(reason: .schemaViolation, detail: violation.description, severity: .warning,
-                                            keyID: nil))
+            throw try refuse(
+                message,
+                .init(
+                    reason: .schemaViolation, detail: violation.description, severity: .warning,
+                    keyID: nil))
         }
         guard message.header.schema == ProvisionRequest.schemaName else { return nil }
         let serial = message.fields["device_serial"]?.string.flatMap { ProvisionRequest.isValidSerial($0) ? $0 : nil }
-        let result = ProvisionResult(id: MessageID.derived(from: message.header.id, "provision-result"),
-                                     producedAt: Timestamp.now(), requestId: message.header.id,
-                                     correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
-                                     reason: .malformed)
+        let result = ProvisionResult(
+            id: MessageID.derived(from: message.header.id, "provision-result"),
+            producedAt: Timestamp.now(), requestId: message.header.id,
+            correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
+            reason: .malformed)
         metrics.record(result)
         return [try .json(topic: message.replyTopic(or: configuration.provisionOutput), key: serial ?? message.key, result)]
     }
 
-    func securityOutput(_ message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
-                        reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
-                        keyID: String? = nil) throws -> StageOutput {
+    func securityOutput(
+        _ message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
+        reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
+        keyID: String? = nil
+    ) throws -> StageOutput {
         try events.output(for: message, event, severity, reason: reason, serial: serial, tableId: tableId, keyID: keyID)
     }
 }

@@ -23,7 +23,8 @@ public struct AuthoritySecrets: Sendable {
 
     /// Reads `HALLMARK_AUTHORITY_KEK_FILE`, else `HALLMARK_AUTHORITY_KEK` (``KeyEncryptionFile``).
     public static func fromEnvironment(_ env: [String: String]) throws(AuthorityError) -> AuthoritySecrets {
-        try secrets { () throws(HallmarkCryptoError) in try KeyEncryptionFile.fromEnvironment(env, prefix: "HALLMARK_AUTHORITY_") }
+        try secrets { () throws(HallmarkCryptoError) in try KeyEncryptionFile.fromEnvironment(env, prefix: "HALLMARK_AUTHORITY_")
+        }
     }
 
     /// Parses the secrets text; errors name the source and the entry, never a value.
@@ -31,7 +32,9 @@ public struct AuthoritySecrets: Sendable {
         try secrets { () throws(HallmarkCryptoError) in try KeyEncryptionFile.parse(text, source: source) }
     }
 
-    private static func secrets(_ read: () throws(HallmarkCryptoError) -> KeyEncryptionFile) throws(AuthorityError)
+    private static func secrets(
+        _ read: () throws(HallmarkCryptoError) -> KeyEncryptionFile
+    ) throws(AuthorityError)
         -> AuthoritySecrets
     {
         let file: KeyEncryptionFile

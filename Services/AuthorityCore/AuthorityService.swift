@@ -13,70 +13,84 @@ import ServiceLifecycle
 public enum AuthorityService {
     /// The runner definition for `configuration`.
     public static func definition(_ configuration: AuthorityConfiguration) -> ServiceRunner.Definition {
-        ServiceRunner.Definition(service: "authority", topics: configuration.topics, schema: configuration.schema,
-                                 migrations: AuthorityMigrations.all(schema: configuration.schema))
+        ServiceRunner.Definition(
+            service: "authority", topics: configuration.topics, schema: configuration.schema,
+            migrations: AuthorityMigrations.all(schema: configuration.schema))
     }
 
     /// The services to run in a ``ServiceRunner`` process.
-    public static func services(_ context: ServiceContext,
-                                configuration: AuthorityConfiguration) async throws -> [any Service] {
+    public static func services(
+        _ context: ServiceContext,
+        configuration: AuthorityConfiguration
+    ) async throws -> [any Service] {
         guard let database = context.database else { throw AuthorityError(.configuration, "no database") }
         let secrets: AuthoritySecrets
         do { secrets = try AuthoritySecrets.fromEnvironment(context.environment) } catch {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
         guard !configuration.operatorKeys.isEmpty else {
-            throw ConfigurationError(variable: "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE",
-                                     reason: "no operator key: admin commands must be signed by one "
-                                         + "(or set HALLMARK_AUTHORITY_OPERATOR_KEYS; see hallmark authority operator-key)")
+            throw ConfigurationError(
+                variable: "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE",
+                reason: "no operator key: admin commands must be signed by one "
+                    + "(or set HALLMARK_AUTHORITY_OPERATOR_KEYS; see hallmark authority operator-key)")
         }
         let stage = try context.stageConfiguration(inputs: [])
         do {
-            return try await services(configuration: configuration, secrets: secrets, database: database,
-                                      kafka: context.kafka, producer: context.producer, stage: stage,
-                                      logger: context.logger)
+            return try await services(
+                configuration: configuration, secrets: secrets, database: database,
+                kafka: context.kafka, producer: context.producer, stage: stage,
+                environment: context.environment, logger: context.logger)
         } catch let error as AuthorityError {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
     }
 
     /// The services, from parts (also used in-process by `hallmark bench authority`). `stage`
-    /// gives the group and limits; the token stage uses its group id + `-tokens`.
-    public static func services(configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
-                                database: StageDatabase, kafka: KafkaConfiguration, producer: KafkaProducer,
-                                stage: StageConfiguration, logger: Logger) async throws -> [any Service] {
+    /// gives the group and limits; the token stage uses its group id + `-tokens`; `environment`
+    /// may set each stage's own flow settings (``StageConfiguration/overriding(for:in:)``).
+    public static func services(
+        configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
+        database: StageDatabase, kafka: KafkaConfiguration, producer: KafkaProducer,
+        stage: StageConfiguration, environment: [String: String] = [:], logger: Logger
+    ) async throws -> [any Service] {
         let pool = database.pool
         let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
         try await tables.load(strict: true)
         logger.info("key tables loaded", metadata: ["tables": "\(tables.count)"])
         let metrics = AuthorityMetrics()
-        let maintenance = AuthorityMaintenance(pool: pool, configuration: configuration, secrets: secrets,
-                                               metrics: metrics, logger: logger)
-        let devices = DeviceDirectory(schema: configuration.schema, capacity: configuration.deviceCacheSize,
-                                      ttl: .milliseconds(configuration.deviceCacheTTLMilliseconds))
-        let counter = ValidationCounter(pool: pool, schema: configuration.schema,
-                                        interval: .milliseconds(configuration.countFlushMilliseconds), logger: logger)
-        let ledger = ReplayLedger(pool: pool, schema: configuration.schema,
-                                  windowSeconds: configuration.replayWindowSeconds)
-        let processor = AuthorityProcessor(configuration: configuration, secrets: secrets, tables: tables,
-                                           devices: devices, metrics: metrics, maintenance: maintenance,
-                                           instance: stage.instance)
-        let tokens = TokenProcessor(configuration: configuration, secrets: secrets, tables: tables, devices: devices,
-                                    ledger: ledger, counter: counter, pool: pool, metrics: metrics,
-                                    instance: stage.instance)
-        var adminConfig = stage
+        let maintenance = AuthorityMaintenance(
+            pool: pool, configuration: configuration, secrets: secrets,
+            metrics: metrics, logger: logger)
+        let devices = DeviceDirectory(
+            schema: configuration.schema, capacity: configuration.deviceCacheSize,
+            ttl: .milliseconds(configuration.deviceCacheTTLMilliseconds))
+        let counter = ValidationCounter(
+            pool: pool, schema: configuration.schema,
+            interval: .milliseconds(configuration.countFlushMilliseconds), logger: logger)
+        let ledger = ReplayLedger(
+            pool: pool, schema: configuration.schema,
+            windowSeconds: configuration.replayWindowSeconds)
+        let processor = AuthorityProcessor(
+            configuration: configuration, secrets: secrets, tables: tables,
+            devices: devices, metrics: metrics, maintenance: maintenance,
+            instance: stage.instance)
+        let tokens = TokenProcessor(
+            configuration: configuration, secrets: secrets, tables: tables, devices: devices,
+            ledger: ledger, counter: counter, pool: pool, metrics: metrics,
+            instance: stage.instance)
+        var adminConfig = try stage.overriding(for: "admin", in: environment)
         adminConfig.inputs = processor.inputs
         adminConfig.unitOfWork = .perMessage
         adminConfig.dispatch = .keyLanes
         // Token validation has no per-message transaction (see TokenProcessor): partition
         // batches without the inbox, in a consumer group of its own.
-        var tokenConfig = stage
+        var tokenConfig = try stage.overriding(for: "tokens", in: environment)
         tokenConfig.inputs = tokens.inputs
         tokenConfig.dispatch = .partitionBatches
         tokenConfig.unitOfWork = .none
         tokenConfig.groupID += "-tokens"
         // Privacy requests: one transaction each with the inbox, in a consumer group of its own.
-        var privacyConfig = stage
+        var privacyConfig = try stage.overriding(for: "privacy", in: environment)
         privacyConfig.unitOfWork = .perMessage
         privacyConfig.dispatch = .keyLanes
         privacyConfig.groupID += "-privacy"
@@ -85,21 +99,28 @@ public enum AuthorityService {
         let privacy = PrivacyProcessor(
             holder: AuthorityPrivacy(secrets: secrets, audit: audit, devices: devices),
             topics: configuration.privacy, instance: stage.instance, operatorKey: { keys[$0] },
-            windowSeconds: configuration.adminWindowSeconds) { message, reason, keyID in
-                try events.output(for: message, .privacyRequestRejected, .critical, reason: reason.rawValue, keyID: keyID)
-            }
+            windowSeconds: configuration.adminWindowSeconds
+        ) { message, reason, keyID in
+            try events.output(for: message, .privacyRequestRejected, .critical, reason: reason.rawValue, keyID: keyID)
+        }
         privacyConfig.inputs = privacy.inputs
         // KEKs added, retired or made current in the KEK file (by a restart) are recorded.
-        let recorder = KeyRotationRecorder(trail: audit, pool: pool, producer: producer, logger: logger,
-                                           keys: [.keks(secrets.keyring)])
+        let recorder = KeyRotationRecorder(
+            trail: audit, pool: pool, producer: producer, logger: logger,
+            keys: [.keks(secrets.keyring)])
         // Stopped in reverse order: the stages first, then the counter's last flush, and
         // maintenance.
-        return [recorder, maintenance, counter,
-                Stage(configuration: privacyConfig, kafka: kafka, producer: producer, database: database,
-                      processor: privacy, logger: logger),
-                Stage(configuration: adminConfig, kafka: kafka, producer: producer, database: database,
-                      processor: processor, logger: logger),
-                Stage(configuration: tokenConfig, kafka: kafka, producer: producer, database: database,
-                      processor: tokens, logger: logger)]
+        return [
+            recorder, maintenance, counter,
+            Stage(
+                configuration: privacyConfig, kafka: kafka, producer: producer, database: database,
+                processor: privacy, logger: logger),
+            Stage(
+                configuration: adminConfig, kafka: kafka, producer: producer, database: database,
+                processor: processor, logger: logger),
+            Stage(
+                configuration: tokenConfig, kafka: kafka, producer: producer, database: database,
+                processor: tokens, logger: logger),
+        ]
     }
 }

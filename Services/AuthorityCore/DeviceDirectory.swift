@@ -44,14 +44,16 @@ public final class DeviceDirectory: Sendable {
         missing = Array(Set(missing))
         guard !missing.isEmpty else { return found }
         let list = PostgresQuery.joined(missing.map { index -> PostgresQuery in "\(index)" }, separator: ", ")
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT nuc_index, device_id, serial, table_a, table_b, table_c, blacklisted
             FROM \(unescaped: schema).devices WHERE nuc_index IN (\(list))
             """)
         var fetched: [Data: DeviceEntry] = [:]
         for (index, id, serial, a, b, c, blacklisted) in try rows.decode((Data, Int64, String, Int64, Int64, Int64, Bool).self) {
-            fetched[index] = DeviceEntry(id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)],
-                                         blacklisted: blacklisted)
+            fetched[index] = DeviceEntry(
+                id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)],
+                blacklisted: blacklisted)
         }
         cache.withLock { cache in
             for index in missing {

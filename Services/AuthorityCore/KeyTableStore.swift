@@ -43,7 +43,8 @@ public final class KeyTableStore: Sendable {
         for (id64, sealed, retired) in try rows.decode((Int64, Data, Bool).self) {
             let id = Int(id64)
             guard let master = try? AtRestSeal.open(sealed, context: Self.context(tableId: id), keyring: secrets.keyring),
-                  master.count == 32 else {
+                master.count == 32
+            else {
                 if strict { throw AuthorityError(.sealedValue, "key table \(id) does not open with the configured KEKs") }
                 if let known = previous[id] { next.masters[id] = known }
                 continue

@@ -75,7 +75,8 @@ public struct ReplayLedger: Sendable {
         // (the LIMIT keeps the lateral subquery from being flattened into a join): as a join,
         // a table growing faster than its statistics led the planner to hash every live record
         // of the window for each batch, the authority's largest cost under load.
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             WITH input AS (
                 SELECT substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
                        encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id

@@ -22,7 +22,8 @@ public struct TableGenerator: Sendable {
 
     /// Ids in 0..<count that have no table yet.
     public func missing(count: Int) async throws -> [Int] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT table_id FROM \(unescaped: schema).key_tables WHERE table_id < \(count)
             """)
         let present = Set(try rows.map { Int(try $0.column(0, as: Int64.self)) })
@@ -44,15 +45,17 @@ public struct TableGenerator: Sendable {
             let batch = todo[start..<min(start + batchSize, todo.count)]
             var rows: [(Int, Data)] = []
             for id in batch {
-                let sealed = try AtRestSeal.seal(BirthmarkKeys.newMasterKey(), context: KeyTableStore.context(tableId: id),
-                                                 keyring: secrets.keyring)
+                let sealed = try AtRestSeal.seal(
+                    BirthmarkKeys.newMasterKey(), context: KeyTableStore.context(tableId: id),
+                    keyring: secrets.keyring)
                 rows.append((id, sealed))
             }
             let version = Int64(secrets.keyring.currentVersion)
             created += try await pool.transaction { connection in
                 var n = 0
                 for (id, sealed) in rows {
-                    n += try await connection.execute("""
+                    n += try await connection.execute(
+                        """
                         INSERT INTO \(unescaped: schema).key_tables (table_id, master_sealed, kek_version)
                         VALUES (\(id), \(sealed), \(version)) ON CONFLICT (table_id) DO NOTHING
                         """)

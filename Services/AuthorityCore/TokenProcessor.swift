@@ -33,9 +33,11 @@ public struct TokenProcessor: StageProcessor {
     let audit: AuditTrail
 
     /// Creates the processor.
-    public init(configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
-                devices: DeviceDirectory, ledger: ReplayLedger, counter: ValidationCounter, pool: PostgresPool,
-                metrics: AuthorityMetrics, instance: String) {
+    public init(
+        configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
+        devices: DeviceDirectory, ledger: ReplayLedger, counter: ValidationCounter, pool: PostgresPool,
+        metrics: AuthorityMetrics, instance: String
+    ) {
         self.configuration = configuration
         self.secrets = secrets
         audit = configuration.auditTrail(secrets)
@@ -45,8 +47,9 @@ public struct TokenProcessor: StageProcessor {
         self.counter = counter
         self.pool = pool
         self.metrics = metrics
-        events = AuthorityEvents(topic: configuration.securityTopic, instance: instance, metrics: metrics,
-                                 secrets: secrets)
+        events = AuthorityEvents(
+            topic: configuration.securityTopic, instance: instance, metrics: metrics,
+            secrets: secrets)
     }
 
     var schema: String { configuration.schema }
@@ -102,20 +105,26 @@ public struct TokenProcessor: StageProcessor {
     /// the runtime's.
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         metrics.record(.malformed)
-        let result = TokenResult(id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
-                                 correlationId: message.correlationID, reason: .malformed)
-        return [StageOutput(topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
-                            value: result.jsonBytes)]
+        let result = TokenResult(
+            id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
+            correlationId: message.correlationID, reason: .malformed)
+        return [
+            StageOutput(
+                topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
+                value: result.jsonBytes)
+        ]
     }
 
     /// The verdict message for `message`, on its reply topic.
     func verdict(_ message: StageMessage, _ reason: ValidationReason?) -> StageOutput {
         metrics.record(reason)
-        let result = TokenResult(id: MessageID.derived(from: message.header.id, "token-result"),
-                                 producedAt: Timestamp.now(), requestId: message.header.id,
-                                 correlationId: message.correlationID, reason: reason)
-        return StageOutput(topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
-                           value: result.jsonBytes)
+        let result = TokenResult(
+            id: MessageID.derived(from: message.header.id, "token-result"),
+            producedAt: Timestamp.now(), requestId: message.header.id,
+            correlationId: message.correlationID, reason: reason)
+        return StageOutput(
+            topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
+            value: result.jsonBytes)
     }
 
     /// Parses and opens the token: malformed, unknown_table and authentication_failed end here.
@@ -146,8 +155,10 @@ public struct TokenProcessor: StageProcessor {
             case .fresh: break
             case .redelivered: all[i].redelivered = true
             case .replayed:
-                all[i].security.append(try events.output(for: all[i].message, .replayedToken, .warning,
-                                                         reason: "replayed_token"))
+                all[i].security.append(
+                    try events.output(
+                        for: all[i].message, .replayedToken, .warning,
+                        reason: "replayed_token"))
                 all[i].decide(.replayedToken)
             }
         }
@@ -161,8 +172,10 @@ public struct TokenProcessor: StageProcessor {
         let found = try await devices.lookup(nucIndices: Array(Set(index.values)), pool: pool)
         for i in open {
             guard let device = found[index[i]!] else {
-                all[i].security.append(try events.output(for: all[i].message, .tokenRejected, .warning,
-                                                         reason: "unknown_device"))
+                all[i].security.append(
+                    try events.output(
+                        for: all[i].message, .tokenRejected, .warning,
+                        reason: "unknown_device"))
                 all[i].decide(.unknownDevice)
                 continue
             }
@@ -174,15 +187,19 @@ public struct TokenProcessor: StageProcessor {
         // A redelivered request is not a new validation: resends never push a camera over.
         let count = j.redelivered ? counter.current(device.id) : counter.record(device.id)
         if count >= configuration.warnThreshold, counter.mayWarn(device.id), try await markWarned(device) {
-            j.security.append(try events.output(for: j.message, .abuseWarning, .warning, reason: "validation_rate",
-                                                serial: device.serial, count: count))
+            j.security.append(
+                try events.output(
+                    for: j.message, .abuseWarning, .warning, reason: "validation_rate",
+                    serial: device.serial, count: count))
         }
         let outcome = BirthmarkTokenValidator.judge(j.opened!, device: device.record)
         if count >= configuration.blacklistThreshold, !device.blacklisted, let audited = try await autoBlacklist(device) {
             devices.invalidate(serial: device.serial)
             j.security.append(audited)
-            j.security.append(try events.output(for: j.message, .abuseBlacklisted, .critical, reason: "validation_rate",
-                                                serial: device.serial, count: count))
+            j.security.append(
+                try events.output(
+                    for: j.message, .abuseBlacklisted, .critical, reason: "validation_rate",
+                    serial: device.serial, count: count))
         }
         guard let reason = outcome.reason else { return j.decide(nil) }
         j.security.append(try events.output(for: j.message, .tokenRejected, .warning, reason: reason.rawValue))
@@ -191,7 +208,8 @@ public struct TokenProcessor: StageProcessor {
 
     /// Sets the device's warning mark unless set in the last 24 h; true when it was set now.
     func markWarned(_ device: DeviceEntry) async throws -> Bool {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             UPDATE \(unescaped: schema).devices SET warned_at = now()
             WHERE device_id = \(device.id) AND (warned_at IS NULL OR warned_at < now() - interval '24 hours')
             """) == 1
@@ -201,14 +219,20 @@ public struct TokenProcessor: StageProcessor {
     /// the record's output when it was not blacklisted already.
     func autoBlacklist(_ device: DeviceEntry) async throws -> StageOutput? {
         try await pool.transaction { connection in
-            guard try await connection.execute("""
-                UPDATE \(unescaped: schema).devices
-                SET blacklisted = true, blacklist_reason = 'abuse_threshold', changed_at = now()
-                WHERE device_id = \(device.id) AND NOT blacklisted
-                """) == 1 else { return nil }
-            return try await audit.append(.byService(.abuseBlacklist, subject: (.deviceSerial, device.serial),
-                                                     reason: "validation_rate"),
-                                          idSeed: "abuse-blacklist:\(device.id):\(MessageID.random())", on: connection).output
+            guard
+                try await connection.execute(
+                    """
+                    UPDATE \(unescaped: schema).devices
+                    SET blacklisted = true, blacklist_reason = 'abuse_threshold', changed_at = now()
+                    WHERE device_id = \(device.id) AND NOT blacklisted
+                    """) == 1
+            else { return nil }
+            return try await audit.append(
+                .byService(
+                    .abuseBlacklist, subject: (.deviceSerial, device.serial),
+                    reason: "validation_rate"),
+                idSeed: "abuse-blacklist:\(device.id):\(MessageID.random())", on: connection
+            ).output
         }
     }
 }

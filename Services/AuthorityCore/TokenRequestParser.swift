@@ -51,19 +51,23 @@ public enum TokenRequestParser {
         guard hasReference != hasMobile else { return nil }
         if hasReference {
             guard let t = body["camera_token"]?.object, Set(t.keys) == tokenFields,
-                  let ciphertext = t["ciphertext"]?.string, let tag = t["auth_tag"]?.string,
-                  let nonce = t["nonce"]?.string, let tableId = t["table_id"]?.integer,
-                  let keyIndex = t["key_index"]?.integer else { return nil }
-            let token = BirthmarkCameraToken(ciphertext: ciphertext, authTag: tag, nonce: nonce, tableId: tableId,
-                                             keyIndex: keyIndex)
+                let ciphertext = t["ciphertext"]?.string, let tag = t["auth_tag"]?.string,
+                let nonce = t["nonce"]?.string, let tableId = t["table_id"]?.integer,
+                let keyIndex = t["key_index"]?.integer
+            else { return nil }
+            let token = BirthmarkCameraToken(
+                ciphertext: ciphertext, authTag: tag, nonce: nonce, tableId: tableId,
+                keyIndex: keyIndex)
             guard (0...maxTableId).contains(tableId), BirthmarkKeys.keyIndices.contains(keyIndex),
-                  let parts = try? token.sealedParts() else { return nil }
+                let parts = try? token.sealedParts()
+            else { return nil }
             return Parsed(token: .reference(token), parts: parts)
         }
         guard let sealed = body["encrypted_nuc_token"]?.string, let tableIds = integers(body["table_references"]),
-              let keyIndices = integers(body["key_indices"]), tableIds.count == 3, keyIndices.count == 3,
-              tableIds.allSatisfy({ (0...maxTableId).contains($0) }),
-              keyIndices.allSatisfy({ BirthmarkKeys.keyIndices.contains($0) }) else { return nil }
+            let keyIndices = integers(body["key_indices"]), tableIds.count == 3, keyIndices.count == 3,
+            tableIds.allSatisfy({ (0...maxTableId).contains($0) }),
+            keyIndices.allSatisfy({ BirthmarkKeys.keyIndices.contains($0) })
+        else { return nil }
         let token = BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tableIds, keyIndices: keyIndices)
         guard let parts = try? token.sealedParts() else { return nil }
         return Parsed(token: .mobile(token), parts: parts)

@@ -94,16 +94,19 @@ public final class ValidationCounter: Service, Sendable {
             let counts = PostgresArray(devices.map { Int64(batch[$0]!) })
             let totals = try await pool.transaction { connection in
                 // WITH ORDINALITY … ORDER BY: rows are locked in the sorted order.
-                try await connection.execute("""
+                try await connection.execute(
+                    """
                     INSERT INTO \(unescaped: schema).validation_counts AS v (device_id, hour, count)
                     SELECT d.id, date_trunc('hour', now()), d.n::integer
                     FROM unnest(\(ids), \(counts)) WITH ORDINALITY AS d(id, n, i) ORDER BY d.i
                     ON CONFLICT (device_id, hour) DO UPDATE SET count = v.count + EXCLUDED.count
                     """)
-                return try await connection.query("""
+                return try await connection.query(
+                    """
                     SELECT device_id, sum(count)::bigint FROM \(unescaped: schema).validation_counts
                     WHERE hour > now() - interval '24 hours' AND device_id = ANY(\(ids)) GROUP BY device_id
-                    """).decode((Int64, Int64).self)
+                    """
+                ).decode((Int64, Int64).self)
             }
             state.withLock { s in
                 // Bounded: past the limit, keep only the devices seen in this interval.

@@ -84,14 +84,18 @@ public struct GatewayConfiguration: Sendable {
             throw ConfigurationError(variable: "HALLMARK_GATEWAY_*_INPUT", reason: "every input topic must be different")
         }
         c.schema = try settings.identifier("HALLMARK_GATEWAY_SCHEMA", default: c.schema)
-        c.sessionTTL = TimeInterval(try settings.integer("HALLMARK_GATEWAY_SESSION_TTL_SECONDS", default: 86_400,
-                                                         in: 1...(366 * 86_400)))
+        c.sessionTTL = TimeInterval(
+            try settings.integer(
+                "HALLMARK_GATEWAY_SESSION_TTL_SECONDS", default: 86_400,
+                in: 1...(366 * 86_400)))
         c.sweepInterval = try settings.seconds("HALLMARK_GATEWAY_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.encryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
         c.decryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
         c.keys = try SmileIDKeySettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_")
-        c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
-                                                              in: 1...(100 * 366 * 86_400)))
+        c.timestampWindow = TimeInterval(
+            try settings.integer(
+                "HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
+                in: 1...(100 * 366 * 86_400)))
         c.policy = try EncryptionPolicy.fromEnvironment(env)
         c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
         c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT")

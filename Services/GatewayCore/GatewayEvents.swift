@@ -54,12 +54,13 @@ public struct GatewayEvents: Sendable {
 
     /// The events for a rejected E2EE-1 inbound message.
     func inbound(_ message: StageMessage, session: String, reason: E2EEPlaintext.Reason) throws -> [StageOutput] {
-        let kind: SecurityEvent.Kind? = switch reason {
-        case .replay: .replayedMessage
-        case .counterJump: .counterJump
-        case .authenticationFailed: .tamperedMessage
-        default: nil
-        }
+        let kind: SecurityEvent.Kind? =
+            switch reason {
+            case .replay: .replayedMessage
+            case .counterJump: .counterJump
+            case .authenticationFailed: .tamperedMessage
+            default: nil
+            }
         return try outputs(message, .session(session), kind, reason: reason.rawValue)
     }
 
@@ -67,16 +68,20 @@ public struct GatewayEvents: Sendable {
     func decrypt(_ message: StageMessage, partner: String?, reason: DecryptResult.Reason) throws -> [StageOutput] {
         // Only a partner id the schema allows; none otherwise, so an event always meets it.
         let partner = partner.flatMap { Redaction.isPrintableASCII($0, limit: 128) ? $0 : nil }
-        return try outputs(message, .partner(partner), reason == .authenticationFailed ? .tamperedPayload : nil,
-                           reason: reason.rawValue)
+        return try outputs(
+            message, .partner(partner), reason == .authenticationFailed ? .tamperedPayload : nil,
+            reason: reason.rawValue)
     }
 
-    private func outputs(_ message: StageMessage, _ subject: Subject, _ kind: SecurityEvent.Kind?,
-                         reason: String) throws -> [StageOutput] {
+    private func outputs(
+        _ message: StageMessage, _ subject: Subject, _ kind: SecurityEvent.Kind?,
+        reason: String
+    ) throws -> [StageOutput] {
         let decision = limiter.record(subject: subject.key, eventWorthy: kind != nil, now: now())
         return try decision.events(kind: kind, windowSeconds: windowSeconds) {
-            event($0, subject, id: MessageID.derived(from: message.header.id, "security-\($0.rawValue)"),
-                  requestID: message.header.id, reason: reason)
+            event(
+                $0, subject, id: MessageID.derived(from: message.header.id, "security-\($0.rawValue)"),
+                requestID: message.header.id, reason: reason)
         }.map { try .json(topic: topic, key: Self.key(subject), $0) }
     }
 
@@ -84,19 +89,23 @@ public struct GatewayEvents: Sendable {
     func summary(_ s: SecurityEventLimiter.Summary) throws -> StageOutput {
         let start = Int64((s.windowStart.timeIntervalSince1970 * 1000).rounded(.down))
         let subject = s.subject.map(Subject.init(key:))
-        var event = event(.eventsSuppressed, subject,
-                          id: MessageID.derived(from: "\(instance)/\(s.subject ?? "all")/\(start)", "events-suppressed"),
-                          requestID: nil, reason: s.subject == nil ? "service_limit" : "subject_limit")
+        var event = event(
+            .eventsSuppressed, subject,
+            id: MessageID.derived(from: "\(instance)/\(s.subject ?? "all")/\(start)", "events-suppressed"),
+            requestID: nil, reason: s.subject == nil ? "service_limit" : "subject_limit")
         event.count = s.count
         event.windowSeconds = windowSeconds
         return try .json(topic: topic, key: subject.flatMap(Self.key), event)
     }
 
-    private func event(_ kind: SecurityEvent.Kind, _ subject: Subject?, id: String, requestID: String?,
-                       reason: String) -> SecurityEvent {
+    private func event(
+        _ kind: SecurityEvent.Kind, _ subject: Subject?, id: String, requestID: String?,
+        reason: String
+    ) -> SecurityEvent {
         sent.increment()
-        var event = SecurityEvent(id: id, producedAt: Timestamp.now(), service: "gateway", instance: instance, event: kind,
-                                  severity: .warning, requestId: requestID, reason: reason)
+        var event = SecurityEvent(
+            id: id, producedAt: Timestamp.now(), service: "gateway", instance: instance, event: kind,
+            severity: .warning, requestId: requestID, reason: reason)
         switch subject {
         case .session(let id)?: event.sessionID = id
         case .partner(let id)?: event.partnerID = id

@@ -18,19 +18,23 @@ final class GatewayMetrics: Sendable {
 
     init() {
         let dims = [("service", "gateway")]
-        encrypted = Dictionary(uniqueKeysWithValues: EncryptResult.RequestType.allCases.map {
-            ($0, Counter(label: "hallmark_gateway_encrypted_total", dimensions: dims + [("type", $0.rawValue)]))
-        })
-        passedThrough = Dictionary(uniqueKeysWithValues: EncryptResult.PassthroughReason.allCases.map {
-            ($0, Counter(label: "hallmark_gateway_passed_through_total", dimensions: dims + [("reason", $0.rawValue)]))
-        })
+        encrypted = Dictionary(
+            uniqueKeysWithValues: EncryptResult.RequestType.allCases.map {
+                ($0, Counter(label: "hallmark_gateway_encrypted_total", dimensions: dims + [("type", $0.rawValue)]))
+            })
+        passedThrough = Dictionary(
+            uniqueKeysWithValues: EncryptResult.PassthroughReason.allCases.map {
+                ($0, Counter(label: "hallmark_gateway_passed_through_total", dimensions: dims + [("reason", $0.rawValue)]))
+            })
         decrypted = Counter(label: "hallmark_gateway_decrypted_total", dimensions: dims)
-        decryptRejected = Dictionary(uniqueKeysWithValues: DecryptResult.Reason.allCases.map {
-            ($0, Counter(label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
-        })
-        encryptRejections = Dictionary(uniqueKeysWithValues: EnvelopeProcessor.encryptRejectionReasons.map {
-            ($0, Counter(label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims + [("reason", $0)]))
-        })
+        decryptRejected = Dictionary(
+            uniqueKeysWithValues: DecryptResult.Reason.allCases.map {
+                ($0, Counter(label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
+            })
+        encryptRejections = Dictionary(
+            uniqueKeysWithValues: EnvelopeProcessor.encryptRejectionReasons.map {
+                ($0, Counter(label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims + [("reason", $0)]))
+            })
         encryptedBytes = Counter(label: "hallmark_gateway_encrypted_bytes_total", dimensions: dims)
         decryptedBytes = Counter(label: "hallmark_gateway_decrypted_bytes_total", dimensions: dims)
     }

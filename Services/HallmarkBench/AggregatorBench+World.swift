@@ -43,29 +43,35 @@ extension AggregatorBench {
             try key.write(to: folder.appendingPathComponent("checkpoint.key").path)
             try Data(try SubmissionIDKey.generate().base64.utf8).write(to: folder.appendingPathComponent("id.key"))
             pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-            try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
-            try await TableGenerator(pool: pool, schema: a.schema, secrets: try AuthoritySecrets.fromEnvironment(
-                ["HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path])).generate(count: 100)
+            try await StageDatabase(pool: pool, schema: a.schema).migrate(
+                AuthorityMigrations.all(schema: a.schema), logger: logger)
+            try await TableGenerator(
+                pool: pool, schema: a.schema,
+                secrets: try AuthoritySecrets.fromEnvironment(
+                    ["HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path])
+            ).generate(count: 100)
         }
 
         var authorityEnvironment: [String: String] {
             authority.placementEnvironment.merging([
-                    "HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path,
-                    // No admin command is sent; the authority still wants a key to check them with.
-                    "HALLMARK_AUTHORITY_OPERATOR_KEYS": OperatorKeys.entry(keyID: "bench", publicKey: key.publicKey),
-                    // A bench camera makes thousands of tokens; the abuse thresholds are not under test.
-                    "HALLMARK_AUTHORITY_WARN_THRESHOLD": "10000000", "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "20000000",
-                    "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected",
-                    "HALLMARK_GROUP_ID": "bench-authority-\(run)", "HALLMARK_INSTANCE": "bench-authority",
-                    "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]) { _, new in new }
+                "HALLMARK_AUTHORITY_KEK_FILE": folder.appendingPathComponent("authority.secrets").path,
+                // No admin command is sent; the authority still wants a key to check them with.
+                "HALLMARK_AUTHORITY_OPERATOR_KEYS": OperatorKeys.entry(keyID: "bench", publicKey: key.publicKey),
+                // A bench camera makes thousands of tokens; the abuse thresholds are not under test.
+                "HALLMARK_AUTHORITY_WARN_THRESHOLD": "10000000", "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "20000000",
+                "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected",
+                "HALLMARK_GROUP_ID": "bench-authority-\(run)", "HALLMARK_INSTANCE": "bench-authority",
+                "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
+            ]) { _, new in new }
         }
 
         var aggregatorEnvironment: [String: String] {
             aggregator.placementEnvironment.merging([
-                    "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": folder.appendingPathComponent("checkpoint.key").path,
-                    "HALLMARK_AGGREGATOR_ID_KEY_FILE": folder.appendingPathComponent("id.key").path,
-                    "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected", "HALLMARK_GROUP_ID": "bench-aggregator-\(run)",
-                    "HALLMARK_INSTANCE": "bench-aggregator", "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info"]) { _, new in new }
+                "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": folder.appendingPathComponent("checkpoint.key").path,
+                "HALLMARK_AGGREGATOR_ID_KEY_FILE": folder.appendingPathComponent("id.key").path,
+                "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected", "HALLMARK_GROUP_ID": "bench-aggregator-\(run)",
+                "HALLMARK_INSTANCE": "bench-aggregator", "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
+            ]) { _, new in new }
         }
 
         func removeFiles() { try? FileManager.default.removeItem(at: folder) }

@@ -18,14 +18,17 @@ struct AggregatorBench {
 
     /// Provisions `count` cameras through the running authority.
     func provision(_ count: Int) async throws -> [ProvisioningFile] {
-        let watcher = try AnswerWatcher(kafka: io.kafka, topics: [world.authority.provisionOutput], fromStart: false, logger: io.logger)
+        let watcher = try AnswerWatcher(
+            kafka: io.kafka, topics: [world.authority.provisionOutput], fromStart: false, logger: io.logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
         let provisioner = CameraProvisioner(producer: io.producer, watcher: watcher, topic: world.authority.provisionInput)
         var out: [ProvisioningFile] = []
         for i in 0..<count {
-            guard case .provisioned(let file) = try await provisioner.provision(serial: "BENCH-\(world.run)-\(i)", timeout: .seconds(60))
+            guard
+                case .provisioned(let file) = try await provisioner.provision(
+                    serial: "BENCH-\(world.run)-\(i)", timeout: .seconds(60))
             else { throw BenchError("camera \(i) was not provisioned") }
             out.append(file)
         }
@@ -37,22 +40,27 @@ struct AggregatorBench {
     func bundles(_ count: Int, from fleet: [ProvisioningFile]) throws -> [Submission] {
         let bodies: [ProvisioningFile.SubmissionBody] = [.reference, .packed, .mobile, .flatBundle, .cameraSubmission]
         return try (0..<count).map { i in
-            try fleet[i % fleet.count].submission(bodies[i % bodies.count],
-                                                  hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
-                                                  authorityID: world.aggregator.authorityID)
+            try fleet[i % fleet.count].submission(
+                bodies[i % bodies.count],
+                hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
+                authorityID: world.aggregator.authorityID)
         }
     }
 
     /// Submits and reads every answer back.
-    func submit(_ bundles: [Submission], pace: Double?) async throws
+    func submit(
+        _ bundles: [Submission], pace: Double?
+    ) async throws
         -> (rate: Double, accepted: Int, latencies: [String: Double], cost: BenchExchange.Cost, authorityCPU: Double)
     {
         let outputs = try bundles.map {
-            KafkaOutgoingMessage(topic: world.aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
+            KafkaOutgoingMessage(
+                topic: world.aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
         }
         let sentAt = SentTimes()
         let authorityBefore = authority.cpuSeconds
-        let (answers, cost) = try await io.exchange(reading: world.aggregator.submissionOutput, ids: Set(bundles.map(\.id))) { [io] in
+        let (answers, cost) = try await io.exchange(reading: world.aggregator.submissionOutput, ids: Set(bundles.map(\.id))) {
+            [io] in
             try await io.send(outputs, ids: bundles.map(\.id), pace: pace, sentAt: sentAt)
         }
         var latencies: [String: Double] = [:]
@@ -67,7 +75,8 @@ struct AggregatorBench {
         let outputs = try requests.map {
             KafkaOutgoingMessage(topic: world.aggregator.verifyInput, key: nil, value: try JSONCoding.encode($0))
         }
-        let (answers, cost) = try await io.exchange(reading: world.aggregator.verifyOutput, ids: Set(requests.map(\.id))) { [io] in
+        let (answers, cost) = try await io.exchange(reading: world.aggregator.verifyOutput, ids: Set(requests.map(\.id))) {
+            [io] in
             try await io.sendAll(outputs)
         }
         var verified = 0, notFound = 0
@@ -98,13 +107,15 @@ struct AggregatorBench {
     /// batch, each batch one transaction ending in a signed checkpoint.
     func writerAppend(_ count: Int) async throws -> Double {
         let schema = "bench_log_\(world.run)"
-        try await StageDatabase(pool: world.pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: io.logger)
+        try await StageDatabase(pool: world.pool, schema: schema).migrate(
+            AggregatorMigrations.all(schema: schema), logger: io.logger)
         defer { Task { [pool = world.pool] in await pool.dropBenchSchemas(schema) } }
         let log = TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
         let batches = try (0..<(count / 1000)).map { _ in
             try (0..<1000).map { _ in
-                TransparencyLog.Item(id: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
-                                     capturedAt: 1_700_000_000, correlationID: "bench", replyTopic: "unused", replyKey: nil)
+                TransparencyLog.Item(
+                    id: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
+                    capturedAt: 1_700_000_000, correlationID: "bench", replyTopic: "unused", replyKey: nil)
             }
         }
         var size: Int64 = 0

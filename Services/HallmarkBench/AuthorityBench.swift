@@ -49,10 +49,13 @@ struct AuthorityBench {
 
     /// Provisions cameras through the stage, drains a backlog of `count` tokens (both formats),
     /// then sends `paced` more at `rate`/s for latency, and checks every verdict.
-    func run(count: Int, paced: Int, rate: Double, cameras: Int, batch: (size: Int, workers: Int),
-             keyByCamera: Bool) async throws -> Result {
-        var stageConfig = StageConfiguration(service: "authority", inputs: [], groupID: "bench-authority-\(UUID())",
-                                             maxBatch: batch.size, batchWorkers: batch.workers)
+    func run(
+        count: Int, paced: Int, rate: Double, cameras: Int, batch: (size: Int, workers: Int),
+        keyByCamera: Bool
+    ) async throws -> Result {
+        var stageConfig = StageConfiguration(
+            service: "authority", inputs: [], groupID: "bench-authority-\(UUID())",
+            maxBatch: batch.size, batchWorkers: batch.workers)
         stageConfig.instance = "bench"
         stageConfig.maxMessageBytes = kafka.maxMessageBytes
         let services = try await AuthorityService.services(
@@ -97,20 +100,23 @@ struct AuthorityBench {
         func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
         let passed = requests.reduce(0) { n, r in
             guard let bytes = watcher.answers(for: r.id).first,
-                  let verdict = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes)) else { return n }
+                let verdict = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes))
+            else { return n }
             return verdict.valid ? n + 1 : n
         }
         await watcher.close()
         let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
         try await tables.load(strict: true)
         let masters = try await tables.masterKeys(for: Array(0..<tables.count))
-        return Result(rate: Double(drained) / max(drainSeconds, 1e-9), cores: cores, drained: drained, passed: passed,
-                      offeredRate: offered, p50: pct(0.5), p99: pct(0.99), samples: samples, masters: masters)
+        return Result(
+            rate: Double(drained) / max(drainSeconds, 1e-9), cores: cores, drained: drained, passed: passed,
+            offeredRate: offered, p50: pct(0.5), p99: pct(0.99), samples: samples, masters: masters)
     }
 
     private func provision(_ cameras: Int) async throws -> [ProvisioningFile] {
-        let watcher = try AnswerWatcher(kafka: kafka, topics: [configuration.provisionOutput], fromStart: true,
-                                        logger: logger)
+        let watcher = try AnswerWatcher(
+            kafka: kafka, topics: [configuration.provisionOutput], fromStart: true,
+            logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         let provisioner = CameraProvisioner(producer: producer, watcher: watcher, topic: configuration.provisionInput)
@@ -131,7 +137,9 @@ struct AuthorityBench {
     }
 
     /// Alternates the two token formats over the cameras; keeps up to 2,000 tokens as samples.
-    private func makeRequests(_ n: Int, from files: [ProvisioningFile], keyByCamera: Bool) throws
+    private func makeRequests(
+        _ n: Int, from files: [ProvisioningFile], keyByCamera: Bool
+    ) throws
         -> ([Request], [BirthmarkToken])
     {
         var requests: [Request] = [], samples: [BirthmarkToken] = []
@@ -142,7 +150,8 @@ struct AuthorityBench {
             let key = Array((keyByCamera ? cam.deviceSerial : id).utf8)
             let token: BirthmarkToken = i % 2 == 0 ? .reference(try cam.referenceRequest().token) : .mobile(try cam.mobileToken())
             switch token {
-            case .reference(let t): requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
+            case .reference(let t):
+                requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
             case .mobile(let t): requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
             }
             if samples.count < 2_000 { samples.append(token) }
@@ -171,8 +180,10 @@ struct AuthorityBench {
 
     /// Reads the processed count every `interval` until `done` holds; the count then, or nil
     /// at the timeout.
-    private func waitForProcessed(every interval: Duration, timeout: Duration,
-                                  until done: (Int) -> Bool) async throws -> Int? {
+    private func waitForProcessed(
+        every interval: Duration, timeout: Duration,
+        until done: (Int) -> Bool
+    ) async throws -> Int? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let n = processed()

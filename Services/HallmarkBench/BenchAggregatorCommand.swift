@@ -18,7 +18,8 @@ import Logging
 /// append in-process (the frontier alone, and the writer's batches into PostgreSQL).
 public struct BenchAggregatorCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "aggregator", abstract: "Birthmark bundles end to end, paced latency, verification queries and in-process log append.")
+        commandName: "aggregator",
+        abstract: "Birthmark bundles end to end, paced latency, verification queries and in-process log append.")
 
     @Option(help: "Cameras the bundles come from.") var cameras = 40
     @Option(help: "Bundles sent at once.") var bundles = 20_000
@@ -37,52 +38,76 @@ public struct BenchAggregatorCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let directory = binaries.map { URL(fileURLWithPath: $0) }
+        let directory =
+            binaries.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let run = String(UUID().lowercasedText.prefix(8))
         let world = try await AggregatorBench.World(run: run, kafka: kafka, partitions: partitions, logger: logger)
         defer { world.removeFiles() }
-        let authority = try BenchProcess(binary: directory.appendingPathComponent("hallmark-authority"), environment: world.authorityEnvironment)
+        let authority = try BenchProcess(
+            binary: directory.appendingPathComponent("hallmark-authority"), environment: world.authorityEnvironment)
         defer { authority.stop() }
-        let aggregator = try BenchProcess(binary: directory.appendingPathComponent("hallmark-aggregator"), environment: world.aggregatorEnvironment)
+        let aggregator = try BenchProcess(
+            binary: directory.appendingPathComponent("hallmark-aggregator"), environment: world.aggregatorEnvironment)
         defer { aggregator.stop() }
         try await authority.waitForLog("stage started")
         try await aggregator.waitForLog("writer leading")
         var load = kafka
         load.properties["enable.idempotence"] = "false"  // see bench gateway: the client's CPU is not the service's
         let producer = try KafkaProducer(configuration: load, logger: logger)
-        let bench = AggregatorBench(world: world, io: BenchExchange(kafka: kafka, logger: logger, producer: producer, service: aggregator),
-                                    authority: authority)
+        let bench = AggregatorBench(
+            world: world, io: BenchExchange(kafka: kafka, logger: logger, producer: producer, service: aggregator),
+            authority: authority)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        printNow("hallmark bench aggregator: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms (HALLMARK_KAFKA_LINGER_MS), \(cameras) cameras")
+        printNow(
+            "hallmark bench aggregator: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms (HALLMARK_KAFKA_LINGER_MS), \(cameras) cameras"
+        )
         let fleet = try await bench.provision(cameras)
 
         let all = try bench.bundles(bundles, from: fleet)
         let burst = try await bench.submit(all, pace: nil)
-        printNow(String(format: "end to end, all at once: %d bundles in %.1f s = %.0f bundles/s (%d accepted); aggregator %.2f cores, authority %.2f cores, broker+PostgreSQL %@ cores",
-                        all.count, burst.cost.seconds, burst.rate, burst.accepted, burst.cost.service / burst.cost.seconds,
-                        burst.authorityCPU / burst.cost.seconds, burst.cost.otherCores.map { String(format: "%.2f", $0) } ?? "?"))
+        printNow(
+            String(
+                format:
+                    "end to end, all at once: %d bundles in %.1f s = %.0f bundles/s (%d accepted); aggregator %.2f cores, authority %.2f cores, broker+PostgreSQL %@ cores",
+                all.count, burst.cost.seconds, burst.rate, burst.accepted, burst.cost.service / burst.cost.seconds,
+                burst.authorityCPU / burst.cost.seconds, burst.cost.otherCores.map { String(format: "%.2f", $0) } ?? "?"))
 
         let paced = try bench.bundles(Int(rate * (warmupSeconds + pacedSeconds)), from: fleet)
         let steady = try await bench.submit(paced, pace: rate)
         let counted = paced.dropFirst(Int(rate * warmupSeconds)).compactMap { steady.latencies[$0.id] }
         let p = BenchExchange.percentiles(counted)
-        printNow(String(format: "end to end at %.0f bundles/s: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d bundles (%d accepted of %d)",
-                        rate, p.p50, p.p90, p.p99, p.max, counted.count, steady.accepted, paced.count))
+        printNow(
+            String(
+                format:
+                    "end to end at %.0f bundles/s: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d bundles (%d accepted of %d)",
+                rate, p.p50, p.p90, p.p99, p.max, counted.count, steady.accepted, paced.count))
 
         let logged = all.flatMap { $0.entries.map(\.imageHash) }
-        let verify = try await bench.verify(Array(logged.prefix(queries)) + (0..<max(0, queries - logged.count)).map { _ in
-            Hex.encode(try SecureRandom.bytes(32))
-        })
-        printNow(String(format: "verification: %d queries in %.1f s = %.0f queries/s; %d found with proofs that check offline, %d not found; aggregator %.2f cores",
-                        queries, verify.cost.seconds, verify.rate, verify.verified, verify.notFound, verify.cost.service / verify.cost.seconds))
+        let verify = try await bench.verify(
+            Array(logged.prefix(queries))
+                + (0..<max(0, queries - logged.count)).map { _ in
+                    Hex.encode(try SecureRandom.bytes(32))
+                })
+        printNow(
+            String(
+                format:
+                    "verification: %d queries in %.1f s = %.0f queries/s; %d found with proofs that check offline, %d not found; aggregator %.2f cores",
+                queries, verify.cost.seconds, verify.rate, verify.verified, verify.notFound,
+                verify.cost.service / verify.cost.seconds))
 
         let frontier = AggregatorBench.frontierAppend(leaves)
         let writer = try await bench.writerAppend(min(leaves, 50_000))
-        printNow(String(format: "in-process append: frontier %.0f leaves/s (root every 1,000); writer batches into PostgreSQL %.0f leaves/s (1,000 per batch, signed checkpoint each)",
-                        frontier, writer))
-        printNow(String(format: "ratios: end to end / writer in-process = %.3f; end to end / frontier = %.4f; goals: ≥ 5,000 bundles/s (%.2f×), p99 < 250 ms at 2,500/s, ≥ 10,000 queries/s (%.2f×)",
-                        burst.rate / writer, burst.rate / frontier, burst.rate / 5000, verify.rate / 10_000))
+        printNow(
+            String(
+                format:
+                    "in-process append: frontier %.0f leaves/s (root every 1,000); writer batches into PostgreSQL %.0f leaves/s (1,000 per batch, signed checkpoint each)",
+                frontier, writer))
+        printNow(
+            String(
+                format:
+                    "ratios: end to end / writer in-process = %.3f; end to end / frontier = %.4f; goals: ≥ 5,000 bundles/s (%.2f×), p99 < 250 ms at 2,500/s, ≥ 10,000 queries/s (%.2f×)",
+                burst.rate / writer, burst.rate / frontier, burst.rate / 5000, verify.rate / 10_000))
         await producer.close()
         await world.dropSchemas()
     }

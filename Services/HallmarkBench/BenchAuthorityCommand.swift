@@ -43,37 +43,49 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         var config = AuthorityConfiguration()
         config.schema = "bench_authority_\(run)"
-        for (path, name) in [(\AuthorityConfiguration.provisionInput, "provision.in"), (\.provisionOutput, "provision.out"),
-                             (\.tokenInput, "token.in"), (\.tokenOutput, "token.out"), (\.adminInput, "admin"),
-                             (\.securityTopic, "security"), (\.auditTopic, "audit")] as [(WritableKeyPath<AuthorityConfiguration, String>, String)] {
+        for (path, name) in [
+            (\AuthorityConfiguration.provisionInput, "provision.in"), (\.provisionOutput, "provision.out"),
+            (\.tokenInput, "token.in"), (\.tokenOutput, "token.out"), (\.adminInput, "admin"),
+            (\.securityTopic, "security"), (\.auditTopic, "audit"),
+        ] as [(WritableKeyPath<AuthorityConfiguration, String>, String)] {
             config[keyPath: path] = "bench.\(run).\(name)"
         }
-        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(config.topics + [config.securityTopic],
-                                                                                partitions: partitions)
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
+            config.topics + [config.securityTopic],
+            partitions: partitions)
         let secrets = try AuthoritySecrets.parse(AuthoritySecrets.generateText(), source: "bench")
         let database = StageDatabase(pool: pool, schema: config.schema)
         try await database.migrate(AuthorityMigrations.all(schema: config.schema), logger: logger)
         try await TableGenerator(pool: pool, schema: config.schema, secrets: secrets).generate(count: tables)
         defer { pool.close() }
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
-        let bench = AuthorityBench(kafka: kafka, producer: producer, pool: pool, database: database,
-                                   configuration: config, secrets: secrets, logger: logger,
-                                   processed: { Self.processed(registry) })
-        print("hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
-              + "\(partitions) partitions, token batches up to \(maxBatch) on \(batchWorkers) workers, \(poolSize) PostgreSQL connections, "
-              + "keyed by \(keyByCamera ? "camera" : "request")")
-        let result = try await bench.run(count: count, paced: paced, rate: rate, cameras: cameras,
-                                         batch: (maxBatch, batchWorkers),
-                                         keyByCamera: keyByCamera)
-        print(String(format: "through broker + PostgreSQL: %9.0f validations/s (backlog of %d drained; %d/%d PASS)",
-                     result.rate, count, result.passed, count + paced))
+        let bench = AuthorityBench(
+            kafka: kafka, producer: producer, pool: pool, database: database,
+            configuration: config, secrets: secrets, logger: logger,
+            processed: { Self.processed(registry) })
+        print(
+            "hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
+                + "\(partitions) partitions, token batches up to \(maxBatch) on \(batchWorkers) workers, \(poolSize) PostgreSQL connections, "
+                + "keyed by \(keyByCamera ? "camera" : "request")")
+        let result = try await bench.run(
+            count: count, paced: paced, rate: rate, cameras: cameras,
+            batch: (maxBatch, batchWorkers),
+            keyByCamera: keyByCamera)
+        print(
+            String(
+                format: "through broker + PostgreSQL: %9.0f validations/s (backlog of %d drained; %d/%d PASS)",
+                result.rate, count, result.passed, count + paced))
         print(String(format: "  CPU of this process (stage + bench client) while draining: %.2f cores", result.cores))
-        print(String(format: "  end-to-end latency at %.0f tokens/s offered: p50 %.2f ms, p99 %.2f ms",
-                     result.offeredRate, result.p50, result.p99))
+        print(
+            String(
+                format: "  end-to-end latency at %.0f tokens/s offered: p50 %.2f ms, p99 %.2f ms",
+                result.offeredRate, result.p50, result.p99))
         let histograms = registry.snapshot().histograms
         if let h = histograms.first(where: { $0.name == "hallmark_authority_validation_ns" }) {
-            print(String(format: "  validating a batch (parse, open, replay records, devices): p50 %.3f ms, p99 %.3f ms",
-                         h.p50 / 1e6, h.p99 / 1e6))
+            print(
+                String(
+                    format: "  validating a batch (parse, open, replay records, devices): p50 %.3f ms, p99 %.3f ms",
+                    h.p50 / 1e6, h.p99 / 1e6))
         }
         if let h = histograms.first(where: { $0.name == "hallmark_stage_batch_size" }) {
             print(String(format: "  batches: %d, messages per batch p50 %.0f, p99 %.0f", h.count, h.p50, h.p99))

@@ -5,8 +5,10 @@ public struct BenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks against the real broker and database.",
-        subcommands: [BenchKafkaCommand.self, BenchCryptoCommand.self, BenchJSONCommand.self, BenchSignerCommand.self,
-                      BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self])
+        subcommands: [
+            BenchKafkaCommand.self, BenchCryptoCommand.self, BenchJSONCommand.self, BenchSignerCommand.self,
+            BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self,
+        ])
 
     public init() {}
 }

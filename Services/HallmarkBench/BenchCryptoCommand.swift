@@ -31,9 +31,10 @@ public struct BenchCryptoCommand: ParsableCommand {
                 "batched_over_openssl": r.batchedOverOpenSSL, "batched_over_design": r.batchedOverDesign,
             ]
             object["pbkdf2_per_s"] = Dictionary(uniqueKeysWithValues: r.pbkdf2.map { ($0.name, $0.perSecond) })
-            object["aes_gcm_mb_s"] = Dictionary(uniqueKeysWithValues: r.aesGCM.map {
-                ($0.name, ["seal_1kb": $0.seal1KB, "open_1kb": $0.open1KB, "seal_1mb": $0.seal1MB, "open_1mb": $0.open1MB])
-            })
+            object["aes_gcm_mb_s"] = Dictionary(
+                uniqueKeysWithValues: r.aesGCM.map {
+                    ($0.name, ["seal_1kb": $0.seal1KB, "open_1kb": $0.open1KB, "seal_1mb": $0.seal1MB, "open_1mb": $0.open1MB])
+                })
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
             return
@@ -44,15 +45,20 @@ public struct BenchCryptoCommand: ParsableCommand {
         }
         print("AES-256-GCM, MB/s                   seal 1 KB  open 1 KB  seal 1 MB  open 1 MB")
         for a in r.aesGCM {
-            print("  \(pad(a.name, 32)) \(fmt(a.seal1KB, 9, 0))  \(fmt(a.open1KB, 9, 0))  \(fmt(a.seal1MB, 9, 0))  \(fmt(a.open1MB, 9, 0))")
+            print(
+                "  \(pad(a.name, 32)) \(fmt(a.seal1KB, 9, 0))  \(fmt(a.open1KB, 9, 0))  \(fmt(a.seal1MB, 9, 0))  \(fmt(a.open1MB, 9, 0))"
+            )
         }
         print("HKDF-SHA256 (32-byte output)")
-        print("  \(pad("derive", 34)) \(fmt(r.hkdfPerSecond, 8, 0)) ops/s  \(fmt(1e6 / max(r.hkdfPerSecond, 1e-9), 7, 2)) µs each")
+        print(
+            "  \(pad("derive", 34)) \(fmt(r.hkdfPerSecond, 8, 0)) ops/s  \(fmt(1e6 / max(r.hkdfPerSecond, 1e-9), 7, 2)) µs each")
         print("Ratios")
-        print("  batched / OpenSSL                  \(fmt(r.batchedOverOpenSSL, 8, 2))×   goal ≥ 5×    "
-              + (r.batchedOverOpenSSL >= 5 ? "PASS" : "FAIL"))
-        print("  batched / DESIGN 2-interleaved     \(fmt(r.batchedOverDesign * 100, 8, 1))%   goal ≥ 85% of "
-              + "\(fmt(CryptoBenchmark.designInterleavedRate, 0, 1))/s  " + (r.batchedOverDesign >= 0.85 ? "PASS" : "FAIL"))
+        print(
+            "  batched / OpenSSL                  \(fmt(r.batchedOverOpenSSL, 8, 2))×   goal ≥ 5×    "
+                + (r.batchedOverOpenSSL >= 5 ? "PASS" : "FAIL"))
+        print(
+            "  batched / DESIGN 2-interleaved     \(fmt(r.batchedOverDesign * 100, 8, 1))%   goal ≥ 85% of "
+                + "\(fmt(CryptoBenchmark.designInterleavedRate, 0, 1))/s  " + (r.batchedOverDesign >= 0.85 ? "PASS" : "FAIL"))
     }
 
     private func pad(_ s: String, _ width: Int) -> String {

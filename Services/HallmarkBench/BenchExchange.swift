@@ -36,12 +36,15 @@ struct BenchExchange {
     /// Reads `topic` (from its start: earlier phases' answers are skipped by id), runs `send`,
     /// and returns the answers to the requests `ids` with the phase's cost from the start of
     /// `send` to the last answer (or after `timeout`).
-    func exchange(reading topic: String, ids: Set<String>, timeout: Duration = .seconds(600),
-                  send: @escaping @Sendable () async throws -> Void) async throws -> ([Answer], Cost) {
+    func exchange(
+        reading topic: String, ids: Set<String>, timeout: Duration = .seconds(600),
+        send: @escaping @Sendable () async throws -> Void
+    ) async throws -> ([Answer], Cost) {
         var config = kafka
         config.properties["auto.offset.reset"] = "earliest"
-        let reader = try KafkaConsumer(configuration: config, groupID: "bench-reader-\(UUID())", topics: [topic],
-                                       bufferCapacity: 8192, logger: logger)
+        let reader = try KafkaConsumer(
+            configuration: config, groupID: "bench-reader-\(UUID())", topics: [topic],
+            bufferCapacity: 8192, logger: logger)
         try reader.start()
         let (serviceBefore, benchBefore, machineBefore) = (service.cpuSeconds, ProcessCPU.seconds(), MachineCPU.now())
         let start = ContinuousClock.now
@@ -58,9 +61,10 @@ struct BenchExchange {
             out.append(Answer(value: message.value, json: json, requestID: id, at: .now))
             if out.count == ids.count { break }
         }
-        let cost = Cost(seconds: (ContinuousClock.now - start).seconds, service: service.cpuSeconds - serviceBefore,
-                        bench: ProcessCPU.seconds() - benchBefore,
-                        machine: MachineCPU.busySeconds(from: machineBefore, to: MachineCPU.now()))
+        let cost = Cost(
+            seconds: (ContinuousClock.now - start).seconds, service: service.cpuSeconds - serviceBefore,
+            bench: ProcessCPU.seconds() - benchBefore,
+            machine: MachineCPU.busySeconds(from: machineBefore, to: MachineCPU.now()))
         timer.cancel()
         try await sending.value
         await reader.close()

@@ -16,7 +16,8 @@ import Logging
 /// sealing alone.
 public struct BenchGatewayCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "gateway", abstract: "E2EE-1 and ENC-1 throughput and latency through the gateway against their in-process bounds.")
+        commandName: "gateway",
+        abstract: "E2EE-1 and ENC-1 throughput and latency through the gateway against their in-process bounds.")
 
     @Option(help: "Sessions the inbound messages are spread over (each its own Kafka key).") var sessions = 64
     @Option(help: "Inbound messages sent at once.") var messages = 50_000
@@ -40,15 +41,18 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         if let lingerMs { kafka.lingerMilliseconds = lingerMs }
         // A 1 MB ZIP is ~1.4 MB as base64 in a request.
         kafka.maxMessageBytes = max(kafka.maxMessageBytes, 4 * zipBytes)
-        let binary = gatewayBinary.map { URL(fileURLWithPath: $0) }
+        let binary =
+            gatewayBinary.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-                .appendingPathComponent("hallmark-gateway")
+            .appendingPathComponent("hallmark-gateway")
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let run = String(UUID().lowercasedText.prefix(8))
         func topic(_ name: String) -> String { GatewayBench.topic(name, run: run) }
         let schema = "bench_gateway_\(run)"
-        let names = ["encrypt.in", "encrypt.out", "decrypt.in", "decrypt.out", "handshake.in", "handshake.out",
-                     "inbound.in", "plaintext.out", "outbound.in", "outbound.out"]
+        let names = [
+            "encrypt.in", "encrypt.out", "decrypt.in", "decrypt.out", "handshake.in", "handshake.out",
+            "inbound.in", "plaintext.out", "outbound.in", "outbound.out",
+        ]
         try await KafkaAdmin(configuration: kafka, logger: logger)
             .createTopics(names.map(topic) + [topic("plaintext.paced")], partitions: partitions)
         // Throw-away secrets, never printed.
@@ -58,10 +62,12 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         try Data(Base64.encode(try SecureRandom.bytes(32)).utf8).write(to: folder.appendingPathComponent("bench"))
         try Data("bench".utf8).write(to: folder.appendingPathComponent("signing-version"))
         var env: [String: String] = [
-            "HALLMARK_GATEWAY_SECRETS_DIR": folder.path, "HALLMARK_GATEWAY_KEK": try KeyEncryptionFile.generateText(title: "bench", index: false),
+            "HALLMARK_GATEWAY_SECRETS_DIR": folder.path,
+            "HALLMARK_GATEWAY_KEK": try KeyEncryptionFile.generateText(title: "bench", index: false),
             "HALLMARK_GATEWAY_SCHEMA": schema, "HALLMARK_GROUP_ID": "bench-gateway-\(run)",
             "HALLMARK_INSTANCE": "bench-gateway", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_MAX_MESSAGE_BYTES": String(kafka.maxMessageBytes), "HALLMARK_KAFKA_LINGER_MS": String(kafka.lingerMilliseconds),
+            "HALLMARK_MAX_MESSAGE_BYTES": String(kafka.maxMessageBytes),
+            "HALLMARK_KAFKA_LINGER_MS": String(kafka.lingerMilliseconds),
             "HALLMARK_REPLY_TOPICS": topic("plaintext.paced"),
         ]
         for name in names {
@@ -82,7 +88,9 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
         load.properties["max.in.flight.requests.per.connection"] = "1"
         let producer = try KafkaProducer(configuration: load, logger: logger)
         let bench = GatewayBench(kafka: kafka, logger: logger, run: run, gateway: gateway, producer: producer)
-        printNow("hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms, SHA-NI \(PBKDF2.hasSHAExtensions)")
+        printNow(
+            "hallmark bench gateway: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms, SHA-NI \(PBKDF2.hasSHAExtensions)"
+        )
 
         try await sessionPhases(bench)
         try await envelopePhases(bench, cores: cores)

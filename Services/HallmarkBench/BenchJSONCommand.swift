@@ -20,25 +20,33 @@ public struct BenchJSONCommand: ParsableCommand {
 
     public func run() throws {
         let hash = String(repeating: "ab", count: 32)
-        let token = BirthmarkToken.mobile(BirthmarkMobileToken(encryptedNucToken: Base64.encode(Data(repeating: 7, count: 92)),
-                                                               tableReferences: [1, 2, 3], keyIndices: [4, 5, 6]))
-        let submission = Submission(id: MessageID.random(), producedAt: Timestamp.now(),
-                                    imageHashes: [.init(imageHash: hash, modificationLevel: 0)], token: token, timestamp: 1_760_000_000)
-        let request = TokenRequest(id: MessageID.random(), producedAt: Timestamp.now(), token: token,
-                                   correlationID: MessageID.random(), replyTo: "birthmark.token.results")
-        let checkpoint = SignedCheckpoint(treeSize: 1_000_000, rootHash: hash, timestamp: 1_760_000_000,
-                                          signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: "k1")
-        let found = LogVerifyResult.found(id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
-                                          requestID: MessageID.random(),
-                                          record: .init(imageHash: hash, timestamp: 1_760_000_000, modificationLevel: 0),
-                                          leafIndex: 123_456, checkpoint: checkpoint, proof: Array(repeating: hash, count: 20))
-        let accepted = SubmissionResult(id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
-                                        requestID: MessageID.random(),
-                                        leaves: [.init(imageHash: hash, leafIndex: 123_456, status: .appended)], treeSize: 123_457)
+        let token = BirthmarkToken.mobile(
+            BirthmarkMobileToken(
+                encryptedNucToken: Base64.encode(Data(repeating: 7, count: 92)),
+                tableReferences: [1, 2, 3], keyIndices: [4, 5, 6]))
+        let submission = Submission(
+            id: MessageID.random(), producedAt: Timestamp.now(),
+            imageHashes: [.init(imageHash: hash, modificationLevel: 0)], token: token, timestamp: 1_760_000_000)
+        let request = TokenRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), token: token,
+            correlationID: MessageID.random(), replyTo: "birthmark.token.results")
+        let checkpoint = SignedCheckpoint(
+            treeSize: 1_000_000, rootHash: hash, timestamp: 1_760_000_000,
+            signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: "k1")
+        let found = LogVerifyResult.found(
+            id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
+            requestID: MessageID.random(),
+            record: .init(imageHash: hash, timestamp: 1_760_000_000, modificationLevel: 0),
+            leafIndex: 123_456, checkpoint: checkpoint, proof: Array(repeating: hash, count: 20))
+        let accepted = SubmissionResult(
+            id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
+            requestID: MessageID.random(),
+            leaves: [.init(imageHash: hash, leafIndex: 123_456, status: .appended)], treeSize: 123_457)
         print("message coding, one thread, messages/s (Foundation | Hallmark | ratio)")
         try compare(read: submission, "read  hallmark.submission.v1")
-        try compare(read: LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: hash),
-                    "read  hallmark.log.verify.request.v1")
+        try compare(
+            read: LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: hash),
+            "read  hallmark.log.verify.request.v1")
         try compare(write: request, "write hallmark.token.request.v1")
         try compare(write: accepted, "write hallmark.submission.result.v1")
         try compare(write: found, "write hallmark.log.verify.result.v1 (found)")

@@ -32,14 +32,17 @@ public struct BenchKafkaCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         let run = String(UUID().uuidString.prefix(8)).lowercased()
-        let (input, output, latIn, latOut) = ("bench.\(run).in", "bench.\(run).out", "bench.\(run).lat.in", "bench.\(run).lat.out")
+        let (input, output, latIn, latOut) = (
+            "bench.\(run).in", "bench.\(run).out", "bench.\(run).lat.in", "bench.\(run).lat.out"
+        )
         try await KafkaAdmin(configuration: kafka, logger: logger)
             .createTopics([input, output, latIn, latOut], partitions: partitions)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let bench = KafkaBench(kafka: kafka, producer: producer, logger: logger, size: size, keys: keys)
 
-        print("hallmark bench kafka: \(messages) messages of \(size) B, \(keys) keys, \(partitions) partitions, "
-              + "stage in flight \(inFlight), librdkafka \(KafkaLibrary.versionString)")
+        print(
+            "hallmark bench kafka: \(messages) messages of \(size) B, \(keys) keys, \(partitions) partitions, "
+                + "stage in flight \(inFlight), librdkafka \(KafkaLibrary.versionString)")
         let produced = try await bench.produce(count: messages, topic: input, window: 10_000)
         print(String(format: "raw produce (acked):        %9.0f msgs/s", produced))
         let consumed = try await bench.consume(count: messages, topic: input)
@@ -49,10 +52,13 @@ public struct BenchKafkaCommand: AsyncParsableCommand {
         if let h = registry.snapshot().histograms.first(where: { $0.name == "hallmark_stage_processing_ns" }) {
             print(String(format: "  per message (process + acked send): p50 %.2f ms, p99 %.2f ms", h.p50 / 1e6, h.p99 / 1e6))
         }
-        let latency = try await bench.stageLatency(rate: latencyRate, seconds: latencySeconds, input: latIn,
-                                                   output: latOut, inFlight: inFlight)
-        print(String(format: "stage latency at %d msgs/s: p50 %.2f ms, p99 %.2f ms (%d messages)",
-                     latencyRate, latency.p50, latency.p99, latency.count))
+        let latency = try await bench.stageLatency(
+            rate: latencyRate, seconds: latencySeconds, input: latIn,
+            output: latOut, inFlight: inFlight)
+        print(
+            String(
+                format: "stage latency at %d msgs/s: p50 %.2f ms, p99 %.2f ms (%d messages)",
+                latencyRate, latency.p50, latency.p99, latency.count))
         print(String(format: "ratios: stage/raw consume %.2f, stage/raw produce %.2f", stage / consumed, stage / produced))
         await producer.close()
     }

@@ -72,11 +72,15 @@ public struct CryptoBenchmark: Sendable {
                 let message = Data(repeating: 1, count: size)
                 let sealed = try AESGCM256.seal(message, key: key, nonce: nonce, backend: backend)
                 let mb = Double(size) / 1_048_576
-                rates.append(try measure(perCall: 1) { _ = try AESGCM256.seal(message, key: key, nonce: nonce, backend: backend) } * mb)
+                rates.append(
+                    try measure(perCall: 1) { _ = try AESGCM256.seal(message, key: key, nonce: nonce, backend: backend) } * mb)
                 rates.append(try measure(perCall: 1) { _ = try AESGCM256.open(sealed, key: key, backend: backend) } * mb)
             }
-            results.aesGCM.append((backend == .openSSL ? "OpenSSL EVP" : "swift-crypto AES.GCM",
-                                   rates[0], rates[1], rates[2], rates[3]))
+            results.aesGCM.append(
+                (
+                    backend == .openSSL ? "OpenSSL EVP" : "swift-crypto AES.GCM",
+                    rates[0], rates[1], rates[2], rates[3]
+                ))
         }
         results.hkdfPerSecond = try measure(perCall: 1) {
             _ = try HKDFSHA256.derive(ikm: key, info: Data("inviso-session-v1".utf8), length: 32)

@@ -11,9 +11,10 @@ extension GatewayBench {
     /// is derived twice) and `contentType`.
     static func encryptRequests(_ count: Int, contentType: String, body: (Int) -> Data) -> [EncryptRequest] {
         (0..<count).map { i in
-            EncryptRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                           headers: ["Content-Type": contentType, "SmileID-Partner-ID": "partner-\(i % 64)"],
-                           bodyB64: body(i).base64EncodedString(), method: "POST", path: "/v1/submit_job")
+            EncryptRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                headers: ["Content-Type": contentType, "SmileID-Partner-ID": "partner-\(i % 64)"],
+                bodyB64: body(i).base64EncodedString(), method: "POST", path: "/v1/submit_job")
         }
     }
 

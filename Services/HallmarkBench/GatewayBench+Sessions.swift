@@ -11,19 +11,28 @@ extension GatewayBench {
     func makeSessions(_ count: Int) async throws -> [(id: String, session: InvisoSession)] {
         let pairs = try (0..<count).map { _ in try X25519.generate() }
         let hellos = pairs.indices.map { i in
-            E2EEHandshake(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "bench-\(run)-\(i)",
-                          clientPublicKey: pairs[i].publicKey.base64EncodedString())
+            E2EEHandshake(
+                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "bench-\(run)-\(i)",
+                clientPublicKey: pairs[i].publicKey.base64EncodedString())
         }
         let outputs = try hellos.map { try KafkaOutgoingMessage.json(topic: topic("handshake.in"), key: $0.sessionID, $0) }
-        let (answers, _) = try await exchange(reading: topic("handshake.out"), ids: Set(hellos.map(\.id)),
-                                              timeout: .seconds(120)) { try await sendAll(outputs) }
+        let (answers, _) = try await exchange(
+            reading: topic("handshake.out"), ids: Set(hellos.map(\.id)),
+            timeout: .seconds(120)
+        ) { try await sendAll(outputs) }
         var sessions: [(id: String, session: InvisoSession)] = []
         for answer in answers {
             let r = try JSONCoding.decode(E2EEHandshakeResult.self, from: answer.value)
             guard let i = hellos.firstIndex(where: { $0.id == r.requestID }),
-                  let gatewayKey = try? Base64.decode(r.gatewayPublicKey ?? "", length: 32) else { continue }
-            sessions.append((r.sessionID, try InvisoSession(sessionKey: InvisoHandshake.clientSessionKey(
-                clientPrivateKey: pairs[i].privateKey, gatewayPublicKey: gatewayKey))))
+                let gatewayKey = try? Base64.decode(r.gatewayPublicKey ?? "", length: 32)
+            else { continue }
+            sessions.append(
+                (
+                    r.sessionID,
+                    try InvisoSession(
+                        sessionKey: InvisoHandshake.clientSessionKey(
+                            clientPrivateKey: pairs[i].privateKey, gatewayPublicKey: gatewayKey))
+                ))
         }
         guard sessions.count == count else { throw BenchError("only \(sessions.count) of \(count) handshakes completed") }
         return sessions
@@ -31,16 +40,19 @@ extension GatewayBench {
 
     /// `count` inbound messages, round robin over the sessions, each session's counters
     /// consecutive from `firstCounter`, answered on `replyTo` when given.
-    static func inbound(_ count: Int, sessions: [(id: String, session: InvisoSession)], firstCounter: UInt64,
-                        replyTo: String? = nil) throws -> [E2EEInbound]
-    {
+    static func inbound(
+        _ count: Int, sessions: [(id: String, session: InvisoSession)], firstCounter: UInt64,
+        replyTo: String? = nil
+    ) throws -> [E2EEInbound] {
         try (0..<count).map { n in
             let (id, session) = sessions[n % sessions.count]
-            return E2EEInbound(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: id,
-                               message: try session.seal(Data("bench message \(n) ".utf8) + Data(count: 64),
-                                                         direction: .clientToGateway,
-                                                         counter: firstCounter + UInt64(n / sessions.count)),
-                               replyTo: replyTo)
+            return E2EEInbound(
+                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: id,
+                message: try session.seal(
+                    Data("bench message \(n) ".utf8) + Data(count: 64),
+                    direction: .clientToGateway,
+                    counter: firstCounter + UInt64(n / sessions.count)),
+                replyTo: replyTo)
         }
     }
 
@@ -56,7 +68,9 @@ extension GatewayBench {
     /// Sends the messages (at `pace` per second, or all at once) and reads every answer back:
     /// messages per second from the first send to the last answer, how many were decrypted,
     /// and each one's latency by id (ms, from handing it to the producer to reading its answer).
-    func sendInbound(_ load: [E2EEInbound], pace: Double? = nil) async throws
+    func sendInbound(
+        _ load: [E2EEInbound], pace: Double? = nil
+    ) async throws
         -> (rate: Double, decrypted: Int, latencies: [String: Double], cost: Cost)
     {
         let outputs = try load.map { try KafkaOutgoingMessage.json(topic: topic("inbound.in"), key: $0.sessionID, $0) }

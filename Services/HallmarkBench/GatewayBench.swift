@@ -23,8 +23,10 @@ struct GatewayBench {
     typealias Cost = BenchExchange.Cost
 
     /// See ``BenchExchange/exchange(reading:ids:timeout:send:)``.
-    func exchange(reading topic: String, ids: Set<String>, timeout: Duration = .seconds(600),
-                  send: @escaping @Sendable () async throws -> Void) async throws -> ([Answer], Cost) {
+    func exchange(
+        reading topic: String, ids: Set<String>, timeout: Duration = .seconds(600),
+        send: @escaping @Sendable () async throws -> Void
+    ) async throws -> ([Answer], Cost) {
         try await io.exchange(reading: topic, ids: ids, timeout: timeout, send: send)
     }
 

@@ -18,7 +18,8 @@ struct KafkaBench {
 
     /// A valid probe-style envelope padded to `size` bytes, carrying its send time.
     func message(_ n: Int, sentNanos: UInt64 = 0) -> [UInt8] {
-        let head = #"{"schema":"hallmark.bench.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())","n":\#(n),"sent_ns":\#(sentNanos),"pad":""#
+        let head =
+            #"{"schema":"hallmark.bench.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())","n":\#(n),"sent_ns":\#(sentNanos),"pad":""#
         let padding = max(0, size - head.utf8.count - 2)
         return Array((head + String(repeating: "x", count: padding) + "\"}").utf8)
     }
@@ -42,8 +43,9 @@ struct KafkaBench {
 
     /// Reads `count` messages with a fresh group, storing each offset; msgs/s from the first.
     func consume(count: Int, topic: String) async throws -> Double {
-        let consumer = try KafkaConsumer(configuration: kafka, groupID: "bench-raw-\(UUID())", topics: [topic],
-                                         bufferCapacity: 4096, logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "bench-raw-\(UUID())", topics: [topic],
+            bufferCapacity: 4096, logger: logger)
         try consumer.start()
         var seen = 0
         var start: ContinuousClock.Instant?
@@ -70,13 +72,16 @@ struct KafkaBench {
     }
 
     /// Sends at a fixed rate through an echo stage and measures send → echo-consumed latency.
-    func stageLatency(rate: Int, seconds: Int, input: String, output: String, inFlight: Int) async throws
+    func stageLatency(
+        rate: Int, seconds: Int, input: String, output: String, inFlight: Int
+    ) async throws
         -> (p50: Double, p99: Double, count: Int)
     {
         let total = rate * seconds
         let processor = EchoProcessor(output: output, target: total)
-        let reader = try KafkaConsumer(configuration: kafka, groupID: "bench-lat-\(UUID())", topics: [output],
-                                       bufferCapacity: 4096, logger: logger)
+        let reader = try KafkaConsumer(
+            configuration: kafka, groupID: "bench-lat-\(UUID())", topics: [output],
+            bufferCapacity: 4096, logger: logger)
         try reader.start()
         var latencies: [Double] = []
         _ = try await runStage(processor, input: input, inFlight: inFlight) {
@@ -109,14 +114,18 @@ struct KafkaBench {
     }
 
     /// Runs a stage until `body` returns, then shuts it down; returns the body's duration.
-    private func runStage(_ processor: EchoProcessor, input: String, inFlight: Int,
-                          _ body: () async throws -> Void) async throws -> Duration {
-        var config = StageConfiguration(service: "bench", inputs: [StageInput(topic: input, schemas: [BenchMessage.schemaName])],
-                                        groupID: "bench-stage-\(UUID())", maxInFlight: inFlight)
+    private func runStage(
+        _ processor: EchoProcessor, input: String, inFlight: Int,
+        _ body: () async throws -> Void
+    ) async throws -> Duration {
+        var config = StageConfiguration(
+            service: "bench", inputs: [StageInput(topic: input, schemas: [BenchMessage.schemaName])],
+            groupID: "bench-stage-\(UUID())", maxInFlight: inFlight)
         config.instance = "bench"
         config.maxMessageBytes = kafka.maxMessageBytes
-        let stage = Stage(configuration: config, kafka: kafka, producer: producer, database: nil,
-                          processor: processor, logger: logger)
+        let stage = Stage(
+            configuration: config, kafka: kafka, producer: producer, database: nil,
+            processor: processor, logger: logger)
         let task = Task { try await stage.run() }
         let start = ContinuousClock.now
         try await body()

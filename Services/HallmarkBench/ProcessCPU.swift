@@ -6,9 +6,9 @@ enum ProcessCPU {
     static func seconds() -> Double {
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return s(usage.ru_utime) + s(usage.ru_stime)
@@ -24,7 +24,8 @@ struct MachineCPU {
     /// Now; nil where `/proc/stat` is not available.
     static func now() -> MachineCPU? {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+        else { return nil }
         // user nice system idle iowait irq softirq steal …
         let v = line.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard v.count >= 8 else { return nil }

@@ -21,9 +21,11 @@ struct SignerBench {
         let base = Date()
         let plans: [(headers: [String: String], body: Data)] = (0..<count).map { i in
             // Distinct timestamps → distinct salts: no key is derived twice.
-            let headers = ["Content-Type": "application/json", "SmileID-Partner-ID": "partner-\(i % 64)",
-                           "SmileID-Source-SDK": "iOS",
-                           "SmileID-Request-Timestamp": Timestamp.format(base.addingTimeInterval(Double(i) / 1000))]
+            let headers = [
+                "Content-Type": "application/json", "SmileID-Partner-ID": "partner-\(i % 64)",
+                "SmileID-Source-SDK": "iOS",
+                "SmileID-Request-Timestamp": Timestamp.format(base.addingTimeInterval(Double(i) / 1000)),
+            ]
             return (headers, Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i % 97)"}"#.utf8))
         }
         let next = NextIndex(count: count)
@@ -31,8 +33,9 @@ struct SignerBench {
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             while let range = next.take(2) {
                 let batch = range.map {
-                    SmileIDSignature.Request(secret: secret, timestamp: plans[$0].headers["SmileID-Request-Timestamp"]!,
-                                             headers: plans[$0].headers, payload: plans[$0].body)
+                    SmileIDSignature.Request(
+                        secret: secret, timestamp: plans[$0].headers["SmileID-Request-Timestamp"]!,
+                        headers: plans[$0].headers, payload: plans[$0].body)
                 }
                 next.store(SmileIDSignature.signBatch(batch).map { (try? $0.get()) ?? "" }, at: range)
             }
@@ -41,8 +44,9 @@ struct SignerBench {
         let requests = plans.enumerated().map { i, plan in
             var headers = plan.headers
             headers["SmileID-Request-Mac"] = next.macs[i]
-            return VerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), method: "POST",
-                                 path: "/v1/submit_job", headers: headers, bodyB64: plan.body.base64EncodedString())
+            return VerifyRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), method: "POST",
+                path: "/v1/submit_job", headers: headers, bodyB64: plan.body.base64EncodedString())
         }
         return (requests, rate)
     }
@@ -60,9 +64,10 @@ struct SignerBench {
             var n = 0
             while ContinuousClock.now < deadline {
                 let salts = [Data("bound-\(t)-\(n)".utf8), Data("bound-\(t)-\(n + 1)".utf8)]
-                _ = try? PBKDF2.deriveBatch(salts.map {
-                    PBKDF2.Request(password: Data("bench".utf8), salt: $0, iterations: SmileIDSignature.iterations)
-                })
+                _ = try? PBKDF2.deriveBatch(
+                    salts.map {
+                        PBKDF2.Request(password: Data("bench".utf8), salt: $0, iterations: SmileIDSignature.iterations)
+                    })
                 n += 2
                 tally.add(2)
             }
@@ -76,8 +81,9 @@ struct SignerBench {
     static func singleDerivation(samples: Int) -> Double {
         let times = (0..<max(1, samples)).map { n in
             let start = ContinuousClock.now
-            _ = try? PBKDF2.deriveSHA256(password: Data("bench".utf8), salt: Data("single-\(n)".utf8),
-                                         iterations: SmileIDSignature.iterations)
+            _ = try? PBKDF2.deriveSHA256(
+                password: Data("bench".utf8), salt: Data("single-\(n)".utf8),
+                iterations: SmileIDSignature.iterations)
             return (ContinuousClock.now - start).seconds * 1000
         }.sorted()
         return times[times.count / 2]
@@ -101,14 +107,17 @@ struct SignerBench {
     /// at `pace` msgs/s; throughput from the first send to the last verdict, latency per
     /// request from its send to its verdict.
     /// With `warmup`, the first that many requests' latencies are left out of the figures.
-    func run(_ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0) async throws
+    func run(
+        _ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0
+    ) async throws
         -> Phase
     {
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         let (input, output) = ("bench.signer.\(run).verify.in", "bench.signer.\(run).verify.out")
         try await KafkaAdmin(configuration: kafka, logger: logger)
-            .createTopics([input, output, "bench.signer.\(run).sign.in", "bench.signer.\(run).sign.out"],
-                          partitions: partitions)
+            .createTopics(
+                [input, output, "bench.signer.\(run).sign.in", "bench.signer.\(run).sign.out"],
+                partitions: partitions)
         let base = [
             "HALLMARK_SIGNER_VERIFY_INPUT": input, "HALLMARK_SIGNER_VERIFY_OUTPUT": output,
             "HALLMARK_SIGNER_SIGN_INPUT": "bench.signer.\(run).sign.in",
@@ -125,13 +134,15 @@ struct SignerBench {
         var processes: [BenchProcess] = []
         defer { processes.forEach { $0.stop() } }
         for i in 0..<replicas {
-            processes.append(try BenchProcess(binary: binary, environment: env.merging(["HALLMARK_INSTANCE": "bench-\(i)"]) { $1 }))
+            processes.append(
+                try BenchProcess(binary: binary, environment: env.merging(["HALLMARK_INSTANCE": "bench-\(i)"]) { $1 }))
         }
         for p in processes { try await p.waitForLog("stage started") }
         try await waitForAssignment(of: processes, topics: [input, "bench.signer.\(run).sign.in"], partitions: partitions)
 
-        let reader = try KafkaConsumer(configuration: kafka, groupID: "bench-reader-\(run)", topics: [output],
-                                       bufferCapacity: 8192, logger: logger)
+        let reader = try KafkaConsumer(
+            configuration: kafka, groupID: "bench-reader-\(run)", topics: [output],
+            bufferCapacity: 8192, logger: logger)
         try reader.start()
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let sentAt = SentTimes()
@@ -160,7 +171,8 @@ struct SignerBench {
         }
         for await message in reader.messages {
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
-                  let id = object["request_id"] as? String, let sent = sentAt.get(id) else { continue }
+                let id = object["request_id"] as? String, let sent = sentAt.get(id)
+            else { continue }
             received += 1
             if !warm.contains(id) { latencies.append((ContinuousClock.now - sent).seconds * 1000) }
             if object["verdict"] as? String == "accepted" { accepted += 1 }
@@ -175,13 +187,16 @@ struct SignerBench {
         await reader.close()
         await producer.close()
         latencies.sort()
-        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        func pct(_ p: Double) -> Double {
+            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        }
         let seconds = elapsed.seconds
-        return Phase(rate: Double(received) / seconds, p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
-                     max: latencies.last ?? 0, accepted: accepted,
-                     cpuPerMessage: cpu / Double(max(1, received)), signerCores: cpu / seconds,
-                     benchCores: benchCPU / seconds,
-                     otherCores: machineCPU.map { max(0, $0 - cpu - benchCPU) / seconds })
+        return Phase(
+            rate: Double(received) / seconds, p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
+            max: latencies.last ?? 0, accepted: accepted,
+            cpuPerMessage: cpu / Double(max(1, received)), signerCores: cpu / seconds,
+            benchCores: benchCPU / seconds,
+            otherCores: machineCPU.map { max(0, $0 - cpu - benchCPU) / seconds })
     }
 
     /// One phase's figures. Cores are CPU seconds per second of the phase.

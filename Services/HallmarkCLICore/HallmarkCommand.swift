@@ -6,9 +6,12 @@ public struct HallmarkCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hallmark",
         abstract: "Hallmark's admin command-line tool.",
-        subcommands: [CryptoCommand.self, BenchCommand.self, ProbeCommand.self, ProbeAskCommand.self, ProbeWriterCommand.self, TrafficCommand.self,
-                      AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self,
-                      TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self])
+        subcommands: [
+            CryptoCommand.self, BenchCommand.self, ProbeCommand.self, ProbeAskCommand.self, ProbeWriterCommand.self,
+            TrafficCommand.self,
+            AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self,
+            TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self,
+        ])
 
     public init() {}
 }

@@ -27,15 +27,19 @@ public struct CameraProvisioner: Sendable {
     }
 
     /// Provisions `serial` with `nucHash` (random when nil).
-    public func provision(serial: String, nucHash: Data? = nil, family: String? = nil,
-                          timeout: Duration = .seconds(60)) async throws -> Outcome {
+    public func provision(
+        serial: String, nucHash: Data? = nil, family: String? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> Outcome {
         let keys = try X25519.generate()
         let nuc = try nucHash ?? SecureRandom.bytes(32)
-        let request = ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: serial,
-                                       devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
-                                       deviceFamily: family)
-        try await producer.send(topic: topic, key: Array(serial.utf8),
-                                value: try JSONCoding.encode(request))
+        let request = ProvisionRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: serial,
+            devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
+            deviceFamily: family)
+        try await producer.send(
+            topic: topic, key: Array(serial.utf8),
+            value: try JSONCoding.encode(request))
         guard let bytes = await watcher.answer(for: request.id, timeout: timeout) else {
             throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")
         }

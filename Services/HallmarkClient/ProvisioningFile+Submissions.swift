@@ -20,30 +20,41 @@ extension ProvisioningFile {
     }
 
     /// A submission of `hashes` (one for a flat bundle) with a fresh token, as a camera sends it.
-    public func submission(_ body: SubmissionBody, hashes: [Submission.ImageHash], id: String = MessageID.random(),
-                           authorityID: String = "HALLMARK_AUTHORITY",
-                           timestamp: UInt64 = UInt64(Date().timeIntervalSince1970)) throws -> Submission {
+    public func submission(
+        _ body: SubmissionBody, hashes: [Submission.ImageHash], id: String = MessageID.random(),
+        authorityID: String = "HALLMARK_AUTHORITY",
+        timestamp: UInt64 = UInt64(Date().timeIntervalSince1970)
+    ) throws -> Submission {
         let now = Timestamp.now()
         switch body {
         case .reference:
-            return Submission(id: id, producedAt: now, imageHashes: hashes, token: .reference(try referenceRequest().token),
-                              timestamp: timestamp)
+            return Submission(
+                id: id, producedAt: now, imageHashes: hashes, token: .reference(try referenceRequest().token),
+                timestamp: timestamp)
         case .mobile:
-            return Submission(id: id, producedAt: now, imageHashes: hashes, token: .mobile(try mobileToken()), timestamp: timestamp)
+            return Submission(
+                id: id, producedAt: now, imageHashes: hashes, token: .mobile(try mobileToken()), timestamp: timestamp)
         case .packed:
-            return Submission(id: id, producedAt: now, imageHashes: hashes, token: .mobile(try packedToken()), timestamp: timestamp)
+            return Submission(
+                id: id, producedAt: now, imageHashes: hashes, token: .mobile(try packedToken()), timestamp: timestamp)
         case .cameraSubmission:
-            return Submission(id: id, producedAt: now, cameraSubmission: hashes, cameraToken: try referenceRequest().token,
-                              manufacturerCert: .init(authorityID: authorityID,
-                                                      validationEndpoint: "https://authority.invalid/api/v1/validate"),
-                              timestamp: timestamp)
+            return Submission(
+                id: id, producedAt: now, cameraSubmission: hashes, cameraToken: try referenceRequest().token,
+                manufacturerCert: .init(
+                    authorityID: authorityID,
+                    validationEndpoint: "https://authority.invalid/api/v1/validate"),
+                timestamp: timestamp)
         case .flatBundle:
-            let isp = Submission.ISPValidation(varianceMetric: 0.02, ispParameters: .init(whiteBalance: .init(redGain: 1.5, blueGain: 1.4),
-                                                                                          exposureAdjustment: 0, sharpening: 0.5,
-                                                                                          noiseReduction: 0.3),
-                                               sampleCount: 5, shootingMode: "auto", metricVersion: "v1.0")
-            return Submission(id: id, producedAt: now, flatBundle: hashes[0], packed: try packedToken(), timestamp: timestamp,
-                              deviceSignature: Base64.encode(try SecureRandom.bytes(64)), ispValidation: isp)
+            let isp = Submission.ISPValidation(
+                varianceMetric: 0.02,
+                ispParameters: .init(
+                    whiteBalance: .init(redGain: 1.5, blueGain: 1.4),
+                    exposureAdjustment: 0, sharpening: 0.5,
+                    noiseReduction: 0.3),
+                sampleCount: 5, shootingMode: "auto", metricVersion: "v1.0")
+            return Submission(
+                id: id, producedAt: now, flatBundle: hashes[0], packed: try packedToken(), timestamp: timestamp,
+                deviceSignature: Base64.encode(try SecureRandom.bytes(64)), ispValidation: isp)
         }
     }
 }

@@ -30,12 +30,15 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
 
     /// A reference-format token request (`camera_token`), with a fresh random nonce.
     /// `table` defaults to a random assigned table; `keyIndex` to a random index.
-    public func referenceRequest(id: String = MessageID.random(), table: Int? = nil, keyIndex: Int? = nil,
-                                 master: Data? = nil) throws -> (id: String, token: BirthmarkCameraToken) {
+    public func referenceRequest(
+        id: String = MessageID.random(), table: Int? = nil, keyIndex: Int? = nil,
+        master: Data? = nil
+    ) throws -> (id: String, token: BirthmarkCameraToken) {
         let tableId = try table ?? tableAssignments[SecureRandom.uniform(below: tableAssignments.count)]
         let key = try master ?? masterKey(tableId)
-        let token = try BirthmarkCameraToken.seal(nucHash: Hex.decode(nucHash, length: 32), master: key,
-                                                  tableId: tableId, keyIndex: keyIndex ?? BirthmarkKeys.randomKeyIndex())
+        let token = try BirthmarkCameraToken.seal(
+            nucHash: Hex.decode(nucHash, length: 32), master: key,
+            tableId: tableId, keyIndex: keyIndex ?? BirthmarkKeys.randomKeyIndex())
         return (id, token)
     }
 
@@ -45,8 +48,9 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
     public func mobileToken(used: Int? = nil, packing: BirthmarkMobileToken.Packing = .mobile) throws -> BirthmarkMobileToken {
         let pick = try used ?? SecureRandom.uniform(below: 3)
         let indices = try (0..<3).map { _ in try BirthmarkKeys.randomKeyIndex() }
-        return try BirthmarkMobileToken.seal(nucHash: Hex.decode(nucHash, length: 32), master: masterKey(tableAssignments[pick]),
-                                             tableReferences: tableAssignments, keyIndices: indices, used: pick, packing: packing)
+        return try BirthmarkMobileToken.seal(
+            nucHash: Hex.decode(nucHash, length: 32), master: masterKey(tableAssignments[pick]),
+            tableReferences: tableAssignments, keyIndices: indices, used: pick, packing: packing)
     }
 
     /// A packed reference token (see ``mobileToken(used:packing:)``).

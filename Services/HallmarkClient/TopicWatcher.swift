@@ -6,8 +6,9 @@ public struct TopicWatcher {
     let consumer: KafkaConsumer
 
     public init(kafka: KafkaConfiguration, topic: String, logger: Logger) throws {
-        consumer = try KafkaConsumer(configuration: kafka, groupID: "hallmark-traffic-\(MessageIDSeed.next())",
-                                     topics: [topic], logger: logger)
+        consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "hallmark-traffic-\(MessageIDSeed.next())",
+            topics: [topic], logger: logger)
         try consumer.start()
     }
 

@@ -40,31 +40,38 @@ public enum ProbeAskService {
     }
 
     public static func definition(_ c: Configuration) -> ServiceRunner.Definition {
-        ServiceRunner.Definition(service: "probe-ask", topics: [c.input, c.requests, c.replies, c.answers], schema: c.schema,
-                                 migrations: [PendingRequests.migration(schema: c.schema)])
+        ServiceRunner.Definition(
+            service: "probe-ask", topics: [c.input, c.requests, c.replies, c.answers], schema: c.schema,
+            migrations: [PendingRequests.migration(schema: c.schema)])
     }
 
     public static func services(_ c: Configuration, context: ServiceContext) throws -> [any Service] {
-        guard let database = context.database else { throw ConfigurationError(variable: "HALLMARK_POSTGRES_URL", reason: "is needed") }
+        guard let database = context.database else {
+            throw ConfigurationError(variable: "HALLMARK_POSTGRES_URL", reason: "is needed")
+        }
         let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
         let instance = context.instance, answers = c.answers
-        let retrier = RequestRetrier(pending: pending, pool: database.pool, producer: context.producer, service: "probe-ask",
-                                     logger: context.logger) { expired in
+        let retrier = RequestRetrier(
+            pending: pending, pool: database.pool, producer: context.producer, service: "probe-ask",
+            logger: context.logger
+        ) { expired in
             try expired.map { request in
                 let state = try JSONCoding.decode(ProbeAskState.self, from: request.context)
                 return try ProbeReplyJoiner.answer(state, instance: instance, topic: answers, outcome: "timed_out")
             }
         }
-        let asker = try context.stage(ProbeAsker(pending: pending, requestTopic: c.requests, replyTopic: c.replies),
-                                      inputs: [StageInput(topic: c.input, schemas: [ProbeRequest.schemaName])],
-                                      unitOfWork: .perMessage)
+        let asker = try context.stage(
+            ProbeAsker(pending: pending, requestTopic: c.requests, replyTopic: c.replies),
+            inputs: [StageInput(topic: c.input, schemas: [ProbeRequest.schemaName])],
+            unitOfWork: .perMessage)
         var joinerConfig = try context.stageConfiguration(
             inputs: [StageInput(topic: c.replies, schemas: [ProbeResult.schemaName])], unitOfWork: .perBatch)
         joinerConfig.dispatch = .partitionBatches
         joinerConfig.groupID += "-replies"
-        let joiner = Stage(configuration: joinerConfig, kafka: context.kafka, producer: context.producer, database: database,
-                           processor: ProbeReplyJoiner(pending: pending, answerTopic: c.answers, instance: instance),
-                           logger: context.logger)
+        let joiner = Stage(
+            configuration: joinerConfig, kafka: context.kafka, producer: context.producer, database: database,
+            processor: ProbeReplyJoiner(pending: pending, answerTopic: c.answers, instance: instance),
+            logger: context.logger)
         return [retrier, asker, joiner]
     }
 }

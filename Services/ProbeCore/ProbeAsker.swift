@@ -25,18 +25,23 @@ public struct ProbeAsker: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else { throw StageRejection(.processingFailed, "the asker needs its database") }
+        let connection = try context.transaction()
         var verdicts: [StageVerdict] = []
         for ask in batch {
             let id = ask.message.header.id
             // Derived from the ask: a redelivered ask makes the same request.
             let correlation = MessageID.derived(from: id, "ask-correlation")
-            let request = ProbeRequest(id: MessageID.derived(from: id, "ask-request"), producedAt: Timestamp.now(),
-                                       n: ask.request.n, correlationID: correlation, replyTo: replyTopic)
+            let request = ProbeRequest(
+                id: MessageID.derived(from: id, "ask-request"), producedAt: Timestamp.now(),
+                n: ask.request.n, correlationID: correlation, replyTo: replyTopic)
             let output = try StageOutput.json(topic: requestTopic, key: ask.message.key, request)
             let state = ProbeAskState(askID: id, n: ask.request.n, key: ask.message.key)
-            verdicts.append(.outputs([try await pending.record(output, correlationID: UUID(text: correlation)!,
-                                                               context: try JSONCoding.encode(state), on: connection)]))
+            verdicts.append(
+                .outputs([
+                    try await pending.record(
+                        output, correlationID: UUID(text: correlation)!,
+                        context: try JSONCoding.encode(state), on: connection)
+                ]))
         }
         return verdicts
     }

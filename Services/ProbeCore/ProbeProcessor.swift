@@ -16,18 +16,24 @@ import HallmarkRuntime
 public struct ProbeProcessor: StageProcessor {
     /// The probe's tables in `schema`.
     public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
-        [.init(version: 1, name: "effects", sql: """
-            CREATE TABLE \(schema).effects (
-                message_id uuid NOT NULL,
-                n integer NOT NULL,
-                instance text NOT NULL,
-                at timestamptz NOT NULL DEFAULT now()
-            );
-            """),
-         // Which key each effect had and the order effects were written, for ordering tests.
-         .init(version: 2, name: "effects_key_order", sql: """
-            ALTER TABLE \(schema).effects ADD COLUMN key text, ADD COLUMN seq bigserial;
-            """)]
+        [
+            .init(
+                version: 1, name: "effects",
+                sql: """
+                    CREATE TABLE \(schema).effects (
+                        message_id uuid NOT NULL,
+                        n integer NOT NULL,
+                        instance text NOT NULL,
+                        at timestamptz NOT NULL DEFAULT now()
+                    );
+                    """),
+            // Which key each effect had and the order effects were written, for ordering tests.
+            .init(
+                version: 2, name: "effects_key_order",
+                sql: """
+                    ALTER TABLE \(schema).effects ADD COLUMN key text, ADD COLUMN seq bigserial;
+                    """),
+        ]
     }
 
     /// One request after phase 1.
@@ -63,13 +69,15 @@ public struct ProbeProcessor: StageProcessor {
         for item in batch {
             let message = item.message
             if let connection = context.connection {
-                try await connection.execute("""
+                try await connection.execute(
+                    """
                     INSERT INTO \(unescaped: schema).effects (message_id, n, instance, key)
                     VALUES (\(UUID(text: message.header.id)!), \(item.request.n), \(instance), \(message.key))
                     """)
             }
-            let result = ProbeResult(id: message.resultID, producedAt: Timestamp.now(),
-                                     correlationID: message.correlationID, n: item.request.n, instance: instance)
+            let result = ProbeResult(
+                id: message.resultID, producedAt: Timestamp.now(),
+                correlationID: message.correlationID, n: item.request.n, instance: instance)
             verdicts.append(.outputs([try .json(topic: message.replyTopic(or: outputTopic), key: message.key, result)]))
         }
         return verdicts

@@ -28,7 +28,7 @@ public struct ProbeReplyJoiner: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else { throw StageRejection(.processingFailed, "the joiner needs its database") }
+        let connection = try context.transaction()
         let ids = batch.compactMap { UUID(text: $0.reply.correlationID) }
         let joined = try await pending.take(ids, on: connection)
         return try batch.map { item in
@@ -44,8 +44,9 @@ public struct ProbeReplyJoiner: StageProcessor {
 
     /// The answer to an ask: its `n` back, or the typed outcome of a request given up.
     static func answer(_ state: ProbeAskState, instance: String, topic: String, outcome: String? = nil) throws -> StageOutput {
-        let answer = ProbeResult(id: MessageID.derived(from: state.askID, "ask-answer"), producedAt: Timestamp.now(),
-                                 correlationID: state.askID, n: state.n, instance: instance, outcome: outcome)
+        let answer = ProbeResult(
+            id: MessageID.derived(from: state.askID, "ask-answer"), producedAt: Timestamp.now(),
+            correlationID: state.askID, n: state.n, instance: instance, outcome: outcome)
         return try .json(topic: topic, key: state.key, answer)
     }
 }

@@ -23,38 +23,48 @@ public struct ProbeSequence: OrderedWriterLog {
 
     /// The reference log's tables.
     public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
-        [.init(version: 1, name: "writer_log", sql: """
-            CREATE TABLE \(schema).writer_items (
-                item_id bigint PRIMARY KEY,
-                enqueued_at timestamptz NOT NULL DEFAULT clock_timestamp()
-            );
-            CREATE INDEX writer_items_order ON \(schema).writer_items (enqueued_at, item_id);
-            CREATE TABLE \(schema).writer_log (
-                position bigint PRIMARY KEY,
-                item_id bigint NOT NULL UNIQUE,
-                written_by text NOT NULL
-            );
-            """)] + OrderedWriter<ProbeSequence>.migrations(schema: schema)
+        [
+            .init(
+                version: 1, name: "writer_log",
+                sql: """
+                    CREATE TABLE \(schema).writer_items (
+                        item_id bigint PRIMARY KEY,
+                        enqueued_at timestamptz NOT NULL DEFAULT clock_timestamp()
+                    );
+                    CREATE INDEX writer_items_order ON \(schema).writer_items (enqueued_at, item_id);
+                    CREATE TABLE \(schema).writer_log (
+                        position bigint PRIMARY KEY,
+                        item_id bigint NOT NULL UNIQUE,
+                        written_by text NOT NULL
+                    );
+                    """)
+        ] + OrderedWriter<ProbeSequence>.migrations(schema: schema)
     }
 
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int64] {
-        try await connection.query("""
+        try await connection.query(
+            """
             SELECT item_id FROM \(unescaped: schema).writer_items ORDER BY enqueued_at, item_id LIMIT \(limit)
-            """).map { try $0.column(0, as: Int64.self) }
+            """
+        ).map { try $0.column(0, as: Int64.self) }
     }
 
-    public func append(_ items: [Int64], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch {
-        try await connection.execute("""
+    public func append(_ items: [Int64], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
+    {
+        try await connection.execute(
+            """
             INSERT INTO \(unescaped: schema).writer_log (position, item_id, written_by)
             SELECT \(position) + i.n - 1, i.item_id, \(instance)
             FROM unnest(\(PostgresArray(items))) WITH ORDINALITY AS i(item_id, n)
             """)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             DELETE FROM \(unescaped: schema).writer_items WHERE item_id = ANY(\(PostgresArray(items)))
             """)
         let size = position + Int64(items.count)
-        let checkpoint = ProbeResult(id: MessageID.derived(from: "\(schema)", "checkpoint-\(size)"), producedAt: Timestamp.now(),
-                                     correlationID: "checkpoint-\(position)", n: Int(size), instance: instance)
+        let checkpoint = ProbeResult(
+            id: MessageID.derived(from: "\(schema)", "checkpoint-\(size)"), producedAt: Timestamp.now(),
+            correlationID: "checkpoint-\(position)", n: Int(size), instance: instance)
         return OrderedWriterBatch(appended: items.count, outputs: [try .json(topic: output, key: schema, checkpoint)])
     }
 }

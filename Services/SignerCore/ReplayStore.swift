@@ -18,7 +18,9 @@ public struct ReplayStore: Sendable {
     /// The stage runs it in the message's transaction, which commits before the verdict is
     /// sent; a concurrent claim of the same key waits on the primary key until that commits
     /// (or rolls back), so exactly one message wins.
-    public func claim(_ key: ReplayKey, expires: Date, messageID: UUID, on connection: PostgresConnection) async throws
+    public func claim(
+        _ key: ReplayKey, expires: Date, messageID: UUID, on connection: PostgresConnection
+    ) async throws
         -> Bool
     {
         try await connection.execute(claimQuery(key, expires: expires, messageID: messageID)) == 1
@@ -41,7 +43,8 @@ public struct ReplayStore: Sendable {
 
     /// Removes up to `limit` expired entries; returns how many.
     public func sweep(pool: PostgresPool, limit: Int = 10_000) async throws -> Int {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             DELETE FROM \(unescaped: schema).replay WHERE ctid IN (
                 SELECT ctid FROM \(unescaped: schema).replay WHERE expires_at <= now() LIMIT \(limit))
             """)

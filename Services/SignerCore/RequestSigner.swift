@@ -15,8 +15,10 @@ public struct RequestSigner: Sendable {
     }
 
     /// The signed headers and the version used. Bad input throws ``StageRejection``.
-    public func sign(headers: [String: String], body: Data, timestamp: String?, secrets: SecretSet,
-                     now: Date) async throws -> (headers: [String: String], version: String) {
+    public func sign(
+        headers: [String: String], body: Data, timestamp: String?, secrets: SecretSet,
+        now: Date
+    ) async throws -> (headers: [String: String], version: String) {
         guard HeaderMap.lowercased(headers) != nil else {
             throw StageRejection(.schemaViolation, "header names collide after lowercasing")
         }

@@ -60,10 +60,12 @@ public struct RequestVerifier: Sendable {
             return .rejected(.missingHeader)
         }
         guard let headerJSON = try? SmileIDSignature.headersJSON(headers) else { return .rejected(.malformed) }
-        let signed = Signed(mac: mac, timestamp: timestamp, data: headerJSON + body, canonicalRetry: {
-            guard let canonical = SmileIDSignature.canonicalBody(body), canonical != body else { return nil }
-            return headerJSON + canonical
-        })
+        let signed = Signed(
+            mac: mac, timestamp: timestamp, data: headerJSON + body,
+            canonicalRetry: {
+                guard let canonical = SmileIDSignature.canonicalBody(body), canonical != body else { return nil }
+                return headerJSON + canonical
+            })
         return try await check(signed, lower: lower, secrets: secrets, now: now)
     }
 
@@ -83,14 +85,18 @@ public struct RequestVerifier: Sendable {
         // A zip's MAC covers no header: its replay key is the MAC alone, so changing the
         // partner header cannot make a replayed zip new.
         let key = ReplayKey(partner: signed.isZip ? nil : partner, mac: mac)
-        if let version = try await match(expected, data: signed.data, timestamp: signed.timestamp, secrets: secrets,
-                                         onPool: signed.isZip) {
+        if let version = try await match(
+            expected, data: signed.data, timestamp: signed.timestamp, secrets: secrets,
+            onPool: signed.isZip)
+        {
             return .valid(version: version, replayKey: key, expires: expires)
         }
         // iOS SDKs sign the canonical encoding of a JSON body but may send it re-encoded.
         if let retry = try signed.canonicalRetry?(),
-           let version = try await match(expected, data: retry, timestamp: signed.timestamp, secrets: secrets,
-                                         onPool: false) {
+            let version = try await match(
+                expected, data: retry, timestamp: signed.timestamp, secrets: secrets,
+                onPool: false)
+        {
             return .valid(version: version, replayKey: key, expires: expires)
         }
         return .rejected(.badMAC)

@@ -80,18 +80,22 @@ public struct SignerConfiguration: Sendable {
         }
         c.schema = try settings.identifier("HALLMARK_SIGNER_SCHEMA", default: c.schema)
         c.keys = try SmileIDKeySettings.fromEnvironment(env, prefix: "HALLMARK_SIGNER_")
-        c.timestampWindow = TimeInterval(try settings.integer("HALLMARK_SIGNER_WINDOW_SECONDS", default: 300,
-                                                                        in: 1...(100 * 366 * 86_400)))
+        c.timestampWindow = TimeInterval(
+            try settings.integer(
+                "HALLMARK_SIGNER_WINDOW_SECONDS", default: 300,
+                in: 1...(100 * 366 * 86_400)))
         c.sweepInterval = try settings.seconds("HALLMARK_SIGNER_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
         c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_SIGNER_", subject: "PARTNER")
         c.maxZipBytes = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_BYTES", default: c.maxZipBytes, in: 1...(1 << 30))
         c.maxZipEntries = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", default: c.maxZipEntries, in: 1...65_535)
-        c.zipMemoryBytes = try settings.integer("HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: c.zipMemoryBytes,
-                                                in: 1...(1 << 40))
+        c.zipMemoryBytes = try settings.integer(
+            "HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: c.zipMemoryBytes,
+            in: 1...(1 << 40))
         guard c.zipMemoryBytes >= c.zipLimits.largestReservation else {
-            throw ConfigurationError(variable: "HALLMARK_SIGNER_ZIP_MEMORY_BYTES",
-                                     reason: "must hold one zip at HALLMARK_SIGNER_MAX_ZIP_BYTES signed as base64: "
-                                         + "at least \(c.zipLimits.largestReservation)")
+            throw ConfigurationError(
+                variable: "HALLMARK_SIGNER_ZIP_MEMORY_BYTES",
+                reason: "must hold one zip at HALLMARK_SIGNER_MAX_ZIP_BYTES signed as base64: "
+                    + "at least \(c.zipLimits.largestReservation)")
         }
         c.zipWorkers = try settings.integer("HALLMARK_SIGNER_ZIP_WORKERS", default: c.zipWorkers, in: 1...64)
         c.signSchemas = try settings.requestCarriers("HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
@@ -106,7 +110,8 @@ public struct SignerConfiguration: Sendable {
     /// The zip reader for these settings: its budget, and its worker pool (a `Service` to run
     /// beside the stage; without that, its threads start with the first zip).
     public func zipReader(service: String, logger: Logger) -> ZipUploadReader {
-        ZipUploadReader(limits: zipLimits, budget: ZipMemoryBudget(capacity: zipMemoryBytes, service: service),
-                        pool: ZipWorkerPool(workers: zipWorkers, logger: logger), service: service, logger: logger)
+        ZipUploadReader(
+            limits: zipLimits, budget: ZipMemoryBudget(capacity: zipMemoryBytes, service: service),
+            pool: ZipWorkerPool(workers: zipWorkers, logger: logger), service: service, logger: logger)
     }
 }

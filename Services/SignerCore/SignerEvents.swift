@@ -13,8 +13,10 @@ struct SignerEvents: Sendable {
     let metrics: SignerMetrics
 
     /// The events for one rejection of `message` that `decision` allows.
-    func outputs(for message: StageMessage, partner: String, reason: VerifyReason,
-                 decision: SecurityEventLimiter.Decision) throws -> [StageOutput] {
+    func outputs(
+        for message: StageMessage, partner: String, reason: VerifyReason,
+        decision: SecurityEventLimiter.Decision
+    ) throws -> [StageOutput] {
         try decision.events(kind: Self.kind(reason), windowSeconds: windowSeconds) {
             event(message, $0, reason: reason, partner: partner)
         }.map { try .json(topic: topic, key: Self.partnerID(partner), $0) }
@@ -32,13 +34,16 @@ struct SignerEvents: Sendable {
     /// True for rejections that have their own events.
     static func isEventWorthy(_ reason: VerifyReason) -> Bool { kind(reason) != nil }
 
-    private func event(_ message: StageMessage, _ kind: SecurityEvent.Kind, reason: VerifyReason,
-                       partner: String) -> SecurityEvent {
+    private func event(
+        _ message: StageMessage, _ kind: SecurityEvent.Kind, reason: VerifyReason,
+        partner: String
+    ) -> SecurityEvent {
         metrics.securityEvents.increment()
-        return SecurityEvent(id: MessageID.derived(from: message.header.id, "security-\(kind.rawValue)"),
-                             producedAt: Timestamp.now(), service: "signer", instance: instance, event: kind,
-                             severity: .warning, requestId: message.header.id, reason: reason.rawValue,
-                             partnerID: Self.partnerID(partner))
+        return SecurityEvent(
+            id: MessageID.derived(from: message.header.id, "security-\(kind.rawValue)"),
+            producedAt: Timestamp.now(), service: "signer", instance: instance, event: kind,
+            severity: .warning, requestId: message.header.id, reason: reason.rawValue,
+            partnerID: Self.partnerID(partner))
     }
 
     /// The summary event of a window's suppressed events: one partner's, or all partners'.

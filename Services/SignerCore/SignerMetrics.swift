@@ -17,12 +17,14 @@ final class SignerMetrics: Sendable {
         let dims = [("service", "signer")]
         signed = Counter(label: "hallmark_signer_signed_total", dimensions: dims)
         accepted = Counter(label: "hallmark_signer_accepted_total", dimensions: dims)
-        rejected = Dictionary(uniqueKeysWithValues: VerifyReason.allCases.map {
-            ($0, Counter(label: "hallmark_signer_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
-        })
-        signRejections = Dictionary(uniqueKeysWithValues: SignerProcessor.signRejectionReasons.map {
-            ($0, Counter(label: "hallmark_signer_sign_rejected_total", dimensions: dims + [("reason", $0)]))
-        })
+        rejected = Dictionary(
+            uniqueKeysWithValues: VerifyReason.allCases.map {
+                ($0, Counter(label: "hallmark_signer_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
+            })
+        signRejections = Dictionary(
+            uniqueKeysWithValues: SignerProcessor.signRejectionReasons.map {
+                ($0, Counter(label: "hallmark_signer_sign_rejected_total", dimensions: dims + [("reason", $0)]))
+            })
         securityEvents = Counter(label: "hallmark_signer_security_events_total", dimensions: dims)
         inFlight = Meter(label: "hallmark_signer_in_flight", dimensions: dims)
         consumerLag = Recorder(label: "hallmark_signer_consumer_lag_ms", dimensions: dims)

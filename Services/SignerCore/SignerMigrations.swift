@@ -6,15 +6,19 @@ public enum SignerMigrations {
     /// `replay`: MACs accepted within the window, by partner. A MAC is not a secret; no
     /// secret is ever stored in the database.
     public static func all(schema: String) -> [PostgresMigrations.Migration] {
-        [.init(version: 1, name: "replay", sql: """
-            CREATE TABLE \(schema).replay (
-                partner_id text NOT NULL,
-                mac text NOT NULL,
-                expires_at timestamptz NOT NULL,
-                message_id uuid NOT NULL,
-                PRIMARY KEY (partner_id, mac)
-            );
-            CREATE INDEX replay_expires_at ON \(schema).replay (expires_at);
-            """)] + AuditTrail.migrations(schema: schema)
+        [
+            .init(
+                version: 1, name: "replay",
+                sql: """
+                    CREATE TABLE \(schema).replay (
+                        partner_id text NOT NULL,
+                        mac text NOT NULL,
+                        expires_at timestamptz NOT NULL,
+                        message_id uuid NOT NULL,
+                        PRIMARY KEY (partner_id, mac)
+                    );
+                    CREATE INDEX replay_expires_at ON \(schema).replay (expires_at);
+                    """)
+        ] + AuditTrail.migrations(schema: schema)
     }
 }

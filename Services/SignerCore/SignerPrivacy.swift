@@ -24,33 +24,47 @@ public struct SignerPrivacy: PrivacyHolder {
 
     public var subjectTypes: Set<PrivacyRequest.SubjectType> { [.partnerID] }
 
-    public func export(_ type: PrivacyRequest.SubjectType, _ partner: String,
-                       on connection: PostgresConnection) async throws -> [PrivacyResult.ExportRecord] {
-        let rows = try await connection.query("""
+    public func export(
+        _ type: PrivacyRequest.SubjectType, _ partner: String,
+        on connection: PostgresConnection
+    ) async throws -> [PrivacyResult.ExportRecord] {
+        let rows = try await connection.query(
+            """
             SELECT mac, message_id, expires_at FROM \(unescaped: schema).replay WHERE partner_id = \(partner)
             ORDER BY expires_at
             """)
         let replay = try rows.decode((String, UUID, Date).self).map { mac, id, expires in
-            PrivacyResult.ExportRecord(source: "\(schema).replay", fields: [
-                "mac": .string(mac), "message_id": .string(id.lowercasedText), "expires_at": .string(Timestamp.format(expires)),
-            ])
+            PrivacyResult.ExportRecord(
+                source: "\(schema).replay",
+                fields: [
+                    "mac": .string(mac), "message_id": .string(id.lowercasedText),
+                    "expires_at": .string(Timestamp.format(expires)),
+                ])
         }
         return replay + (try await audit.entries(about: partner, type: .partnerID, on: connection))
     }
 
-    public func erase(_ type: PrivacyRequest.SubjectType, _ partner: String,
-                      on connection: PostgresConnection) async throws -> PrivacyErasure {
+    public func erase(
+        _ type: PrivacyRequest.SubjectType, _ partner: String,
+        on connection: PostgresConnection
+    ) async throws -> PrivacyErasure {
         // Expired records are swept now; the rest must outlive the request.
-        let expired = try await connection.execute("""
+        let expired = try await connection.execute(
+            """
             DELETE FROM \(unescaped: schema).replay WHERE partner_id = \(partner) AND expires_at < now()
             """)
-        let live = try await connection.query("""
+        let live = try await connection.query(
+            """
             SELECT count(*)::bigint, max(expires_at) FROM \(unescaped: schema).replay WHERE partner_id = \(partner)
             """)
         let (count, until) = try live[0].decode((Int64, Date?).self)
         return PrivacyErasure(
             erased: expired > 0 ? [.init(source: "\(schema).replay", count: Int64(expired))] : [],
-            retained: count > 0 ? [.init(source: "\(schema).replay", count: count, why: .replayWindow,
-                                         until: until.map(Timestamp.format))] : [])
+            retained: count > 0
+                ? [
+                    .init(
+                        source: "\(schema).replay", count: count, why: .replayWindow,
+                        until: until.map(Timestamp.format))
+                ] : [])
     }
 }

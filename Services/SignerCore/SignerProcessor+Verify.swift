@@ -8,26 +8,26 @@ import HallmarkSmileID
 extension SignerProcessor {
     /// Phase 1 of a verify request: the MAC and timestamp checks (PBKDF2 on the pool).
     func verify(_ message: StageMessage, _ carrier: RequestCarrier) async throws -> RequestVerifier.Outcome {
-        return try await verifier.verify(headers: carrier.headers, body: try carrier.body(),
-                                         secrets: secrets.secrets, now: now())
+        return try await verifier.verify(
+            headers: carrier.headers, body: try carrier.body(),
+            secrets: secrets.secrets, now: now())
     }
 
     /// Phase 2: claims the replay key of a good MAC, then the verdict, and the security events
     /// ``SecurityEventLimiter`` allows for a rejection (``SignerEvents``).
-    func verdict(_ message: StageMessage, _ carrier: RequestCarrier, _ outcome: RequestVerifier.Outcome,
-                 context: StageCommitContext) async throws -> [StageOutput] {
+    func verdict(
+        _ message: StageMessage, _ carrier: RequestCarrier, _ outcome: RequestVerifier.Outcome,
+        context: StageCommitContext
+    ) async throws -> [StageOutput] {
         var verdict: (reason: VerifyReason?, version: String?)
         switch outcome {
         case .rejected(let reason):
             verdict = (reason, nil)
         case .valid(let version, let replayKey, let expires):
             let id = UUID(text: message.header.id)!
-            var fresh = true
-            if let connection = context.connection {
-                fresh = try await replay.claim(replayKey, expires: expires, messageID: id, on: connection)
-            } else if let pool = context.pool {
-                fresh = try await replay.claim(replayKey, expires: expires, messageID: id, on: pool)
-            }
+            // Never without the claim: a stage wired without its transaction answers nothing accepted.
+            let fresh = try await replay.claim(
+                replayKey, expires: expires, messageID: id, on: try context.transaction())
             verdict = fresh ? (nil, version) : (.replay, nil)
         }
         let result = VerifyResult(
@@ -62,9 +62,10 @@ extension SignerProcessor {
         }
         guard message.kafka.topic == configuration.verifyInput else { return nil }
         let reason = VerifyReason(rawValue: message.resultReason) ?? .malformed
-        let result = VerifyResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                  requestID: message.id, reason: reason, secretVersion: nil, method: nil, path: nil,
-                                  headers: [:], bodyB64: "")
+        let result = VerifyResult(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.id, reason: reason, secretVersion: nil, method: nil, path: nil,
+            headers: [:], bodyB64: "")
         metrics.rejected[reason]?.increment()
         return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
     }
@@ -87,7 +88,8 @@ extension SignerProcessor {
         }
         var result = verdict(echoing: true)
         if let schema = MessageSchemas.schema(VerifyResult.schemaName),
-           schema.validate(try JSONReader.parse(JSONCoding.encode(result))) != nil {
+            schema.validate(try JSONReader.parse(JSONCoding.encode(result))) != nil
+        {
             result = verdict(echoing: false)
         }
         metrics.rejected[.malformed]?.increment()
@@ -102,27 +104,34 @@ extension SignerProcessor {
     func upstream(_ message: StageMessage, _ reason: String) throws -> StageOutput {
         let key = Self.key(message, message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:])
         if message.kafka.topic == configuration.signInput {
-            let result = rejection(message.resultID, message.header.id, message.correlationID,
-                                   reason: CarrierRejection<SignResult>.upstreamRejected, upstream: reason)
+            let result = rejection(
+                message.resultID, message.header.id, message.correlationID,
+                reason: CarrierRejection<SignResult>.upstreamRejected, upstream: reason)
             return try .json(topic: message.replyTopic(or: configuration.signOutput), key: key, result)
         }
         metrics.rejected[.upstreamRejected]?.increment()
-        let result = VerifyResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                  requestID: message.header.id, reason: .upstreamRejected, secretVersion: nil, method: nil,
-                                  path: nil, headers: [:], bodyB64: "", upstreamReason: reason)
+        let result = VerifyResult(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.header.id, reason: .upstreamRejected, secretVersion: nil, method: nil,
+            path: nil, headers: [:], bodyB64: "", upstreamReason: reason)
         return try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result)
     }
 
     /// The codes a rejected sign result can carry (its schema's `reason`).
-    static let signRejectionReasons: Set<String> = ["malformed", "oversized", "id_reused", "processing_failed",
-                                                     CarrierRejection<SignResult>.upstreamRejected]
+    static let signRejectionReasons: Set<String> = [
+        "malformed", "oversized", "id_reused", "processing_failed",
+        CarrierRejection<SignResult>.upstreamRejected,
+    ]
 
     /// A rejected sign result, counted: `reason` when the schema lists it, else `malformed`.
-    func rejection(_ id: String, _ requestID: String, _ correlationID: String, reason: String,
-                   upstream: String? = nil) -> CarrierRejection<SignResult> {
+    func rejection(
+        _ id: String, _ requestID: String, _ correlationID: String, reason: String,
+        upstream: String? = nil
+    ) -> CarrierRejection<SignResult> {
         let reason = Self.signRejectionReasons.contains(reason) ? reason : "malformed"
         metrics.signRejected(reason).increment()
-        return CarrierRejection(id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
-                                reason: reason, upstreamReason: upstream)
+        return CarrierRejection(
+            id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
+            reason: reason, upstreamReason: upstream)
     }
 }

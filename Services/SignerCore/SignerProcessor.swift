@@ -40,28 +40,36 @@ public struct SignerProcessor: StageProcessor {
 
     /// `zips` reads zip uploads (its pool is a service to run beside the stage); by default
     /// one is made from `configuration`.
-    public init(configuration: SignerConfiguration, secrets: SecretStore, deriver: KeyDeriver, instance: String,
-                zips: ZipUploadReader? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        configuration: SignerConfiguration, secrets: SecretStore, deriver: KeyDeriver, instance: String,
+        zips: ZipUploadReader? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.configuration = configuration
         self.secrets = secrets
         self.signer = RequestSigner(deriver: deriver)
-        self.verifier = RequestVerifier(deriver: deriver, window: configuration.timestampWindow,
-                                        zips: zips ?? configuration.zipReader(service: "signer",
-                                                                              logger: Logger(label: "signer.zip")))
+        self.verifier = RequestVerifier(
+            deriver: deriver, window: configuration.timestampWindow,
+            zips: zips
+                ?? configuration.zipReader(
+                    service: "signer",
+                    logger: Logger(label: "signer.zip")))
         self.replay = ReplayStore(schema: configuration.schema)
         self.limiter = configuration.events.limiter()
         self.instance = instance
         self.now = now
         let metrics = SignerMetrics()
         self.metrics = metrics
-        self.events = SignerEvents(topic: configuration.securityTopic, instance: instance,
-                                   windowSeconds: Int(configuration.events.window), metrics: metrics)
+        self.events = SignerEvents(
+            topic: configuration.securityTopic, instance: instance,
+            windowSeconds: Int(configuration.events.window), metrics: metrics)
     }
 
     /// The stage's inputs: each topic with the carriers it takes.
     public var inputs: [StageInput] {
-        [StageInput(topic: configuration.signInput, schemas: configuration.signSchemas),
-         StageInput(topic: configuration.verifyInput, schemas: configuration.verifySchemas)]
+        [
+            StageInput(topic: configuration.signInput, schemas: configuration.signSchemas),
+            StageInput(topic: configuration.verifyInput, schemas: configuration.verifySchemas),
+        ]
     }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
@@ -79,8 +87,12 @@ public struct SignerProcessor: StageProcessor {
         for item in batch {
             switch item {
             case .signed(let message, let result):
-                verdicts.append(.outputs([try .json(topic: message.replyTopic(or: configuration.signOutput),
-                                                    key: Self.key(message, result.headers), result)]))
+                verdicts.append(
+                    .outputs([
+                        try .json(
+                            topic: message.replyTopic(or: configuration.signOutput),
+                            key: Self.key(message, result.headers), result)
+                    ]))
             case .upstream(_, let answer):
                 verdicts.append(.outputs([answer]))
             case .verified(let message, let carrier, let outcome):
@@ -93,13 +105,15 @@ public struct SignerProcessor: StageProcessor {
     func sign(_ message: StageMessage, _ carrier: RequestCarrier) async throws -> Prepared {
         let timestamp = message.fields["timestamp"]?.string
         let body = try carrier.body()
-        let (headers, version) = try await signer.sign(headers: carrier.headers, body: body, timestamp: timestamp,
-                                                       secrets: secrets.secrets, now: now())
+        let (headers, version) = try await signer.sign(
+            headers: carrier.headers, body: body, timestamp: timestamp,
+            secrets: secrets.secrets, now: now())
         metrics.signed.increment()
-        let result = SignResult(id: message.resultID, producedAt: Timestamp.now(),
-                                correlationID: message.correlationID, requestID: message.header.id,
-                                method: carrier.method, path: carrier.path, headers: headers,
-                                bodyB64: carrier.bodyB64, secretVersion: version)
+        let result = SignResult(
+            id: message.resultID, producedAt: Timestamp.now(),
+            correlationID: message.correlationID, requestID: message.header.id,
+            method: carrier.method, path: carrier.path, headers: headers,
+            bodyB64: carrier.bodyB64, secretVersion: version)
         return .signed(message, result)
     }
 

@@ -11,46 +11,64 @@ import ServiceLifecycle
 public enum SignerService {
     /// Topics, schema and migrations for ``ServiceRunner``.
     public static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
-        ServiceRunner.Definition(service: "signer",
-                                 topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic]
-                                     + [c.auditTopic] + (c.answersPrivacyRequests ? [c.privacy.requests, c.privacy.results] : []),
-                                 schema: c.schema, migrations: SignerMigrations.all(schema: c.schema))
+        ServiceRunner.Definition(
+            service: "signer",
+            topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic]
+                + [c.auditTopic] + (c.answersPrivacyRequests ? [c.privacy.requests, c.privacy.results] : []),
+            schema: c.schema, migrations: SignerMigrations.all(schema: c.schema))
     }
 
     public static func services(_ c: SignerConfiguration, context: ServiceContext) throws -> [any Service] {
         // Signing secret versions added, retired or made current go into the audit trail, at
         // start and at every SIGHUP reload.
         let (reloads, reloaded) = AsyncStream.makeStream(of: [KeySet].self, bufferingPolicy: .bufferingNewest(1))
-        let secretKeys: @Sendable (SecretSet) -> KeySet = { s in KeySet(.signingSecretRotation, keys: s.versionDigests, current: s.signing.version) }
-        let keys = try SmileIDKeys(c.keys, environment: context.environment, service: "signer", logger: context.logger,
-                                   onReload: { reloaded.yield([secretKeys($0)]) })
+        let secretKeys: @Sendable (SecretSet) -> KeySet = { s in
+            KeySet(.signingSecretRotation, keys: s.versionDigests, current: s.signing.version)
+        }
+        let keys = try SmileIDKeys(
+            c.keys, environment: context.environment, service: "signer", logger: context.logger,
+            onReload: { reloaded.yield([secretKeys($0)]) })
         let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
         let zips = c.zipReader(service: "signer", logger: context.logger)
-        let processor = SignerProcessor(configuration: c, secrets: keys.secrets, deriver: keys.deriver,
-                                        instance: context.instance, zips: zips)
+        let processor = SignerProcessor(
+            configuration: c, secrets: keys.secrets, deriver: keys.deriver,
+            instance: context.instance, zips: zips)
         // Before the stage, so the group stops it after the stage drained: its last report
         // includes the windows the final messages counted into.
-        var services: [any Service] = [
-            try context.keyRotationRecorder(audit, keys: [secretKeys(keys.secrets.secrets)], reloads: reloads),
-        ] + keys.services + [
-            zips.pool, SecurityEventReporter(limiter: processor.limiter, producer: context.producer, logger: context.logger,
-                                             now: processor.now, summary: processor.events.summary),
-        ]
-        if let database = context.database {
-            services.append(ReplaySweeper.make(store: ReplayStore(schema: c.schema), pool: database.pool,
-                                          interval: c.sweepInterval, logger: context.logger))
+        var services: [any Service] =
+            [
+                try context.keyRotationRecorder(audit, keys: [secretKeys(keys.secrets.secrets)], reloads: reloads)
+            ] + keys.services + [
+                zips.pool,
+                SecurityEventReporter(
+                    limiter: processor.limiter, producer: context.producer, logger: context.logger,
+                    now: processor.now, summary: processor.events.summary),
+            ]
+        // The service always has its database (its definition names a schema): the replay
+        // table is what makes an accepted MAC single-use.
+        guard let database = context.database else {
+            throw ConfigurationError(variable: "HALLMARK_SIGNER_POSTGRES_URL", reason: "the signer needs its database")
         }
-        if context.database != nil, c.answersPrivacyRequests {
-            services.append(try context.privacyStage(SignerPrivacy(audit: audit),
-                                                     topics: c.privacy, operatorKeys: c.operatorKeys,
-                                                     securityTopic: c.securityTopic))
+        services.append(
+            ReplaySweeper.make(
+                store: ReplayStore(schema: c.schema), pool: database.pool,
+                interval: c.sweepInterval, logger: context.logger))
+        if c.answersPrivacyRequests {
+            services.append(
+                try context.privacyStage(
+                    SignerPrivacy(audit: audit),
+                    topics: c.privacy, operatorKeys: c.operatorKeys,
+                    securityTopic: c.securityTopic))
         } else {
             context.logger.notice(
-                "privacy requests are not answered: they need HALLMARK_SIGNER_OPERATOR_KEYS_FILE, HALLMARK_SIGNER_INDEX_KEY_FILE and a database")
+                "privacy requests are not answered: they need HALLMARK_SIGNER_OPERATOR_KEYS_FILE and HALLMARK_SIGNER_INDEX_KEY_FILE"
+            )
         }
         // Last, so the group stops it first: the stage drains while the pool still runs.
-        services.append(try context.stage(processor, inputs: processor.inputs,
-                                          unitOfWork: context.database == nil ? .none : .perMessage))
+        services.append(
+            try context.stage(
+                processor, inputs: processor.inputs,
+                unitOfWork: .perMessage))
         return services
     }
 }

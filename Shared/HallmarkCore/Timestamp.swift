@@ -46,8 +46,9 @@ public enum Timestamp {
         }
         func at(_ i: Int, _ c: Character) -> Bool { b[i] == c.asciiValue! }
         guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"), let day = digits(8, 2),
-              at(10, "T"), let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"),
-              let second = digits(17, 2) else { return nil }
+            at(10, "T"), let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"),
+            let second = digits(17, 2)
+        else { return nil }
         var fraction = 0.0
         if b.count > 20 {
             // `.` and 1–9 digits before the `Z`.
@@ -56,7 +57,8 @@ public enum Timestamp {
             fraction = Double(f) / pow(10, Double(n))
         }
         guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60 else { return nil }
+            hour < 24, minute < 60, second < 60
+        else { return nil }
         let days = CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second) + fraction
         return Date(timeIntervalSince1970: seconds)

@@ -13,7 +13,9 @@ public struct KafkaAdmin: Sendable {
     /// Creates each missing topic with `partitions` partitions (default: the configuration's).
     /// - Returns: the topics that were created; existing topics are not changed.
     @discardableResult
-    public func createTopics(_ names: [String], partitions: Int? = nil, timeout: Duration = .seconds(15)) async throws
+    public func createTopics(
+        _ names: [String], partitions: Int? = nil, timeout: Duration = .seconds(15)
+    ) async throws
         -> [String]
     {
         let unique = Array(Set(names)).sorted()
@@ -22,8 +24,9 @@ public struct KafkaAdmin: Sendable {
         let ms = Int32(clamping: timeout.components.seconds * 1000)
         let (configuration, logger) = (self.configuration, self.logger)
         let created = try await BlockingCall.run(name: "hallmark-kafka-admin") {
-            try RDKafkaAdmin.createTopics(unique, partitions: count, configuration: configuration,
-                                          logger: logger, timeoutMilliseconds: ms)
+            try RDKafkaAdmin.createTopics(
+                unique, partitions: count, configuration: configuration,
+                logger: logger, timeoutMilliseconds: ms)
         }
         if !created.isEmpty { logger.info("created topics", metadata: ["topics": "\(created)"]) }
         return created

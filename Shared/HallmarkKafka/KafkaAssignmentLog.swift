@@ -10,8 +10,9 @@ public enum KafkaAssignmentLog {
         var held = Set<String>()
         for line in log.split(separator: "\n") where line.contains("\"msg\":\"partitions ") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let list = object["partitions"] as? String,
-                  let names = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String] else { continue }
+                let list = object["partitions"] as? String,
+                let names = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String]
+            else { continue }
             switch object["msg"] as? String {
             case "partitions assigned": held.formUnion(names)
             case "partitions revoked": held.subtract(names)

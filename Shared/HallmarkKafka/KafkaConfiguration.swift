@@ -67,8 +67,9 @@ public struct KafkaConfiguration: Sendable {
         var config = KafkaConfiguration()
         config.brokers = settings.string("HALLMARK_KAFKA_BROKERS", default: config.brokers)
         config.clientID = settings.string("HALLMARK_KAFKA_CLIENT_ID", default: config.clientID)
-        config.defaultPartitions = try settings.integer("HALLMARK_KAFKA_PARTITIONS", default: config.defaultPartitions,
-                                                        in: 1...10_000)
+        config.defaultPartitions = try settings.integer(
+            "HALLMARK_KAFKA_PARTITIONS", default: config.defaultPartitions,
+            in: 1...10_000)
         config.sessionTimeoutMilliseconds = try settings.integer(
             "HALLMARK_KAFKA_SESSION_TIMEOUT_MS", default: config.sessionTimeoutMilliseconds, in: 1...3_600_000)
         config.heartbeatIntervalMilliseconds = try settings.integer(
@@ -80,8 +81,9 @@ public struct KafkaConfiguration: Sendable {
         config.lingerMilliseconds = try settings.integer(
             "HALLMARK_KAFKA_LINGER_MS", default: config.lingerMilliseconds, in: 0...60_000)
         // Up to 256 MiB: librdkafka's own ceiling on a message is 1,000,000,000 bytes.
-        config.maxMessageBytes = try settings.integer("HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
-                                                      in: 4096...(256 << 20))
+        config.maxMessageBytes = try settings.integer(
+            "HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
+            in: 4096...(256 << 20))
         if let raw = settings.string("HALLMARK_KAFKA_PROPERTIES") {
             config.properties = try parseProperties(raw)
         }

@@ -16,26 +16,31 @@ public final class KafkaConsumer: Sendable {
     /// - Parameters:
     ///   - bufferCapacity: messages fetched ahead of the reader; the poll thread waits when full.
     ///   - rebalanceListener: called on the poll thread when partitions are assigned or revoked.
-    public init(configuration: KafkaConfiguration, groupID: String, topics: [String],
-                bufferCapacity: Int = 512, logger: Logger,
-                rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)? = nil) throws {
-        native = try RDKafkaConsumer(configuration: configuration, groupID: groupID, topics: topics,
-                                     bufferCapacity: bufferCapacity, logger: logger,
-                                     rebalanceListener: rebalanceListener)
+    public init(
+        configuration: KafkaConfiguration, groupID: String, topics: [String],
+        bufferCapacity: Int = 512, logger: Logger,
+        rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)? = nil
+    ) throws {
+        native = try RDKafkaConsumer(
+            configuration: configuration, groupID: groupID, topics: topics,
+            bufferCapacity: bufferCapacity, logger: logger,
+            rebalanceListener: rebalanceListener)
         (stream, continuation) = AsyncStream.makeStream(of: KafkaMessage.self, bufferingPolicy: .unbounded)
     }
 
     /// Subscribes and starts fetching on the consumer's own thread. Call once.
     public func start() throws {
-        try native.start(deliver: { [continuation] in continuation.yield($0) }, finished: { [self] in
-            continuation.finish()
-            let waiters = closeWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.done = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            waiters.forEach { $0.resume() }
-        })
+        try native.start(
+            deliver: { [continuation] in continuation.yield($0) },
+            finished: { [self] in
+                continuation.finish()
+                let waiters = closeWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.done = true
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                waiters.forEach { $0.resume() }
+            })
     }
 
     /// The messages, in partition order; ends after ``close()``.
@@ -72,7 +77,9 @@ public final class KafkaConsumer: Sendable {
     public func endOffsets(of topic: String, timeout: Duration = .seconds(10)) async throws -> [Int32: Int64] {
         let native = self.native
         let ms = Int32(clamping: timeout.components.seconds * 1000)
-        return try await BlockingCall.run(name: "hallmark-kafka-watermarks") { try native.endOffsets(of: topic, timeoutMilliseconds: ms) }
+        return try await BlockingCall.run(name: "hallmark-kafka-watermarks") {
+            try native.endOffsets(of: topic, timeoutMilliseconds: ms)
+        }
     }
 
     /// Commits the stored offsets now and waits for the broker.
@@ -82,7 +89,9 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// The group's committed offset for each partition (`nil` when it has none).
-    public func committedOffsets(_ partitions: [KafkaTopicPartition], timeout: Duration = .seconds(10)) async throws
+    public func committedOffsets(
+        _ partitions: [KafkaTopicPartition], timeout: Duration = .seconds(10)
+    ) async throws
         -> [KafkaTopicPartition: Int64?]
     {
         let native = self.native

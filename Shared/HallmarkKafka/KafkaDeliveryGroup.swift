@@ -47,7 +47,11 @@ public final class KafkaDeliveryGroup: Sendable {
     func added() { state.withLock { $0.pending += 1 } }
 
     /// One message has its delivery report (nil error: acknowledged).
-    func completed(_ error: KafkaError?) { finish { s in s.pending -= 1; if s.failure == nil { s.failure = error } } }
+    func completed(_ error: KafkaError?) {
+        finish { s in
+            s.pending -= 1; if s.failure == nil { s.failure = error }
+        }
+    }
 
     /// No more messages will be added.
     func seal() { finish { $0.sealed = true } }

@@ -6,13 +6,14 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, Equatable {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
         /// A produce or delivery failure: `oversized` when librdkafka says the message can never
-    /// fit, else `code`.
-    static func produceFailure(_ librdkafkaCode: Int32, _ reason: String, code: Code) -> KafkaError {
-        KafkaError(RDKafkaProducer.sizeCodes.contains(librdkafkaCode) ? .oversized : code, reason,
-                   librdkafkaCode: librdkafkaCode)
-    }
+        /// fit, else `code`.
+        static func produceFailure(_ librdkafkaCode: Int32, _ reason: String, code: Code) -> KafkaError {
+            KafkaError(
+                RDKafkaProducer.sizeCodes.contains(librdkafkaCode) ? .oversized : code, reason,
+                librdkafkaCode: librdkafkaCode)
+        }
 
-    public var description: String { rawValue }
+        public var description: String { rawValue }
 
         /// A setting is invalid (librdkafka refused it, or an environment variable is malformed).
         public static let configuration = Code("configuration")
@@ -51,8 +52,9 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A produce or delivery failure: `oversized` when librdkafka says the message can never
     /// fit, else `code`.
     static func produceFailure(_ librdkafkaCode: Int32, _ reason: String, code: Code) -> KafkaError {
-        KafkaError(RDKafkaProducer.sizeCodes.contains(librdkafkaCode) ? .oversized : code, reason,
-                   librdkafkaCode: librdkafkaCode)
+        KafkaError(
+            RDKafkaProducer.sizeCodes.contains(librdkafkaCode) ? .oversized : code, reason,
+            librdkafkaCode: librdkafkaCode)
     }
 
     public var description: String {

@@ -10,8 +10,10 @@ public struct KafkaMessage: Sendable {
     /// The consumer's assignment generation when the message was fetched (see ``KafkaRebalanceEvent``).
     public internal(set) var generation: UInt64 = 0
 
-    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
-                timestampMilliseconds: Int64? = nil) {
+    public init(
+        topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
+        timestampMilliseconds: Int64? = nil
+    ) {
         self.topic = topic
         self.partition = partition
         self.offset = offset

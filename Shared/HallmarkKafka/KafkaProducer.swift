@@ -26,15 +26,18 @@ public final class KafkaProducer: Sendable {
     ///   timed out (`message.timeout.ms`), `produce` when it could not be enqueued, `oversized`
     ///   when it is larger than ``maxMessageBytes`` or the broker's limit (never worth a retry).
     @discardableResult
-    public func send(topic: String, key: [UInt8]?, value: [UInt8], partition: Int32? = nil) async throws
+    public func send(
+        topic: String, key: [UInt8]?, value: [UInt8], partition: Int32? = nil
+    ) async throws
         -> KafkaDeliveryReport
     {
         try checkSize(key: key, value: value)
         while true {
             do {
                 return try await withCheckedThrowingContinuation { continuation in
-                    let code = native.produce(topic: topic, partition: partition, key: key, value: value,
-                                              continuation: continuation)
+                    let code = native.produce(
+                        topic: topic, partition: partition, key: key, value: value,
+                        continuation: continuation)
                     if code != 0 { continuation.resume(throwing: EnqueueFailure(code: code)) }
                 }
             } catch let failure as EnqueueFailure {
@@ -81,7 +84,8 @@ public final class KafkaProducer: Sendable {
 
     private func checkSize(key: [UInt8]?, value: [UInt8]) throws(KafkaError) {
         guard fits(key: key, value: value) else {
-            throw KafkaError(.oversized, "a message of \((key?.count ?? 0) + value.count) bytes exceeds the limit of \(maxMessageBytes)")
+            throw KafkaError(
+                .oversized, "a message of \((key?.count ?? 0) + value.count) bytes exceeds the limit of \(maxMessageBytes)")
         }
     }
 
@@ -94,9 +98,10 @@ public final class KafkaProducer: Sendable {
     public func close(timeout: Duration = .seconds(10)) async -> Bool {
         let ms = Int32(clamping: timeout.components.seconds * 1000)
         let native = self.native
-        let flushed = (try? await BlockingCall.run(name: "hallmark-kafka-flush") {
-            native.flush(timeoutMilliseconds: ms)
-        }) ?? false
+        let flushed =
+            (try? await BlockingCall.run(name: "hallmark-kafka-flush") {
+                native.flush(timeoutMilliseconds: ms)
+            }) ?? false
         if !flushed { logger.warning("producer closed with messages still queued") }
         return flushed
     }

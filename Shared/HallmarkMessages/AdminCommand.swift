@@ -49,8 +49,10 @@ public struct AdminCommand: HallmarkMessage, Hashable {
     }
 
     /// Creates an unsigned command (see ``signed(keyID:seed:)``).
-    public init(id: String, producedAt: String, command: Action, deviceSerial: String? = nil, tableId: Int? = nil,
-                reason: String? = nil) {
+    public init(
+        id: String, producedAt: String, command: Action, deviceSerial: String? = nil, tableId: Int? = nil,
+        reason: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.command = command

@@ -73,22 +73,27 @@ public struct AuditRecord: HallmarkMessage, Hashable {
     public var keyID: String?
 
     /// The next record after `previous` (nil for the first), hashed.
-    public init(id: String, producedAt: String, service: String, after previous: AuditRecord?, occurredAt: String,
-                actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?, subjectIndex: String?,
-                tableID: Int? = nil, requestID: String?, outcome: Outcome, reason: String? = nil,
-                keyID: String? = nil) throws {
-        try self.init(id: id, producedAt: producedAt, service: service, following: previous?.sequence ?? 0,
-                      previousHash: previous?.hash ?? Self.genesisHash, occurredAt: occurredAt, actor: actor,
-                      actorKeyID: actorKeyID, action: action, subjectType: subjectType, subjectIndex: subjectIndex,
-                      tableID: tableID, requestID: requestID, outcome: outcome, reason: reason, keyID: keyID)
+    public init(
+        id: String, producedAt: String, service: String, after previous: AuditRecord?, occurredAt: String,
+        actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?, subjectIndex: String?,
+        tableID: Int? = nil, requestID: String?, outcome: Outcome, reason: String? = nil,
+        keyID: String? = nil
+    ) throws {
+        try self.init(
+            id: id, producedAt: producedAt, service: service, following: previous?.sequence ?? 0,
+            previousHash: previous?.hash ?? Self.genesisHash, occurredAt: occurredAt, actor: actor,
+            actorKeyID: actorKeyID, action: action, subjectType: subjectType, subjectIndex: subjectIndex,
+            tableID: tableID, requestID: requestID, outcome: outcome, reason: reason, keyID: keyID)
     }
 
     /// The record after the one numbered `sequence` whose hash is `previousHash` (0 and
     /// ``genesisHash`` for the first), hashed.
-    public init(id: String, producedAt: String, service: String, following sequence: UInt64, previousHash: String,
-                occurredAt: String, actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?,
-                subjectIndex: String?, tableID: Int? = nil, requestID: String?, outcome: Outcome,
-                reason: String? = nil, keyID: String? = nil) throws {
+    public init(
+        id: String, producedAt: String, service: String, following sequence: UInt64, previousHash: String,
+        occurredAt: String, actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?,
+        subjectIndex: String?, tableID: Int? = nil, requestID: String?, outcome: Outcome,
+        reason: String? = nil, keyID: String? = nil
+    ) throws {
         self.id = id
         self.producedAt = producedAt
         self.service = service

@@ -25,8 +25,10 @@ public struct CarrierRejection<Result: HallmarkMessage>: HallmarkMessage, Equata
     /// With `upstream_rejected`: the reason the rejected result carried.
     public var upstreamReason: String?
 
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: String,
-                upstreamReason: String? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, reason: String,
+        upstreamReason: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

@@ -15,8 +15,10 @@ public struct DecryptRequest: HallmarkMessage, Hashable {
     /// The ENC-1 envelope (or a multipart body with encrypted fields), base64.
     public var bodyB64: String
 
-    public init(id: String, producedAt: String, headers: [String: String], bodyB64: String, method: String? = nil,
-                path: String? = nil, correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, headers: [String: String], bodyB64: String, method: String? = nil,
+        path: String? = nil, correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.headers = headers

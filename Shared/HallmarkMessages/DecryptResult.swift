@@ -43,8 +43,10 @@ public struct DecryptResult: HallmarkMessage, Hashable {
     public var upstreamReason: String?
 
     /// An accepted result carrying the decrypted request.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, headers: [String: String],
-                bodyB64: String, method: String? = nil, path: String? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, headers: [String: String],
+        bodyB64: String, method: String? = nil, path: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -57,8 +59,10 @@ public struct DecryptResult: HallmarkMessage, Hashable {
     }
 
     /// A rejected result.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason,
-                upstreamReason: String? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason,
+        upstreamReason: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

@@ -13,8 +13,10 @@ public struct E2EEHandshake: HallmarkMessage, Hashable {
     /// The client's X25519 public key, base64 (32 bytes).
     public var clientPublicKey: String
 
-    public init(id: String, producedAt: String, sessionID: String, clientPublicKey: String,
-                correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, sessionID: String, clientPublicKey: String,
+        correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.sessionID = sessionID

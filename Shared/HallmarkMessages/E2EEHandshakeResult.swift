@@ -41,8 +41,10 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
     public var reason: Reason?
 
     /// A completed key exchange.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
-                gatewayPublicKey: String, expiresAt: String) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        gatewayPublicKey: String, expiresAt: String
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -54,8 +56,10 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
     }
 
     /// A refused handshake.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
-                reason: Reason) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        reason: Reason
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

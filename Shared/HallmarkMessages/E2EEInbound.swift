@@ -14,8 +14,10 @@ public struct E2EEInbound: HallmarkMessage, Hashable {
     /// The wire message `{"version","counter","nonce","ciphertext","tag"}`.
     public var message: InvisoWireMessage
 
-    public init(id: String, producedAt: String, sessionID: String, message: InvisoWireMessage,
-                correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, sessionID: String, message: InvisoWireMessage,
+        correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.sessionID = sessionID

@@ -34,8 +34,10 @@ public struct E2EEOutbound: HallmarkMessage, Hashable {
     public var reason: Reason?
 
     /// An encrypted message.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
-                message: InvisoWireMessage) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        message: InvisoWireMessage
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -46,8 +48,10 @@ public struct E2EEOutbound: HallmarkMessage, Hashable {
     }
 
     /// A refusal.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
-                reason: Reason) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        reason: Reason
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

@@ -12,8 +12,10 @@ public struct E2EEOutboundRequest: HallmarkMessage, Hashable {
     /// The plaintext, base64.
     public var plaintextB64: String
 
-    public init(id: String, producedAt: String, sessionID: String, plaintextB64: String,
-                correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, sessionID: String, plaintextB64: String,
+        correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.sessionID = sessionID

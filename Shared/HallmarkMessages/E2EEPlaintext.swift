@@ -39,8 +39,10 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
     public var reason: Reason?
 
     /// A decrypted message.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
-                counter: UInt64, plaintextB64: String) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        counter: UInt64, plaintextB64: String
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -52,8 +54,10 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
     }
 
     /// A refused message.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
-                reason: Reason, counter: UInt64? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        reason: Reason, counter: UInt64? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

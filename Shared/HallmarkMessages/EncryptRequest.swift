@@ -20,8 +20,10 @@ public struct EncryptRequest: HallmarkMessage, Hashable {
     /// The `SmileID-Request-Timestamp` to use when the headers carry none; absent → now.
     public var timestamp: String?
 
-    public init(id: String, producedAt: String, headers: [String: String], bodyB64: String, method: String? = nil,
-                path: String? = nil, timestamp: String? = nil, correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, headers: [String: String], bodyB64: String, method: String? = nil,
+        path: String? = nil, timestamp: String? = nil, correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.headers = headers

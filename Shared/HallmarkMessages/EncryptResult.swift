@@ -54,8 +54,10 @@ public struct EncryptResult: HallmarkMessage, Hashable {
     /// Set when not `encrypted`.
     public var passthroughReason: PassthroughReason?
 
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, decision: Decision,
-                headers: [String: String], bodyB64: String, method: String? = nil, path: String? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, decision: Decision,
+        headers: [String: String], bodyB64: String, method: String? = nil, path: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

@@ -12,8 +12,10 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
     public var correlationID: String?
     public var replyTo: String?
 
-    public init(schema: String, id: String, producedAt: String = Timestamp.now(),
-                correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        schema: String, id: String, producedAt: String = Timestamp.now(),
+        correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.schema = schema
         self.id = id
         self.producedAt = producedAt
@@ -72,8 +74,9 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
         if let replyTo, !isTopicName(replyTo) {
             throw EnvelopeError(.invalidEnvelope, "`reply_to` is not a topic name")
         }
-        let header = EnvelopeHeader(schema: schema, id: id, producedAt: producedAt,
-                                    correlationID: correlationID, replyTo: replyTo)
+        let header = EnvelopeHeader(
+            schema: schema, id: id, producedAt: producedAt,
+            correlationID: correlationID, replyTo: replyTo)
         return (header, fields)
     }
 
@@ -86,7 +89,8 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
     public static func isTopicName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 249 && text != "." && text != ".."
             && text.utf8.allSatisfy { c in
-                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2E || c == 0x5F || c == 0x2D
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2E || c == 0x5F
+                    || c == 0x2D
             }
     }
 }

@@ -15,7 +15,8 @@ public enum MessageTypes {
         TokenRequest.self, TokenResult.self, VerifyRequest.self, VerifyResult.self,
         // gateway
         EncryptRequest.self, EncryptResult.self, DecryptRequest.self, DecryptResult.self, E2EEHandshake.self,
-        E2EEHandshakeResult.self, E2EEClose.self, E2EEInbound.self, E2EEPlaintext.self, E2EEOutboundRequest.self, E2EEOutbound.self,
+        E2EEHandshakeResult.self, E2EEClose.self, E2EEInbound.self, E2EEPlaintext.self, E2EEOutboundRequest.self,
+        E2EEOutbound.self,
         // aggregator
         Submission.self, SubmissionResult.self, Checkpoint.self, LogVerifyRequest.self, LogVerifyResult.self,
         // every service

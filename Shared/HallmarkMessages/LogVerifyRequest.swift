@@ -32,8 +32,10 @@ public struct LogVerifyRequest: HallmarkMessage, Hashable {
     }
 
     /// A consistency query.
-    public init(id: String, producedAt: String, oldTreeSize: UInt64, newTreeSize: UInt64? = nil,
-                correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, oldTreeSize: UInt64, newTreeSize: UInt64? = nil,
+        correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         query = .consistency

@@ -62,8 +62,10 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
     public var consistencyProof: [String]?
 
     /// The fields every answer has; set the rest for its status.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, query: LogVerifyRequest.Query,
-                status: Status) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, query: LogVerifyRequest.Query,
+        status: Status
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -73,37 +75,51 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
     }
 
     /// `found`: the record, its leaf index and its inclusion proof against `checkpoint`.
-    public static func found(id: String, producedAt: String, correlationID: String, requestID: String, record: Record,
-                             leafIndex: UInt64, checkpoint: SignedCheckpoint, proof: [String]) -> LogVerifyResult {
-        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
-                                query: .inclusion, status: .found)
-        (r.imageHash, r.record, r.leafIndex, r.checkpoint, r.inclusionProof) = (record.imageHash, record, leafIndex, checkpoint, proof)
+    public static func found(
+        id: String, producedAt: String, correlationID: String, requestID: String, record: Record,
+        leafIndex: UInt64, checkpoint: SignedCheckpoint, proof: [String]
+    ) -> LogVerifyResult {
+        var r = LogVerifyResult(
+            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+            query: .inclusion, status: .found)
+        (r.imageHash, r.record, r.leafIndex, r.checkpoint, r.inclusionProof) = (
+            record.imageHash, record, leafIndex, checkpoint, proof
+        )
         return r
     }
 
     /// `not_found`: the hash is not in the log as of `checkpoint`.
-    public static func notFound(id: String, producedAt: String, correlationID: String, requestID: String, imageHash: String,
-                                checkpoint: SignedCheckpoint) -> LogVerifyResult {
-        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
-                                query: .inclusion, status: .notFound)
+    public static func notFound(
+        id: String, producedAt: String, correlationID: String, requestID: String, imageHash: String,
+        checkpoint: SignedCheckpoint
+    ) -> LogVerifyResult {
+        var r = LogVerifyResult(
+            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+            query: .inclusion, status: .notFound)
         (r.imageHash, r.checkpoint) = (imageHash, checkpoint)
         return r
     }
 
     /// `consistent`: the proof from `oldTreeSize` to `checkpoint`.
-    public static func consistent(id: String, producedAt: String, correlationID: String, requestID: String,
-                                  oldTreeSize: UInt64, checkpoint: SignedCheckpoint, proof: [String]) -> LogVerifyResult {
-        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
-                                query: .consistency, status: .consistent)
+    public static func consistent(
+        id: String, producedAt: String, correlationID: String, requestID: String,
+        oldTreeSize: UInt64, checkpoint: SignedCheckpoint, proof: [String]
+    ) -> LogVerifyResult {
+        var r = LogVerifyResult(
+            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+            query: .consistency, status: .consistent)
         (r.oldTreeSize, r.checkpoint, r.consistencyProof) = (oldTreeSize, checkpoint, proof)
         return r
     }
 
     /// `rejected`, with its reason.
-    public static func rejected(id: String, producedAt: String, correlationID: String, requestID: String,
-                                query: LogVerifyRequest.Query, reason: Reason) -> LogVerifyResult {
-        var r = LogVerifyResult(id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
-                                query: query, status: .rejected)
+    public static func rejected(
+        id: String, producedAt: String, correlationID: String, requestID: String,
+        query: LogVerifyRequest.Query, reason: Reason
+    ) -> LogVerifyResult {
+        var r = LogVerifyResult(
+            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
+            query: query, status: .rejected)
         r.reason = reason
         return r
     }

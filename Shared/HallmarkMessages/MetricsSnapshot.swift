@@ -26,8 +26,10 @@ public struct MetricsSnapshot: HallmarkMessage {
         public var p90: Double
         public var p99: Double
 
-        public init(name: String, dimensions: [String: String], count: Int, sum: Double, min: Double, max: Double,
-                    p50: Double, p90: Double, p99: Double) {
+        public init(
+            name: String, dimensions: [String: String], count: Int, sum: Double, min: Double, max: Double,
+            p50: Double, p90: Double, p99: Double
+        ) {
             self.name = name
             self.dimensions = dimensions
             self.count = count
@@ -51,8 +53,10 @@ public struct MetricsSnapshot: HallmarkMessage {
     public var gauges: [Value]
     public var histograms: [Histogram]
 
-    public init(id: String, producedAt: String, service: String, instance: String, intervalSeconds: Double,
-                counters: [Value], gauges: [Value], histograms: [Histogram]) {
+    public init(
+        id: String, producedAt: String, service: String, instance: String, intervalSeconds: Double,
+        counters: [Value], gauges: [Value], histograms: [Histogram]
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.service = service

@@ -38,9 +38,11 @@ public struct PrivacyRequest: HallmarkMessage, Hashable {
     public var signature: String
 
     /// A request signed with the operator's Ed25519 `seed`.
-    public init(id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
-                reason: String? = nil, keyID: String, seed: some DataProtocol, correlationID: String? = nil,
-                replyTo: String? = nil) throws {
+    public init(
+        id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
+        reason: String? = nil, keyID: String, seed: some DataProtocol, correlationID: String? = nil,
+        replyTo: String? = nil
+    ) throws {
         self.id = id
         self.producedAt = producedAt
         self.action = action
@@ -63,8 +65,10 @@ public struct PrivacyRequest: HallmarkMessage, Hashable {
         public var subject: String
         public var reason: String?
 
-        public init(id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
-                    reason: String? = nil) {
+        public init(
+            id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
+            reason: String? = nil
+        ) {
             self.id = id
             self.producedAt = producedAt
             self.action = action

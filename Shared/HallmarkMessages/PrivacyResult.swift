@@ -57,9 +57,11 @@ public struct PrivacyResult: HallmarkMessage, Hashable {
     public var auditSequence: UInt64?
 
     /// The fields every answer has; set the rest for its status.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, service: String,
-                instance: String, action: PrivacyRequest.Action, subjectType: PrivacyRequest.SubjectType, status: Status,
-                reason: Reason? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, service: String,
+        instance: String, action: PrivacyRequest.Action, subjectType: PrivacyRequest.SubjectType, status: Status,
+        reason: Reason? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
@@ -106,9 +108,17 @@ extension PrivacyResult {
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if c.decodeNil() { self = .null } else if let b = try? c.decode(Bool.self) { self = .bool(b) } else if let i = try? c.decode(Int64.self) {
+            if c.decodeNil() {
+                self = .null
+            } else if let b = try? c.decode(Bool.self) {
+                self = .bool(b)
+            } else if let i = try? c.decode(Int64.self) {
                 self = .integer(i)
-            } else if let d = try? c.decode(Double.self) { self = .number(d) } else { self = .string(try c.decode(String.self)) }
+            } else if let d = try? c.decode(Double.self) {
+                self = .number(d)
+            } else {
+                self = .string(try c.decode(String.self))
+            }
         }
 
         public func encode(to encoder: any Encoder) throws {

@@ -12,8 +12,10 @@ public struct ProbeRequest: HallmarkMessage, Equatable {
     /// Test hook: `always` makes processing fail (non-transiently).
     public var fail: String?
 
-    public init(id: String, producedAt: String, n: Int, fail: String? = nil, correlationID: String? = nil,
-                replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, n: Int, fail: String? = nil, correlationID: String? = nil,
+        replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.n = n

@@ -29,8 +29,10 @@ public struct ProvisionRequest: HallmarkMessage, Hashable {
     }
 
     /// Creates a request.
-    public init(id: String, producedAt: String, deviceSerial: String, devicePublicKey: String, nucHash: String?,
-                deviceFamily: String?) {
+    public init(
+        id: String, producedAt: String, deviceSerial: String, devicePublicKey: String, nucHash: String?,
+        deviceFamily: String?
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.deviceSerial = deviceSerial

@@ -44,8 +44,10 @@ public struct ProvisionResult: HallmarkMessage, Hashable {
     }
 
     /// Creates a result.
-    public init(id: String, producedAt: String, requestId: String, correlationId: String? = nil, deviceSerial: String?,
-                status: Status, reason: Reason? = nil, tableAssignments: [Int]? = nil, sealedProvisioning: String? = nil) {
+    public init(
+        id: String, producedAt: String, requestId: String, correlationId: String? = nil, deviceSerial: String?,
+        status: Status, reason: Reason? = nil, tableAssignments: [Int]? = nil, sealedProvisioning: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationId = correlationId ?? requestId

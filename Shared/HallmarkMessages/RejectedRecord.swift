@@ -45,9 +45,11 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
     /// A record carrying `original` whole, or as much of its start as fits (at most
     /// ``truncatedPrefixBytes``) when the whole would make the record larger than `limit` bytes;
     /// with `copiesOriginal` false, only its digest and size (a body may identify a device).
-    public init(id: String, producedAt: String, service: String, instance: String, reason: RejectionReason,
-                detail: String, source: Source, originalID: String?, original: [UInt8], limit: Int,
-                copiesOriginal: Bool = true) {
+    public init(
+        id: String, producedAt: String, service: String, instance: String, reason: RejectionReason,
+        detail: String, source: Source, originalID: String?, original: [UInt8], limit: Int,
+        copiesOriginal: Bool = true
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.service = service

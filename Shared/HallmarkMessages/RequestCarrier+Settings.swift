@@ -6,7 +6,8 @@ extension Settings {
     public func requestCarriers(_ name: String, default value: Set<String>) throws(ConfigurationError) -> Set<String> {
         let names = Set(list(name, default: Array(value)))
         guard !names.isEmpty, names.isSubset(of: RequestCarrier.schemas) else {
-            throw ConfigurationError(variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
+            throw ConfigurationError(
+                variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
         }
         return names
     }

@@ -90,10 +90,12 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
     }
 
     /// Creates an event.
-    public init(id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
-                requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
-                count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil, keyID: String? = nil,
-                sessionID: String? = nil) {
+    public init(
+        id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
+        requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
+        count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil, keyID: String? = nil,
+        sessionID: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.service = service

@@ -19,9 +19,11 @@ public struct SignRequest: HallmarkMessage, Equatable {
     /// The timestamp to sign with when the headers carry none; absent → now.
     public var timestamp: String?
 
-    public init(id: String, producedAt: String, headers: [String: String], bodyB64: String,
-                timestamp: String? = nil, method: String? = nil, path: String? = nil,
-                correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, headers: [String: String], bodyB64: String,
+        timestamp: String? = nil, method: String? = nil, path: String? = nil,
+        correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.headers = headers

@@ -18,8 +18,10 @@ public struct SignResult: HallmarkMessage, Equatable {
     /// The secret version that signed.
     public var secretVersion: String
 
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, method: String? = nil,
-                path: String? = nil, headers: [String: String], bodyB64: String, secretVersion: String) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, method: String? = nil,
+        path: String? = nil, headers: [String: String], bodyB64: String, secretVersion: String
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

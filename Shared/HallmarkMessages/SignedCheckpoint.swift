@@ -25,8 +25,9 @@ public struct SignedCheckpoint: Codable, Sendable, Hashable {
     /// Signs `checkpoint` with the aggregator's Ed25519 seed.
     public init(_ checkpoint: LogCheckpoint, seed: some DataProtocol) throws(HallmarkCryptoError) {
         let publicKey = try Ed25519.keyPair(seed: seed).publicKey
-        self.init(treeSize: checkpoint.treeSize, rootHash: Hex.encode(checkpoint.rootHash), timestamp: checkpoint.timestamp,
-                  signature: Base64.encode(try checkpoint.sign(seed: seed)), keyID: Self.keyID(publicKey: publicKey))
+        self.init(
+            treeSize: checkpoint.treeSize, rootHash: Hex.encode(checkpoint.rootHash), timestamp: checkpoint.timestamp,
+            signature: Base64.encode(try checkpoint.sign(seed: seed)), keyID: Self.keyID(publicKey: publicKey))
     }
 
     /// The id of a public key: hex SHA-256 of its 32 raw bytes.
@@ -41,7 +42,8 @@ public struct SignedCheckpoint: Codable, Sendable, Hashable {
     /// Whether `publicKey` is the key named by `key_id` and signed this checkpoint.
     public func verify(publicKey: some DataProtocol) -> Bool {
         guard keyID == Self.keyID(publicKey: publicKey), let checkpoint,
-              let signature = try? Base64.decode(signature, length: 64) else { return false }
+            let signature = try? Base64.decode(signature, length: 64)
+        else { return false }
         return checkpoint.verify(signature: signature, publicKey: publicKey)
     }
 

@@ -48,8 +48,10 @@ extension Submission {
         public var shootingMode: String?
         public var metricVersion: String?
 
-        public init(varianceMetric: Double? = nil, ispParameters: ISPParameters? = nil, sampleCount: Int? = nil,
-                    shootingMode: String? = nil, metricVersion: String? = nil) {
+        public init(
+            varianceMetric: Double? = nil, ispParameters: ISPParameters? = nil, sampleCount: Int? = nil,
+            shootingMode: String? = nil, metricVersion: String? = nil
+        ) {
             self.varianceMetric = varianceMetric
             self.ispParameters = ispParameters
             self.sampleCount = sampleCount
@@ -73,8 +75,10 @@ extension Submission {
         public var sharpening: Double?
         public var noiseReduction: Double?
 
-        public init(whiteBalance: WhiteBalance? = nil, exposureAdjustment: Double? = nil, sharpening: Double? = nil,
-                    noiseReduction: Double? = nil) {
+        public init(
+            whiteBalance: WhiteBalance? = nil, exposureAdjustment: Double? = nil, sharpening: Double? = nil,
+            noiseReduction: Double? = nil
+        ) {
             self.whiteBalance = whiteBalance
             self.exposureAdjustment = exposureAdjustment
             self.sharpening = sharpening

@@ -48,8 +48,10 @@ public struct Submission: HallmarkMessage, Hashable {
     public var ispValidation: ISPValidation?
 
     /// Hallmark's own body: hashes and a token in either field layout.
-    public init(id: String, producedAt: String, imageHashes: [ImageHash], token: BirthmarkToken, timestamp: UInt64,
-                gpsHash: String? = nil, ownerHash: String? = nil, correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, imageHashes: [ImageHash], token: BirthmarkToken, timestamp: UInt64,
+        gpsHash: String? = nil, ownerHash: String? = nil, correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.imageHashes = imageHashes
@@ -60,13 +62,16 @@ public struct Submission: HallmarkMessage, Hashable {
         self.replyTo = replyTo
         switch token {
         case .reference(let t): cameraToken = t
-        case .mobile(let t): (encryptedNucToken, tableReferences, keyIndices) = (t.encryptedNucToken, t.tableReferences, t.keyIndices)
+        case .mobile(let t):
+            (encryptedNucToken, tableReferences, keyIndices) = (t.encryptedNucToken, t.tableReferences, t.keyIndices)
         }
     }
 
     /// The reference submission server's `CameraSubmission`.
-    public init(id: String, producedAt: String, cameraSubmission imageHashes: [ImageHash], cameraToken: BirthmarkCameraToken,
-                manufacturerCert: ManufacturerCert, timestamp: UInt64) {
+    public init(
+        id: String, producedAt: String, cameraSubmission imageHashes: [ImageHash], cameraToken: BirthmarkCameraToken,
+        manufacturerCert: ManufacturerCert, timestamp: UInt64
+    ) {
         self.id = id
         self.producedAt = producedAt
         submissionType = "camera"
@@ -77,9 +82,11 @@ public struct Submission: HallmarkMessage, Hashable {
     }
 
     /// The Raspberry Pi client's flat bundle (`packed` holds the 60-byte packed token).
-    public init(id: String, producedAt: String, flatBundle imageHash: ImageHash, packed: BirthmarkMobileToken,
-                timestamp: UInt64, gpsHash: String? = nil, ownerHash: String? = nil, deviceSignature: String? = nil,
-                ispValidation: ISPValidation? = nil) {
+    public init(
+        id: String, producedAt: String, flatBundle imageHash: ImageHash, packed: BirthmarkMobileToken,
+        timestamp: UInt64, gpsHash: String? = nil, ownerHash: String? = nil, deviceSignature: String? = nil,
+        ispValidation: ISPValidation? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.imageHash = imageHash.imageHash

@@ -70,8 +70,10 @@ public struct SubmissionResult: HallmarkMessage, Hashable {
     public var treeSize: UInt64?
 
     /// An accepted or duplicate submission: `accepted` when any leaf was appended now.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, leaves: [Leaf],
-                treeSize: UInt64?) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, leaves: [Leaf],
+        treeSize: UInt64?
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

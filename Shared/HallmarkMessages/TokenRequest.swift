@@ -18,8 +18,10 @@ public struct TokenRequest: HallmarkMessage, Hashable {
     public var keyIndices: [Int]?
 
     /// A request for `token`.
-    public init(id: String, producedAt: String, token: BirthmarkToken, correlationID: String? = nil,
-                replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, token: BirthmarkToken, correlationID: String? = nil,
+        replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

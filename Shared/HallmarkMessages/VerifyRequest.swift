@@ -14,8 +14,10 @@ public struct VerifyRequest: HallmarkMessage, Equatable {
     /// The body, base64 (empty for none); a zip upload is verified by its `security_info.json`.
     public var bodyB64: String
 
-    public init(id: String, producedAt: String, method: String, path: String, headers: [String: String],
-                bodyB64: String, correlationID: String? = nil, replyTo: String? = nil) {
+    public init(
+        id: String, producedAt: String, method: String, path: String, headers: [String: String],
+        bodyB64: String, correlationID: String? = nil, replyTo: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.method = method

@@ -23,9 +23,11 @@ public struct VerifyResult: HallmarkMessage, Equatable {
     /// With `upstream_rejected`: the reason the rejected result given as the request carried.
     public var upstreamReason: String?
 
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: VerifyReason?,
-                secretVersion: String?, method: String?, path: String?, headers: [String: String], bodyB64: String,
-                upstreamReason: String? = nil) {
+    public init(
+        id: String, producedAt: String, correlationID: String, requestID: String, reason: VerifyReason?,
+        secretVersion: String?, method: String?, path: String?, headers: [String: String], bodyB64: String,
+        upstreamReason: String? = nil
+    ) {
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID

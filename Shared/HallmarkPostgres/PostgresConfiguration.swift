@@ -53,7 +53,8 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
         }
         self.connectionString = url
         self.poolSize = poolSize
-        self.connectTimeout = connectTimeout
+        self.connectTimeout =
+            connectTimeout
             ?? options["connect_timeout"].flatMap { Int($0) }.map { .seconds($0) }
             ?? Self.defaultConnectTimeout
         self.applicationName = applicationName ?? options["application_name"] ?? "hallmark"
@@ -96,9 +97,11 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
 
     /// Keeps `dump` and debuggers from showing the raw connection string.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "connection": redactedConnectionString, "poolSize": poolSize,
-            "connectTimeout": connectTimeout, "applicationName": applicationName,
-        ])
+        Mirror(
+            self,
+            children: [
+                "connection": redactedConnectionString, "poolSize": poolSize,
+                "connectTimeout": connectTimeout, "applicationName": applicationName,
+            ])
     }
 }

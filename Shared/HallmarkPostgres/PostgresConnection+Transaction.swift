@@ -20,9 +20,10 @@ extension PostgresConnection {
         // Once the body is done, commit even if the task was cancelled meanwhile.
         let commit = try await query("COMMIT", cancellable: false)
         guard commit.commandTag == "COMMIT" else {
-            throw PostgresError(code: .queryFailed,
-                                message: "transaction was rolled back: an earlier statement in it failed",
-                                sqlState: "40000")
+            throw PostgresError(
+                code: .queryFailed,
+                message: "transaction was rolled back: an earlier statement in it failed",
+                sqlState: "40000")
         }
         return value
     }

@@ -70,7 +70,8 @@ extension Array: PostgresDecodable where Element == UInt8 {
 
     private static func decodeHex(_ text: [UInt8]) -> [UInt8]? {
         guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x"),
-              text.count % 2 == 0 else { return nil }
+            text.count % 2 == 0
+        else { return nil }
         func nibble(_ c: UInt8) -> UInt8? {
             switch c {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")

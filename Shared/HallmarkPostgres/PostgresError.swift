@@ -111,8 +111,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// A statement error the server reported, by its SQLSTATE and constraint alone.
     static func server(_ code: Code, sqlState: String, constraint: String?) -> PostgresError {
         let condition = PostgresConditionNames.name(for: sqlState) ?? "SQLSTATE \(sqlState)"
-        return PostgresError(code: code, message: "server error: \(condition)", sqlState: sqlState,
-                             constraint: constraint)
+        return PostgresError(
+            code: code, message: "server error: \(condition)", sqlState: sqlState,
+            constraint: constraint)
     }
 
     static func decoding(_ failure: DecodingFailure, column: String?) -> PostgresError {

@@ -83,7 +83,8 @@ public struct PostgresMigrations: Sendable {
 
     private func applyLocked(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
         try await createSchemaIfMissing(on: connection)
-        try await connection.query("""
+        try await connection.query(
+            """
             CREATE TABLE IF NOT EXISTS \(unescaped: schema).schema_migrations (
                 version int PRIMARY KEY,
                 name text NOT NULL,
@@ -100,9 +101,11 @@ public struct PostgresMigrations: Sendable {
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
             if let name = recorded[migration.version] {
                 if name != migration.name {
-                    logger.warning("applied migration has a different name", metadata: [
-                        "postgres.schema": "\(schema)", "postgres.migration": "\(migration.version)",
-                    ])
+                    logger.warning(
+                        "applied migration has a different name",
+                        metadata: [
+                            "postgres.schema": "\(schema)", "postgres.migration": "\(migration.version)",
+                        ])
                 }
                 continue
             }
@@ -121,30 +124,35 @@ public struct PostgresMigrations: Sendable {
         do {
             try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)")
         } catch let error as PostgresError where error.sqlState == "42501" {
-            throw PostgresError(code: .migrationFailed,
-                                message: "schema \(schema) does not exist and this role may not create it",
-                                sqlState: error.sqlState)
+            throw PostgresError(
+                code: .migrationFailed,
+                message: "schema \(schema) does not exist and this role may not create it",
+                sqlState: error.sqlState)
         }
     }
 
     private func apply(_ migration: Migration, on connection: PostgresConnection, logger: Logger) async throws {
-        logger.info("applying migration", metadata: [
-            "postgres.schema": "\(schema)", "postgres.migration": "\(migration.version)",
-            "postgres.migration.name": "\(migration.name)",
-        ])
+        logger.info(
+            "applying migration",
+            metadata: [
+                "postgres.schema": "\(schema)", "postgres.migration": "\(migration.version)",
+                "postgres.migration.name": "\(migration.name)",
+            ])
         do {
             try await connection.transaction { connection in
                 try await connection.query("SET LOCAL search_path TO \(unescaped: schema), public")
                 try await connection.executeScript(migration.sql)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO \(unescaped: schema).schema_migrations (version, name)
                     VALUES (\(migration.version), \(migration.name))
                     """)
             }
         } catch let error as PostgresError {
-            var failure = PostgresError(code: error.isConnectionError ? error.code : .migrationFailed,
-                                        message: error.message, sqlState: error.sqlState,
-                                        constraint: error.constraint)
+            var failure = PostgresError(
+                code: error.isConnectionError ? error.code : .migrationFailed,
+                message: error.message, sqlState: error.sqlState,
+                constraint: error.constraint)
             failure.migrationVersion = migration.version
             throw failure
         }

@@ -16,9 +16,11 @@ extension PostgresPool {
             do {
                 return try await body()
             } catch let error as PostgresError where error.isConnectionError && attempt < attempts {
-                logger.warning("retrying after a connection failure", metadata: [
-                    "postgres.attempt": "\(attempt)", "postgres.error": "\(error)",
-                ])
+                logger.warning(
+                    "retrying after a connection failure",
+                    metadata: [
+                        "postgres.attempt": "\(attempt)", "postgres.error": "\(error)",
+                    ])
                 try await Task.sleep(for: delay)
                 delay *= 2
                 attempt += 1

@@ -141,10 +141,12 @@ public final class PostgresPool: Sendable {
     func checkin(_ connection: PostgresConnection) {
         let reusable = connection.isReusable
         if !reusable {
-            logger.info("discarding a connection", metadata: [
-                "postgres.connection": "\(connection.id)",
-                "postgres.reason": connection.isBroken ? "broken" : "left inside a transaction",
-            ])
+            logger.info(
+                "discarding a connection",
+                metadata: [
+                    "postgres.connection": "\(connection.id)",
+                    "postgres.reason": connection.isBroken ? "broken" : "left inside a transaction",
+                ])
         }
         let handOff: (Waiter, Lease)? = state.withLock { state in
             guard reusable, !state.closed else { return state.takeSlot() }

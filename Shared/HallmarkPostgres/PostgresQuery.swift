@@ -82,7 +82,7 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable, CustomS
     public static func isValidIdentifier(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, bytes.count <= 63,
-              first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+            first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
         else { return false }
         return bytes.allSatisfy {
             $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)

@@ -29,8 +29,9 @@ public struct PostgresRow: Sendable, CustomStringConvertible {
             throw .decoding(.columnIndexOutOfRange(index, columnCount: layout.columns.count), column: nil)
         }
         let column = layout.columns[index]
-        return PostgresCell(bytes: cells[cells.startIndex + index], dataType: column.dataType,
-                            columnName: column.name, columnIndex: index)
+        return PostgresCell(
+            bytes: cells[cells.startIndex + index], dataType: column.dataType,
+            columnName: column.name, columnIndex: index)
     }
 
     /// The cell of a named column.

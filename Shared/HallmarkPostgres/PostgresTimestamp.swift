@@ -28,13 +28,14 @@ enum PostgresTimestamp {
         if text == "-infinity" { return Date(timeIntervalSince1970: -.infinity) }
         var scanner = ByteScanner(Array(text.utf8))
         guard var year = scanner.number(), year > 0, scanner.skip("-"),
-              let month = scanner.number(), (1...12).contains(month), scanner.skip("-"),
-              let day = scanner.number(), (1...31).contains(day)
+            let month = scanner.number(), (1...12).contains(month), scanner.skip("-"),
+            let day = scanner.number(), (1...31).contains(day)
         else { return nil }
         var micros: Int64 = 0
         if scanner.skip(" ") || scanner.skip("T") {
             guard let h = scanner.number(), scanner.skip(":"), let m = scanner.number(),
-                  scanner.skip(":"), let s = scanner.number() else { return nil }
+                scanner.skip(":"), let s = scanner.number()
+            else { return nil }
             micros = (h * 3600 + m * 60 + s) * 1_000_000
             if scanner.skip(".") {
                 guard let (value, digits) = scanner.digits(), digits <= 6 else { return nil }

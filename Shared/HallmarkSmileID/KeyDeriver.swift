@@ -33,9 +33,10 @@ public struct KeyDeriver: Sendable {
         cacheHits.increment(by: versions.count - missing.count)
         guard !missing.isEmpty else { return keys.map { $0! } }
         let start = ContinuousClock.now
-        let derived = try await pool.derive(missing.map {
-            PBKDF2.Request(password: Data(versions[$0].secret.utf8), salt: salt, iterations: iterations)
-        })
+        let derived = try await pool.derive(
+            missing.map {
+                PBKDF2.Request(password: Data(versions[$0].secret.utf8), salt: salt, iterations: iterations)
+            })
         derivationTime.recordNanoseconds((ContinuousClock.now - start).nanosecondsValue)
         for (i, key) in zip(missing, derived) {
             keys[i] = key

@@ -46,8 +46,10 @@ public struct SecretSet: Sendable, CustomStringConvertible {
         var versions: [SecretVersion] = []
         let secretPrefix = variablePrefix + "SECRET_"
         for (name, value) in environment where name.hasPrefix(secretPrefix) && !value.isEmpty {
-            versions.append(SecretVersion(version: String(name.dropFirst(secretPrefix.count)).lowercased(),
-                                          secret: value))
+            versions.append(
+                SecretVersion(
+                    version: String(name.dropFirst(secretPrefix.count)).lowercased(),
+                    secret: value))
         }
         guard let signing = environment[variablePrefix + "SIGNING_VERSION"], !signing.isEmpty else {
             throw SmileIDError(.secrets, "\(variablePrefix)SIGNING_VERSION is not set")

@@ -13,8 +13,10 @@ public final class SecretStore: Sendable {
 
     /// Loads the secrets once; throws when they are unusable, so the service does not start.
     /// - Parameter variablePrefix: the service's variable prefix (see ``SecretSet``), e.g. `HALLMARK_SIGNER_`.
-    public init(directory: String?, environment: [String: String], variablePrefix: String,
-                onReload: @escaping @Sendable (SecretSet) -> Void = { _ in }) throws {
+    public init(
+        directory: String?, environment: [String: String], variablePrefix: String,
+        onReload: @escaping @Sendable (SecretSet) -> Void = { _ in }
+    ) throws {
         self.directory = directory
         self.environment = environment
         self.variablePrefix = variablePrefix
@@ -41,13 +43,16 @@ public final class SecretStore: Sendable {
             let fresh = try SecretSet.load(directory: directory, environment: environment, variablePrefix: variablePrefix)
             current.withLock { $0 = fresh }
             onReload(fresh)
-            logger.notice("secrets reloaded", metadata: [
-                "versions": "\(fresh.versions.map(\.version))", "signing_version": "\(fresh.signing.version)",
-            ])
+            logger.notice(
+                "secrets reloaded",
+                metadata: [
+                    "versions": "\(fresh.versions.map(\.version))", "signing_version": "\(fresh.signing.version)",
+                ])
             return true
         } catch {
-            logger.error("secrets not reloaded; the previous versions stay in force",
-                         metadata: ["error": "\((error as? SmileIDError)?.description ?? "unreadable secrets")"])
+            logger.error(
+                "secrets not reloaded; the previous versions stay in force",
+                metadata: ["error": "\((error as? SmileIDError)?.description ?? "unreadable secrets")"])
             return false
         }
     }

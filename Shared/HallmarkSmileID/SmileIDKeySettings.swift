@@ -27,7 +27,9 @@ public struct SmileIDKeySettings: Sendable {
     }
 
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
-    public static func fromEnvironment(_ env: [String: String], prefix: String) throws(ConfigurationError)
+    public static func fromEnvironment(
+        _ env: [String: String], prefix: String
+    ) throws(ConfigurationError)
         -> SmileIDKeySettings
     {
         let settings = Settings(env)

@@ -45,11 +45,13 @@ public struct ZipArchive: Sendable {
         let directorySize = Int(try bytes.u32(end + 12, what))
         let directoryOffset = Int(try bytes.u32(end + 16, what))
         if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF
-            || (end >= 20 && (try? bytes.u32(end - 20, what)) == Self.zip64LocatorSignature) {
+            || (end >= 20 && (try? bytes.u32(end - 20, what)) == Self.zip64LocatorSignature)
+        {
             throw SmileIDError(.zip, "ZIP64 archives are refused (no upload within the limits needs one)")
         }
         guard try bytes.u16(end + 4, what) == 0, try bytes.u16(end + 6, what) == 0,
-              try bytes.u16(end + 8, what) == count else {
+            try bytes.u16(end + 8, what) == count
+        else {
             throw SmileIDError(.zip, "multi-disk archives are refused")
         }
         guard count <= limits.maxEntries else {

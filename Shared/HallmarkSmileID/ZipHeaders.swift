@@ -46,8 +46,9 @@ enum ZipHeaders {
             throw SmileIDError(.zip, "an entry uses a compression method other than stored or deflate")
         }
         let (name, isDirectory) = try ZipEntry.validatedName(nameBytes, maxBytes: limits.maxNameBytes)
-        try ZipEntry.checkKind(versionMadeBy: try bytes.u16(offset + 4, what), external: try bytes.u32(offset + 38, what),
-                               isDirectory: isDirectory)
+        try ZipEntry.checkKind(
+            versionMadeBy: try bytes.u16(offset + 4, what), external: try bytes.u32(offset + 38, what),
+            isDirectory: isDirectory)
 
         // ZIP64: each 32-bit field at its marker is replaced, in this order, from the extra field.
         var zip64 = try zip64Fields(extra)
@@ -68,11 +69,12 @@ enum ZipHeaders {
         guard declared64 <= UInt64(limits.maxInflatedBytes) else {
             throw SmileIDError(.zip, "an entry declares more than the \(limits.maxInflatedBytes)-byte cap")
         }
-        let central = Central(flags: flags, method: method, crc32: try bytes.u32(offset + 16, what),
-                              compressedSize: try ZipBytes.int(compressed64, what),
-                              declaredSize: try ZipBytes.int(declared64, what),
-                              headerOffset: try ZipBytes.int(headerOffset64, what),
-                              nameBytes: nameBytes, name: name, isDirectory: isDirectory)
+        let central = Central(
+            flags: flags, method: method, crc32: try bytes.u32(offset + 16, what),
+            compressedSize: try ZipBytes.int(compressed64, what),
+            declaredSize: try ZipBytes.int(declared64, what),
+            headerOffset: try ZipBytes.int(headerOffset64, what),
+            nameBytes: nameBytes, name: name, isDirectory: isDirectory)
         guard !isDirectory || central.declaredSize == 0 else { throw SmileIDError(.zip, "a folder entry declares content") }
         guard method != .stored || central.compressedSize == central.declaredSize else {
             throw SmileIDError(.zip, "a stored entry's sizes disagree")
@@ -106,12 +108,14 @@ enum ZipHeaders {
             (declared, compressed) = (zip64[0], zip64[1])
         }
         let crc = try bytes.u32(offset + 14, what)
-        let agrees = crc == central.crc32 && declared == UInt64(central.declaredSize)
+        let agrees =
+            crc == central.crc32 && declared == UInt64(central.declaredSize)
             && compressed == UInt64(central.compressedSize)
         var end = data.upperBound
         if flags & ZipEntry.descriptorFlag != 0 {
             // Streaming writers leave what they do not know yet as 0 (Info-ZIP knows the size).
-            let unknownOrAgrees = (crc == 0 || crc == central.crc32)
+            let unknownOrAgrees =
+                (crc == 0 || crc == central.crc32)
                 && (declared == 0 || declared == UInt64(central.declaredSize))
                 && (compressed == 0 || compressed == UInt64(central.compressedSize))
             guard unknownOrAgrees else {
@@ -121,9 +125,10 @@ enum ZipHeaders {
         } else if !agrees {
             throw SmileIDError(.zip, "a local header disagrees with the central directory (sizes or CRC)")
         }
-        return ZipEntry(name: central.name, isDirectory: central.isDirectory, method: central.method,
-                        declaredSize: central.declaredSize, crc32: central.crc32, compressedRange: data,
-                        span: offset..<end)
+        return ZipEntry(
+            name: central.name, isDirectory: central.isDirectory, method: central.method,
+            declaredSize: central.declaredSize, crc32: central.crc32, compressedRange: data,
+            span: offset..<end)
     }
 
     /// The end of the data descriptor at `offset`, which must repeat the central values. Its
@@ -138,7 +143,8 @@ enum ZipHeaders {
             let base = offset + (hasSignature ? 4 : 0)
             let width = isWide ? 8 : 4
             guard let crc = try? bytes.u32(base, what), let compressed = try? bytes.uint(width, at: base + 4, what),
-                  let declared = try? bytes.uint(width, at: base + 4 + width, what) else { continue }
+                let declared = try? bytes.uint(width, at: base + 4 + width, what)
+            else { continue }
             if crc == central.crc32, compressed == UInt64(central.compressedSize), declared == UInt64(central.declaredSize) {
                 return base + 4 + 2 * width
             }

@@ -68,9 +68,10 @@ public struct ZipUpload: Sendable {
             guard let size else { throw SmileIDError(.zip, "the signed size overflows") }
             signedBytes = try ZipBytes.add(signedBytes, size, "the signed size")
         }
-        return Plan(archive: archive, files: signed, securityInfo: info,
-                    folders: archive.entries.filter(\.isDirectory), signedBytes: signedBytes,
-                    reservation: try ZipBytes.add(signedBytes, info.declaredSize, "the reservation"))
+        return Plan(
+            archive: archive, files: signed, securityInfo: info,
+            folders: archive.entries.filter(\.isDirectory), signedBytes: signedBytes,
+            reservation: try ZipBytes.add(signedBytes, info.declaredSize, "the reservation"))
     }
 
     /// Inflates `plan`'s entries (blocking CPU work: run it on a ``ZipWorkerPool``). Throws

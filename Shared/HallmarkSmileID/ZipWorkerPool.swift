@@ -37,8 +37,9 @@ public final class ZipWorkerPool: Service, Sendable {
     public func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         startThreads()
         return try await withCheckedThrowingContinuation { continuation in
-            let job = Job(work: { continuation.resume(with: Result { try work() }) },
-                          fail: { continuation.resume(throwing: $0) })
+            let job = Job(
+                work: { continuation.resume(with: Result { try work() }) },
+                fail: { continuation.resume(throwing: $0) })
             condition.lock()
             let accepted = state.withLock { s in
                 guard !s.stopped else { return false }

@@ -29,11 +29,12 @@ struct AggregatorIdentityTests {
         let answers = try await h.submitRaw(other, answers: 2)
         let refusal = try #require(answers.first { $0["status"] as? String == "rejected" })
         #expect(refusal["reason"] as? String == "id_reused" && refusal["request_id"] as? String == first.id)
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { w in
-            Self.events(w.messages(on: h.authority.securityTopic)).contains {
-                $0["event"] as? String == "id_reused" && $0["request_id"] as? String == first.id
-            }
-        })
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { w in
+                Self.events(w.messages(on: h.authority.securityTopic)).contains {
+                    $0["event"] as? String == "id_reused" && $0["request_id"] as? String == first.id
+                }
+            })
         // The refused message again gets the same refusal (same id); the first one's
         // redelivery its first answer again, byte for byte.
         try await h.send([other])
@@ -47,7 +48,9 @@ struct AggregatorIdentityTests {
 
         // Two bodies under one new id in one send: one is validated, the other refused.
         let id = MessageID.random()
-        let twins = [try cam.submission(.packed, hashes: Self.one(), id: id), try cam.submission(.reference, hashes: Self.one(), id: id)]
+        let twins = [
+            try cam.submission(.packed, hashes: Self.one(), id: id), try cam.submission(.reference, hashes: Self.one(), id: id),
+        ]
         try await h.send(twins)
         #expect(await h.watcher.wait(timeout: .seconds(60)) { _ in h.answerObjects(id).count == 2 })
         let statuses = h.answerObjects(id).map { "\($0["status"] as? String ?? "")/\($0["reason"] as? String ?? "")" }
@@ -78,10 +81,15 @@ struct AggregatorIdentityTests {
             (first, "accepted", ""),
             (try cam.submission(.mobile, hashes: first.entries, id: upper()), "duplicate", ""),
             (tampered, "rejected", "authentication_failed"),
-            (try cam.submission(.cameraSubmission, hashes: Self.one(), id: upper(), authorityID: "ELSEWHERE"), "rejected",
-             "unknown_authority"),
-            (try cam.submission(.packed, hashes: [.init(imageHash: Self.hash(), modificationLevel: 1)], id: upper()), "rejected",
-             "invalid_provenance"),
+            (
+                try cam.submission(.cameraSubmission, hashes: Self.one(), id: upper(), authorityID: "ELSEWHERE"), "rejected",
+                "unknown_authority"
+            ),
+            (
+                try cam.submission(.packed, hashes: [.init(imageHash: Self.hash(), modificationLevel: 1)], id: upper()),
+                "rejected",
+                "invalid_provenance"
+            ),
         ]
         for (submission, status, reason) in submissions {
             let answer = try #require(try await h.submitRaw(submission).first, "no answer as written to \(status) \(reason)")
@@ -119,7 +127,9 @@ struct AggregatorIdentityTests {
         var unkeyed = Set<String>(), keyed = Set<String>()
         for s in submissions {
             for id in [s.id, s.id.lowercased(), s.id.uppercased()] {
-                for name in ["token-request", "token-correlation", "token-key"] { unkeyed.insert(MessageID.derived(from: id, name)) }
+                for name in ["token-request", "token-correlation", "token-key"] {
+                    unkeyed.insert(MessageID.derived(from: id, name))
+                }
             }
             let uuid = try #require(UUID(text: s.id))
             keyed.formUnion([h.idKey.derive(from: uuid, "token-request"), h.idKey.derive(from: uuid, "token-correlation")])

@@ -18,16 +18,23 @@ struct AggregatorOversizedInputTests {
         let matrix = try SizeMatrix(kafka: h.kafka, logger: h.logger)
         func hex(_ n: Int) throws -> String { Hex.encode(try SecureRandom.bytes(n)) }
         // A token no table opens: the authority answers FAIL, so each submission gets one answer.
-        let submissions = try await matrix.run(topic: g.submissionInput, results: g.submissionOutput, idField: "request_id",
-                                               rejected: h.rejected, limit: limit) { id, _ in
-            let token = BirthmarkCameraToken(ciphertext: try hex(32), authTag: try hex(16), nonce: try hex(12),
-                                             tableId: 1, keyIndex: 7)
-            return try JSONCoding.encode(Submission(id: id, producedAt: Timestamp.now(),
-                                                    imageHashes: [.init(imageHash: try hex(32), modificationLevel: 0)],
-                                                    token: .reference(token), timestamp: 1_700_000_000))
+        let submissions = try await matrix.run(
+            topic: g.submissionInput, results: g.submissionOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in
+            let token = BirthmarkCameraToken(
+                ciphertext: try hex(32), authTag: try hex(16), nonce: try hex(12),
+                tableId: 1, keyIndex: 7)
+            return try JSONCoding.encode(
+                Submission(
+                    id: id, producedAt: Timestamp.now(),
+                    imageHashes: [.init(imageHash: try hex(32), modificationLevel: 0)],
+                    token: .reference(token), timestamp: 1_700_000_000))
         }
-        let questions = try await matrix.run(topic: g.verifyInput, results: g.verifyOutput, idField: "request_id",
-                                             rejected: h.rejected, limit: limit) { id, _ in
+        let questions = try await matrix.run(
+            topic: g.verifyInput, results: g.verifyOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in
             try JSONCoding.encode(LogVerifyRequest(id: id, producedAt: Timestamp.now(), imageHash: try hex(32)))
         }
         for report in [submissions, questions] {

@@ -25,15 +25,22 @@ struct AggregatorProvenanceTests {
         // image, and a processed image of the logged raw one, each in a submission of its own.
         let (raw, processed) = (Self.hash(), Self.hash())
         var logged = [raw, processed]
-        let pair = try await h.submit(try cam.submission(.reference, hashes: [
-            Entry(imageHash: raw, modificationLevel: 0), Entry(imageHash: processed, modificationLevel: 1, parentImageHash: raw),
-        ]))
+        let pair = try await h.submit(
+            try cam.submission(
+                .reference,
+                hashes: [
+                    Entry(imageHash: raw, modificationLevel: 0),
+                    Entry(imageHash: processed, modificationLevel: 1, parentImageHash: raw),
+                ]))
         #expect(pair.status == .accepted, "\(pair.reason?.rawValue ?? "")")
         for (level, parent) in [(2, processed), (1, raw)] {
             let child = Self.hash()
-            let answer = try await h.submit(try cam.submission(.mobile, hashes: [
-                Entry(imageHash: child, modificationLevel: level, parentImageHash: parent),
-            ]))
+            let answer = try await h.submit(
+                try cam.submission(
+                    .mobile,
+                    hashes: [
+                        Entry(imageHash: child, modificationLevel: level, parentImageHash: parent)
+                    ]))
             #expect(answer.status == .accepted, "level \(level): \(answer.reason?.rawValue ?? "")")
             logged.append(child)
         }
@@ -41,29 +48,45 @@ struct AggregatorProvenanceTests {
         // Each of these was logged before.
         let other = Self.hash()
         let invalid: [(String, [Entry])] = [
-            ("two level-0 hashes", [Entry(imageHash: Self.hash(), modificationLevel: 0), Entry(imageHash: Self.hash(), modificationLevel: 0)]),
-            ("a level-1 hash whose parent is not the raw hash", [
-                Entry(imageHash: other, modificationLevel: 0),
-                Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: Self.hash()),
-            ]),
+            (
+                "two level-0 hashes",
+                [Entry(imageHash: Self.hash(), modificationLevel: 0), Entry(imageHash: Self.hash(), modificationLevel: 0)]
+            ),
+            (
+                "a level-1 hash whose parent is not the raw hash",
+                [
+                    Entry(imageHash: other, modificationLevel: 0),
+                    Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: Self.hash()),
+                ]
+            ),
             ("a single level-1 hash with no parent", [Entry(imageHash: Self.hash(), modificationLevel: 1)]),
             ("a raw hash with a parent", [Entry(imageHash: Self.hash(), modificationLevel: 0, parentImageHash: raw)]),
             ("a hash that is its own parent", [Entry(imageHash: other, modificationLevel: 1, parentImageHash: other)]),
             ("level 7", [Entry(imageHash: Self.hash(), modificationLevel: 7, parentImageHash: processed)]),
-            ("a parent in the log at the same level", [Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: processed)]),
-            ("a parent in the submission at the same level", [
-                Entry(imageHash: other, modificationLevel: 1, parentImageHash: raw),
-                Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: other),
-            ]),
-            ("a level-1 raw hash with no parent", [
-                Entry(imageHash: Self.hash(), modificationLevel: 1), Entry(imageHash: Self.hash(), modificationLevel: 0),
-            ]),
+            (
+                "a parent in the log at the same level",
+                [Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: processed)]
+            ),
+            (
+                "a parent in the submission at the same level",
+                [
+                    Entry(imageHash: other, modificationLevel: 1, parentImageHash: raw),
+                    Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: other),
+                ]
+            ),
+            (
+                "a level-1 raw hash with no parent",
+                [
+                    Entry(imageHash: Self.hash(), modificationLevel: 1), Entry(imageHash: Self.hash(), modificationLevel: 0),
+                ]
+            ),
         ]
         var refused: [Submission] = []
         for (what, entries) in invalid {
             let submission = try cam.submission(.reference, hashes: entries)
             let answers = try await h.submitRaw(submission)
-            #expect(answers.count == 1 && answers[0]["status"] as? String == "rejected"
+            #expect(
+                answers.count == 1 && answers[0]["status"] as? String == "rejected"
                     && answers[0]["reason"] as? String == "invalid_provenance", "\(what): \(answers)")
             refused.append(submission)
         }
@@ -75,9 +98,10 @@ struct AggregatorProvenanceTests {
 
         // Nothing refused was logged, and no token of a refused submission reached the authority.
         #expect(Set(try await h.storedLeaves().map(\.1)) == Set(logged))
-        let asked = Set(h.watcher.messages(on: h.authority.tokenInput).compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["id"] as? String
-        })
+        let asked = Set(
+            h.watcher.messages(on: h.authority.tokenInput).compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["id"] as? String
+            })
         #expect(asked.count == 3)
         #expect(asked.isDisjoint(with: refused.map { h.idKey.derive(from: UUID(text: $0.id)!, "token-request") }))
         for (_, bytes) in h.watcher.outputs(on: [h.aggregator.submissionOutput]) {

@@ -29,7 +29,8 @@ struct AggregatorRefusalTests {
         ]
         var sent: [(name: String, id: String, bytes: [UInt8], secrets: [String])] = []
         for (name, edit) in edits {
-            let s = try cam.submission(.flatBundle, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
+            let s = try cam.submission(
+                .flatBundle, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
             var object = try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(s))) as! [String: Any]
             object["gps_hash"] = Hex.encode(try SecureRandom.bytes(32))
             object["owner_hash"] = Hex.encode(try SecureRandom.bytes(32))
@@ -50,9 +51,10 @@ struct AggregatorRefusalTests {
             h.watcher.messages(on: h.rejected).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
         }
         let ids = sent.map(\.id)
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            Set(records().compactMap { $0["original_id"] as? String }).isSuperset(of: ids)
-        })
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                Set(records().compactMap { $0["original_id"] as? String }).isSuperset(of: ids)
+            })
         let schema = try JSONSchemaValidator.load(RejectedRecord.schemaName)
         for bytes in h.watcher.messages(on: h.rejected) { try schema.validate(bytes: bytes) }
         for s in sent {
@@ -62,7 +64,8 @@ struct AggregatorRefusalTests {
             #expect(record["original_sha256"] as? String == Hex.encode(SHA256Hash.digest(s.bytes)))
         }
         // A body that breaks its schema is answered `malformed` by the intake alone, with nothing of it.
-        let extra = try cam.submission(.flatBundle, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
+        let extra = try cam.submission(
+            .flatBundle, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
         var object = try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(extra))) as! [String: Any]
         object["extra"] = true
         let bytes = Array(try JSONSerialization.data(withJSONObject: object))
@@ -71,7 +74,8 @@ struct AggregatorRefusalTests {
         let answer = await h.watcher.answer(for: extra.id, on: h.aggregator.submissionOutput, timeout: .seconds(30))
         #expect(try answer.map { try JSONCoding.decode(SubmissionResult.self, from: $0) }?.reason == .malformed)
         // Nothing of a body anywhere the aggregator writes.
-        let written = (h.watcher.messages(on: h.rejected) + h.watcher.messages(on: h.aggregator.submissionOutput)
+        let written =
+            (h.watcher.messages(on: h.rejected) + h.watcher.messages(on: h.aggregator.submissionOutput)
             + h.watcher.messages(on: h.authority.securityTopic)).map { String(decoding: $0, as: UTF8.self) }
         for s in sent { for secret in s.secrets { #expect(!written.contains { $0.contains(secret) }, "\(s.name)") } }
     }

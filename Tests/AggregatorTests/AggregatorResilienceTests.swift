@@ -18,8 +18,10 @@ struct AggregatorResilienceTests {
             // A raw capture and, where the body holds two, the image processed from it (DESIGN §2's provenance).
             var hashes: [Submission.ImageHash] = []
             for level in 0..<(body == .flatBundle ? 1 : 2) {
-                hashes.append(.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: level,
-                                    parentImageHash: hashes.last?.imageHash))
+                hashes.append(
+                    .init(
+                        imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: level,
+                        parentImageHash: hashes.last?.imageHash))
             }
             return try cam.submission(body, hashes: hashes, authorityID: authorityID)
         }
@@ -33,9 +35,11 @@ struct AggregatorResilienceTests {
         #expect(stored.map(\.0) == Array(0..<Int64(stored.count)), "the log has a gap")
         #expect(stored.count == Set(stored.map(\.1)).count, "a hash is logged twice")
         #expect(Set(stored.map(\.1)) == Set(hashes))
-        let leafHashes = try await h.pool.query("""
+        let leafHashes = try await h.pool.query(
+            """
             SELECT hash FROM \(unescaped: h.aggregator.schema).nodes WHERE level = 0 ORDER BY idx
-            """).decode(Data.self)
+            """
+        ).decode(Data.self)
         #expect(leafHashes.count == stored.count)
         let checkpoints = h.checkpoints()
         #expect(!checkpoints.isEmpty)
@@ -43,7 +47,10 @@ struct AggregatorResilienceTests {
         for (size, checkpoint) in checkpoints {
             let root = MerkleTree.root(leafHashes: Array(leafHashes.prefix(Int(size))))
             if !checkpoint.signed.verify(publicKey: h.signingKey.publicKey) || checkpoint.rootHash != Hex.encode(root)
-                || Int(size) > leafHashes.count { wrong.append(size) }
+                || Int(size) > leafHashes.count
+            {
+                wrong.append(size)
+            }
         }
         #expect(wrong.isEmpty, "checkpoints that are not the log's: \(wrong.sorted().prefix(10))")
     }
@@ -111,7 +118,9 @@ struct AggregatorResilienceTests {
         let answers = await h.answers(all.map(\.id), timeout: .seconds(180))
         #expect(answers.count == all.count)
         let notAccepted = answers.values.filter { $0.status != .accepted }
-        #expect(notAccepted.isEmpty, "\(notAccepted.count): \(notAccepted.prefix(5).map { "\($0.status) \($0.reason?.rawValue ?? "")" })")
+        #expect(
+            notAccepted.isEmpty,
+            "\(notAccepted.count): \(notAccepted.prefix(5).map { "\($0.status) \($0.reason?.rawValue ?? "")" })")
         try await Self.expectSoundLog(h, accepted: all.flatMap { $0.entries.map(\.imageHash) })
         #expect(aggregator.logCount("processing failed; retrying") == 0)
     }
@@ -121,13 +130,19 @@ struct AggregatorResilienceTests {
     @Test func givesUpWithATypedReason() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let aggregator = try await h.startAggregator("g", ["HALLMARK_AGGREGATOR_RESEND_MS": "500",
-                                                            "HALLMARK_AGGREGATOR_GIVE_UP_MS": "2000"])
+        let aggregator = try await h.startAggregator(
+            "g",
+            [
+                "HALLMARK_AGGREGATOR_RESEND_MS": "500",
+                "HALLMARK_AGGREGATOR_GIVE_UP_MS": "2000",
+            ])
         defer { aggregator.signal(SIGKILL) }
         let zero = String(repeating: "00", count: 32)
-        let camera = ProvisioningFile(answer: ProvisioningAnswer(deviceSerial: "NOBODY", tableAssignments: [1, 2, 3],
-                                                                 masterKeys: ["1": zero, "2": zero, "3": zero]),
-                                      nucHash: Data(count: 32))
+        let camera = ProvisioningFile(
+            answer: ProvisioningAnswer(
+                deviceSerial: "NOBODY", tableAssignments: [1, 2, 3],
+                masterKeys: ["1": zero, "2": zero, "3": zero]),
+            nucHash: Data(count: 32))
         let bundles = try Self.bundles(camera, 5, authorityID: h.aggregator.authorityID)
         try await h.send(bundles)
         let answers = await h.answers(bundles.map(\.id), timeout: .seconds(60))

@@ -18,7 +18,8 @@ struct AggregatorRetentionTests {
         let (pool, schema) = try await TransparencyLogTests.schema()
         func insert(_ count: Int, status: String, hoursAgo: Int) async throws -> [UUID] {
             let ids = (0..<count).map { _ in UUID() }
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 INSERT INTO \(unescaped: schema).submissions
                     (submission_id, status, entries, captured_at, correlation_id, reply_topic, result, queued_seq, created_at)
                 SELECT i, \(status), '\\x5b5d'::bytea, 0, 'c', 't',
@@ -31,7 +32,8 @@ struct AggregatorRetentionTests {
         }
         let aged = try await insert(2_500, status: "answered", hoursAgo: 200)
         let fresh = try await insert(10, status: "answered", hoursAgo: 100)
-        let waiting = try await insert(5, status: "validating", hoursAgo: 300) + (try await insert(5, status: "queued", hoursAgo: 300))
+        let waiting =
+            try await insert(5, status: "validating", hoursAgo: 300) + (try await insert(5, status: "queued", hoursAgo: 300))
         let table = SubmissionTable(schema: schema)
         var swept: [Int] = []
         while true {
@@ -62,13 +64,17 @@ struct AggregatorRetentionTests {
         let second = try await h.startAggregator("key-2", ["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": nextFile])
         defer { second.signal(SIGKILL) }
         let (old, new) = (h.signingKey.keyID, next.keyID)
-        let expected = ["\(old) key_added", "\(old) current_key_changed", "\(old) key_removed", "\(new) key_added",
-                        "\(new) current_key_changed"]
+        let expected = [
+            "\(old) key_added", "\(old) current_key_changed", "\(old) key_removed", "\(new) key_added",
+            "\(new) current_key_changed",
+        ]
         var trail: [String] = []
         let recorded = try await eventually {
-            let rows = try await h.pool.query("""
+            let rows = try await h.pool.query(
+                """
                 SELECT record FROM \(unescaped: h.aggregator.schema).hallmark_audit ORDER BY sequence
-                """).decode(Data.self)
+                """
+            ).decode(Data.self)
             trail = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
                 .map { "\($0.keyID ?? "") \($0.reason ?? "")" }
             return trail.count >= expected.count
@@ -76,8 +82,9 @@ struct AggregatorRetentionTests {
         #expect(recorded && trail == expected, "\(trail)")
         #expect(try await AuditChainCheck.run(schema: h.aggregator.schema, pool: h.pool).problem == nil)
         let env = ["HALLMARK_AGGREGATOR_SCHEMA": h.aggregator.schema, "HALLMARK_AUDIT_TOPIC": audit]
-        let verify = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "aggregator"],
-                                        name: "\(h.id)-audit", environment: env)
+        let verify = try ServiceProcess(
+            "hallmark", arguments: ["audit", "verify", "--service", "aggregator"],
+            name: "\(h.id)-audit", environment: env)
         #expect(await verify.waitForExit(timeout: .seconds(60)) == 0)
         #expect(verify.rawLog.contains("intact, 5 records") && verify.rawLog.contains("5 records match"), "\(verify.rawLog)")
     }

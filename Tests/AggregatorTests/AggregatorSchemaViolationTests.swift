@@ -39,8 +39,14 @@ struct AggregatorSchemaViolationTests {
 
         // Still working: a good bundle is logged.
         let cam = try await h.provisioned("CAM-\(h.id)")
-        let good = try await h.submit(try cam.submission(.flatBundle, hashes: [.init(imageHash: String(repeating: "ab", count: 32),
-                                                                                   modificationLevel: 0)]))
+        let good = try await h.submit(
+            try cam.submission(
+                .flatBundle,
+                hashes: [
+                    .init(
+                        imageHash: String(repeating: "ab", count: 32),
+                        modificationLevel: 0)
+                ]))
         #expect(good.status == .accepted)
     }
 
@@ -69,7 +75,9 @@ struct AggregatorSchemaViolationTests {
             ServiceViolations.custom(s, "a 63-digit image hash", accepted: accepts) {
                 $0["image_hashes"] = .array([entry(.string(String(repeating: "a", count: 63)))])
             },
-            ServiceViolations.custom(s, "five image hashes", accepted: accepts) { $0["image_hashes"] = .array(Array(repeating: entry(hash), count: 5)) },
+            ServiceViolations.custom(s, "five image hashes", accepted: accepts) {
+                $0["image_hashes"] = .array(Array(repeating: entry(hash), count: 5))
+            },
             ServiceViolations.custom(s, "no image hashes", accepted: accepts) { $0["image_hashes"] = .array([]) },
             ServiceViolations.custom(s, "modification level 256", accepted: accepts) {
                 $0["image_hashes"] = .array([.object(["image_hash": hash, "modification_level": .number("256")])])
@@ -80,9 +88,13 @@ struct AggregatorSchemaViolationTests {
                 $0["key_indices"] = .array([.number("1"), .number("2"), .number("3")])
             },
             ServiceViolations.custom(s, "an unknown field", accepted: accepts) { $0["device_serial"] = .string("CAM-1") },
-            ServiceViolations.custom(s, "a 100 KB gps_hash", accepted: accepts) { $0["gps_hash"] = .string(String(repeating: "a", count: 100_000)) },
+            ServiceViolations.custom(s, "a 100 KB gps_hash", accepted: accepts) {
+                $0["gps_hash"] = .string(String(repeating: "a", count: 100_000))
+            },
             ServiceViolations.custom(s, "a NUL in the id", accepted: accepts) { $0["id"] = .string("\u{0}") },
-            ServiceViolations.custom(s, "produced_at 2025-02-30", accepted: accepts) { $0["produced_at"] = .string("2025-02-30T00:00:00.000Z") },
+            ServiceViolations.custom(s, "produced_at 2025-02-30", accepted: accepts) {
+                $0["produced_at"] = .string("2025-02-30T00:00:00.000Z")
+            },
             ServiceViolations.custom(s, "timestamp 0", accepted: accepts) { $0["timestamp"] = .number("0") },
             ServiceViolations.custom(s, "timestamp -1", accepted: accepts) { $0["timestamp"] = .number("-1") },
             ServiceViolations.custom(s, "timestamp 1e3", accepted: accepts) { $0["timestamp"] = .number("1e3") },

@@ -51,7 +51,9 @@ struct AggregatorServiceTests {
         #expect(stored.map(\.0) == Array(0..<Int64(hashes.count)))
         #expect(Set(stored.map(\.1)) == Set(hashes))
         let indexOf = Dictionary(uniqueKeysWithValues: stored.map { ($0.1, UInt64($0.0)) })
-        let misplaced = submissions.filter { answers[$0.id]?.leaves?.map(\.leafIndex) != $0.entries.map { indexOf[$0.imageHash] } }
+        let misplaced = submissions.filter {
+            answers[$0.id]?.leaves?.map(\.leafIndex) != $0.entries.map { indexOf[$0.imageHash] }
+        }
         #expect(misplaced.isEmpty, "\(misplaced.count) answers name other leaves than the log holds")
 
         // Every proof, checked offline with only the public key, against one final checkpoint.
@@ -59,17 +61,22 @@ struct AggregatorServiceTests {
         #expect(final.treeSize == UInt64(hashes.count))
         let requests = hashes.map { LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: $0) }
         for chunk in stride(from: 0, to: requests.count, by: 500) {
-            try await h.producer.send(requests[chunk..<min(requests.count, chunk + 500)].map {
-                .init(topic: h.aggregator.verifyInput, key: nil, value: try JSONCoding.encode($0))
-            })
+            try await h.producer.send(
+                requests[chunk..<min(requests.count, chunk + 500)].map {
+                    .init(topic: h.aggregator.verifyInput, key: nil, value: try JSONCoding.encode($0))
+                })
         }
         _ = await h.watcher.wait(timeout: .seconds(300)) { w in requests.allSatisfy { !w.answers(for: $0.id).isEmpty } }
         var verified = 0
         for request in requests {
             guard let bytes = h.watcher.answers(for: request.id).first,
-                  let answer = try? JSONCoding.decode(LogVerifyResult.self, from: bytes) else { continue }
+                let answer = try? JSONCoding.decode(LogVerifyResult.self, from: bytes)
+            else { continue }
             if answer.status == .found, answer.checkpoint == final.signed,
-               case .success = answer.check(publicKey: h.signingKey.publicKey, imageHash: request.imageHash) { verified += 1 }
+                case .success = answer.check(publicKey: h.signingKey.publicKey, imageHash: request.imageHash)
+            {
+                verified += 1
+            }
         }
         #expect(verified == hashes.count)
 
@@ -78,8 +85,10 @@ struct AggregatorServiceTests {
         #expect(sizes.count >= 2)
         for (old, new) in zip(sizes, sizes.dropFirst()) {
             let earlier = h.checkpoints()[old]!.signed
-            let proof = try await h.ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                                         oldTreeSize: old, newTreeSize: new))
+            let proof = try await h.ask(
+                LogVerifyRequest(
+                    id: MessageID.random(), producedAt: Timestamp.now(),
+                    oldTreeSize: old, newTreeSize: new))
             #expect(proof.status == .consistent && proof.checkpoint == h.checkpoints()[new]!.signed)
             #expect((try? proof.check(publicKey: h.signingKey.publicKey, earlier: earlier).get()) != nil, "\(old) → \(new)")
         }
@@ -88,8 +97,10 @@ struct AggregatorServiceTests {
         // hash and no GPS hash; nothing the aggregator receives from it names a device.
         let tokenRequests = h.watcher.messages(on: h.authority.tokenInput)
         #expect(tokenRequests.count >= total)
-        let allowed: Set<String> = ["schema", "id", "produced_at", "correlation_id", "reply_to", "camera_token",
-                                    "encrypted_nuc_token", "table_references", "key_indices"]
+        let allowed: Set<String> = [
+            "schema", "id", "produced_at", "correlation_id", "reply_to", "camera_token",
+            "encrypted_nuc_token", "table_references", "key_indices",
+        ]
         let secrets = Set(hashes + gps)
         var leaking = 0, extraFields = 0
         for bytes in tokenRequests {
@@ -154,11 +165,15 @@ struct AggregatorServiceTests {
         // A bundle holding a new raw hash, a derived one twice and a logged one (derived, as far as
         // this bundle says): accepted, two new leaves.
         let (fresh, derived) = (Self.hash(), Self.hash())
-        let mixed = try await h.submit(try cam.submission(.mobile, hashes: [
-            .init(imageHash: fresh, modificationLevel: 0), .init(imageHash: derived, modificationLevel: 1, parentImageHash: fresh),
-            .init(imageHash: derived, modificationLevel: 1, parentImageHash: fresh),
-            .init(imageHash: first.entries[0].imageHash, modificationLevel: 1, parentImageHash: fresh),
-        ]))
+        let mixed = try await h.submit(
+            try cam.submission(
+                .mobile,
+                hashes: [
+                    .init(imageHash: fresh, modificationLevel: 0),
+                    .init(imageHash: derived, modificationLevel: 1, parentImageHash: fresh),
+                    .init(imageHash: derived, modificationLevel: 1, parentImageHash: fresh),
+                    .init(imageHash: first.entries[0].imageHash, modificationLevel: 1, parentImageHash: fresh),
+                ]))
         #expect(mixed.status == .accepted)
         #expect(mixed.leaves?.map(\.status) == [.appended, .appended, .duplicate, .duplicate])
         #expect(mixed.leaves?[1].leafIndex == mixed.leaves?[2].leafIndex && mixed.leaves?[3].leafIndex == leaf)
@@ -183,16 +198,19 @@ struct AggregatorServiceTests {
         replay.id = MessageID.random()
         replay.imageHashes = one()
         #expect(try await h.submit(replay).reason == .replayedToken)
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                                           deviceSerial: stolen.deviceSerial, reason: "stolen"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
+                deviceSerial: stolen.deviceSerial, reason: "stolen"))
         // Within the device cache's TTL the old state may still pass (and log) a bundle.
         var passedBeforeBlacklist: [String] = []
-        #expect(try await eventually(timeout: .seconds(20)) {
-            let s = try stolen.submission(.packed, hashes: one())
-            let answer = try await h.submit(s)
-            if answer.status == .accepted { passedBeforeBlacklist.append(s.entries[0].imageHash) }
-            return answer.reason == .blacklisted
-        })
+        #expect(
+            try await eventually(timeout: .seconds(20)) {
+                let s = try stolen.submission(.packed, hashes: one())
+                let answer = try await h.submit(s)
+                if answer.status == .accepted { passedBeforeBlacklist.append(s.entries[0].imageHash) }
+                return answer.reason == .blacklisted
+            })
         let foreign = try await h.submit(try cam.submission(.cameraSubmission, hashes: one(), authorityID: "SOMEONE_ELSE"))
         #expect(foreign.status == .rejected && foreign.reason == .unknownAuthority)
 
@@ -200,16 +218,23 @@ struct AggregatorServiceTests {
         let stored = Set(try await h.storedLeaves().map(\.1))
         #expect(stored == Set([first.entries[0].imageHash, fresh, derived, replayed] + passedBeforeBlacklist))
         // not_found, and questions that cannot be answered.
-        let missing = try await h.ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: Self.hash()))
+        let missing = try await h.ask(
+            LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: Self.hash()))
         #expect(missing.status == .notFound && missing.check(publicKey: h.signingKey.publicKey).isSuccess)
-        let unknown = try await h.ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 1,
-                                                       newTreeSize: 999_999))
+        let unknown = try await h.ask(
+            LogVerifyRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 1,
+                newTreeSize: 999_999))
         #expect(unknown.status == .rejected && unknown.reason == .unknownTreeSize)
-        let backwards = try await h.ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 3,
-                                                         newTreeSize: 1))
+        let backwards = try await h.ask(
+            LogVerifyRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 3,
+                newTreeSize: 1))
         #expect(backwards.reason == .malformed)
         // Every message the aggregator produced meets its JSON Schema.
-        let produced = [h.aggregator.submissionOutput, h.aggregator.verifyOutput, h.aggregator.checkpoints, h.authority.tokenInput]
+        let produced = [
+            h.aggregator.submissionOutput, h.aggregator.verifyOutput, h.aggregator.checkpoints, h.authority.tokenInput,
+        ]
         var checked = 0
         for (_, bytes) in h.watcher.outputs(on: produced) {
             let object = try JSONSerialization.jsonObject(with: Data(bytes))

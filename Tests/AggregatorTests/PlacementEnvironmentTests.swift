@@ -20,8 +20,9 @@ struct PlacementEnvironmentTests {
         c.schema = "authority_x"
         (c.provisionInput, c.provisionOutput, c.tokenInput, c.tokenOutput) = ("p.in", "p.out", "t.in", "t.out")
         (c.adminInput, c.securityTopic, c.auditTopic) = ("admin", "security", "audit")
-        let back = try AuthorityConfiguration.fromEnvironment(c.placementEnvironment.merging(
-            ["HALLMARK_AUTHORITY_OPERATOR_KEYS": "k=\(String(repeating: "A", count: 43))="]) { a, _ in a })
+        let back = try AuthorityConfiguration.fromEnvironment(
+            c.placementEnvironment.merging(
+                ["HALLMARK_AUTHORITY_OPERATOR_KEYS": "k=\(String(repeating: "A", count: 43))="]) { a, _ in a })
         #expect(back.topics == c.topics && back.schema == c.schema && back.securityTopic == c.securityTopic)
         #expect(back.auditTopic == "audit")
     }

@@ -39,7 +39,8 @@ struct TransparencyLogTests {
         let hashes = Self.rfcLeaves.map(MerkleTree.leafHash)
         for (n, hash) in hashes.enumerated() {
             let nodes = frontier.append(leafHash: hash)
-            _ = try await pool.execute("""
+            _ = try await pool.execute(
+                """
                 INSERT INTO \(unescaped: schema).nodes (level, idx, hash)
                 SELECT * FROM unnest(\(PostgresArray(nodes.map { Int64($0.level) })), \(PostgresArray(nodes.map { Int64($0.index) })),
                                      \(PostgresArray(nodes.map(\.hash))))
@@ -52,11 +53,17 @@ struct TransparencyLogTests {
                 for index in 0..<size {
                     let proof = try await store.inclusionProofs([(Int64(index), Int64(size))], on: connection)[0]
                     #expect(proof == (try MerkleTree.inclusionProof(leafIndex: index, leafHashes: Array(hashes.prefix(size)))))
-                    #expect(MerkleTree.verifyInclusion(leafHash: hashes[index], leafIndex: index, treeSize: size, proof: proof,
-                                                       root: frontier.root))
+                    #expect(
+                        MerkleTree.verifyInclusion(
+                            leafHash: hashes[index], leafIndex: index, treeSize: size, proof: proof,
+                            root: frontier.root))
                 }
                 let batch = try await store.inclusionProofs((0..<size).map { (Int64($0), Int64(size)) }, on: connection)
-                #expect(batch == (try (0..<size).map { try MerkleTree.inclusionProof(leafIndex: $0, leafHashes: Array(hashes.prefix(size))) }))
+                #expect(
+                    batch
+                        == (try (0..<size).map {
+                            try MerkleTree.inclusionProof(leafIndex: $0, leafHashes: Array(hashes.prefix(size)))
+                        }))
                 for old in 0...size {
                     let proof = try await store.consistencyProof(old: Int64(old), new: Int64(size), on: connection)
                     #expect(proof == (try MerkleTree.consistencyProof(oldSize: old, leafHashes: Array(hashes.prefix(size)))))
@@ -68,8 +75,9 @@ struct TransparencyLogTests {
     }
 
     static func item(_ hashes: [String], at time: UInt64 = 1_700_000_000) -> TransparencyLog.Item {
-        TransparencyLog.Item(id: UUID(), entries: hashes.map { .init(imageHash: $0, modificationLevel: 0) },
-                             capturedAt: time, correlationID: MessageID.random(), replyTopic: "answers", replyKey: nil)
+        TransparencyLog.Item(
+            id: UUID(), entries: hashes.map { .init(imageHash: $0, modificationLevel: 0) },
+            capturedAt: time, correlationID: MessageID.random(), replyTopic: "answers", replyKey: nil)
     }
 
     /// Batches through the writer's append, as the ordered writer calls it: duplicates take no
@@ -102,13 +110,16 @@ struct TransparencyLogTests {
         _ = try await append(other, [Self.item(Array(h[3..<10]))])
         _ = try await append(log, [Self.item(Array(h[10..<25])), Self.item(Array(h[25..<40]))])
         #expect(size == 40)
-        let stored = try await pool.query("""
+        let stored = try await pool.query(
+            """
             SELECT encode(image_hash, 'hex') FROM \(unescaped: schema).leaves ORDER BY leaf_index
-            """).decode(String.self)
+            """
+        ).decode(String.self)
         #expect(stored == h)
-        let root = MerkleTree.root(leafHashes: try await pool.withConnection { connection in
-            try await LogStore(schema: schema).leaves(stored.map { try Hex.decode($0) }, on: connection)
-        }.values.sorted { $0.index < $1.index }.map(\.leaf.leafHash))
+        let root = MerkleTree.root(
+            leafHashes: try await pool.withConnection { connection in
+                try await LogStore(schema: schema).leaves(stored.map { try Hex.decode($0) }, on: connection)
+            }.values.sorted { $0.index < $1.index }.map(\.leaf.leafHash))
         let checkpoints = try await pool.withConnection { try await LogStore(schema: schema).latestCheckpoint(on: $0) }
         let latest = try #require(checkpoints)
         #expect(latest.treeSize == 40 && latest.rootHash == Hex.encode(root) && latest.verify(publicKey: key.publicKey))
@@ -132,15 +143,17 @@ struct TransparencyLogTests {
             _ = try await table.insert(items.map { ($0, Data(count: 32)) }, on: connection)
             // Queued in an order unrelated to their ids; the last one is still being validated.
             for item in items.dropLast().reversed() {
-                try await connection.execute("""
+                try await connection.execute(
+                    """
                     UPDATE \(unescaped: schema).submissions SET status = 'queued' WHERE submission_id = \(item.id);
                     """)
                 try await connection.execute("INSERT INTO \(unescaped: schema).log_queue (submission_id) VALUES (\(item.id))")
             }
         }
         try await database.migrate(AggregatorMigrations.all(schema: schema), logger: logger)
-        let log = TransparencyLog(schema: schema, key: try CheckpointSigningKey.generate(), checkpointTopic: "checkpoints",
-                                  metrics: AggregatorMetrics())
+        let log = TransparencyLog(
+            schema: schema, key: try CheckpointSigningKey.generate(), checkpointTopic: "checkpoints",
+            metrics: AggregatorMetrics())
         let waiting = try await pool.withConnection { try await log.waiting(limit: 10, on: $0) }
         #expect(waiting.map(\.id) == items.dropLast().reversed().map(\.id))
         let batch = try await pool.transaction { try await log.append(waiting, at: 0, on: $0) }

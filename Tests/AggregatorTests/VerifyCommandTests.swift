@@ -19,9 +19,12 @@ struct VerifyCommandTests {
         defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
         let cam = try await h.provisioned("CAM-\(h.id)")
         let hash = Hex.encode(try SecureRandom.bytes(32))
-        #expect(try await h.submit(try cam.submission(.packed, hashes: [.init(imageHash: hash, modificationLevel: 0)])).status == .accepted)
-        let log = LogQuestion(producer: h.producer, watcher: h.watcher, requests: h.aggregator.verifyInput,
-                              results: h.aggregator.verifyOutput, timeout: .seconds(60))
+        #expect(
+            try await h.submit(try cam.submission(.packed, hashes: [.init(imageHash: hash, modificationLevel: 0)])).status
+                == .accepted)
+        let log = LogQuestion(
+            producer: h.producer, watcher: h.watcher, requests: h.aggregator.verifyInput,
+            results: h.aggregator.verifyOutput, timeout: .seconds(60))
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(h.id).json").path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let key = h.signingKey.publicKey
@@ -32,13 +35,22 @@ struct VerifyCommandTests {
         #expect(remembered.treeSize == 1)
 
         // The log grows; the next answer is proven an extension of the remembered checkpoint.
-        #expect(try await h.submit(try cam.submission(.reference, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)),
-                                                                                 modificationLevel: 0)])).status == .accepted)
+        #expect(
+            try await h.submit(
+                try cam.submission(
+                    .reference,
+                    hashes: [
+                        .init(
+                            imageHash: Hex.encode(try SecureRandom.bytes(32)),
+                            modificationLevel: 0)
+                    ])
+            ).status == .accepted)
         let second = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)
         #expect(second.code == 0 && second.text.contains("consistent with the last checkpoint seen (size 1)"), "\(second.text)")
         #expect(LastCheckpoint.load(state)?.treeSize == 2)
 
-        let missing = try await VerifyCommand.verify(Hex.encode(try SecureRandom.bytes(32)), log: log, publicKey: key, statePath: state)
+        let missing = try await VerifyCommand.verify(
+            Hex.encode(try SecureRandom.bytes(32)), log: log, publicKey: key, statePath: state)
         #expect(missing.code == 1 && missing.text.hasPrefix("NOT FOUND"))
 
         // A larger remembered checkpoint that this key did not sign is ignored and replaced.

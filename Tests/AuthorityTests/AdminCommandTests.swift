@@ -24,17 +24,20 @@ struct AdminCommandTests {
         let before = try await Self.state(h)
 
         func command(_ action: AdminCommand.Action, producedAt: Date = Date()) -> AdminCommand {
-            AdminCommand(id: MessageID.random(), producedAt: Timestamp.format(producedAt), command: action,
-                         deviceSerial: action == .retireTable ? nil : cam.deviceSerial,
-                         tableId: action == .retireTable ? table : nil, reason: "test")
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.format(producedAt), command: action,
+                deviceSerial: action == .retireTable ? nil : cam.deviceSerial,
+                tableId: action == .retireTable ? table : nil, reason: "test")
         }
         typealias Case = (name: String, reason: String, bytes: [UInt8], id: String)
         func sent(_ name: String, _ reason: String, _ c: AdminCommand) throws -> Case {
             (name, reason, try JSONCoding.encode(c), c.id)
         }
         /// A command signed by the operator, then one member changed.
-        func tampered(_ name: String, _ reason: String, _ c: AdminCommand,
-                      _ change: (inout [String: Any]) -> Void) throws -> Case {
+        func tampered(
+            _ name: String, _ reason: String, _ c: AdminCommand,
+            _ change: (inout [String: Any]) -> Void
+        ) throws -> Case {
             let signed = try JSONCoding.encode(try h.operatorKey.sign(c))
             var object = try JSONSerialization.jsonObject(with: Data(signed)) as! [String: Any]
             change(&object)
@@ -60,8 +63,9 @@ struct AdminCommandTests {
             try tampered("a member added", "schema_violation", command(.blacklist)) { $0["note"] = "x" },
             try tampered("a malformed signature", "schema_violation", command(.blacklist)) { $0["signature"] = "c2ln" },
             try sent("stale", "stale_command", try h.operatorKey.sign(command(.blacklist, producedAt: Date() - 600))),
-            try sent("from the future", "stale_command",
-                     try h.operatorKey.sign(command(.retireTable, producedAt: Date() + 600))),
+            try sent(
+                "from the future", "stale_command",
+                try h.operatorKey.sign(command(.retireTable, producedAt: Date() + 600))),
         ]
 
         for c in cases { try await h.sendAdmin(bytes: c.bytes) }
@@ -69,18 +73,20 @@ struct AdminCommandTests {
             let record = await h.waitForRejection(of: c.id)
             #expect(record?["reason"] as? String == c.reason, "\(c.name): \(String(describing: record?["reason"]))")
         }
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            Set(h.securityEvents().filter { $0.event == .adminCommandRejected }.compactMap(\.requestId))
-                .isSuperset(of: cases.map(\.id))
-        }, "a refused command raised no security event")
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                Set(h.securityEvents().filter { $0.event == .adminCommandRejected }.compactMap(\.requestId))
+                    .isSuperset(of: cases.map(\.id))
+            }, "a refused command raised no security event")
         for c in cases {
             let events = h.securityEvents().filter { $0.requestId == c.id }
             #expect(events.count == 1, "\(c.name): \(events.count) events")
             #expect(events.first?.event == .adminCommandRejected && events.first?.reason == c.reason, "\(c.name)")
             #expect(events.first?.deviceSerial == nil)
         }
-        #expect(h.securityEvents().filter { [.deviceBlacklisted, .deviceUnblacklisted, .tableRetired].contains($0.event) }
-            .isEmpty, "a refused command acted")
+        #expect(
+            h.securityEvents().filter { [.deviceBlacklisted, .deviceUnblacklisted, .tableRetired].contains($0.event) }
+                .isEmpty, "a refused command acted")
         #expect(try await Self.state(h) == before, "a refused command changed the database")
 
         // Signed, in its window: it acts, and the event names the operator key. The same
@@ -93,14 +99,16 @@ struct AdminCommandTests {
         try await h.sendAdmin(command(.unblacklist))
         #expect(await h.waitForSecurity(.deviceUnblacklisted))
         // A redelivery may resend the first outputs (same ids) until they are forgotten; never new ones.
-        #expect(Set(h.securityEvents().filter { $0.event == .deviceBlacklisted }.map(\.id)).count == 1,
-                "a replay acted again")
+        #expect(
+            Set(h.securityEvents().filter { $0.event == .deviceBlacklisted }.map(\.id)).count == 1,
+            "a replay acted again")
         let replayedID = try JSONSerialization.jsonObject(with: Data(blacklist)) as! [String: Any]
         #expect(await h.waitForRejection(of: replayedID["id"] as! String)?["reason"] as? String == "replayed_command")
         #expect(h.securityEvents().first { $0.event == .deviceBlacklisted }?.keyID == h.operatorKey.keyID)
         try await h.sendAdmin(command(.retireTable))
         #expect(await h.waitForSecurity(.tableRetired))
-        let retired = try await h.pool.query("""
+        let retired = try await h.pool.query(
+            """
             SELECT count(*)::bigint FROM \(unescaped: h.configuration.schema).key_tables WHERE retired
             """)
         #expect(try retired[0].column(0, as: Int64.self) == 1)
@@ -117,18 +125,22 @@ struct AdminCommandTests {
     /// unauthenticated sender must not write to it); the same records on the audit topic,
     /// naming the device only by index; `hallmark audit verify` passes, then finds an edit.
     static func auditTrailShowsEveryStep(_ h: AuthorityHarness, serial: String, table: Int, refused: [String]) async throws {
-        let nobody = AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                                  deviceSerial: "CAM-\(h.id)-nobody", reason: "test")
+        let nobody = AdminCommand(
+            id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
+            deviceSerial: "CAM-\(h.id)-nobody", reason: "test")
         try await h.sendAdmin(nobody)
         #expect(await h.waitForRejection(of: nobody.id)?["reason"] as? String == "unknown_device")
         let schema = try JSONSchemaValidator.load(AuditRecord.schemaName)
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in h.watcher.messages(on: h.configuration.auditTopic).count >= 6 })
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in h.watcher.messages(on: h.configuration.auditTopic).count >= 6 })
         let published = try h.watcher.messages(on: h.configuration.auditTopic).map { bytes in
             try schema.validate(bytes: bytes)
             #expect(!String(decoding: bytes, as: UTF8.self).contains(serial))
             return try JSONCoding.decode(AuditRecord.self, from: bytes)
         }
-        let all = Dictionary(published.map { ($0.sequence, $0) }) { first, _ in first }.values.sorted { $0.sequence < $1.sequence }
+        let all = Dictionary(published.map { ($0.sequence, $0) }) { first, _ in first }.values.sorted {
+            $0.sequence < $1.sequence
+        }
         #expect(AuditRecord.firstBreak(in: all) == nil)
         // The KEK in force at start comes first; then the commands.
         #expect(all.prefix(2).map(\.action) == [.kekRotation, .kekRotation] && all.prefix(2).allSatisfy { $0.keyID == "kek.1" })
@@ -140,28 +152,33 @@ struct AdminCommandTests {
         #expect(records[2].tableID == table && records.allSatisfy { !refused.contains($0.requestID ?? "") })
 
         let env = ["HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUDIT_TOPIC": h.configuration.auditTopic]
-        let intact = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
-                                        name: "\(h.id)-audit", environment: env)
+        let intact = try ServiceProcess(
+            "hallmark", arguments: ["audit", "verify", "--service", "authority"],
+            name: "\(h.id)-audit", environment: env)
         #expect(await intact.waitForExit(timeout: .seconds(60)) == 0)
         #expect(intact.rawLog.contains("intact, 6 records") && intact.rawLog.contains("6 records match"), "\(intact.rawLog)")
-        try await h.pool.execute("""
+        try await h.pool.execute(
+            """
             UPDATE \(unescaped: h.configuration.schema).hallmark_audit
             SET record = convert_to(replace(convert_from(record, 'UTF8'), '"succeeded"', '"failed"'), 'UTF8')
             WHERE sequence = 3
             """)
-        let broken = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
-                                        name: "\(h.id)-audit-broken", environment: env)
+        let broken = try ServiceProcess(
+            "hallmark", arguments: ["audit", "verify", "--service", "authority"],
+            name: "\(h.id)-audit-broken", environment: env)
         #expect(await broken.waitForExit(timeout: .seconds(60)) == 1)
         #expect(broken.rawLog.contains("BROKEN at record 3"), "\(broken.rawLog)")
 
         // Someone who can write the table rewrites the chain from record 3 on, and the head,
         // so that it checks; the copy published on the audit topic still tells.
         try await rechain(h, from: all)
-        let table = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority", "--table-only"],
-                                       name: "\(h.id)-audit-rewritten-table", environment: env)
+        let table = try ServiceProcess(
+            "hallmark", arguments: ["audit", "verify", "--service", "authority", "--table-only"],
+            name: "\(h.id)-audit-rewritten-table", environment: env)
         #expect(await table.waitForExit(timeout: .seconds(60)) == 0, "the rewritten chain checks: \(table.rawLog)")
-        let rewritten = try ServiceProcess("hallmark", arguments: ["audit", "verify", "--service", "authority"],
-                                           name: "\(h.id)-audit-rewritten", environment: env)
+        let rewritten = try ServiceProcess(
+            "hallmark", arguments: ["audit", "verify", "--service", "authority"],
+            name: "\(h.id)-audit-rewritten", environment: env)
         #expect(await rewritten.waitForExit(timeout: .seconds(60)) == 1)
         #expect(rewritten.rawLog.contains("BROKEN at record 3") && rewritten.rawLog.contains("rewritten"), "\(rewritten.rawLog)")
     }
@@ -172,11 +189,13 @@ struct AdminCommandTests {
         let schema = h.configuration.schema
         var previous = records[1]
         for (i, r) in records.enumerated().dropFirst(2) {
-            let forged = try AuditRecord(id: r.id, producedAt: r.producedAt, service: r.service, after: previous,
-                                         occurredAt: r.occurredAt, actor: r.actor, actorKeyID: r.actorKeyID, action: r.action,
-                                         subjectType: r.subjectType, subjectIndex: r.subjectIndex, tableID: r.tableID,
-                                         requestID: r.requestID, outcome: i == 2 ? .failed : r.outcome, reason: r.reason)
-            try await h.pool.execute("""
+            let forged = try AuditRecord(
+                id: r.id, producedAt: r.producedAt, service: r.service, after: previous,
+                occurredAt: r.occurredAt, actor: r.actor, actorKeyID: r.actorKeyID, action: r.action,
+                subjectType: r.subjectType, subjectIndex: r.subjectIndex, tableID: r.tableID,
+                requestID: r.requestID, outcome: i == 2 ? .failed : r.outcome, reason: r.reason)
+            try await h.pool.execute(
+                """
                 UPDATE \(unescaped: schema).hallmark_audit SET record = \(Data(try JSONCoding.encode(forged)))
                 WHERE sequence = \(Int64(forged.sequence))
                 """)
@@ -195,12 +214,17 @@ struct AdminCommandTests {
             try? FileManager.default.removeItem(atPath: keyFile)
             try? FileManager.default.removeItem(atPath: keysFile)
         }
-        let make = try ServiceProcess("hallmark", arguments: ["authority", "operator-key", "--key-id", "cli-op",
-                                                            "--out", keyFile], name: "\(h.id)-keygen", environment: [:])
+        let make = try ServiceProcess(
+            "hallmark",
+            arguments: [
+                "authority", "operator-key", "--key-id", "cli-op",
+                "--out", keyFile,
+            ], name: "\(h.id)-keygen", environment: [:])
         #expect(await make.waitForExit(timeout: .seconds(60)) == 0)
         let printed = make.rawLog.trimmingCharacters(in: .whitespacesAndNewlines)
-        let seed = try #require(try String(contentsOfFile: keyFile, encoding: .utf8).split(separator: "\n")
-            .first { $0.hasPrefix("seed=") }.map { String($0.dropFirst(5)) })
+        let seed = try #require(
+            try String(contentsOfFile: keyFile, encoding: .utf8).split(separator: "\n")
+                .first { $0.hasPrefix("seed=") }.map { String($0.dropFirst(5)) })
         #expect(!make.rawLog.contains(seed), "the private key was printed")
         #expect(try OperatorKeys.parse(printed, variable: "stdout")["cli-op"] == OperatorKeyFile.load(keyFile).publicKey)
         #expect(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int == 0o600)
@@ -210,13 +234,21 @@ struct AdminCommandTests {
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-cli")
         let env = ["HALLMARK_AUTHORITY_ADMIN_INPUT": h.configuration.adminInput]
-        let unsignedRun = try ServiceProcess("hallmark", arguments: ["authority", "admin", "blacklist", "--serial",
-                                                                   cam.deviceSerial], name: "\(h.id)-nokey",
-                                             environment: env.merging(["HALLMARK_OPERATOR_KEY_FILE": ""]) { $1 })
+        let unsignedRun = try ServiceProcess(
+            "hallmark",
+            arguments: [
+                "authority", "admin", "blacklist", "--serial",
+                cam.deviceSerial,
+            ], name: "\(h.id)-nokey",
+            environment: env.merging(["HALLMARK_OPERATOR_KEY_FILE": ""]) { $1 })
         #expect(await unsignedRun.waitForExit(timeout: .seconds(60)) != 0, "the CLI sent an unsigned command")
-        let admin = try ServiceProcess("hallmark", arguments: ["authority", "admin", "blacklist", "--serial", cam.deviceSerial,
-                                                             "--reason", "lost", "--operator-key", keyFile],
-                                       name: "\(h.id)-admin", environment: env)
+        let admin = try ServiceProcess(
+            "hallmark",
+            arguments: [
+                "authority", "admin", "blacklist", "--serial", cam.deviceSerial,
+                "--reason", "lost", "--operator-key", keyFile,
+            ],
+            name: "\(h.id)-admin", environment: env)
         #expect(await admin.waitForExit(timeout: .seconds(60)) == 0)
         #expect(await h.waitForSecurity(.deviceBlacklisted))
         #expect(h.securityEvents().first { $0.event == .deviceBlacklisted }?.keyID == "cli-op")
@@ -227,11 +259,13 @@ struct AdminCommandTests {
     /// Without an operator key no admin command could ever act: the authority refuses to start.
     @Test func noOperatorKeyRefusesToStart() async throws {
         let h = try await AuthorityHarness(tables: 2)
-        let refused = try ServiceProcess("hallmark-authority", name: "\(h.id)-nokeys", environment: [
-            "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": h.secretsFile,
-            "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": "", "HALLMARK_AUTHORITY_OPERATOR_KEYS": "",
-            "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
-        ])
+        let refused = try ServiceProcess(
+            "hallmark-authority", name: "\(h.id)-nokeys",
+            environment: [
+                "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": h.secretsFile,
+                "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": "", "HALLMARK_AUTHORITY_OPERATOR_KEYS": "",
+                "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
+            ])
         #expect(await refused.waitForExit(timeout: .seconds(60)) == 1)
         #expect(refused.rawLog.contains("cannot start: HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE"))
         await h.close()
@@ -241,13 +275,17 @@ struct AdminCommandTests {
     /// retirement.
     static func state(_ h: AuthorityHarness) async throws -> [String] {
         let schema = h.configuration.schema
-        let devices = try await h.pool.query("""
+        let devices = try await h.pool.query(
+            """
             SELECT serial || ':' || blacklisted::text || ':' || coalesce(blacklist_reason, '-') || ':' || changed_at::text
             FROM \(unescaped: schema).devices ORDER BY serial
-            """).decode(String.self)
-        let tables = try await h.pool.query("""
+            """
+        ).decode(String.self)
+        let tables = try await h.pool.query(
+            """
             SELECT table_id::text || ':' || retired::text FROM \(unescaped: schema).key_tables ORDER BY table_id
-            """).decode(String.self)
+            """
+        ).decode(String.self)
         return devices + tables
     }
 }

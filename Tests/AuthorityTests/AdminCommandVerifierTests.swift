@@ -17,13 +17,17 @@ struct AdminCommandVerifierTests {
 
     static func message(_ bytes: [UInt8]) throws -> StageMessage {
         let (header, fields) = try EnvelopeHeader.read(bytes)
-        return StageMessage(header: header, kafka: KafkaMessage(topic: "admin", partition: 0, offset: 0, key: nil,
-                                                                value: bytes), fields: fields)
+        return StageMessage(
+            header: header,
+            kafka: KafkaMessage(
+                topic: "admin", partition: 0, offset: 0, key: nil,
+                value: bytes), fields: fields)
     }
 
     static func command(at date: Date = now) -> AdminCommand {
-        AdminCommand(id: MessageID.random(), producedAt: Timestamp.format(date), command: .blacklist,
-                     deviceSerial: "CAM-1", reason: "stolen")
+        AdminCommand(
+            id: MessageID.random(), producedAt: Timestamp.format(date), command: .blacklist,
+            deviceSerial: "CAM-1", reason: "stolen")
     }
 
     @Test func theSignatureCoversTheCanonicalJSONWithoutItself() throws {
@@ -36,8 +40,10 @@ struct AdminCommandVerifierTests {
         unsigned.signature = nil
         let fields = try Self.message(bytes).fields
         #expect(AdminCommand.signedBytes(of: fields) == (try JSONCoding.encode(unsigned)))
-        #expect(Ed25519.verify(signature: try Base64.decode(signed.signature!, length: 64),
-                               message: AdminCommand.signedBytes(of: fields), publicKey: try key.publicKey))
+        #expect(
+            Ed25519.verify(
+                signature: try Base64.decode(signed.signature!, length: 64),
+                message: AdminCommand.signedBytes(of: fields), publicKey: try key.publicKey))
         #expect(signed.keyID == "op-1")
     }
 
@@ -60,8 +66,9 @@ struct AdminCommandVerifierTests {
         keyOnly.keyID = "op-1"
         #expect(try reason(JSONCoding.encode(keyOnly)) == "unsigned_command")
         #expect(try reason(JSONCoding.encode(OperatorKeyFile.generate(keyID: "op-2").sign(Self.command()))) == "unknown_key")
-        #expect(try reason(JSONCoding.encode(OperatorKeyFile.generate(keyID: "op-1").sign(Self.command())))
-            == "bad_signature")
+        #expect(
+            try reason(JSONCoding.encode(OperatorKeyFile.generate(keyID: "op-1").sign(Self.command())))
+                == "bad_signature")
         var changed = try key.sign(Self.command())
         changed.reason = "found"
         #expect(try reason(JSONCoding.encode(changed)) == "bad_signature")
@@ -77,8 +84,10 @@ struct AdminCommandVerifierTests {
         let key = try OperatorKeyFile.generate(keyID: "op-1")
         let entry = try key.publicEntry
         #expect(try OperatorKeys.parse(entry + ", other=" + Base64.encode(Data(count: 32)), variable: "v").keys.count == 2)
-        for bad in ["op-1", "op 1=" + Base64.encode(Data(count: 32)), "-op=" + Base64.encode(Data(count: 32)),
-                    "op=" + Base64.encode(Data(count: 31)), entry + "\n" + entry] {
+        for bad in [
+            "op-1", "op 1=" + Base64.encode(Data(count: 32)), "-op=" + Base64.encode(Data(count: 32)),
+            "op=" + Base64.encode(Data(count: 31)), entry + "\n" + entry,
+        ] {
             #expect(throws: ConfigurationError.self) { try OperatorKeys.parse(bad, variable: "v") }
             do { _ = try OperatorKeys.parse(bad, variable: "v") } catch {
                 #expect(!error.description.contains(String(entry.split(separator: "=", maxSplits: 1)[1])))

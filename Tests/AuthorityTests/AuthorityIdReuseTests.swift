@@ -16,9 +16,10 @@ import Testing
 @Suite("Authority: reused ids, replays, ids as written", .serialized, .timeLimit(.minutes(6)))
 struct AuthorityIdReuseTests {
     static func request(_ id: String, _ serial: String) throws -> ProvisionRequest {
-        ProvisionRequest(id: id, producedAt: Timestamp.now(), deviceSerial: serial,
-                         devicePublicKey: Base64.encode(try X25519.generate().publicKey),
-                         nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: nil)
+        ProvisionRequest(
+            id: id, producedAt: Timestamp.now(), deviceSerial: serial,
+            devicePublicKey: Base64.encode(try X25519.generate().publicKey),
+            nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: nil)
     }
 
     /// The provisioning answers to `id` seen so far, decoded.
@@ -30,9 +31,11 @@ struct AuthorityIdReuseTests {
 
     /// Every answer, event and rejected record seen is valid under its schema.
     static func validateSchemas(_ h: AuthorityHarness) throws {
-        for (topic, name) in [(h.configuration.provisionOutput, ProvisionResult.schemaName),
-                              (h.configuration.securityTopic, SecurityEvent.schemaName),
-                              (h.rejected, RejectedRecord.schemaName)] {
+        for (topic, name) in [
+            (h.configuration.provisionOutput, ProvisionResult.schemaName),
+            (h.configuration.securityTopic, SecurityEvent.schemaName),
+            (h.rejected, RejectedRecord.schemaName),
+        ] {
             let schema = try JSONSchemaValidator.load(name)
             for message in h.watcher.messages(on: topic) { try schema.validate(bytes: message) }
         }
@@ -47,22 +50,28 @@ struct AuthorityIdReuseTests {
         // A provisioning request, then a correctly signed blacklist command with its id.
         let x = MessageID.random()
         #expect(try await h.provisionRaw(Self.request(x, "CAM-\(h.id)-x")).status == .provisioned)
-        try await h.sendAdmin(AdminCommand(id: x, producedAt: Timestamp.now(), command: .blacklist,
-                                           deviceSerial: cam.deviceSerial, reason: "test"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: x, producedAt: Timestamp.now(), command: .blacklist,
+                deviceSerial: cam.deviceSerial, reason: "test"))
         #expect(await h.waitForRejection(of: x)?["reason"] as? String == "id_reused")
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            h.securityEvents().contains { $0.event == .idReused && $0.requestId == x && $0.reason == "other_topic" }
-        }, "no id_reused event for the admin command")
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                h.securityEvents().contains { $0.event == .idReused && $0.requestId == x && $0.reason == "other_topic" }
+            }, "no id_reused event for the admin command")
         // The camera is still valid: the command did nothing.
-        let blacklisted = try await h.pool.query("""
+        let blacklisted = try await h.pool.query(
+            """
             SELECT blacklisted FROM \(unescaped: h.configuration.schema).devices WHERE serial = \(cam.deviceSerial)
             """)
         #expect(try blacklisted[0].column(0, as: Bool.self) == false)
 
         // An admin command that acts, then a provisioning request with its id.
         let y = MessageID.random()
-        try await h.sendAdmin(AdminCommand(id: y, producedAt: Timestamp.now(), command: .retireTable,
-                                           tableId: cam.tableAssignments[0], reason: "test"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: y, producedAt: Timestamp.now(), command: .retireTable,
+                tableId: cam.tableAssignments[0], reason: "test"))
         #expect(await h.waitForSecurity(.tableRetired))
         let reused = try await h.provisionRaw(Self.request(y, "CAM-\(h.id)-y"))
         #expect(reused.status == .rejected && reused.reason == .idReused, "\(reused.status) \(String(describing: reused.reason))")
@@ -70,15 +79,18 @@ struct AuthorityIdReuseTests {
 
         // The first provisioning id again, for another camera on the same topic: refused, and
         // its answer is not the first one's (whose id a consumer already dropped copies of).
-        try await h.producer.send(topic: h.configuration.provisionInput, key: nil,
-                                  value: try JSONCoding.encode(Self.request(x, "CAM-\(h.id)-x2")))
+        try await h.producer.send(
+            topic: h.configuration.provisionInput, key: nil,
+            value: try JSONCoding.encode(Self.request(x, "CAM-\(h.id)-x2")))
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in Self.provisionAnswers(h, x).count == 2 })
         let answers = Self.provisionAnswers(h, x)
         #expect(answers.last?.reason == .idReused && Set(answers.map(\.id)).count == 2)
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            h.securityEvents().contains { $0.event == .idReused && $0.requestId == x && $0.reason == "other_bytes" }
-        })
-        let devices = try await h.pool.query("""
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                h.securityEvents().contains { $0.event == .idReused && $0.requestId == x && $0.reason == "other_bytes" }
+            })
+        let devices = try await h.pool.query(
+            """
             SELECT count(*)::bigint FROM \(unescaped: h.configuration.schema).devices WHERE serial = \("CAM-\(h.id)-x2")
             """)
         #expect(try devices[0].column(0, as: Int64.self) == 0, "the reused id provisioned a camera")
@@ -93,8 +105,9 @@ struct AuthorityIdReuseTests {
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-replay")
         let signedAt = Date()
-        let command = AdminCommand(id: MessageID.random(), producedAt: Timestamp.format(signedAt), command: .blacklist,
-                                   deviceSerial: cam.deviceSerial, reason: "test")
+        let command = AdminCommand(
+            id: MessageID.random(), producedAt: Timestamp.format(signedAt), command: .blacklist,
+            deviceSerial: cam.deviceSerial, reason: "test")
         let bytes = try JSONCoding.encode(try h.operatorKey.sign(command))
         try await h.sendAdmin(bytes: bytes)
         #expect(await h.waitForSecurity(.deviceBlacklisted))
@@ -104,14 +117,18 @@ struct AuthorityIdReuseTests {
         // Past the window, the same bytes are stale.
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in Date() > signedAt + window + 1 })
         try await h.sendAdmin(bytes: bytes)
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            h.rejectedRecords().filter { $0["original_id"] as? String == command.id }.count == 2
-        })
-        let reasons = h.rejectedRecords().filter { $0["original_id"] as? String == command.id }.compactMap { $0["reason"] as? String }
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                h.rejectedRecords().filter { $0["original_id"] as? String == command.id }.count == 2
+            })
+        let reasons = h.rejectedRecords().filter { $0["original_id"] as? String == command.id }.compactMap {
+            $0["reason"] as? String
+        }
         #expect(reasons == ["replayed_command", "stale_command"], "\(reasons)")
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            h.securityEvents().filter { $0.event == .replayedCommand }.count == 2
-        })
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                h.securityEvents().filter { $0.event == .replayedCommand }.count == 2
+            })
         let events = h.securityEvents().filter { $0.event == .replayedCommand }
         #expect(events.map(\.reason) == ["replayed_command", "stale_command"] && Set(events.map(\.id)).count == 2)
         #expect(events.allSatisfy { $0.requestId == command.id && $0.keyID == h.operatorKey.keyID && $0.deviceSerial == nil })
@@ -126,13 +143,17 @@ struct AuthorityIdReuseTests {
         let service = try await h.start("privacy-replay")
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-privacy-replay")
-        let request = try h.operatorKey.sign(PrivacyRequest.Unsigned(id: MessageID.random(), producedAt: Timestamp.now(),
-                                                                    action: .export, subjectType: .deviceSerial,
-                                                                    subject: cam.deviceSerial))
+        let request = try h.operatorKey.sign(
+            PrivacyRequest.Unsigned(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                action: .export, subjectType: .deviceSerial,
+                subject: cam.deviceSerial))
         let bytes = try JSONCoding.encode(request)
         let results = { @Sendable in
-            h.watcher.messages(on: h.configuration.privacy.results).compactMap { try? JSONCoding.decode(PrivacyResult.self, from: $0) }
-                .filter { $0.requestID == request.id }
+            h.watcher.messages(on: h.configuration.privacy.results).compactMap {
+                try? JSONCoding.decode(PrivacyResult.self, from: $0)
+            }
+            .filter { $0.requestID == request.id }
         }
         try await h.producer.send(topic: h.configuration.privacy.requests, key: Array(cam.deviceSerial.utf8), value: bytes)
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in results().count == 1 })
@@ -140,11 +161,15 @@ struct AuthorityIdReuseTests {
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in results().count == 2 }, "the replay got no answer")
         let answers = results()
         #expect(answers.first?.status == .completed)
-        #expect(answers.last?.status == .rejected && answers.last?.reason == .replayedCommand && Set(answers.map(\.id)).count == 2)
+        #expect(
+            answers.last?.status == .rejected && answers.last?.reason == .replayedCommand && Set(answers.map(\.id)).count == 2)
         #expect(await h.waitForRejection(of: request.id)?["reason"] as? String == "replayed_command")
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            h.securityEvents().contains { $0.event == .privacyRequestRejected && $0.requestId == request.id && $0.reason == "replayed_command" }
-        })
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                h.securityEvents().contains {
+                    $0.event == .privacyRequestRejected && $0.requestId == request.id && $0.reason == "replayed_command"
+                }
+            })
         try Self.validateSchemas(h)
         await h.close()
     }
@@ -170,7 +195,8 @@ struct AuthorityIdReuseTests {
         // Every validation was counted before its answer went: the flushes after it hold them all.
         let answered = Date()
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in Date() > answered + 1 })  // ten flush intervals
-        let counted = try await h.pool.query("""
+        let counted = try await h.pool.query(
+            """
             SELECT coalesce(sum(count), 0)::bigint FROM \(unescaped: h.configuration.schema).validation_counts c
             JOIN \(unescaped: h.configuration.schema).devices d USING (device_id) WHERE d.serial = \(cam.deviceSerial)
             """)[0].column(0, as: Int64.self)
@@ -191,8 +217,9 @@ struct AuthorityIdReuseTests {
         // on the result topic, besides the rejected record.
         func bytes(_ edit: (inout [String: Any]) -> Void) throws -> (String, [UInt8]) {
             let id = MessageID.random()
-            var object = try JSONSerialization.jsonObject(
-                with: Data(try JSONCoding.encode(try Self.request(id, "CAM-\(h.id)-\(id.prefix(8))")))) as! [String: Any]
+            var object =
+                try JSONSerialization.jsonObject(
+                    with: Data(try JSONCoding.encode(try Self.request(id, "CAM-\(h.id)-\(id.prefix(8))")))) as! [String: Any]
             edit(&object)
             return (id, Array(try JSONSerialization.data(withJSONObject: object)))
         }

@@ -81,16 +81,21 @@ struct AuthorityIntegrationTests {
         #expect(Set(answers.map(\.id)).count == 1, "a redelivered request got a different answer id")
 
         // Blacklisted, then lifted.
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                                           deviceSerial: cam.deviceSerial, reason: "stolen"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
+                deviceSerial: cam.deviceSerial, reason: "stolen"))
         #expect(await h.waitForSecurity(.deviceBlacklisted))
         // Within the device cache's TTL the old state may still answer; then the new one must.
-        #expect(try await eventually(timeout: .seconds(10)) {
-            try await h.validate(cam.referenceRequest().token).reason == .blacklisted
-        })
+        #expect(
+            try await eventually(timeout: .seconds(10)) {
+                try await h.validate(cam.referenceRequest().token).reason == .blacklisted
+            })
         #expect(try await h.validate(cam.mobileToken()).reason == .blacklisted)
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .unblacklist,
-                                           deviceSerial: cam.deviceSerial, reason: "found"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .unblacklist,
+                deviceSerial: cam.deviceSerial, reason: "found"))
         #expect(await h.waitForSecurity(.deviceUnblacklisted))
         #expect(try await eventually(timeout: .seconds(10)) { try await h.validate(cam.referenceRequest().token).valid })
 
@@ -100,8 +105,11 @@ struct AuthorityIntegrationTests {
             return
         }
         #expect(reason == "already_provisioned")
-        guard case .rejected(let nucReason) = try await h.provision("CAM-\(h.id)-clone",
-                                                                   nucHash: try Hex.decode(cam.nucHash)) else {
+        guard
+            case .rejected(let nucReason) = try await h.provision(
+                "CAM-\(h.id)-clone",
+                nucHash: try Hex.decode(cam.nucHash))
+        else {
             Issue.record("a NUC hash was provisioned twice")
             return
         }
@@ -110,7 +118,8 @@ struct AuthorityIntegrationTests {
         // Security events for the FAILs, and nothing secret in any of them.
         #expect(await h.waitForSecurity(.tokenRejected, count: 6))
         try Self.validateSchemas(h)
-        let everything = (h.watcher.messages(on: h.configuration.tokenOutput)
+        let everything =
+            (h.watcher.messages(on: h.configuration.tokenOutput)
             + h.watcher.messages(on: h.configuration.securityTopic)).map { String(decoding: $0, as: UTF8.self) }
         #expect(!everything.contains { $0.contains(cam.nucHash) || $0.contains(cam.masterKeys.values.first!) })
         #expect(!service.rawLog.contains(cam.nucHash))
@@ -136,8 +145,13 @@ struct AuthorityIntegrationTests {
             ("key index out of range", token("key_index", 1000)),
             ("table id out of range", token("table_id", -3)),
             ("missing field", token("nonce", nil)),
-            ("mobile with two pairs", ["encrypted_nuc_token": try cam.mobileToken().encryptedNucToken,
-                                       "table_references": Array(cam.tableAssignments.prefix(2)), "key_indices": [1, 2]]),
+            (
+                "mobile with two pairs",
+                [
+                    "encrypted_nuc_token": try cam.mobileToken().encryptedNucToken,
+                    "table_references": Array(cam.tableAssignments.prefix(2)), "key_indices": [1, 2],
+                ]
+            ),
             ("an image hash beside a genuine token", ["camera_token": good, "image_hash": String(repeating: "a", count: 64)]),
         ]
         for (name, body) in cases {
@@ -148,18 +162,34 @@ struct AuthorityIntegrationTests {
         let key = Base64.encode(try X25519.generate().publicKey)
         let nuc = Hex.encode(try SecureRandom.bytes(32))
         let badProvisioning: [(String, ProvisionRequest)] = [
-            ("low-order public key", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                                      deviceSerial: "CAM-\(h.id)-z", devicePublicKey: Base64.encode(Data(count: 32)),
-                                                      nucHash: nuc, deviceFamily: nil)),
-            ("short public key", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                                  deviceSerial: "CAM-\(h.id)-s", devicePublicKey: "AAAA", nucHash: nuc,
-                                                  deviceFamily: nil)),
-            ("serial with a space", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                                     deviceSerial: "CAM \(h.id)", devicePublicKey: key, nucHash: nuc,
-                                                     deviceFamily: nil)),
-            ("bad NUC hex", ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                             deviceSerial: "CAM-\(h.id)-n", devicePublicKey: key, nucHash: "xyz",
-                                             deviceFamily: nil)),
+            (
+                "low-order public key",
+                ProvisionRequest(
+                    id: MessageID.random(), producedAt: Timestamp.now(),
+                    deviceSerial: "CAM-\(h.id)-z", devicePublicKey: Base64.encode(Data(count: 32)),
+                    nucHash: nuc, deviceFamily: nil)
+            ),
+            (
+                "short public key",
+                ProvisionRequest(
+                    id: MessageID.random(), producedAt: Timestamp.now(),
+                    deviceSerial: "CAM-\(h.id)-s", devicePublicKey: "AAAA", nucHash: nuc,
+                    deviceFamily: nil)
+            ),
+            (
+                "serial with a space",
+                ProvisionRequest(
+                    id: MessageID.random(), producedAt: Timestamp.now(),
+                    deviceSerial: "CAM \(h.id)", devicePublicKey: key, nucHash: nuc,
+                    deviceFamily: nil)
+            ),
+            (
+                "bad NUC hex",
+                ProvisionRequest(
+                    id: MessageID.random(), producedAt: Timestamp.now(),
+                    deviceSerial: "CAM-\(h.id)-n", devicePublicKey: key, nucHash: "xyz",
+                    deviceFamily: nil)
+            ),
         ]
         for (name, request) in badProvisioning {
             let result = try await h.provisionRaw(request)
@@ -182,8 +212,10 @@ struct AuthorityIntegrationTests {
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-r")
         let retired = cam.tableAssignments[0]
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .retireTable,
-                                           tableId: retired, reason: "end of life"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .retireTable,
+                tableId: retired, reason: "end of life"))
         #expect(await h.waitForSecurity(.tableRetired))
         #expect(try await h.validate(cam.referenceRequest(table: retired).token).valid)
         for i in 0..<6 {
@@ -198,11 +230,13 @@ struct AuthorityIntegrationTests {
     @Test func wrongKEKRefusesToStartAndTheVariableWorks() async throws {
         let h = try await AuthorityHarness(tables: 4)
         let wrong = try AuthoritySecrets.generateText()
-        let refused = try ServiceProcess("hallmark-authority", name: "\(h.id)-wrong", environment: [
-            "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": "",
-            "HALLMARK_AUTHORITY_KEK": wrong, "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
-            "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": h.operatorKeysFile,
-        ])
+        let refused = try ServiceProcess(
+            "hallmark-authority", name: "\(h.id)-wrong",
+            environment: [
+                "HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUTHORITY_KEK_FILE": "",
+                "HALLMARK_AUTHORITY_KEK": wrong, "HALLMARK_GROUP_ID": "test-authority-\(h.id)",
+                "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": h.operatorKeysFile,
+            ])
         #expect(await refused.waitForExit(timeout: .seconds(60)) == 1)
         #expect(refused.rawLog.contains("cannot start: HALLMARK_AUTHORITY_KEK"))
         let wrongKeys = wrong.split(separator: "\n").compactMap { $0.split(separator: "=").last.map(String.init) }

@@ -25,16 +25,22 @@ struct AuthorityPrivacyTests {
         try operatorKey.write(to: keyFile)
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("privacy-\(h.id).operators").path
         defer { try? FileManager.default.removeItem(atPath: keys) }
-        try Data((try h.operatorKey.publicEntry + "\n" + operatorKey.publicEntry + "\n").utf8).write(to: URL(fileURLWithPath: keys))
-        let service = try await h.start("privacy", ["HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": keys,
-                                                    "HALLMARK_AUTHORITY_COUNT_FLUSH_MS": "50"])
+        try Data((try h.operatorKey.publicEntry + "\n" + operatorKey.publicEntry + "\n").utf8).write(
+            to: URL(fileURLWithPath: keys))
+        let service = try await h.start(
+            "privacy",
+            [
+                "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": keys,
+                "HALLMARK_AUTHORITY_COUNT_FLUSH_MS": "50",
+            ])
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-privacy")
         let other = try await h.provisioned("CAM-\(h.id)-other")
         for _ in 0..<2 { #expect(try await h.validate(cam.referenceRequest().token).valid) }
         func admin(_ action: AdminCommand.Action) -> AdminCommand {
-            AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: action, deviceSerial: cam.deviceSerial,
-                         reason: "ticket 42")
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: action, deviceSerial: cam.deviceSerial,
+                reason: "ticket 42")
         }
         try await h.sendAdmin(admin(.blacklist))
         #expect(await h.waitForSecurity(.deviceBlacklisted))
@@ -52,9 +58,12 @@ struct AuthorityPrivacyTests {
         let sources = Dictionary(grouping: exported.records ?? [], by: \.source)
         #expect(sources["\(schema).devices"]?.first?.fields["device_serial"] == .string(cam.deviceSerial))
         #expect(sources["\(schema).devices"]?.first?.fields["blacklisted"] == .bool(false))
-        #expect(sources["\(schema).validation_counts"]?.reduce(Int64(0)) { sum, r in
-            if case .integer(let n) = r.fields["validations"] { return sum + n } else { return sum } } == 2)
-        #expect(sources["\(schema).hallmark_audit"]?.map { $0.fields["action"] } == [.string("blacklist"), .string("unblacklist")])
+        #expect(
+            sources["\(schema).validation_counts"]?.reduce(Int64(0)) { sum, r in
+                if case .integer(let n) = r.fields["validations"] { return sum + n } else { return sum }
+            } == 2)
+        #expect(
+            sources["\(schema).hallmark_audit"]?.map { $0.fields["action"] } == [.string("blacklist"), .string("unblacklist")])
         for forbidden in ["nuc", "sealed", "master", "kek", other.deviceSerial] {
             #expect(!export.text.lowercased().contains(forbidden.lowercased()), "the export holds \(forbidden)")
         }
@@ -68,7 +77,8 @@ struct AuthorityPrivacyTests {
         #expect(erased.erased?.first { $0.source == "\(schema).devices" }?.count == 1)
         #expect(erased.erased?.first { $0.source == "\(schema).validation_counts" }.map { $0.count > 0 } == true)
         #expect(erased.retained?.map(\.why).sorted { $0.rawValue < $1.rawValue } == [.auditTrail, .tombstone])
-        let left = try await h.pool.query("""
+        let left = try await h.pool.query(
+            """
             SELECT (SELECT count(*) FROM \(unescaped: schema).devices WHERE serial = \(cam.deviceSerial))::bigint,
                    (SELECT count(*) FROM \(unescaped: schema).devices)::bigint,
                    (SELECT count(*) FROM \(unescaped: schema).erased_devices)::bigint
@@ -87,12 +97,15 @@ struct AuthorityPrivacyTests {
         #expect(Set(leftover.map(\.source)) == ["\(schema).erased_devices", "\(schema).hallmark_audit"])
 
         // The audit trail: every step, by the keys that signed them, and intact.
-        let rows: [Data] = try await h.pool.query("""
+        let rows: [Data] = try await h.pool.query(
+            """
             SELECT record FROM \(unescaped: schema).hallmark_audit ORDER BY sequence
-            """).decode(Data.self)
+            """
+        ).decode(Data.self)
         let audit: [AuditRecord] = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
         // First the KEKs in force when the authority started (KeyRotationRecorder).
-        #expect(audit.prefix(2).map { "\($0.action.rawValue) \($0.keyID ?? "") \($0.reason ?? "")" }
+        #expect(
+            audit.prefix(2).map { "\($0.action.rawValue) \($0.keyID ?? "") \($0.reason ?? "")" }
                 == ["kek_rotation kek.1 key_added", "kek_rotation kek.1 current_key_changed"])
         let steps = audit.dropFirst(2)
         #expect(steps.map(\.action) == [.blacklist, .unblacklist, .privacyExport, .privacyErase, .privacyExport])
@@ -101,9 +114,11 @@ struct AuthorityPrivacyTests {
         #expect(exported.auditSequence == 5 && erased.auditSequence == 6)
         #expect(try await AuditChainCheck.run(schema: schema, pool: h.pool).problem == nil)
         // Every answer, audit record and provisioning answer (erased_device included) meets its schema.
-        for (topic, name) in [(h.configuration.privacy.results, PrivacyResult.schemaName),
-                              (h.configuration.auditTopic, AuditRecord.schemaName),
-                              (h.configuration.provisionOutput, ProvisionResult.schemaName)] {
+        for (topic, name) in [
+            (h.configuration.privacy.results, PrivacyResult.schemaName),
+            (h.configuration.auditTopic, AuditRecord.schemaName),
+            (h.configuration.provisionOutput, ProvisionResult.schemaName),
+        ] {
             let validator = try JSONSchemaValidator.load(name)
             let messages = h.watcher.messages(on: topic)
             #expect(!messages.isEmpty, "nothing on \(topic)")
@@ -122,10 +137,13 @@ struct AuthorityPrivacyTests {
         let stranger = try OperatorKeyFile.generate(keyID: "stranger")
         let impostor = try OperatorKeyFile.generate(keyID: h.operatorKey.keyID)
         func request(_ key: OperatorKeyFile, at time: Date = Date()) throws -> PrivacyRequest {
-            try key.sign(PrivacyRequest.Unsigned(id: MessageID.random(), producedAt: Timestamp.format(time), action: .erase,
-                                                 subjectType: .deviceSerial, subject: cam.deviceSerial))
+            try key.sign(
+                PrivacyRequest.Unsigned(
+                    id: MessageID.random(), producedAt: Timestamp.format(time), action: .erase,
+                    subjectType: .deviceSerial, subject: cam.deviceSerial))
         }
-        var unsigned = try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(try request(h.operatorKey)))) as! [String: Any]
+        var unsigned =
+            try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(try request(h.operatorKey)))) as! [String: Any]
         unsigned["signature"] = nil
         unsigned["key_id"] = nil
         let cases: [(String, [UInt8], String)] = [
@@ -138,8 +156,10 @@ struct AuthorityPrivacyTests {
         }
         // The unsigned one breaks the schema (key_id and signature are required): rejected like
         // every such input; its security event says why.
-        let reasons = ["unsigned": "schema_violation", "forged": "bad_signature", "unknown key": "unknown_key",
-                       "stale": "stale_request"]
+        let reasons = [
+            "unsigned": "schema_violation", "forged": "bad_signature", "unknown key": "unknown_key",
+            "stale": "stale_request",
+        ]
         for (_, bytes, _) in cases {
             try await h.producer.send(topic: h.configuration.privacy.requests, key: Array(cam.deviceSerial.utf8), value: bytes)
         }
@@ -147,9 +167,10 @@ struct AuthorityPrivacyTests {
             let record = await h.waitForRejection(of: id)
             #expect(record?["reason"] as? String == reasons[name], "\(name): \(String(describing: record?["reason"]))")
         }
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in
-            h.securityEvents().filter { $0.event == .privacyRequestRejected }.count >= cases.count
-        })
+        #expect(
+            await h.watcher.wait(timeout: .seconds(30)) { _ in
+                h.securityEvents().filter { $0.event == .privacyRequestRejected }.count >= cases.count
+            })
         let events = h.securityEvents().filter { $0.event == .privacyRequestRejected }
         #expect(Set(events.compactMap(\.requestId)) == Set(cases.map(\.2)))
         #expect(events.allSatisfy { $0.deviceSerial == nil })
@@ -159,7 +180,8 @@ struct AuthorityPrivacyTests {
             try? JSONCoding.decode(PrivacyResult.self, from: $0)
         }
         #expect(Set(answers.compactMap(\.reason?.rawValue)) == ["bad_signature", "unknown_key", "stale_request"])
-        let state = try await h.pool.query("""
+        let state = try await h.pool.query(
+            """
             SELECT (SELECT count(*) FROM \(unescaped: h.configuration.schema).devices)::bigint,
                    (SELECT count(*) FROM \(unescaped: h.configuration.schema).hallmark_audit)::bigint
             """)[0].decode((Int64, Int64).self)
@@ -174,7 +196,8 @@ struct AuthorityPrivacyTests {
     static func waitForCounts(_ h: AuthorityHarness, serial: String) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let n = try await h.pool.query("""
+            let n = try await h.pool.query(
+                """
                 SELECT coalesce(sum(count), 0)::bigint FROM \(unescaped: h.configuration.schema).validation_counts c
                 JOIN \(unescaped: h.configuration.schema).devices d USING (device_id) WHERE d.serial = \(serial)
                 """)[0].column(0, as: Int64.self)
@@ -184,11 +207,15 @@ struct AuthorityPrivacyTests {
     }
 
     /// Runs `hallmark privacy …` against the harness's topics.
-    static func cli(_ h: AuthorityHarness, _ arguments: [String], _ keyFile: String) async throws -> (code: Int32?, text: String) {
-        let run = try ServiceProcess("hallmark", arguments: ["privacy"] + arguments + ["--operator-key", keyFile, "--timeout", "60"],
-                                     name: "\(h.id)-privacy-\(arguments[0])",
-                                     environment: ["HALLMARK_PRIVACY_REQUESTS_TOPIC": h.configuration.privacy.requests,
-                                                   "HALLMARK_PRIVACY_RESULTS_TOPIC": h.configuration.privacy.results])
+    static func cli(_ h: AuthorityHarness, _ arguments: [String], _ keyFile: String) async throws -> (code: Int32?, text: String)
+    {
+        let run = try ServiceProcess(
+            "hallmark", arguments: ["privacy"] + arguments + ["--operator-key", keyFile, "--timeout", "60"],
+            name: "\(h.id)-privacy-\(arguments[0])",
+            environment: [
+                "HALLMARK_PRIVACY_REQUESTS_TOPIC": h.configuration.privacy.requests,
+                "HALLMARK_PRIVACY_RESULTS_TOPIC": h.configuration.privacy.results,
+            ])
         let code = await run.waitForExit(timeout: .seconds(90))
         return (code, run.rawLog)
     }
@@ -196,10 +223,11 @@ struct AuthorityPrivacyTests {
     /// The authority's result in the CLI's combined document.
     static func result(_ text: String) -> PrivacyResult? {
         guard let start = text.firstIndex(of: "{"),
-              let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
-              (document["answered"] as? [String]) == ["authority"],
-              let first = (document["results"] as? [Any])?.first,
-              let bytes = try? JSONSerialization.data(withJSONObject: first) else { return nil }
+            let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
+            (document["answered"] as? [String]) == ["authority"],
+            let first = (document["results"] as? [Any])?.first,
+            let bytes = try? JSONSerialization.data(withJSONObject: first)
+        else { return nil }
         return try? JSONCoding.decode(PrivacyResult.self, from: [UInt8](bytes))
     }
 }

@@ -18,8 +18,10 @@ struct AuthorityResilienceTests {
         for i in 0..<count {
             let cam = cameras[i % cameras.count]
             let id = MessageID.random()
-            let bytes = i % 2 == 0 ? try ProvisioningFile.requestBytes(cam.referenceRequest().token, id: id)
-                                   : try ProvisioningFile.requestBytes(cam.mobileToken(), id: id)
+            let bytes =
+                i % 2 == 0
+                ? try ProvisioningFile.requestBytes(cam.referenceRequest().token, id: id)
+                : try ProvisioningFile.requestBytes(cam.mobileToken(), id: id)
             requests.append((id, bytes, cam.deviceSerial))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -82,7 +84,8 @@ struct AuthorityResilienceTests {
         let deadline = ContinuousClock.now + .seconds(60)
         var left = Int64.max
         while left > 0, ContinuousClock.now < deadline {
-            let rows = try await h.pool.query("""
+            let rows = try await h.pool.query(
+                """
                 SELECT (SELECT count(*) FROM \(unescaped: schema).key_tables WHERE kek_version <> 2)
                      + (SELECT count(*) FROM \(unescaped: schema).devices WHERE kek_version <> 2)
                 """)
@@ -105,7 +108,8 @@ struct AuthorityResilienceTests {
         let rows: [Data] = try await h.pool.query("SELECT record FROM \(unescaped: schema).hallmark_audit ORDER BY sequence")
             .decode(Data.self)
         let records: [AuditRecord] = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
-        #expect(records.filter { $0.action == .kekRotation }.map { "\($0.keyID ?? "") \($0.reason ?? "")" }
+        #expect(
+            records.filter { $0.action == .kekRotation }.map { "\($0.keyID ?? "") \($0.reason ?? "")" }
                 == ["kek.1 key_added", "kek.1 current_key_changed", "kek.2 key_added", "kek.2 current_key_changed"])
         #expect(records.filter { $0.action == .rotateKEK }.count == 1 && records.count == 5)
         #expect(try await AuditChainCheck.run(schema: schema, pool: h.pool).problem == nil)
@@ -120,7 +124,9 @@ struct AuthorityResilienceTests {
         var cameras: [ProvisioningFile] = []
         for i in 0..<20 { cameras.append(try await h.provisioned("CAM-\(h.id)-s\(i)")) }
         let ids = try await Self.sendTokens(h, cameras: cameras, count: 5_000)
-        _ = await h.watcher.wait(timeout: .seconds(60)) { w in ids.prefix(1_500).filter { !w.answers(for: $0).isEmpty }.count > 800 }
+        _ = await h.watcher.wait(timeout: .seconds(60)) { w in
+            ids.prefix(1_500).filter { !w.answers(for: $0).isEmpty }.count > 800
+        }
         a.signal(SIGKILL)
         let answeredAtKill = ids.filter { !h.watcher.answers(for: $0).isEmpty }.count
         #expect(answeredAtKill < 5_000, "the kill came after the load: it proves nothing")
@@ -136,8 +142,12 @@ struct AuthorityResilienceTests {
 
     @Test func abuseThresholdsWarnThenBlacklist() async throws {
         let h = try await AuthorityHarness()
-        let service = try await h.start("abuse", ["HALLMARK_AUTHORITY_WARN_THRESHOLD": "5",
-                                                  "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "8"])
+        let service = try await h.start(
+            "abuse",
+            [
+                "HALLMARK_AUTHORITY_WARN_THRESHOLD": "5",
+                "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "8",
+            ])
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-abuse")
         var verdicts: [TokenResult] = []

@@ -19,7 +19,10 @@ struct AuthoritySchemaViolationTests {
         let provision: Set<String> = [ProvisionRequest.schemaName], admin: Set<String> = [AdminCommand.schemaName]
         let token: Set<String> = [TokenRequest.schemaName], privacy: Set<String> = [PrivacyRequest.schemaName]
         let inputs: [(topic: String, sent: [ServiceViolations.Sent])] = try [
-            (c.provisionInput, ServiceViolations.derive(ProvisionRequest.schemaName, accepted: provision) + Self.issue10Provision(provision)),
+            (
+                c.provisionInput,
+                ServiceViolations.derive(ProvisionRequest.schemaName, accepted: provision) + Self.issue10Provision(provision)
+            ),
             (c.adminInput, ServiceViolations.derive(AdminCommand.schemaName, accepted: admin) + Self.issue10Admin(admin)),
             (c.tokenInput, ServiceViolations.derive(TokenRequest.schemaName, accepted: token) + Self.issue10Token(token)),
             (c.privacy.requests, ServiceViolations.derive(PrivacyRequest.schemaName, accepted: privacy)),
@@ -61,12 +64,24 @@ struct AuthoritySchemaViolationTests {
         let p = ProvisionRequest.schemaName
         return try [
             ServiceViolations.custom(p, "an extra top-level field", accepted: accepts) { $0["owner"] = .string("x") },
-            ServiceViolations.custom(p, "an image hash", accepted: accepts) { $0["image_hash"] = .string(String(repeating: "a", count: 64)) },
-            ServiceViolations.custom(p, "upper-case nuc_hash", accepted: accepts) { $0["nuc_hash"] = .string(String(repeating: "AB", count: 32)) },
-            ServiceViolations.custom(p, "a NUL in device_family", accepted: accepts) { $0["device_family"] = .string("Pi\u{0}HQ") },
-            ServiceViolations.custom(p, "a NUL in device_serial", accepted: accepts) { $0["device_serial"] = .string("CAM\u{0}7") },
-            ServiceViolations.custom(p, "a 100 KB device_family", accepted: accepts) { $0["device_family"] = .string(String(repeating: "f", count: 100_000)) },
-            ServiceViolations.custom(p, "produced_at 2025-02-30", accepted: accepts) { $0["produced_at"] = .string("2025-02-30T00:00:00.000Z") },
+            ServiceViolations.custom(p, "an image hash", accepted: accepts) {
+                $0["image_hash"] = .string(String(repeating: "a", count: 64))
+            },
+            ServiceViolations.custom(p, "upper-case nuc_hash", accepted: accepts) {
+                $0["nuc_hash"] = .string(String(repeating: "AB", count: 32))
+            },
+            ServiceViolations.custom(p, "a NUL in device_family", accepted: accepts) {
+                $0["device_family"] = .string("Pi\u{0}HQ")
+            },
+            ServiceViolations.custom(p, "a NUL in device_serial", accepted: accepts) {
+                $0["device_serial"] = .string("CAM\u{0}7")
+            },
+            ServiceViolations.custom(p, "a 100 KB device_family", accepted: accepts) {
+                $0["device_family"] = .string(String(repeating: "f", count: 100_000))
+            },
+            ServiceViolations.custom(p, "produced_at 2025-02-30", accepted: accepts) {
+                $0["produced_at"] = .string("2025-02-30T00:00:00.000Z")
+            },
         ]
     }
 
@@ -74,7 +89,9 @@ struct AuthoritySchemaViolationTests {
         let a = AdminCommand.schemaName
         return try [
             ServiceViolations.custom(a, "an extra top-level field", accepted: accepts) { $0["operator"] = .string("mallory") },
-            ServiceViolations.custom(a, "a control character in reason", accepted: accepts) { $0["reason"] = .string("x\u{1B}[2J") },
+            ServiceViolations.custom(a, "a control character in reason", accepted: accepts) {
+                $0["reason"] = .string("x\u{1B}[2J")
+            },
             ServiceViolations.custom(a, "blacklist without a serial", accepted: accepts) { $0["device_serial"] = nil },
         ]
     }
@@ -82,7 +99,9 @@ struct AuthoritySchemaViolationTests {
     static func issue10Token(_ accepts: Set<String>) throws -> [ServiceViolations.Sent] {
         let t = TokenRequest.schemaName
         return try [
-            ServiceViolations.custom(t, "an image hash", accepted: accepts) { $0["image_hash"] = .string(String(repeating: "a", count: 64)) },
+            ServiceViolations.custom(t, "an image hash", accepted: accepts) {
+                $0["image_hash"] = .string(String(repeating: "a", count: 64))
+            },
             ServiceViolations.custom(t, "upper-case token hex", accepted: accepts) {
                 if case .object(var token) = $0["camera_token"], let tag = token["auth_tag"]?.string {
                     token["auth_tag"] = .string("F" + tag.dropFirst())

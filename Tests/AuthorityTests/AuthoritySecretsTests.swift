@@ -20,9 +20,11 @@ struct AuthoritySecretsTests {
     }
 
     @Test func refusesBrokenFilesWithoutEchoingKeys() throws {
-        let broken = ["kek.1=\(Self.k1)", "index=\(Self.ix)", "kek.1=abcd,index=\(Self.ix)",
-                      "kek.1=\(Self.k1),index=\(Self.ix),current=3", "kek.x=\(Self.k1),index=\(Self.ix)",
-                      "secret=\(Self.k1),kek.1=\(Self.k1),index=\(Self.ix)"]
+        let broken = [
+            "kek.1=\(Self.k1)", "index=\(Self.ix)", "kek.1=abcd,index=\(Self.ix)",
+            "kek.1=\(Self.k1),index=\(Self.ix),current=3", "kek.x=\(Self.k1),index=\(Self.ix)",
+            "secret=\(Self.k1),kek.1=\(Self.k1),index=\(Self.ix)",
+        ]
         for text in broken {
             #expect(throws: AuthorityError.self) { try AuthoritySecrets.parse(text, source: "t") }
             do { _ = try AuthoritySecrets.parse(text, source: "t") } catch {

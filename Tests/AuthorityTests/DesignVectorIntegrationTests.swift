@@ -17,13 +17,16 @@ struct DesignVectorIntegrationTests {
         let master = try Hex.decode(String(repeating: "0123456789abcdef", count: 4), length: 32)
         let nuc = try Hex.decode("53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67", length: 32)
         let sealedMaster = try AtRestSeal.seal(master, context: KeyTableStore.context(tableId: 7), keyring: secrets.keyring)
-        _ = try await h.pool.execute("""
+        _ = try await h.pool.execute(
+            """
             UPDATE \(unescaped: schema).key_tables SET master_sealed = \(sealedMaster) WHERE table_id = 7
             """)
         let serial = "VECTOR-\(h.id)"
-        let sealedNUC = try AtRestSeal.seal(nuc, context: AuthorityProcessor.nucContext(serial: serial),
-                                            keyring: secrets.keyring)
-        _ = try await h.pool.execute("""
+        let sealedNUC = try AtRestSeal.seal(
+            nuc, context: AuthorityProcessor.nucContext(serial: serial),
+            keyring: secrets.keyring)
+        _ = try await h.pool.execute(
+            """
             INSERT INTO \(unescaped: schema).devices (serial, nuc_index, nuc_sealed, kek_version, table_a, table_b, table_c)
             VALUES (\(serial), \(secrets.nucIndex(nuc)), \(sealedNUC), 1, 3, 7, 11)
             """)
@@ -38,8 +41,9 @@ struct DesignVectorIntegrationTests {
         wrongIndex.keyIndex = 43
         #expect(try await h.validate(wrongIndex).reason == .authenticationFailed)
         // The same NUC hash through the mobile format, sealed with the vector master on table 7.
-        let mobile = try BirthmarkMobileToken.seal(nucHash: nuc, master: master, tableReferences: [3, 7, 11],
-                                                   keyIndices: [1, 42, 999], used: 1)
+        let mobile = try BirthmarkMobileToken.seal(
+            nucHash: nuc, master: master, tableReferences: [3, 7, 11],
+            keyIndices: [1, 42, 999], used: 1)
         #expect(try await h.validate(mobile).valid)
         await h.close()
     }

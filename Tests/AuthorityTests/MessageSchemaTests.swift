@@ -14,8 +14,9 @@ import Testing
 struct MessageSchemaTests {
     static func file() throws -> ProvisioningFile {
         let masters = try Dictionary(uniqueKeysWithValues: [3, 9, 12].map { ($0, try SecureRandom.bytes(32)) })
-        return ProvisioningFile(answer: ProvisioningAnswer(deviceSerial: "CAM-1", masterKeys: masters),
-                                nucHash: try SecureRandom.bytes(32))
+        return ProvisioningFile(
+            answer: ProvisioningAnswer(deviceSerial: "CAM-1", masterKeys: masters),
+            nucHash: try SecureRandom.bytes(32))
     }
 
     static func object(_ bytes: [UInt8]) throws -> [String: Any] {
@@ -44,14 +45,16 @@ struct MessageSchemaTests {
 
     @Test func provisionRequestAndAdminCommandMatch() throws {
         let keys = try X25519.generate()
-        let request = ProvisionRequest(id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: "CAM-1",
-                                       devicePublicKey: Base64.encode(keys.publicKey),
-                                       nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: "test")
+        let request = ProvisionRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: "CAM-1",
+            devicePublicKey: Base64.encode(keys.publicKey),
+            nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: "test")
         try JSONSchemaValidator.load("hallmark.provision.request.v1").validate(bytes: JSONCoding.encode(request))
         let admin = try JSONSchemaValidator.load("hallmark.authority.admin.v1")
         for action in AdminCommand.Action.allCases {
-            let command = AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: action,
-                                       deviceSerial: "CAM-1", tableId: 4, reason: "test")
+            let command = AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: action,
+                deviceSerial: "CAM-1", tableId: 4, reason: "test")
             try admin.validate(bytes: JSONCoding.encode(command))
         }
         for name in ["hallmark.token.result.v1", "hallmark.provision.result.v1", "hallmark.security.event.v1"] {

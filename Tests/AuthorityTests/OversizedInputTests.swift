@@ -17,29 +17,46 @@ struct AuthorityOversizedInputTests {
         let c = h.configuration, limit = 1 << 20
         let matrix = try SizeMatrix(kafka: h.kafka, logger: h.logger)
         func hex(_ n: Int) throws -> String { Hex.encode(try SecureRandom.bytes(n)) }
-        let provision = try await matrix.run(topic: c.provisionInput, results: c.provisionOutput, idField: "request_id",
-                                             rejected: h.rejected, limit: limit) { id, _ in
-            try JSONCoding.encode(ProvisionRequest(id: id, producedAt: Timestamp.now(), deviceSerial: "SIZE-\(id.prefix(8))",
-                                                   devicePublicKey: try X25519.generate().publicKey.base64EncodedString(),
-                                                   nucHash: nil, deviceFamily: nil))
+        let provision = try await matrix.run(
+            topic: c.provisionInput, results: c.provisionOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in
+            try JSONCoding.encode(
+                ProvisionRequest(
+                    id: id, producedAt: Timestamp.now(), deviceSerial: "SIZE-\(id.prefix(8))",
+                    devicePublicKey: try X25519.generate().publicKey.base64EncodedString(),
+                    nucHash: nil, deviceFamily: nil))
         }
-        let tokens = try await matrix.run(topic: c.tokenInput, results: c.tokenOutput, idField: "request_id",
-                                          rejected: h.rejected, limit: limit) { id, _ in
-            let token = BirthmarkCameraToken(ciphertext: try hex(32), authTag: try hex(16), nonce: try hex(12),
-                                             tableId: 1, keyIndex: 7)
+        let tokens = try await matrix.run(
+            topic: c.tokenInput, results: c.tokenOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in
+            let token = BirthmarkCameraToken(
+                ciphertext: try hex(32), authTag: try hex(16), nonce: try hex(12),
+                tableId: 1, keyIndex: 7)
             return try JSONCoding.encode(TokenRequest(id: id, producedAt: Timestamp.now(), token: .reference(token)))
         }
-        let admin = try await matrix.run(topic: c.adminInput, results: c.securityTopic, idField: "request_id",
-                                         rejected: h.rejected, limit: limit) { id, _ in
+        let admin = try await matrix.run(
+            topic: c.adminInput, results: c.securityTopic, idField: "request_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in
             // Signed: a refused command's rejected record and its security event would be two outcomes.
-            try JSONCoding.encode(try h.operatorKey.sign(AdminCommand(id: id, producedAt: Timestamp.now(),
-                                                                      command: .rotateKEK, reason: "size test")))
+            try JSONCoding.encode(
+                try h.operatorKey.sign(
+                    AdminCommand(
+                        id: id, producedAt: Timestamp.now(),
+                        command: .rotateKEK, reason: "size test")))
         }
-        let privacy = try await matrix.run(topic: c.privacy.requests, results: c.privacy.results, idField: "request_id",
-                                           rejected: h.rejected, limit: limit) { id, _ in
+        let privacy = try await matrix.run(
+            topic: c.privacy.requests, results: c.privacy.results, idField: "request_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in
             // Signed, about a camera that does not exist: each is answered `not_found`.
-            try JSONCoding.encode(try h.operatorKey.sign(PrivacyRequest.Unsigned(
-                id: id, producedAt: Timestamp.now(), action: .export, subjectType: .deviceSerial, subject: "SIZE-\(id.prefix(8))")))
+            try JSONCoding.encode(
+                try h.operatorKey.sign(
+                    PrivacyRequest.Unsigned(
+                        id: id, producedAt: Timestamp.now(), action: .export, subjectType: .deviceSerial,
+                        subject: "SIZE-\(id.prefix(8))")))
         }
         for report in [provision, tokens, admin, privacy] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")

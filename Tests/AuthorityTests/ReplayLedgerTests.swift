@@ -29,14 +29,19 @@ struct ReplayLedgerTests {
         // The same messages again are redeliveries; other messages with those keys are replays;
         // new keys are fresh; within a batch the first claim of a key decides.
         let other = UUID(), twice = (UUID(), UUID())
-        let outcomes = try await ledger.claim([claim(7, ids[7]), claim(19_999, ids[19_999]), claim(8, other),
-                                               claim(30_000, UUID()), claim(30_001, twice.0), claim(30_001, twice.1)])
+        let outcomes = try await ledger.claim([
+            claim(7, ids[7]), claim(19_999, ids[19_999]), claim(8, other),
+            claim(30_000, UUID()), claim(30_001, twice.0), claim(30_001, twice.1),
+        ])
         #expect(outcomes == [.redelivered, .redelivered, .replayed, .fresh, .fresh, .replayed])
         // One message sent several times into a batch is one validation: its copies are
         // redeliveries, not fresh claims counted again.
         let copies = UUID()
-        #expect(try await ledger.claim([claim(30_002, copies), claim(30_002, copies), claim(30_003, UUID()),
-                                        claim(30_002, copies)]) == [.fresh, .redelivered, .fresh, .redelivered])
+        #expect(
+            try await ledger.claim([
+                claim(30_002, copies), claim(30_002, copies), claim(30_003, UUID()),
+                claim(30_002, copies),
+            ]) == [.fresh, .redelivered, .fresh, .redelivered])
         // The keys still belong to their first messages.
         #expect(try await ledger.claim([claim(8, ids[8]), claim(30_001, twice.0)]) == [.redelivered, .redelivered])
 

@@ -14,8 +14,12 @@ import Testing
 struct SecurityEventLinkTests {
     @Test func noEventCarriesADeviceAndARequest() async throws {
         let h = try await AuthorityHarness(tables: 8)
-        let service = try await h.start("links", ["HALLMARK_AUTHORITY_WARN_THRESHOLD": "3",
-                                                  "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "5"])
+        let service = try await h.start(
+            "links",
+            [
+                "HALLMARK_AUTHORITY_WARN_THRESHOLD": "3",
+                "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD": "5",
+            ])
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-links")
         let other = try await h.provisioned("CAM-\(h.id)-other")
@@ -46,17 +50,27 @@ struct SecurityEventLinkTests {
         #expect(await h.waitForSecurity(.abuseBlacklisted))
 
         // Admin actions, and a refused command naming a device.
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                                           deviceSerial: other.deviceSerial, reason: "stolen"))
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .unblacklist,
-                                           deviceSerial: other.deviceSerial, reason: "found"))
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .retireTable,
-                                           tableId: foreign))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
+                deviceSerial: other.deviceSerial, reason: "stolen"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .unblacklist,
+                deviceSerial: other.deviceSerial, reason: "found"))
+        try await h.sendAdmin(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: .retireTable,
+                tableId: foreign))
         try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .rotateKEK))
-        try await h.sendAdmin(bytes: try JSONCoding.encode(AdminCommand(
-            id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist, deviceSerial: cam.deviceSerial)))
-        for kind: SecurityEvent.Kind in [.deviceBlacklisted, .deviceUnblacklisted, .tableRetired, .kekRotation,
-                                         .adminCommandRejected] {
+        try await h.sendAdmin(
+            bytes: try JSONCoding.encode(
+                AdminCommand(
+                    id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist, deviceSerial: cam.deviceSerial)))
+        for kind: SecurityEvent.Kind in [
+            .deviceBlacklisted, .deviceUnblacklisted, .tableRetired, .kekRotation,
+            .adminCommandRejected,
+        ] {
             #expect(await h.waitForSecurity(kind), "no \(kind.rawValue) event")
         }
         #expect(await h.waitForSecurity(.tokenRejected, count: 4))
@@ -72,9 +86,12 @@ struct SecurityEventLinkTests {
         // Nor may a device's event id be computable from a request id, as output ids are.
         let named = events.filter { $0.deviceSerial != nil }
         #expect(named.count >= 4)
-        let derivable = Set(requests.flatMap { r in SecurityEvent.Kind.allCases.flatMap { k in
-            ["security-\(k.rawValue)", "security", k.rawValue].map { MessageID.derived(from: r, $0) }
-        } })
+        let derivable = Set(
+            requests.flatMap { r in
+                SecurityEvent.Kind.allCases.flatMap { k in
+                    ["security-\(k.rawValue)", "security", k.rawValue].map { MessageID.derived(from: r, $0) }
+                }
+            })
         #expect(named.allSatisfy { !derivable.contains($0.id) }, "a device event's id is derived from a request id")
         await h.close()
     }
@@ -82,8 +99,9 @@ struct SecurityEventLinkTests {
     /// The schema refuses an event with both, whoever produces it.
     @Test func theSchemaRefusesAnEventWithADeviceAndARequest() throws {
         let schema = try JSONSchemaValidator.load("hallmark.security.event.v1")
-        var event = SecurityEvent(id: MessageID.random(), producedAt: Timestamp.now(), service: "authority",
-                                  instance: "a", event: .abuseWarning, severity: .warning, deviceSerial: "CAM-1")
+        var event = SecurityEvent(
+            id: MessageID.random(), producedAt: Timestamp.now(), service: "authority",
+            instance: "a", event: .abuseWarning, severity: .warning, deviceSerial: "CAM-1")
         try schema.validate(bytes: JSONCoding.encode(event))
         event.requestId = MessageID.random()
         #expect(throws: (any Error).self) { try schema.validate(bytes: JSONCoding.encode(event)) }

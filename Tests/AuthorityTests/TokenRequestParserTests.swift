@@ -7,11 +7,13 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct TokenRequestParserTests {
     static let nuc = "53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67"
-    static var vectorToken: [String: Any] { [
-        "ciphertext": "931056d7b8175b08806799160f675e830c66ef209e7f6d8df39a564ee0df66f1",
-        "auth_tag": "13039450b7b065044952ee3c7356df5d", "nonce": "000102030405060708090a0b",
-        "table_id": 7, "key_index": 42,
-    ] }
+    static var vectorToken: [String: Any] {
+        [
+            "ciphertext": "931056d7b8175b08806799160f675e830c66ef209e7f6d8df39a564ee0df66f1",
+            "auth_tag": "13039450b7b065044952ee3c7356df5d", "nonce": "000102030405060708090a0b",
+            "table_id": 7, "key_index": 42,
+        ]
+    }
 
     static func bytes(_ object: [String: Any]) -> [UInt8] {
         var o = object
@@ -45,8 +47,10 @@ struct TokenRequestParserTests {
             t[key] = value
             return ["camera_token": t]
         }
-        let mobile: [String: Any] = ["encrypted_nuc_token": String(repeating: "A", count: 123) + "=",
-                                     "table_references": [1, 2, 3], "key_indices": [4, 5, 6]]
+        let mobile: [String: Any] = [
+            "encrypted_nuc_token": String(repeating: "A", count: 123) + "=",
+            "table_references": [1, 2, 3], "key_indices": [4, 5, 6],
+        ]
         #expect(TokenRequestParser.parse(Self.bytes(["camera_token": good])) != nil)
         #expect(TokenRequestParser.parse(Self.bytes(mobile)) != nil)
         let cases: [(String, [String: Any])] = [

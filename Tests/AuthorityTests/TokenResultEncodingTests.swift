@@ -8,8 +8,9 @@ import Testing
 struct TokenResultEncodingTests {
     @Test(arguments: [nil] + ValidationReason.allCases.map(Optional.some))
     func jsonBytesEqualJSONCoding(_ reason: ValidationReason?) throws {
-        let result = TokenResult(id: MessageID.random(), producedAt: Timestamp.now(), requestId: MessageID.random(),
-                                 reason: reason)
+        let result = TokenResult(
+            id: MessageID.random(), producedAt: Timestamp.now(), requestId: MessageID.random(),
+            reason: reason)
         #expect(result.jsonBytes == (try JSONCoding.encode(result)))
     }
 

@@ -23,9 +23,11 @@ struct ValidationCounterTests {
         for id in devices where id % 7 == 0 { _ = counter.record(id) }
         try await counter.flush()
 
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT count(*)::bigint, sum(count)::bigint FROM \(unescaped: schema).validation_counts
-            """).decode((Int64, Int64).self)
+            """
+        ).decode((Int64, Int64).self)
         let sevens: Int64 = 50_000 / 7
         #expect(rows.first?.0 == 50_000)
         #expect(rows.first?.1 == 50_000 + sevens)
@@ -34,9 +36,11 @@ struct ValidationCounterTests {
         #expect(counter.record(8) == 2)
         // A second flush adds to the same hour's rows.
         try await counter.flush()
-        let seven = try await pool.query("""
+        let seven = try await pool.query(
+            """
             SELECT sum(count)::bigint FROM \(unescaped: schema).validation_counts WHERE device_id = 7
-            """).decode(Int64.self)
+            """
+        ).decode(Int64.self)
         #expect(seven.first == 3)
         _ = try await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
     }

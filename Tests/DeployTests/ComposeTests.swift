@@ -8,7 +8,8 @@ struct ComposeTests {
 
     private func config(_ files: [String]) async throws -> [String: Any] {
         let arguments = files.flatMap { ["-f", DeployFiles.path("deploy/compose/" + $0)] } + ["config"]
-        let result = try await DeployFiles.run(DeployFiles.venvTool("podman-compose"), arguments, in: DeployFiles.path("deploy/compose"))
+        let result = try await DeployFiles.run(
+            DeployFiles.venvTool("podman-compose"), arguments, in: DeployFiles.path("deploy/compose"))
         try #require(result.status == 0, "podman-compose config failed:\n\(result.output)")
         // podman-compose may log before the document; the document starts at `name:` or `services:`.
         let start = result.output.range(of: "\nname:")?.lowerBound ?? result.output.range(of: "name:")?.lowerBound
@@ -35,7 +36,8 @@ struct ComposeTests {
             #expect(dependencies.at("postgres")?.string("condition") == "service_healthy", "\(name)")
             let secrets = service.list("secrets").compactMap { ($0 as? String) ?? ($0 as? [String: Any])?.string("source") }
             #expect(Set(secrets).isSubset(of: declaredSecrets), "\(name): \(secrets)")
-            let mounted = secrets.map { "/run/secrets/" + $0 }
+            let mounted =
+                secrets.map { "/run/secrets/" + $0 }
                 + service.list("volumes").compactMap { ($0 as? String)?.split(separator: ":").dropFirst().first.map(String.init) }
             let environment = service.map("environment") ?? [:]
             instances.insert(environment.string("HALLMARK_INSTANCE") ?? "")
@@ -47,7 +49,8 @@ struct ComposeTests {
                 }
                 if key.hasSuffix("_POSTGRES_URL") {
                     // Its own role, password from a mounted pgpass file, never in the URL.
-                    #expect(value.hasPrefix("postgresql://hallmark_\(name)@postgres:5432/hallmark?passfile="), "\(name): \(value)")
+                    #expect(
+                        value.hasPrefix("postgresql://hallmark_\(name)@postgres:5432/hallmark?passfile="), "\(name): \(value)")
                     let passfile = value.components(separatedBy: "passfile=").last ?? ""
                     #expect(mounted.contains(passfile), "\(name): \(passfile) is not mounted")
                 }
@@ -84,7 +87,9 @@ struct ComposeTests {
     /// The topics compose creates are the local stack's (deploy/local/env.sh, DESIGN.md §2).
     @Test func composeCreatesTheLocalStacksTopics() throws {
         func words(between start: String, and end: String, in text: String) -> [String] {
-            guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else { return [] }
+            guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else {
+                return []
+            }
             return text[from.upperBound..<to.lowerBound].split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
         }
         let compose = words(between: "topics=\"", and: "\"", in: try DeployFiles.text("deploy/compose/topics.sh"))

@@ -36,7 +36,9 @@ enum DeployFiles {
     }
 
     /// Runs a program to its end; its standard output and error together.
-    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> (status: Int32, output: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil
+    ) async throws -> (status: Int32, output: String) {
         let result = try await Subprocess.run(executable, arguments, in: directory)
         return (result.status, result.output)
     }

@@ -10,17 +10,23 @@ struct KEDATests {
     let manifests: KubernetesManifests
     init() throws { manifests = try KubernetesManifests() }
 
-    static let specFields: Set<String> = ["scaleTargetRef", "pollingInterval", "cooldownPeriod", "initialCooldownPeriod",
-                                          "idleReplicaCount", "minReplicaCount", "maxReplicaCount", "fallback", "advanced",
-                                          "triggers"]
+    static let specFields: Set<String> = [
+        "scaleTargetRef", "pollingInterval", "cooldownPeriod", "initialCooldownPeriod",
+        "idleReplicaCount", "minReplicaCount", "maxReplicaCount", "fallback", "advanced",
+        "triggers",
+    ]
     static let scaleTargetFields: Set<String> = ["apiVersion", "kind", "name", "envSourceContainerName"]
-    static let advancedFields: Set<String> = ["restoreToOriginalReplicaCount", "horizontalPodAutoscalerConfig", "scalingModifiers"]
+    static let advancedFields: Set<String> = [
+        "restoreToOriginalReplicaCount", "horizontalPodAutoscalerConfig", "scalingModifiers",
+    ]
     static let hpaConfigFields: Set<String> = ["name", "behavior"]
     static let triggerFields: Set<String> = ["type", "metadata", "name", "useCachedMetrics", "authenticationRef", "metricType"]
-    static let kafkaMetadata: Set<String> = ["bootstrapServers", "consumerGroup", "topic", "lagThreshold", "activationLagThreshold",
-                                             "offsetResetPolicy", "allowIdleConsumers", "scaleToZeroOnInvalidOffset",
-                                             "excludePersistentLag", "limitToPartitionsWithLag", "version", "partitionLimitation",
-                                             "sasl", "saslTokenProvider", "tls", "unsafeSsl", "awsRegion"]
+    static let kafkaMetadata: Set<String> = [
+        "bootstrapServers", "consumerGroup", "topic", "lagThreshold", "activationLagThreshold",
+        "offsetResetPolicy", "allowIdleConsumers", "scaleToZeroOnInvalidOffset",
+        "excludePersistentLag", "limitToPartitionsWithLag", "version", "partitionLimitation",
+        "sasl", "saslTokenProvider", "tls", "unsafeSsl", "awsRegion",
+    ]
 
     @Test func scaledObjectsUseOnlyDocumentedFields() throws {
         let objects = manifests.all("ScaledObject")
@@ -28,7 +34,9 @@ struct KEDATests {
         for object in objects {
             let name = object.name
             #expect(object.object.string("apiVersion") == "keda.sh/v1alpha1", "\(name)")
-            #expect(Set(object.spec.keys).isSubset(of: Self.specFields), "\(name): \(Set(object.spec.keys).subtracting(Self.specFields))")
+            #expect(
+                Set(object.spec.keys).isSubset(of: Self.specFields),
+                "\(name): \(Set(object.spec.keys).subtracting(Self.specFields))")
             let target = object.spec.map("scaleTargetRef") ?? [:]
             #expect(Set(target.keys).isSubset(of: Self.scaleTargetFields) && target.string("name") != nil, "\(name): \(target)")
             if let advanced = object.spec.map("advanced") {
@@ -52,7 +60,9 @@ struct KEDATests {
                 #expect(Set(trigger.keys).isSubset(of: Self.triggerFields), "\(name): \(trigger.keys)")
                 #expect(trigger.string("type") == "kafka", "\(name)")
                 let metadata = trigger.map("metadata") ?? [:]
-                #expect(Set(metadata.keys).isSubset(of: Self.kafkaMetadata), "\(name): \(Set(metadata.keys).subtracting(Self.kafkaMetadata))")
+                #expect(
+                    Set(metadata.keys).isSubset(of: Self.kafkaMetadata),
+                    "\(name): \(Set(metadata.keys).subtracting(Self.kafkaMetadata))")
                 // KEDA's trigger metadata is a map of strings: `lagThreshold: 200` is refused.
                 #expect(metadata.values.allSatisfy { $0 is String }, "\(name): every metadata value must be a string")
                 #expect(metadata.string("bootstrapServers")?.isEmpty == false, "\(name)")

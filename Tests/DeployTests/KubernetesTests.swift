@@ -13,8 +13,9 @@ struct KubernetesTests {
         let result = try await DeployFiles.run(DeployFiles.venvTool("kubernetes-validate"), ["--strict"] + files)
         #expect(result.status == 0, "\(result.output)")
         for resource in manifests.resources where resource.kind != "ScaledObject" {
-            #expect(result.output.contains("passed for resource \(resource.kind.lowercased())/\(resource.name)"),
-                    "\(resource.kind) \(resource.name) was not validated:\n\(result.output)")
+            #expect(
+                result.output.contains("passed for resource \(resource.kind.lowercased())/\(resource.name)"),
+                "\(resource.kind) \(resource.name) was not validated:\n\(result.output)")
         }
     }
 
@@ -36,8 +37,9 @@ struct KubernetesTests {
         #expect(Set(manifests.files) == Set(onDisk))
         #expect(manifests.overlay.list("resources").compactMap { $0 as? String }.contains("../../base"))
         let images = Set(manifests.overlay.maps("images").compactMap { $0.string("name") })
-        let used = Set(manifests.all("Deployment").flatMap { podSpec($0).maps("containers") + podSpec($0).maps("initContainers") }
-            .compactMap { $0.string("image") })
+        let used = Set(
+            manifests.all("Deployment").flatMap { podSpec($0).maps("containers") + podSpec($0).maps("initContainers") }
+                .compactMap { $0.string("image") })
         #expect(!used.isEmpty && used.isSubset(of: images), "images used \(used), overlay sets \(images)")
     }
 
@@ -87,7 +89,9 @@ struct KubernetesTests {
                 if let secret = volume.at("secret")?.string("secretName"), let name = volume.string("name") {
                     secretVolumes[name] = secret
                     #expect(manifests.generatedSecrets.contains(secret), "\(deployment.name): \(secret) is not generated")
-                    #expect((volume.at("secret")?.int("defaultMode") ?? 0o777) & 0o007 == 0, "\(deployment.name): \(secret) is world-readable")
+                    #expect(
+                        (volume.at("secret")?.int("defaultMode") ?? 0o777) & 0o007 == 0,
+                        "\(deployment.name): \(secret) is world-readable")
                 }
             }
             let main = try #require(pod.maps("containers").first)
@@ -96,7 +100,9 @@ struct KubernetesTests {
             for variable in main.maps("env") {
                 guard let name = variable.string("name"), let value = variable.string("value") else { continue }
                 if name.hasSuffix("_FILE") || name.hasSuffix("_DIR") {
-                    let inside = secretMounts.contains { value.hasPrefix(($0.string("mountPath") ?? "?") + "/") || value == $0.string("mountPath") }
+                    let inside = secretMounts.contains {
+                        value.hasPrefix(($0.string("mountPath") ?? "?") + "/") || value == $0.string("mountPath")
+                    }
                     #expect(inside, "\(deployment.name): \(name)=\(value) is not in a mounted Secret")
                 }
                 if name.hasSuffix("_POSTGRES_URL") {
@@ -118,7 +124,9 @@ struct KubernetesTests {
         let selected = policy.spec.at("podSelector", "matchLabels") ?? [:]
         for deployment in manifests.all("Deployment") {
             let labels = deployment.spec.at("template", "metadata", "labels") ?? [:]
-            #expect(selected.allSatisfy { labels[$0.key] as? String == $0.value as? String }, "\(deployment.name) is outside the policy")
+            #expect(
+                selected.allSatisfy { labels[$0.key] as? String == $0.value as? String },
+                "\(deployment.name) is outside the policy")
             let selector = deployment.spec.at("selector", "matchLabels") as? [String: String]
             #expect(selector?.isEmpty == false, "\(deployment.name) has no selector")
             let budget = budgets.filter { $0.spec.at("selector", "matchLabels") as? [String: String] == selector }

@@ -13,22 +13,29 @@ struct SettingNamesTests {
     /// Where variables are named for users.
     static let documents = ["README.md", "docs", "deploy/compose", "deploy/k8s", "deploy/containers"]
     /// Where they are read or set (compose's scripts too: compose.yaml itself is checked).
-    static let sources = ["Services", "Shared", "Tests", "deploy/local", ".ci", "deploy/containers",
-                          "deploy/compose/make-secrets", "deploy/compose/topics.sh"]
+    static let sources = [
+        "Services", "Shared", "Tests", "deploy/local", ".ci", "deploy/containers",
+        "deploy/compose/make-secrets", "deploy/compose/topics.sh",
+    ]
     /// Service names the runtime makes prefixes of (`HALLMARK_<SERVICE>_POSTGRES_URL`).
     static let services = ["SIGNER", "GATEWAY", "AUTHORITY", "AGGREGATOR", "PROBE", "EDGE"]
 
     @Test func everyNamedVariableIsReadOrSet() throws {
         let known = try Self.knownNames()
         var unknown: [String: Set<String>] = [:]
-        for file in try Self.files(under: Self.documents) {
-            let text = try String(contentsOfFile: DeployFiles.path(file), encoding: .utf8)
-            let expanded = Set(Self.matches(#"\$[({](HALLMARK_[A-Z0-9_]+)"#, in: text))
+        let documents = try Self.files(under: Self.documents).map {
+            ($0, try String(contentsOfFile: DeployFiles.path($0), encoding: .utf8))
+        }
+        // Set in one file (a ConfigMap), expanded in another (a Deployment).
+        let expanded = Set(documents.flatMap { Self.matches(#"\$[({](HALLMARK_[A-Z0-9_]+)"#, in: $0.1) })
+        for (file, text) in documents {
             for name in Self.names(in: text) where !known.contains(name) && !expanded.contains(name) {
                 unknown[name, default: []].insert(file)
             }
         }
-        #expect(unknown.isEmpty, "\(unknown.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value.sorted().joined(separator: ", ")))" })")
+        #expect(
+            unknown.isEmpty,
+            "\(unknown.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value.sorted().joined(separator: ", ")))" })")
     }
 
     /// The check itself: a made-up name is not known, a literal and an assembled one are.
@@ -94,7 +101,8 @@ struct SettingNamesTests {
                 var isDir: ObjCBool = false
                 let full = path + "/" + child
                 if manager.fileExists(atPath: DeployFiles.path(full), isDirectory: &isDir), !isDir.boolValue,
-                   let data = manager.contents(atPath: DeployFiles.path(full)), String(data: data, encoding: .utf8) != nil {
+                    let data = manager.contents(atPath: DeployFiles.path(full)), String(data: data, encoding: .utf8) != nil
+                {
                     out.append(full)
                 }
             }

@@ -19,7 +19,9 @@ struct FuzzCorpusTests {
     }
 
     /// What each input that breaks its target broke.
-    static func failures(_ target: FuzzTarget, _ inputs: @escaping @Sendable () throws -> [(name: String, bytes: [UInt8])]) async throws -> [String] {
+    static func failures(
+        _ target: FuzzTarget, _ inputs: @escaping @Sendable () throws -> [(name: String, bytes: [UInt8])]
+    ) async throws -> [String] {
         try await onThread {
             try inputs().compactMap { input in
                 do { try target.run(input.bytes) } catch { return "\(target.name)/\(input.name): \(error)" }

@@ -29,17 +29,21 @@ final class FuzzSmileID: Sendable {
         let deriver = KeyDeriver(pool: pool, cache: DerivedKeyCache(capacity: 4096, ttl: 3600), iterations: 2)
         var configuration = SignerConfiguration()
         configuration.maxZipBytes = 1 << 20
-        verifier = RequestVerifier(deriver: deriver, window: 300,
-                                   zips: configuration.zipReader(service: "fuzz", logger: Logger(label: "fuzz")))
+        verifier = RequestVerifier(
+            deriver: deriver, window: 300,
+            zips: configuration.zipReader(service: "fuzz", logger: Logger(label: "fuzz")))
         signer = RequestSigner(deriver: deriver)
         encryptor = PayloadEncryptor(deriver: deriver, policy: EncryptionPolicy())
         decryptor = PayloadDecryptor(deriver: deriver, window: 300)
-        secrets = try! SecretSet(versions: [.init(version: "v1", secret: "older-secret"), .init(version: "v2", secret: "test-secret")],
-                                 signingVersion: "v2")
+        secrets = try! SecretSet(
+            versions: [.init(version: "v1", secret: "older-secret"), .init(version: "v2", secret: "test-secret")],
+            signingVersion: "v2")
     }
 
     func verify(_ request: FuzzRequest) throws -> RequestVerifier.Outcome {
-        try Blocking.run { [self] in try await verifier.verify(headers: request.headers, body: request.body, secrets: secrets, now: now) }
+        try Blocking.run { [self] in
+            try await verifier.verify(headers: request.headers, body: request.body, secrets: secrets, now: now)
+        }
     }
 
     func sign(_ request: FuzzRequest) throws -> FuzzRequest {
@@ -51,12 +55,15 @@ final class FuzzSmileID: Sendable {
 
     func encrypt(_ request: FuzzRequest, path: String = "/v1/id_verification") throws -> PayloadEncryptor.Output {
         try Blocking.run { [self] in
-            try await encryptor.encrypt(path: path, headers: request.headers, body: request.body,
-                                        requestID: "0b7e1d52-3c8f-4f0a-9d55-7a1e8c2f6b90", timestamp: nil, secrets: secrets, now: now)
+            try await encryptor.encrypt(
+                path: path, headers: request.headers, body: request.body,
+                requestID: "0b7e1d52-3c8f-4f0a-9d55-7a1e8c2f6b90", timestamp: nil, secrets: secrets, now: now)
         }
     }
 
     func decrypt(_ request: FuzzRequest) throws -> PayloadDecryptor.Outcome {
-        try Blocking.run { [self] in try await decryptor.decrypt(headers: request.headers, body: request.body, secrets: secrets, now: now) }
+        try Blocking.run { [self] in
+            try await decryptor.decrypt(headers: request.headers, body: request.body, secrets: secrets, now: now)
+        }
     }
 }

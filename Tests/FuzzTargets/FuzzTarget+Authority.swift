@@ -18,12 +18,15 @@ extension MessageTargets {
     }()
 
     static func authority(_ bytes: [UInt8]) throws(FuzzFinding) {
-        guard let (message, valid) = try FuzzIntake.read(bytes, topic: "authority", schemas: authoritySchemas), valid else { return }
+        guard let (message, valid) = try FuzzIntake.read(bytes, topic: "authority", schemas: authoritySchemas), valid else {
+            return
+        }
         switch message.header.schema {
         case TokenRequest.schemaName:
             guard let parsed = TokenRequestParser.parseWithParts(fields: message.fields) else { return }
             let tables = parsed.token.referencedTables
-            try require(tables.allSatisfy { $0 >= 0 && $0 <= TokenRequestParser.maxTableId }, "a parsed token names a table out of range")
+            try require(
+                tables.allSatisfy { $0 >= 0 && $0 <= TokenRequestParser.maxTableId }, "a parsed token names a table out of range")
             let masters = Dictionary(tables.map { ($0, master($0)) }, uniquingKeysWith: { a, _ in a })
             if case .success(let opened) = BirthmarkTokenValidator.open(parsed.token, masterKeys: masters) {
                 try require(tables.contains(opened.tableId), "a token opened under a table it does not name")
@@ -38,14 +41,19 @@ extension MessageTargets {
     static func authoritySeeds() throws -> [[UInt8]] {
         let nuc = Data(SHA256Hash.digest(Data("nuc".utf8)))
         let reference = try BirthmarkCameraToken.seal(nucHash: nuc, master: master(12), tableId: 12, keyIndex: 42)
-        let mobile = try BirthmarkMobileToken.seal(nucHash: nuc, master: master(9), tableReferences: [3, 9, 12],
-                                                   keyIndices: [42, 42, 7], used: 1)
+        let mobile = try BirthmarkMobileToken.seal(
+            nucHash: nuc, master: master(9), tableReferences: [3, 9, 12],
+            keyIndices: [42, 42, 7], used: 1)
         let packed = try MessageExamples.packed(reference, tables: [12, 3, 9])
         let tokens = [BirthmarkToken.reference(reference), .mobile(mobile), .mobile(packed)].map {
-            TokenRequest(id: MessageID.random(), producedAt: Timestamp.now(), token: $0, correlationID: "c-1", replyTo: "birthmark.token.results")
+            TokenRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), token: $0, correlationID: "c-1",
+                replyTo: "birthmark.token.results")
         }
-        let command = try AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                                       deviceSerial: "CAM-0001", reason: "reported stolen").signed(keyID: "ops-1", seed: operatorSeed)
+        let command = try AdminCommand(
+            id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
+            deviceSerial: "CAM-0001", reason: "reported stolen"
+        ).signed(keyID: "ops-1", seed: operatorSeed)
         return try examples(authoritySchemas) + tokens.map { try JSONCoding.encode($0) } + [JSONCoding.encode(command)]
     }
 }

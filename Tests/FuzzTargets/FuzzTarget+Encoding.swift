@@ -21,7 +21,9 @@ enum EncodingDifferential {
         let hexReference = referenceHex(utf8).flatMap { length == nil || $0.count == length ? $0 : nil }
         try require(hex.map(Array.init) == hexReference, "Hex.decode disagrees with the reference")
         let hexText = Hex.encode(rest)
-        try require(hexText.utf8.count == 2 * rest.count && hexText == hexText.lowercased(), "Hex.encode is not lower-case, two digits a byte")
+        try require(
+            hexText.utf8.count == 2 * rest.count && hexText == hexText.lowercased(),
+            "Hex.encode is not lower-case, two digits a byte")
         try require((try? Hex.decode(hexText)).map(Array.init) == rest, "Hex does not round-trip")
 
         let b64 = try? Base64.decode(text, length: length)
@@ -70,8 +72,10 @@ enum EncodingDifferential {
     }
 
     static func seeds() throws -> [[UInt8]] {
-        [[0x00] + Array("00ff7Fa0".utf8), [0x80 | 3] + Array("AQID".utf8), [0x00] + Array("YWJjZA==".utf8),
-         [0x00] + Array("YWJjZGU=".utf8), [0x80 | 32] + Array(Base64.encode(Data(repeating: 7, count: 32)).utf8)]
+        [
+            [0x00] + Array("00ff7Fa0".utf8), [0x80 | 3] + Array("AQID".utf8), [0x00] + Array("YWJjZA==".utf8),
+            [0x00] + Array("YWJjZGU=".utf8), [0x80 | 32] + Array(Base64.encode(Data(repeating: 7, count: 32)).utf8),
+        ]
     }
 
     static let dictionary = ["=", "==", "+", "/", "-", "_", "0x", "ff", "FF", "AAAA", "\r\n", " "]

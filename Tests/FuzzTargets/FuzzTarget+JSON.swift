@@ -47,10 +47,12 @@ enum JSONDifferential {
             let at = refusal!.offset
             let trailingNULs = refusal!.reason == "unexpected data after the value" && bytes[at...].allSatisfy { $0 == 0 }
             // Foundation takes a comma before `]` or `}` (`[1,]`); RFC 8259's grammar does not.
-            let trailingComma = at < bytes.count && (bytes[at] == UInt8(ascii: "]") || bytes[at] == UInt8(ascii: "}"))
+            let trailingComma =
+                at < bytes.count && (bytes[at] == UInt8(ascii: "]") || bytes[at] == UInt8(ascii: "}"))
                 && bytes[..<at].last(where: { !" \t\n\r".utf8.contains($0) }) == UInt8(ascii: ",")
-            try require(stricter.contains(refusal!.reason) || trailingNULs || trailingComma,
-                        "JSONReader refused what JSONSerialization takes (\(refusal!.reason))")
+            try require(
+                stricter.contains(refusal!.reason) || trailingNULs || trailingComma,
+                "JSONReader refused what JSONSerialization takes (\(refusal!.reason))")
         case (nil, nil):
             break
         }
@@ -122,7 +124,9 @@ enum JSONDifferential {
         ].map { Array($0.utf8) }
     }
 
-    static let dictionary = ["{", "}", "[", "]", ":", ",", "\"", "true", "false", "null", "-0", "1e308", "1E-400",
-                             ".5", "\\u", "\\ud83d\\ude00", "\\ud800", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n",
-                             "\\r", "\\t", "\u{00e9}", "\u{FEFF}", "\"a\":", "\"a\":1,\"a\":2"]
+    static let dictionary = [
+        "{", "}", "[", "]", ":", ",", "\"", "true", "false", "null", "-0", "1e308", "1E-400",
+        ".5", "\\u", "\\ud83d\\ude00", "\\ud800", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n",
+        "\\r", "\\t", "\u{00e9}", "\u{FEFF}", "\"a\":", "\"a\":1,\"a\":2",
+    ]
 }

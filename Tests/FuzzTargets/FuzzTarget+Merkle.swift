@@ -6,7 +6,8 @@ extension FuzzTarget {
     /// a mutated one does not; proofs from stored nodes equal proofs from leaves; and a
     /// verifier fed raw bytes as a proof never traps.
     static let merkle = FuzzTarget(
-        name: "merkle", summary: "RFC 6962 inclusion and consistency proofs: built ones verify, mutated ones fail, raw bytes never trap",
+        name: "merkle",
+        summary: "RFC 6962 inclusion and consistency proofs: built ones verify, mutated ones fail, raw bytes never trap",
         run: MerkleDifferential.run, seeds: MerkleDifferential.seeds, dictionary: [])
 }
 
@@ -21,7 +22,9 @@ enum MerkleDifferential {
         let size = 1 + Int(input.u16()) % maxLeaves
         let index = Int(input.u16()) % size
         let oldSize = 1 + Int(input.u16()) % size
-        let leaves = (0..<size).map { MerkleTree.leafHash(Data([UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8), input.byte(at: $0)])) }
+        let leaves = (0..<size).map {
+            MerkleTree.leafHash(Data([UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8), input.byte(at: $0)]))
+        }
 
         // The frontier, the nodes it stores and the leaf-list recursion agree.
         var frontier = MerkleFrontier()
@@ -53,28 +56,35 @@ enum MerkleDifferential {
         }
         try require(proof == fromNodes, "inclusion proofs from nodes and from leaves differ")
         try require(consistency == consistencyFromNodes, "consistency proofs from nodes and from leaves differ")
-        try require(MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: index, treeSize: size, proof: proof, root: root),
-                    "a built inclusion proof does not verify")
-        try require(MerkleTree.verifyConsistency(oldSize: oldSize, newSize: size, oldRoot: oldRoot, newRoot: root, proof: consistency),
-                    "a built consistency proof does not verify")
+        try require(
+            MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: index, treeSize: size, proof: proof, root: root),
+            "a built inclusion proof does not verify")
+        try require(
+            MerkleTree.verifyConsistency(oldSize: oldSize, newSize: size, oldRoot: oldRoot, newRoot: root, proof: consistency),
+            "a built consistency proof does not verify")
 
         // One mutation, chosen by the input, must make each proof fail.
         let choice = input.byte(), at = Int(input.byte()), bit = input.byte() & 7
         if let bad = mutated(proof, choice: choice, at: at, bit: bit) {
-            try require(!MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: index, treeSize: size, proof: bad, root: root),
-                        "a mutated inclusion proof verifies")
+            try require(
+                !MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: index, treeSize: size, proof: bad, root: root),
+                "a mutated inclusion proof verifies")
         }
         if let bad = mutated(consistency, choice: choice, at: at, bit: bit) {
-            try require(!MerkleTree.verifyConsistency(oldSize: oldSize, newSize: size, oldRoot: oldRoot, newRoot: root, proof: bad),
-                        "a mutated consistency proof verifies")
+            try require(
+                !MerkleTree.verifyConsistency(oldSize: oldSize, newSize: size, oldRoot: oldRoot, newRoot: root, proof: bad),
+                "a mutated consistency proof verifies")
         }
         let other = (index + 1 + at) % size
         if other != index {
-            try require(!MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: other, treeSize: size, proof: proof, root: root),
-                        "an inclusion proof verifies at another index")
+            try require(
+                !MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: other, treeSize: size, proof: proof, root: root),
+                "an inclusion proof verifies at another index")
         }
-        try require(!MerkleTree.verifyInclusion(leafHash: leaves[index], leafIndex: index + size, treeSize: size, proof: proof, root: root),
-                    "an index beyond the tree verifies")
+        try require(
+            !MerkleTree.verifyInclusion(
+                leafHash: leaves[index], leafIndex: index + size, treeSize: size, proof: proof, root: root),
+            "an index beyond the tree verifies")
 
         // The rest of the input, as a third party's proof: any sizes, any bytes, no trap.
         let sizes = (Int(truncatingIfNeeded: input.u64()), Int(truncatingIfNeeded: input.u64()))
@@ -106,7 +116,9 @@ enum MerkleDifferential {
     }
 
     static func seeds() throws -> [[UInt8]] {
-        [[0, 7, 0, 3, 0, 4, 0, 1, 2], [1, 0, 0, 255, 0, 17, 2, 9, 5], [0, 1, 0, 0, 0, 1, 1, 0, 0],
-         [0, 63, 0, 31, 0, 32, 2, 40, 7] + Array(repeating: 0xAB, count: 96)]
+        [
+            [0, 7, 0, 3, 0, 4, 0, 1, 2], [1, 0, 0, 255, 0, 17, 2, 9, 5], [0, 1, 0, 0, 0, 1, 1, 0, 0],
+            [0, 63, 0, 31, 0, 32, 2, 40, 7] + Array(repeating: 0xAB, count: 96),
+        ]
     }
 }

@@ -15,19 +15,22 @@ extension FuzzTarget {
 
     /// Whole Kafka values on the authority's topics: token requests in every format, provisioning, admin commands.
     static let authorityMessages = FuzzTarget(
-        name: "authority-messages", summary: "authority inputs: token requests (reference, mobile, packed) opened; provisioning; signed admin commands",
+        name: "authority-messages",
+        summary: "authority inputs: token requests (reference, mobile, packed) opened; provisioning; signed admin commands",
         run: MessageTargets.authority, seeds: MessageTargets.authoritySeeds,
         dictionary: MessageTargets.tokens(MessageTargets.authoritySchemas))
 
     /// Whole Kafka values on the gateway's topics.
     static let gatewayMessages = FuzzTarget(
-        name: "gateway-messages", summary: "gateway inputs: ENC-1 carriers, handshakes, closes, inbound (fast path = Codable) and outbound",
+        name: "gateway-messages",
+        summary: "gateway inputs: ENC-1 carriers, handshakes, closes, inbound (fast path = Codable) and outbound",
         run: MessageTargets.gateway, seeds: MessageTargets.gatewaySeeds,
         dictionary: MessageTargets.tokens(MessageTargets.gatewaySchemas))
 
     /// Whole Kafka values on the aggregator's topics.
     static let aggregatorMessages = FuzzTarget(
-        name: "aggregator-messages", summary: "aggregator inputs: submissions (every body; the token request they make is valid), token results, log queries",
+        name: "aggregator-messages",
+        summary: "aggregator inputs: submissions (every body; the token request they make is valid), token results, log queries",
         run: MessageTargets.aggregator, seeds: { try MessageTargets.examples(MessageTargets.aggregatorSchemas) },
         dictionary: MessageTargets.tokens(MessageTargets.aggregatorSchemas))
 }
@@ -35,20 +38,28 @@ extension FuzzTarget {
 enum MessageTargets {
     static let signerSchemas: Set<String> = [SignRequest.schemaName, VerifyRequest.schemaName, SignResult.schemaName]
     static let authoritySchemas: Set<String> = [TokenRequest.schemaName, ProvisionRequest.schemaName, AdminCommand.schemaName]
-    static let gatewaySchemas: Set<String> = [EncryptRequest.schemaName, DecryptRequest.schemaName, E2EEHandshake.schemaName,
-                                               E2EEClose.schemaName, E2EEInbound.schemaName, E2EEOutboundRequest.schemaName]
+    static let gatewaySchemas: Set<String> = [
+        EncryptRequest.schemaName, DecryptRequest.schemaName, E2EEHandshake.schemaName,
+        E2EEClose.schemaName, E2EEInbound.schemaName, E2EEOutboundRequest.schemaName,
+    ]
     static let aggregatorSchemas: Set<String> = [Submission.schemaName, TokenResult.schemaName, LogVerifyRequest.schemaName]
 
     static func signer(_ bytes: [UInt8]) throws(FuzzFinding) {
         guard let (message, valid) = try FuzzIntake.read(bytes, topic: "signer", schemas: signerSchemas), valid else { return }
         guard let (_, request) = try carried(message) else { return }
         let smile = FuzzSmileID.shared
-        if message.header.schema == SignRequest.schemaName { _ = try? smile.sign(request) } else { _ = try? smile.verify(request) }
+        if message.header.schema == SignRequest.schemaName {
+            _ = try? smile.sign(request)
+        } else {
+            _ = try? smile.verify(request)
+        }
     }
 
     /// The request a valid carrier message carries (nil when its body is not base64 the
     /// stage would take); a carrier its schema accepts must decode as one.
     static func carried(_ message: StageMessage) throws(FuzzFinding) -> (RequestCarrier, FuzzRequest)? {
+        // A rejected result holds no request: the stages answer it `upstream_rejected`, as here.
+        if RequestCarrier.rejection(in: message.fields) != nil { return nil }
         guard let carrier = try? message.decode(RequestCarrier.self) else {
             throw FuzzFinding("a request carrier its schema accepts does not decode as one")
         }
@@ -62,8 +73,11 @@ enum MessageTargets {
         switch message.header.schema {
         case EncryptRequest.schemaName, DecryptRequest.schemaName:
             guard let (carrier, request) = try carried(message) else { return }
-            if message.header.schema == EncryptRequest.schemaName { _ = try? smile.encrypt(request, path: carrier.path ?? "/") }
-            else { _ = try? smile.decrypt(request) }
+            if message.header.schema == EncryptRequest.schemaName {
+                _ = try? smile.encrypt(request, path: carrier.path ?? "/")
+            } else {
+                _ = try? smile.decrypt(request)
+            }
         case E2EEHandshake.schemaName:
             guard let handshake = try? message.decode(E2EEHandshake.self) else { return }
             _ = try? InvisoHandshake.respond(clientPublicKeyBase64: handshake.clientPublicKey)
@@ -81,7 +95,8 @@ enum MessageTargets {
                 try require(fast == full, "the outbound fast path reads a request differently from its Codable decoder")
             }
             if let request = full, let plaintext = try? Base64.decode(request.plaintextB64),
-               let session = try? InvisoSession(sessionKey: E2EETarget.sessionKey) {
+                let session = try? InvisoSession(sessionKey: E2EETarget.sessionKey)
+            {
                 _ = try? session.seal(plaintext, direction: .gatewayToClient, counter: 1)
             }
         default:
@@ -90,29 +105,37 @@ enum MessageTargets {
     }
 
     static func aggregator(_ bytes: [UInt8]) throws(FuzzFinding) {
-        guard let (message, valid) = try FuzzIntake.read(bytes, topic: "aggregator", schemas: aggregatorSchemas), valid else { return }
+        guard let (message, valid) = try FuzzIntake.read(bytes, topic: "aggregator", schemas: aggregatorSchemas), valid else {
+            return
+        }
         switch message.header.schema {
         case Submission.schemaName:
             guard let submission = try? message.decode(Submission.self) else { return }
             _ = submission.shape
             guard let token = submission.token, !submission.entries.isEmpty else { return }
             for entry in submission.entries {
-                try require((try? Hex.decode(entry.imageHash, length: 32)) != nil, "a submitted image hash its schema accepts is not 32 bytes of hex")
+                try require(
+                    (try? Hex.decode(entry.imageHash, length: 32)) != nil,
+                    "a submitted image hash its schema accepts is not 32 bytes of hex")
             }
             // What intake asks the authority must meet the authority's schema and parse to the same token.
-            let request = TokenRequest(id: MessageID.derived(from: message.header.id, "token-request"), producedAt: Timestamp.now(),
-                                       token: token, correlationID: MessageID.derived(from: message.header.id, "token-correlation"),
-                                       replyTo: "birthmark.token.results")
+            let request = TokenRequest(
+                id: MessageID.derived(from: message.header.id, "token-request"), producedAt: Timestamp.now(),
+                token: token, correlationID: MessageID.derived(from: message.header.id, "token-correlation"),
+                replyTo: "birthmark.token.results")
             guard let encoded = try? JSONCoding.encode(request), let value = try? JSONReader.parse(encoded) else {
                 throw FuzzFinding("the token request a submission makes cannot be written")
             }
-            try require(MessageSchemas.schema(TokenRequest.schemaName)?.validate(value) == nil,
-                        "the token request a valid submission makes breaks its schema")
-            try require(TokenRequestParser.parse(encoded) == token, "the authority reads another token than the submission carried")
+            try require(
+                MessageSchemas.schema(TokenRequest.schemaName)?.validate(value) == nil,
+                "the token request a valid submission makes breaks its schema")
+            try require(
+                TokenRequestParser.parse(encoded) == token, "the authority reads another token than the submission carried")
         case LogVerifyRequest.schemaName:
             guard let request = try? message.decode(LogVerifyRequest.self) else { return }
             if let hash = request.imageHash {
-                try require((try? Hex.decode(hash, length: 32)) != nil, "a queried image hash its schema accepts is not 32 bytes of hex")
+                try require(
+                    (try? Hex.decode(hash, length: 32)) != nil, "a queried image hash its schema accepts is not 32 bytes of hex")
             }
         default:
             _ = try? message.decode(TokenResult.self)
@@ -134,7 +157,9 @@ enum MessageTargets {
             let pattern = #/"([a-z_][a-z0-9_]*)"/#
             for match in document.matches(of: pattern) { tokens.insert("\"\(match.1)\"") }
         }
-        return tokens.sorted() + ["\"produced_at\":\"2025-01-01T00:00:00.000Z\"", "\"id\":\"00000000-0000-4000-8000-000000000000\""]
+        return tokens.sorted() + [
+            "\"produced_at\":\"2025-01-01T00:00:00.000Z\"", "\"id\":\"00000000-0000-4000-8000-000000000000\"",
+        ]
     }
 
     static func gatewaySeeds() throws -> [[UInt8]] {

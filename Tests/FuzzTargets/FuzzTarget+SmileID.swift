@@ -9,8 +9,10 @@ import SignerCore
 extension FuzzTarget {
     /// SIGN-1 and SIGN-FILES through the signer's real verifier and signer.
     static let sign1 = FuzzTarget(
-        name: "sign1", summary: "SIGN-1/SIGN-FILES verify (headers, canonical JSON, zip, security_info.json); what the signer signs verifies",
-        run: SmileIDTargets.sign1, seeds: SmileIDTargets.sign1Seeds, dictionary: SmileIDTargets.headerTokens + SmileIDTargets.zipTokens)
+        name: "sign1",
+        summary: "SIGN-1/SIGN-FILES verify (headers, canonical JSON, zip, security_info.json); what the signer signs verifies",
+        run: SmileIDTargets.sign1, seeds: SmileIDTargets.sign1Seeds,
+        dictionary: SmileIDTargets.headerTokens + SmileIDTargets.zipTokens)
 
     /// The zip reader alone, on raw archive bytes.
     static let zip = FuzzTarget(
@@ -20,7 +22,8 @@ extension FuzzTarget {
     /// ENC-1 through the gateway's real encryptor and decryptor.
     static let enc1 = FuzzTarget(
         name: "enc1", summary: "ENC-1 decrypt (headers, envelope, multipart) and encrypt; what the gateway encrypts decrypts",
-        run: SmileIDTargets.enc1, seeds: SmileIDTargets.enc1Seeds, dictionary: SmileIDTargets.headerTokens + SmileIDTargets.multipartTokens)
+        run: SmileIDTargets.enc1, seeds: SmileIDTargets.enc1Seeds,
+        dictionary: SmileIDTargets.headerTokens + SmileIDTargets.multipartTokens)
 }
 
 enum SmileIDTargets {
@@ -48,7 +51,8 @@ enum SmileIDTargets {
         let request = FuzzRequest(bytes)
         _ = try? smile.decrypt(request)
         if let boundary = MultipartBody.boundary(contentType: request.headers["Content-Type"] ?? ""),
-           let parsed = try? MultipartBody(parsing: Array(request.body), boundary: boundary) {
+            let parsed = try? MultipartBody(parsing: Array(request.body), boundary: boundary)
+        {
             let again = try? MultipartBody(parsing: parsed.bytes, boundary: boundary)
             try require(again == parsed, "a multipart body rebuilt from its parts reads back differently")
         }
@@ -73,7 +77,9 @@ enum SmileIDTargets {
     static func sign1Seeds() throws -> [[UInt8]] {
         let smile = FuzzSmileID.shared
         let headers = ["SmileID-Partner-ID": "085", "Content-Type": "application/json", "SmileID-Request-ID": "req-1"]
-        let bodies = [Data(#"{"job_id":"job-1","user_id":"user-1","partner_params":{"job_type":5}}"#.utf8), Data("[]".utf8), Data()]
+        let bodies = [
+            Data(#"{"job_id":"job-1","user_id":"user-1","partner_params":{"job_type":5}}"#.utf8), Data("[]".utf8), Data(),
+        ]
         var seeds = try bodies.map { try smile.sign(FuzzRequest(headers: headers, body: $0)).bytes }
         seeds += ZipFixtures.bytes.map { FuzzRequest(headers: ["SmileID-Partner-ID": "085"], body: Data($0)).bytes }
         return seeds
@@ -81,13 +87,17 @@ enum SmileIDTargets {
 
     static func enc1Seeds() throws -> [[UInt8]] {
         let smile = FuzzSmileID.shared
-        let json = FuzzRequest(headers: ["Content-Type": "application/json"], body: Data(#"{"partner_params":{"user_id":"u-1"}}"#.utf8))
+        let json = FuzzRequest(
+            headers: ["Content-Type": "application/json"], body: Data(#"{"partner_params":{"user_id":"u-1"}}"#.utf8))
         let boundary = "----hallmark-fuzz"
-        let parts: [(String, String, String)] = [("partner_params", "application/json", #"{"job_id":"j"}"#),
-                                                 ("metadata", "application/json", "[]"), ("selfie", "image/jpeg", "JFIF")]
-        let multipart = parts.map { name, type, body in
-            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n\(body)\r\n"
-        }.joined() + "--\(boundary)--\r\n"
+        let parts: [(String, String, String)] = [
+            ("partner_params", "application/json", #"{"job_id":"j"}"#),
+            ("metadata", "application/json", "[]"), ("selfie", "image/jpeg", "JFIF"),
+        ]
+        let multipart =
+            parts.map { name, type, body in
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n\(body)\r\n"
+            }.joined() + "--\(boundary)--\r\n"
         let form = FuzzRequest(headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"], body: Data(multipart.utf8))
         let zip = FuzzRequest(headers: ["Content-Type": "application/zip"], body: Data(ZipFixtures.bytes[4]))
         var seeds = [json.bytes, form.bytes, zip.bytes]

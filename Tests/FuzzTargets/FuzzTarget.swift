@@ -17,8 +17,10 @@ public struct FuzzTarget: Sendable {
     /// Tokens of the format, for libFuzzer's `-dict`.
     public let dictionary: [String]
 
-    public init(name: String, summary: String, run: @escaping @Sendable ([UInt8]) throws(FuzzFinding) -> Void,
-                seeds: @escaping @Sendable () throws -> [[UInt8]], dictionary: [String]) {
+    public init(
+        name: String, summary: String, run: @escaping @Sendable ([UInt8]) throws(FuzzFinding) -> Void,
+        seeds: @escaping @Sendable () throws -> [[UInt8]], dictionary: [String]
+    ) {
         self.name = name
         self.summary = summary
         self.run = run
@@ -39,9 +41,10 @@ public struct FuzzTarget: Sendable {
     /// printable ASCII (and `"`, `\`) as `\xNN`.
     public var dictionaryFile: String {
         dictionary.map { token in
-            "\"" + token.utf8.map { b in
-                (0x20..<0x7F).contains(b) && b != 0x22 && b != 0x5C ? String(UnicodeScalar(b)) : "\\x" + hex(b)
-            }.joined() + "\""
+            "\""
+                + token.utf8.map { b in
+                    (0x20..<0x7F).contains(b) && b != 0x22 && b != 0x5C ? String(UnicodeScalar(b)) : "\\x" + hex(b)
+                }.joined() + "\""
         }.joined(separator: "\n") + "\n"
     }
 

@@ -7,8 +7,9 @@ struct CounterRuleTests {
     typealias V = SessionStore.Verdict
 
     func run(_ counters: [UInt64], from last: Int64?) -> ([V], Int64?) {
-        let (verdicts, after) = CounterRule.apply(counters.map { ("s", 1, $0) },
-                                                  from: last.map { ["s": .init(generation: 1, counter: $0)] } ?? [:])
+        let (verdicts, after) = CounterRule.apply(
+            counters.map { ("s", 1, $0) },
+            from: last.map { ["s": .init(generation: 1, counter: $0)] } ?? [:])
         return (verdicts, after["s"]?.counter)
     }
 
@@ -34,8 +35,12 @@ struct CounterRuleTests {
         #expect(run([0, 1], from: nil) == ([.unknownSession, .unknownSession], nil))
         let items: [(sessionID: String, generation: Int64, counter: UInt64)] =
             [("a", 1, 0), ("b", 2, 7), ("a", 1, 0), ("c", 3, 1), ("b", 2, 8), ("a", 1, 1)]
-        let (verdicts, last) = CounterRule.apply(items, from: ["a": .init(generation: 1, counter: -1),
-                                                               "b": .init(generation: 2, counter: 6)])
+        let (verdicts, last) = CounterRule.apply(
+            items,
+            from: [
+                "a": .init(generation: 1, counter: -1),
+                "b": .init(generation: 2, counter: 6),
+            ])
         #expect(verdicts == [.accept, .accept, .replay, .unknownSession, .accept, .accept])
         #expect(last == ["a": .init(generation: 1, counter: 1), "b": .init(generation: 2, counter: 8)])
     }
@@ -43,7 +48,9 @@ struct CounterRuleTests {
     /// A message opened with the key of another generation of its session id (a closed
     /// session's, still cached) is stale whatever its counter, and moves nothing.
     @Test func aKeyOfAnotherGenerationIsStaleAndMovesNothing() {
-        let items: [(sessionID: String, generation: Int64, counter: UInt64)] = [("s", 1, 5), ("s", 2, 0), ("s", 1, 6), ("s", 2, 1)]
+        let items: [(sessionID: String, generation: Int64, counter: UInt64)] = [
+            ("s", 1, 5), ("s", 2, 0), ("s", 1, 6), ("s", 2, 1),
+        ]
         let (verdicts, last) = CounterRule.apply(items, from: ["s": .init(generation: 2, counter: -1)])
         #expect(verdicts == [.staleKey, .accept, .staleKey, .accept])
         #expect(last == ["s": .init(generation: 2, counter: 1)])

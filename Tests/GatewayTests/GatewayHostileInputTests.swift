@@ -27,14 +27,17 @@ struct GatewayHostileInputTests {
     static let secret = "test-secret"
 
     /// A valid encrypted request, made in-process with the gateway's secret.
-    static func sealed(_ plaintext: Data = Data(#"{"job_id":"hostile"}"#.utf8),
-                       requestID: String = "hostile-1") throws -> (headers: [String: String], envelope: SmileIDEnvelope) {
+    static func sealed(
+        _ plaintext: Data = Data(#"{"job_id":"hostile"}"#.utf8),
+        requestID: String = "hostile-1"
+    ) throws -> (headers: [String: String], envelope: SmileIDEnvelope) {
         let stamp = Timestamp.now()
         let (body, headers) = try SmileIDEncryption.encryptBody(plaintext, secret: secret, timestamp: stamp, requestId: requestID)
         return (headers, try SmileIDEnvelope.parse(body))
     }
 
-    static func decrypt(_ h: GatewayHarness, headers: [String: String], body: Data, _ reason: DecryptResult.Reason) throws -> Case {
+    static func decrypt(_ h: GatewayHarness, headers: [String: String], body: Data, _ reason: DecryptResult.Reason) throws -> Case
+    {
         let id = MessageID.random()
         let request = DecryptRequest(id: id, producedAt: Timestamp.now(), headers: headers, bodyB64: body.base64EncodedString())
         return Case(id: id, topic: h.decryptInput, value: try JSONCoding.encode(request), expected: .decrypt(reason))
@@ -86,8 +89,10 @@ struct GatewayHostileInputTests {
         }
         // Wrong versions, in the header and in the envelope.
         for v in ["0.9", "1", "1.0.0", "2.0", "1.1", "v1.0", " 1.0", "10", "", "1.O"] {
-            cases.append(try decrypt(h, headers: headers.merging(["SmileID-Encryption-Version": v]) { $1 }, body: good,
-                                     v.isEmpty ? .unsupportedVersion : .unsupportedVersion))
+            cases.append(
+                try decrypt(
+                    h, headers: headers.merging(["SmileID-Encryption-Version": v]) { $1 }, body: good,
+                    v.isEmpty ? .unsupportedVersion : .unsupportedVersion))
             var e = envelope
             e.version = v
             cases.append(try decrypt(h, headers: headers, body: try e.jsonData(), .unsupportedVersion))
@@ -101,8 +106,10 @@ struct GatewayHostileInputTests {
             missing[name] = nil
             cases.append(try decrypt(h, headers: missing, body: good, .missingHeader))
         }
-        cases.append(try decrypt(h, headers: headers.merging(["SmileID-Content-Encrypted": "false"]) { $1 }, body: good,
-                                 .missingHeader))
+        cases.append(
+            try decrypt(
+                h, headers: headers.merging(["SmileID-Content-Encrypted": "false"]) { $1 }, body: good,
+                .missingHeader))
         // Stale and future timestamps (checked before any key is derived).
         for offset: TimeInterval in [-86_400, -3600, -400, 400, 3600, 86_400 * 365, -86_400 * 365 * 30, 1e6, -1e6, 7200] {
             var e = envelope
@@ -128,24 +135,33 @@ struct GatewayHostileInputTests {
             cases.append(try decrypt(h, headers: mpHeaders, body: fixture.prefix(cut), .malformedEnvelope))
         }
         cases.append(try decrypt(h, headers: mpHeaders, body: fixture, .malformedEnvelope))  // nothing encrypted in it
-        cases.append(try decrypt(h, headers: headers.merging(["Content-Type": "multipart/form-data"]) { $1 }, body: fixture,
-                                 .malformedEnvelope))  // no boundary
+        cases.append(
+            try decrypt(
+                h, headers: headers.merging(["Content-Type": "multipart/form-data"]) { $1 }, body: fixture,
+                .malformedEnvelope))  // no boundary
         // Malformed multipart bodies to encrypt: rejected, with the gateway's reason code.
         for cut in stride(from: 10, to: fixture.count, by: fixture.count / 30) {
-            let request = EncryptRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                         headers: ["Content-Type": GatewayFixtures.multipartType],
-                                         bodyB64: fixture.prefix(cut).base64EncodedString())
-            cases.append(Case(id: request.id, topic: h.encryptInput, value: try JSONCoding.encode(request),
-                              expected: .rejected("malformed_multipart")))
+            let request = EncryptRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                headers: ["Content-Type": GatewayFixtures.multipartType],
+                bodyB64: fixture.prefix(cut).base64EncodedString())
+            cases.append(
+                Case(
+                    id: request.id, topic: h.encryptInput, value: try JSONCoding.encode(request),
+                    expected: .rejected("malformed_multipart")))
         }
         // ZIP bombs: archives declaring gigabytes, nested ten deep. The gateway never inflates a
         // ZIP it encrypts, so they are encrypted like any file.
         for level in 1...5 {
             var zip = GatewayFixtures.zip
-            for _ in 0..<level { zip = Data("PK\u{03}\u{04}".utf8) + Data([20, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0])
-                + Data([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 8, 0, 0, 0]) + Data("bomb.zip".utf8) + zip }
-            let request = EncryptRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                         headers: ["Content-Type": "application/zip"], bodyB64: zip.base64EncodedString())
+            for _ in 0..<level {
+                zip =
+                    Data("PK\u{03}\u{04}".utf8) + Data([20, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+                    + Data([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 8, 0, 0, 0]) + Data("bomb.zip".utf8) + zip
+            }
+            let request = EncryptRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                headers: ["Content-Type": "application/zip"], bodyB64: zip.base64EncodedString())
             cases.append(Case(id: request.id, topic: h.encryptInput, value: try JSONCoding.encode(request), expected: .encrypted))
         }
         // Shape errors the schema catches: non-canonical base64, unknown fields, bad header names.
@@ -157,11 +173,16 @@ struct GatewayHostileInputTests {
         }
         for topic in [h.encryptInput, h.decryptInput] {
             let schema = topic == h.encryptInput ? EncryptRequest.schemaName : DecryptRequest.schemaName
-            cases.append(try raw(topic, ["schema": schema, "headers": [:], "body_b64": "", "extra": 1], .rejected("schema_violation")))
-            cases.append(try raw(topic, ["schema": schema, "headers": ["bad name": "x"], "body_b64": ""], .rejected("schema_violation")))
-            cases.append(try raw(topic, ["schema": schema, "headers": ["a": "\u{1}"], "body_b64": ""], .rejected("schema_violation")))
-            cases.append(try raw(topic, ["schema": "hallmark.sign.request.v1", "headers": [:], "body_b64": ""],
-                                 .rejected("unknown_schema")))
+            cases.append(
+                try raw(topic, ["schema": schema, "headers": [:], "body_b64": "", "extra": 1], .rejected("schema_violation")))
+            cases.append(
+                try raw(topic, ["schema": schema, "headers": ["bad name": "x"], "body_b64": ""], .rejected("schema_violation")))
+            cases.append(
+                try raw(topic, ["schema": schema, "headers": ["a": "\u{1}"], "body_b64": ""], .rejected("schema_violation")))
+            cases.append(
+                try raw(
+                    topic, ["schema": "hallmark.sign.request.v1", "headers": [:], "body_b64": ""],
+                    .rejected("unknown_schema")))
             cases.append(try raw(topic, ["schema": schema, "body_b64": ""], .rejected("schema_violation")))
         }
         return cases
@@ -179,14 +200,18 @@ struct GatewayHostileInputTests {
         let ids = Set(cases.map(\.id))
         // A refused request with a readable id is answered on its result topic too (DESIGN §2):
         // its rejected record and a rejected result (`malformed`, or the gateway's own code).
-        let both = Set(cases.filter { c in
-            if case .rejected = c.expected { true } else { false }
-        }.map(\.id))
+        let both = Set(
+            cases.filter { c in
+                if case .rejected = c.expected { true } else { false }
+            }.map(\.id))
         let answered = await h.watcher.wait(timeout: .seconds(180)) { w in
-            let rejected = w.messages(on: h.rejected).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+            let rejected = w.messages(on: h.rejected).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+            }
             let rejectedIDs = Set(rejected.compactMap { $0["original_id"] as? String })
             return ids.allSatisfy { id in
-                both.contains(id) ? !w.answers(for: id).isEmpty && rejectedIDs.contains(id)
+                both.contains(id)
+                    ? !w.answers(for: id).isEmpty && rejectedIDs.contains(id)
                     : !w.answers(for: id).isEmpty || rejectedIDs.contains(id)
             } && rejected.filter { $0["original_id"] == nil }.count >= garbage.count
         }
@@ -203,12 +228,15 @@ struct GatewayHostileInputTests {
             // same id: a consumer drops the copy, and so does this count.
             let answers = Self.distinct(h.watcher.answers(for: c.id).map { ($0, Self.id(of: $0)) }).map(\.0)
             let records = Self.distinct((rejections[c.id] ?? []).map { ($0, $0["id"] as? String) }).map(\.0)
-            #expect(answers.count + records.count == (both.contains(c.id) ? 2 : 1),
-                    "\(c.expected): \(answers.count) answers, \(records.count) rejections")
+            #expect(
+                answers.count + records.count == (both.contains(c.id) ? 2 : 1),
+                "\(c.expected): \(answers.count) answers, \(records.count) rejections")
             switch c.expected {
             case .decrypt(let reason):
                 let result = try answers.first.map { try JSONCoding.decode(DecryptResult.self, from: $0) }
-                #expect(result?.status == .rejected && result?.reason == reason, "expected \(reason), got \(String(describing: result?.reason))")
+                #expect(
+                    result?.status == .rejected && result?.reason == reason,
+                    "expected \(reason), got \(String(describing: result?.reason))")
                 #expect(result?.bodyB64 == nil && result?.headers == nil)
             case .rejected(let code):
                 #expect(records.first?["reason"] as? String == code, "expected \(code): \(records.first ?? [:])")

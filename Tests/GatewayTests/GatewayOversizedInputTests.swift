@@ -27,50 +27,76 @@ struct GatewayOversizedInputTests {
             guard let size else { return small }
             return try make(Data(repeating: 0x61, count: max(0, size - (small.count - 24)) / 4 * 3))
         }
-        let encrypt = try await matrix.run(topic: h.encryptInput, results: h.encryptOutput, idField: "request_id",
-                                           rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]) { id, size in
+        let encrypt = try await matrix.run(
+            topic: h.encryptInput, results: h.encryptOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]
+        ) { id, size in
             try sized(size) { body in
-                try JSONCoding.encode(EncryptRequest(id: id, producedAt: Timestamp.now(),
-                                                     headers: ["Content-Type": "application/json"],
-                                                     bodyB64: body.base64EncodedString()))
+                try JSONCoding.encode(
+                    EncryptRequest(
+                        id: id, producedAt: Timestamp.now(),
+                        headers: ["Content-Type": "application/json"],
+                        bodyB64: body.base64EncodedString()))
             }
         }
-        let decrypt = try await matrix.run(topic: h.decryptInput, results: h.decryptOutput, idField: "request_id",
-                                           rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]) { id, size in
+        let decrypt = try await matrix.run(
+            topic: h.decryptInput, results: h.decryptOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]
+        ) { id, size in
             try sized(size) { body in
-                try JSONCoding.encode(DecryptRequest(id: id, producedAt: Timestamp.now(), headers: [
-                    "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "r", "SmileID-Content-Encrypted": "true",
-                ], bodyB64: body.base64EncodedString()))
+                try JSONCoding.encode(
+                    DecryptRequest(
+                        id: id, producedAt: Timestamp.now(),
+                        headers: [
+                            "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "r", "SmileID-Content-Encrypted": "true",
+                        ], bodyB64: body.base64EncodedString()))
             }
         }
         let pair = try X25519.generate()
-        let handshake = try await matrix.run(topic: h.topic("handshake.in"), results: h.topic("handshake.out"),
-                                             idField: "request_id", rejected: h.rejected, limit: limit) { id, _ in
-            try JSONCoding.encode(E2EEHandshake(id: id, producedAt: Timestamp.now(), sessionID: "size-\(id)",
-                                                clientPublicKey: pair.publicKey.base64EncodedString()))
+        let handshake = try await matrix.run(
+            topic: h.topic("handshake.in"), results: h.topic("handshake.out"),
+            idField: "request_id", rejected: h.rejected, limit: limit
+        ) { id, _ in
+            try JSONCoding.encode(
+                E2EEHandshake(
+                    id: id, producedAt: Timestamp.now(), sessionID: "size-\(id)",
+                    clientPublicKey: pair.publicKey.base64EncodedString()))
         }
         let session = try InvisoSession(sessionKey: Data(repeating: 7, count: 32))
-        let inbound = try await matrix.run(topic: h.topic("inbound.in"), results: h.topic("plaintext.out"),
-                                           idField: "request_id", rejected: h.rejected, limit: limit,
-                                           paddings: [.whitespace, .content]) { id, size in
+        let inbound = try await matrix.run(
+            topic: h.topic("inbound.in"), results: h.topic("plaintext.out"),
+            idField: "request_id", rejected: h.rejected, limit: limit,
+            paddings: [.whitespace, .content]
+        ) { id, size in
             try sized(size) { body in
-                try JSONCoding.encode(E2EEInbound(id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
-                                                  message: try session.seal(body, direction: .clientToGateway, counter: 0)))
+                try JSONCoding.encode(
+                    E2EEInbound(
+                        id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
+                        message: try session.seal(body, direction: .clientToGateway, counter: 0)))
             }
         }
-        let outbound = try await matrix.run(topic: h.topic("outbound.in"), results: h.topic("outbound.out"),
-                                            idField: "request_id", rejected: h.rejected, limit: limit,
-                                            paddings: [.whitespace, .content]) { id, size in
+        let outbound = try await matrix.run(
+            topic: h.topic("outbound.in"), results: h.topic("outbound.out"),
+            idField: "request_id", rejected: h.rejected, limit: limit,
+            paddings: [.whitespace, .content]
+        ) { id, size in
             try sized(size) { body in
-                try JSONCoding.encode(E2EEOutboundRequest(id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
-                                                          plaintextB64: body.base64EncodedString()))
+                try JSONCoding.encode(
+                    E2EEOutboundRequest(
+                        id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
+                        plaintextB64: body.base64EncodedString()))
             }
         }
-        let privacyRequests = try await matrix.run(topic: h.topic("privacy.in"), results: h.topic("privacy.out"),
-                                                   idField: "request_id", rejected: h.rejected, limit: limit) { id, _ in
+        let privacyRequests = try await matrix.run(
+            topic: h.topic("privacy.in"), results: h.topic("privacy.out"),
+            idField: "request_id", rejected: h.rejected, limit: limit
+        ) { id, _ in
             // Signed, about a session that does not exist: each is answered `not_found`.
-            try JSONCoding.encode(try privacy.key.sign(PrivacyRequest.Unsigned(
-                id: id, producedAt: Timestamp.now(), action: .export, subjectType: .sessionID, subject: "size-\(id.prefix(8))")))
+            try JSONCoding.encode(
+                try privacy.key.sign(
+                    PrivacyRequest.Unsigned(
+                        id: id, producedAt: Timestamp.now(), action: .export, subjectType: .sessionID,
+                        subject: "size-\(id.prefix(8))")))
         }
         for report in [encrypt, decrypt, handshake, inbound, outbound, privacyRequests] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")
@@ -82,7 +108,10 @@ struct GatewayOversizedInputTests {
         }
         // An encrypted body is larger than the plaintext: one that took its request near the
         // limit cannot come back, and is refused as oversized rather than stalling.
-        #expect(encrypt.large.contains { $0.contains("content") && $0.hasSuffix(": oversized") && Int($0.prefix { $0.isNumber })! <= limit })
+        #expect(
+            encrypt.large.contains {
+                $0.contains("content") && $0.hasSuffix(": oversized") && Int($0.prefix { $0.isNumber })! <= limit
+            })
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
         await matrix.close()

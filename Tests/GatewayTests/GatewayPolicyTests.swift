@@ -55,15 +55,21 @@ struct GatewayPolicyTests {
     @Test func policyFileAndVariables() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        try Data(#"{"encryption": true, "excluded_paths": ["/v1/legacy/**"], "multipart_metadata": false, "s3_uploads": true}"#.utf8)
-            .write(to: file)
-        let policy = try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_POLICY_FILE": file.path,
-                                                           "HALLMARK_GATEWAY_S3_UPLOADS": "false"])
+        try Data(
+            #"{"encryption": true, "excluded_paths": ["/v1/legacy/**"], "multipart_metadata": false, "s3_uploads": true}"#.utf8
+        )
+        .write(to: file)
+        let policy = try EncryptionPolicy.fromEnvironment([
+            "HALLMARK_GATEWAY_POLICY_FILE": file.path,
+            "HALLMARK_GATEWAY_S3_UPLOADS": "false",
+        ])
         #expect(policy.excludedPaths.map(\.description) == ["/v1/legacy/**"])
         #expect(!policy.multipartMetadata && !policy.s3Uploads && policy.encryption && policy.honourSkipHeader)
-        let off = try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_POLICY_FILE": file.path,
-                                                        "HALLMARK_GATEWAY_ENCRYPTION": "off",
-                                                        "HALLMARK_GATEWAY_EXCLUDED_PATHS": "/a/*, /b"])
+        let off = try EncryptionPolicy.fromEnvironment([
+            "HALLMARK_GATEWAY_POLICY_FILE": file.path,
+            "HALLMARK_GATEWAY_ENCRYPTION": "off",
+            "HALLMARK_GATEWAY_EXCLUDED_PATHS": "/a/*, /b",
+        ])
         #expect(!off.encryption && off.excludedPaths.map(\.description) == ["/a/*", "/b"])
 
         try Data(#"{"encrypt": true}"#.utf8).write(to: file)
@@ -72,8 +78,12 @@ struct GatewayPolicyTests {
         }
         #expect(misspelt?.reason.contains("unknown field encrypt") == true)
         try Data(#"{"excluded_paths": ["v1/no-slash"]}"#.utf8).write(to: file)
-        #expect(throws: ConfigurationError.self) { try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_POLICY_FILE": file.path]) }
-        #expect(throws: ConfigurationError.self) { try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_ENCRYPTION": "maybe"]) }
+        #expect(throws: ConfigurationError.self) {
+            try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_POLICY_FILE": file.path])
+        }
+        #expect(throws: ConfigurationError.self) {
+            try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_ENCRYPTION": "maybe"])
+        }
         #expect(throws: ConfigurationError.self) {
             try EncryptionPolicy.fromEnvironment(["HALLMARK_GATEWAY_POLICY_FILE": "/nonexistent/policy.json"])
         }

@@ -34,16 +34,21 @@ struct GatewayPrivacyTests {
         #expect(try await h.answer(E2EEPlaintext.self, to: first.id, on: h.topic("plaintext.out")).status == .decrypted)
 
         func cli(_ action: String) async throws -> (code: Int32?, result: PrivacyResult?, text: String) {
-            let run = try ServiceProcess("hallmark", arguments: ["privacy", action, "--session", client.sessionID,
-                                                                 "--operator-key", keyFile, "--timeout", "60"],
-                                         name: "\(h.id)-\(action)", environment: env)
+            let run = try ServiceProcess(
+                "hallmark",
+                arguments: [
+                    "privacy", action, "--session", client.sessionID,
+                    "--operator-key", keyFile, "--timeout", "60",
+                ],
+                name: "\(h.id)-\(action)", environment: env)
             let code = await run.waitForExit(timeout: .seconds(90))
             let text = run.rawLog
             guard let start = text.firstIndex(of: "{"),
-                  let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
-                  (document["answered"] as? [String]) == ["gateway"],
-                  let first = (document["results"] as? [Any])?.first,
-                  let bytes = try? JSONSerialization.data(withJSONObject: first) else { return (code, nil, text) }
+                let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
+                (document["answered"] as? [String]) == ["gateway"],
+                let first = (document["results"] as? [Any])?.first,
+                let bytes = try? JSONSerialization.data(withJSONObject: first)
+            else { return (code, nil, text) }
             return (code, try? JSONCoding.decode(PrivacyResult.self, from: [UInt8](bytes)), text)
         }
         let export = try await cli("export")
@@ -59,7 +64,8 @@ struct GatewayPrivacyTests {
         #expect(erase.result?.erased == [.init(source: "gateway_\(h.id).e2ee_sessions", count: 1)])
         let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: h.logger)
         defer { pool.close() }
-        let left = try await pool.query("""
+        let left = try await pool.query(
+            """
             SELECT count(*)::bigint FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)
             """)[0].column(0, as: Int64.self)
         #expect(left == 0)

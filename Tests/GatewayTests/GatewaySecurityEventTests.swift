@@ -14,8 +14,10 @@ import Testing
 @Suite("Gateway security events", .serialized, .timeLimit(.minutes(5)))
 struct GatewaySecurityEventTests {
     /// Events per subject per window, rejections before the rate alert, and the window.
-    static let limits = ["HALLMARK_GATEWAY_EVENTS_PER_SUBJECT": "3", "HALLMARK_GATEWAY_ALERT_REJECTIONS": "5",
-                         "HALLMARK_GATEWAY_ALERT_WINDOW_SECONDS": "15"]
+    static let limits = [
+        "HALLMARK_GATEWAY_EVENTS_PER_SUBJECT": "3", "HALLMARK_GATEWAY_ALERT_REJECTIONS": "5",
+        "HALLMARK_GATEWAY_ALERT_WINDOW_SECONDS": "15",
+    ]
 
     func handshake(_ h: GatewayHarness) async throws -> InvisoClient {
         var client = try InvisoClient()
@@ -37,7 +39,9 @@ struct GatewaySecurityEventTests {
     func send(_ h: GatewayHarness, _ messages: [E2EEInbound]) async throws -> [E2EEPlaintext.Reason?] {
         for m in messages { try await h.send(h.topic("inbound.in"), key: m.sessionID, message: m) }
         var reasons: [E2EEPlaintext.Reason?] = []
-        for m in messages { reasons.append(try await h.answer(E2EEPlaintext.self, to: m.id, on: h.topic("plaintext.out")).reason) }
+        for m in messages {
+            reasons.append(try await h.answer(E2EEPlaintext.self, to: m.id, on: h.topic("plaintext.out")).reason)
+        }
         return reasons
     }
 
@@ -53,8 +57,12 @@ struct GatewaySecurityEventTests {
         let replayed = try client.inbound(secret, counter: 1)
         let jumped = try client.inbound(secret, counter: 2 + 1000)
         let tampered = try forged(client, secret, counter: 2)
-        let reasons = try await send(h, [try client.inbound("first", counter: 0), try client.inbound("second", counter: 1),
-                                         replayed, jumped, tampered])
+        let reasons = try await send(
+            h,
+            [
+                try client.inbound("first", counter: 0), try client.inbound("second", counter: 1),
+                replayed, jumped, tampered,
+            ])
         #expect(reasons == [nil, nil, .replay, .counterJump, .authenticationFailed])
         #expect(try await eventually { gatewayEvents(h).count >= 3 })
 
@@ -71,8 +79,10 @@ struct GatewaySecurityEventTests {
             try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(raw)), against: SecurityEvent.schemaName)
             // Nothing of the message itself: neither plaintext nor ciphertext, tag, nonce or key.
             let text = String(decoding: raw, as: UTF8.self)
-            for secretPart in [secret, message.message.ciphertext, message.message.tag, message.message.nonce,
-                               client.session!.sessionKey.base64EncodedString()] {
+            for secretPart in [
+                secret, message.message.ciphertext, message.message.tag, message.message.nonce,
+                client.session!.sessionKey.base64EncodedString(),
+            ] {
                 #expect(!text.contains(secretPart))
             }
         }
@@ -127,7 +137,8 @@ struct GatewaySecurityEventTests {
         tag[5] ^= 0x80
         tampered.authTag = tag.base64EncodedString()
         let withPartner = headers.merging([HeaderMap.partner: partner]) { $1 }
-        let bad = try GatewayHostileInputTests.decrypt(h, headers: withPartner, body: try tampered.jsonData(), .authenticationFailed)
+        let bad = try GatewayHostileInputTests.decrypt(
+            h, headers: withPartner, body: try tampered.jsonData(), .authenticationFailed)
         let malformed = try GatewayHostileInputTests.decrypt(h, headers: withPartner, body: Data("{".utf8), .malformedEnvelope)
         for c in [bad, malformed] { try await h.send(c.topic, key: partner, c.value) }
         #expect(try await h.answer(DecryptResult.self, to: bad.id, on: h.decryptOutput).reason == .authenticationFailed)

@@ -12,11 +12,14 @@ import Testing
 /// (with their metrics), and a chain through the signer into verify and back to plaintext.
 @Suite("Gateway service against the real broker", .serialized, .timeLimit(.minutes(6)))
 struct GatewayServiceTests {
-    static func encryptRequest(_ body: Data, type: String, path: String = "/v1/upload",
-                               extra: [String: String] = [:]) -> EncryptRequest {
-        EncryptRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                       headers: ["Content-Type": type, "SmileID-Partner-ID": "002"].merging(extra) { $1 },
-                       bodyB64: body.base64EncodedString(), method: "POST", path: path)
+    static func encryptRequest(
+        _ body: Data, type: String, path: String = "/v1/upload",
+        extra: [String: String] = [:]
+    ) -> EncryptRequest {
+        EncryptRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(),
+            headers: ["Content-Type": type, "SmileID-Partner-ID": "002"].merging(extra) { $1 },
+            bodyB64: body.base64EncodedString(), method: "POST", path: path)
     }
 
     @Test func jsonZipAndMultipartComeBackByteExact() async throws {
@@ -40,8 +43,9 @@ struct GatewayServiceTests {
                 let parts = try MultipartBody(parsing: Array(sent), boundary: GatewayFixtures.boundary)
                 #expect(parts.parts.compactMap(\.name).filter { $0.hasSuffix("_encrypted") }.count == 2)
             }
-            let decrypt = DecryptRequest(id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
-                                         bodyB64: result.bodyB64, method: result.method, path: result.path)
+            let decrypt = DecryptRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
+                bodyB64: result.bodyB64, method: result.method, path: result.path)
             try await h.send(h.decryptInput, key: "002", message: decrypt)
             let back = try await h.answer(DecryptResult.self, to: decrypt.id, on: h.decryptOutput)
             #expect(back.status == .accepted && back.reason == nil)
@@ -60,12 +64,16 @@ struct GatewayServiceTests {
         let h = try await GatewayHarness()
         // The vector's timestamp is in 2025: a window of a century lets it in.
         let gateway = try await h.startGateway("vector", ["HALLMARK_GATEWAY_WINDOW_SECONDS": "\(100 * 366 * 86_400)"])
-        let envelope = SmileIDEnvelope(iv: "AAECAwQFBgcICQoL", authTag: "amVGVBanJvS7NoTlXi/QWA==",
-                                       encryptedData: "+Wxvj0z8ivL82L4MIn34AZuZ", timestamp: "2025-01-01T00:00:00.000Z")
-        let headers = ["SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "req-1",
-                       "SmileID-Content-Encrypted": "true", "Content-Type": "application/octet-stream"]
-        let request = DecryptRequest(id: MessageID.random(), producedAt: Timestamp.now(), headers: headers,
-                                     bodyB64: try envelope.jsonData().base64EncodedString())
+        let envelope = SmileIDEnvelope(
+            iv: "AAECAwQFBgcICQoL", authTag: "amVGVBanJvS7NoTlXi/QWA==",
+            encryptedData: "+Wxvj0z8ivL82L4MIn34AZuZ", timestamp: "2025-01-01T00:00:00.000Z")
+        let headers = [
+            "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "req-1",
+            "SmileID-Content-Encrypted": "true", "Content-Type": "application/octet-stream",
+        ]
+        let request = DecryptRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), headers: headers,
+            bodyB64: try envelope.jsonData().base64EncodedString())
         try await h.send(h.decryptInput, message: request)
         let result = try await h.answer(DecryptResult.self, to: request.id, on: h.decryptOutput)
         #expect(result.status == .accepted)
@@ -98,10 +106,11 @@ struct GatewayServiceTests {
         #expect(a.decision == .passedThrough(.skipHeader) && a.bodyB64 == skipped.bodyB64 && a.headers == skipped.headers)
         #expect(b.decision == .passedThrough(.excludedPath) && b.bodyB64 == excluded.bodyB64)
         #expect(c.decision == .encrypted(.json))
-        #expect(try await eventually {
-            h.counter("hallmark_gateway_passed_through_total", ["reason": "skip_header"]) == 1
-                && h.counter("hallmark_gateway_passed_through_total", ["reason": "excluded_path"]) == 1
-        })
+        #expect(
+            try await eventually {
+                h.counter("hallmark_gateway_passed_through_total", ["reason": "skip_header"]) == 1
+                    && h.counter("hallmark_gateway_passed_through_total", ["reason": "excluded_path"]) == 1
+            })
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
 
@@ -110,7 +119,8 @@ struct GatewayServiceTests {
         try await h.send(h.encryptInput, message: plain)
         let d = try await h.answer(EncryptResult.self, to: plain.id, on: h.encryptOutput)
         #expect(d.decision == .passedThrough(.encryptionDisabled) && d.bodyB64 == plain.bodyB64 && !d.encrypted)
-        try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(JSONCoding.encode(d))), against: EncryptResult.schemaName)
+        try SchemaCheck.validate(
+            JSONSerialization.jsonObject(with: Data(JSONCoding.encode(d))), against: EncryptResult.schemaName)
         off.signal(SIGTERM)
         #expect(await off.waitForExit(timeout: .seconds(30)) == 0)
         await h.close()
@@ -120,13 +130,17 @@ struct GatewayServiceTests {
     /// covers the envelope bytes, verify accepts it, and the plaintext comes back.
     @Test func encryptResultsChainThroughTheSignerAndBack() async throws {
         let h = try await GatewayHarness()
-        let gateway = try await h.startGateway("chain", [
-            "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": h.signInput, "HALLMARK_GATEWAY_DECRYPT_INPUT": h.verifyOutput,
-            "HALLMARK_GATEWAY_DECRYPT_SCHEMAS": "\(DecryptRequest.schemaName),\(VerifyResult.schemaName)",
-        ])
+        let gateway = try await h.startGateway(
+            "chain",
+            [
+                "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": h.signInput, "HALLMARK_GATEWAY_DECRYPT_INPUT": h.verifyOutput,
+                "HALLMARK_GATEWAY_DECRYPT_SCHEMAS": "\(DecryptRequest.schemaName),\(VerifyResult.schemaName)",
+            ])
         let signer = try await h.startSigner("chain")
-        let bodies = [(Data(#"{"job_id":"chain"}"#.utf8), "application/json"),
-                      (GatewayFixtures.multipart(), GatewayFixtures.multipartType)]
+        let bodies = [
+            (Data(#"{"job_id":"chain"}"#.utf8), "application/json"),
+            (GatewayFixtures.multipart(), GatewayFixtures.multipartType),
+        ]
         let requests = bodies.map { Self.encryptRequest($0.0, type: $0.1) }
         for r in requests { try await h.send(h.encryptInput, key: "002", message: r) }
         for ((body, _), request) in zip(bodies, requests) {
@@ -151,25 +165,32 @@ struct GatewayServiceTests {
     /// verification is answered `bad_mac` and never decrypted.
     @Test func refusalsFlowDownTheChainAndABadMACIsNeverDecrypted() async throws {
         let h = try await GatewayHarness()
-        let gateway = try await h.startGateway("refusals", [
-            "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": h.signInput, "HALLMARK_GATEWAY_DECRYPT_INPUT": h.verifyOutput,
-            "HALLMARK_GATEWAY_DECRYPT_SCHEMAS": "\(DecryptRequest.schemaName),\(VerifyResult.schemaName)",
-        ])
+        let gateway = try await h.startGateway(
+            "refusals",
+            [
+                "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": h.signInput, "HALLMARK_GATEWAY_DECRYPT_INPUT": h.verifyOutput,
+                "HALLMARK_GATEWAY_DECRYPT_SCHEMAS": "\(DecryptRequest.schemaName),\(VerifyResult.schemaName)",
+            ])
         let signer = try await h.startSigner("refusals")
         // The hops between: encrypt results on the sign input, sign results on the verify input.
-        let hops = try AnswerWatcher(kafka: h.kafka, topics: [h.signInput, h.topic("verify.in")], fromStart: true,
-                                     logger: h.logger)
+        let hops = try AnswerWatcher(
+            kafka: h.kafka, topics: [h.signInput, h.topic("verify.in")], fromStart: true,
+            logger: h.logger)
         let hopReader = Task { await hops.run() }
         defer { hopReader.cancel() }
         let broken = Self.encryptRequest(GatewayFixtures.multipart().prefix(40), type: GatewayFixtures.multipartType)
         try await h.send(h.encryptInput, key: "002", message: broken)
         // An ENC-1 request with a forged MAC, straight to the verify stage.
-        let (body, sealed) = try SmileIDEncryption.encryptBody(Data("forged".utf8), secret: "test-secret",
-                                                               timestamp: Timestamp.now(), requestId: "forged-1")
-        let headers = sealed.merging(["SmileID-Partner-ID": "002", "SmileID-Request-Timestamp": Timestamp.now(),
-                                      "SmileID-Request-Mac": Data(count: 32).base64EncodedString()]) { $1 }
-        let forged = VerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/v1/upload",
-                                   headers: headers, bodyB64: body.base64EncodedString())
+        let (body, sealed) = try SmileIDEncryption.encryptBody(
+            Data("forged".utf8), secret: "test-secret",
+            timestamp: Timestamp.now(), requestId: "forged-1")
+        let headers = sealed.merging([
+            "SmileID-Partner-ID": "002", "SmileID-Request-Timestamp": Timestamp.now(),
+            "SmileID-Request-Mac": Data(count: 32).base64EncodedString(),
+        ]) { $1 }
+        let forged = VerifyRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/v1/upload",
+            headers: headers, bodyB64: body.base64EncodedString())
         try await h.send(h.topic("verify.in"), key: "002", message: forged)
 
         let encrypt = try #require(await hops.answer(for: broken.id, on: h.signInput, timeout: .seconds(90)))

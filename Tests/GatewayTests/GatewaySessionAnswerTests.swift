@@ -12,7 +12,9 @@ import Testing
 /// with the gateway as its own process on the real broker.
 @Suite("Gateway E2EE answers", .serialized, .timeLimit(.minutes(4)))
 struct GatewaySessionAnswerTests {
-    func handshake(_ h: GatewayHarness, _ client: inout InvisoClient, on topic: String? = nil) async throws
+    func handshake(
+        _ h: GatewayHarness, _ client: inout InvisoClient, on topic: String? = nil
+    ) async throws
         -> E2EEHandshakeResult
     {
         let request = client.handshake()
@@ -30,8 +32,9 @@ struct GatewaySessionAnswerTests {
         var sent: [String] = []
         for length in [31, 33, 0, 64] {
             let session = "short-\(h.id)-\(length)"
-            let request = E2EEHandshake(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: session,
-                                        clientPublicKey: Data((0..<length).map { UInt8($0 &+ 9) }).base64EncodedString())
+            let request = E2EEHandshake(
+                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: session,
+                clientPublicKey: Data((0..<length).map { UInt8($0 &+ 9) }).base64EncodedString())
             try await h.send(h.topic("handshake.in"), key: session, message: request)
             sent.append(request.id)
         }
@@ -61,26 +64,34 @@ struct GatewaySessionAnswerTests {
     @Test(arguments: [[4, 4, 4], [1, 5, 3]])
     func twoReplicasNeverUseAClosedSessionsKeyForTheNextOne(partitions: [Int]) async throws {
         let h = try await GatewayHarness()
-        let (handshakes, inbound, outbound) = (h.topic("handshake.p\(partitions[0])"), h.topic("inbound.p\(partitions[1])"),
-                                               h.topic("outbound.p\(partitions[2])"))
+        let (handshakes, inbound, outbound) = (
+            h.topic("handshake.p\(partitions[0])"), h.topic("inbound.p\(partitions[1])"),
+            h.topic("outbound.p\(partitions[2])")
+        )
         for (topic, count) in zip([handshakes, inbound, outbound], partitions) {
             _ = try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics([topic], partitions: count)
         }
-        let environment = ["HALLMARK_GROUP_ID": "test-gateway-\(h.id)-generations", "HALLMARK_GATEWAY_HANDSHAKE_INPUT": handshakes,
-                           "HALLMARK_GATEWAY_INBOUND_INPUT": inbound, "HALLMARK_GATEWAY_OUTBOUND_INPUT": outbound]
+        let environment = [
+            "HALLMARK_GROUP_ID": "test-gateway-\(h.id)-generations", "HALLMARK_GATEWAY_HANDSHAKE_INPUT": handshakes,
+            "HALLMARK_GATEWAY_INBOUND_INPUT": inbound, "HALLMARK_GATEWAY_OUTBOUND_INPUT": outbound,
+        ]
         let a = try await h.startGateway("a", environment)
         let b = try await h.startGateway("b", environment)
         var old = try InvisoClient()
         #expect(try await handshake(h, &old, on: handshakes).status == .keyExchangeComplete)
         func send(_ message: E2EEInbound, partition: Int32) async throws -> E2EEPlaintext {
-            try await h.producer.send([KafkaOutgoingMessage(topic: inbound, key: Array(message.sessionID.utf8),
-                                                            value: try JSONCoding.encode(message), partition: partition)])
+            try await h.producer.send([
+                KafkaOutgoingMessage(
+                    topic: inbound, key: Array(message.sessionID.utf8),
+                    value: try JSONCoding.encode(message), partition: partition)
+            ])
             return try await h.answer(E2EEPlaintext.self, to: message.id, on: h.topic("plaintext.out"), timeout: .seconds(60))
         }
         let inboundPartitions = Int32(0)..<Int32(partitions[1])
         var counter: UInt64 = 0
         for partition in inboundPartitions {
-            #expect(try await send(try old.inbound("old \(partition)", counter: counter), partition: partition).status == .decrypted)
+            #expect(
+                try await send(try old.inbound("old \(partition)", counter: counter), partition: partition).status == .decrypted)
             counter += 1
         }
         let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: old.sessionID)
@@ -90,16 +101,21 @@ struct GatewaySessionAnswerTests {
         #expect(try await handshake(h, &new, on: handshakes).status == .keyExchangeComplete)
         for partition in inboundPartitions {
             let stale = try await send(try old.inbound("stale \(partition)", counter: counter + 100), partition: partition)
-            #expect(stale.status == .rejected && stale.reason == .authenticationFailed,
-                    "partition \(partition), old key: \(stale.status) \(String(describing: stale.reason))")
+            #expect(
+                stale.status == .rejected && stale.reason == .authenticationFailed,
+                "partition \(partition), old key: \(stale.status) \(String(describing: stale.reason))")
             let genuine = try await send(try new.inbound("new \(partition)", counter: UInt64(partition)), partition: partition)
             #expect(genuine.status == .decrypted, "partition \(partition), new key: \(String(describing: genuine.reason))")
         }
         for partition in Int32(0)..<Int32(partitions[2]) {
-            let request = E2EEOutboundRequest(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: new.sessionID,
-                                              plaintextB64: Data("reply \(partition)".utf8).base64EncodedString())
-            try await h.producer.send([KafkaOutgoingMessage(topic: outbound, key: Array(new.sessionID.utf8),
-                                                            value: try JSONCoding.encode(request), partition: partition)])
+            let request = E2EEOutboundRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: new.sessionID,
+                plaintextB64: Data("reply \(partition)".utf8).base64EncodedString())
+            try await h.producer.send([
+                KafkaOutgoingMessage(
+                    topic: outbound, key: Array(new.sessionID.utf8),
+                    value: try JSONCoding.encode(request), partition: partition)
+            ])
             let reply = try await h.answer(E2EEOutbound.self, to: request.id, on: h.topic("outbound.out"), timeout: .seconds(60))
             #expect((try? new.open(reply)) == "reply \(partition)", "partition \(partition): not sealed with the new key")
         }
@@ -120,8 +136,9 @@ struct GatewaySessionAnswerTests {
         #expect(try await handshake(h, &client).status == .keyExchangeComplete)
         let inbound = try JSONCoding.encode(try client.inbound("twice", counter: 0))
         let inboundID = try JSONCoding.decode(E2EEInbound.self, from: inbound).id
-        let outbound = E2EEOutboundRequest(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: client.sessionID,
-                                           plaintextB64: Data("reply".utf8).base64EncodedString())
+        let outbound = E2EEOutboundRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: client.sessionID,
+            plaintextB64: Data("reply".utf8).base64EncodedString())
         let outboundBytes = try JSONCoding.encode(outbound)
         for _ in 0..<2 {
             try await h.send(h.topic("inbound.in"), key: client.sessionID, inbound)
@@ -130,7 +147,9 @@ struct GatewaySessionAnswerTests {
         let both = await h.watcher.wait(timeout: .seconds(60)) { w in
             w.answers(for: inboundID).count >= 2 && w.answers(for: outbound.id).count >= 2
         }
-        #expect(both, "inbound: \(h.watcher.answers(for: inboundID).count) answers, outbound: \(h.watcher.answers(for: outbound.id).count)")
+        #expect(
+            both,
+            "inbound: \(h.watcher.answers(for: inboundID).count) answers, outbound: \(h.watcher.answers(for: outbound.id).count)")
         let plaintexts = try h.watcher.answers(for: inboundID).map { try JSONCoding.decode(E2EEPlaintext.self, from: $0) }
         #expect(plaintexts.count == 2 && Set(plaintexts.map(\.id)).count == 1)
         #expect(plaintexts.allSatisfy { $0.status == .decrypted && $0.counter == 0 })

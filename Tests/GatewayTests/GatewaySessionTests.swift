@@ -43,16 +43,20 @@ struct GatewaySessionTests {
         try h.validateAnswer(to: done.correlationID, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
         // The key is sealed at rest: the row holds neither the session key nor anything like it.
         let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: h.logger)
-        let sealed = try await pool.query("SELECT sealed_key FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)").decode(Data.self)
+        let sealed = try await pool.query(
+            "SELECT sealed_key FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)"
+        ).decode(Data.self)
         #expect(sealed.count == 1 && sealed[0].count > 32 && sealed[0].range(of: client.session!.sessionKey) == nil)
 
         let count = 10_000
         // Enqueued in order in chunks (one send per message would wait out a broker round trip each).
         for start in stride(from: 0, to: count, by: 500) {
-            try await h.producer.send(try (start..<(start + 500)).map { n in
-                try StageOutput.json(topic: h.topic("inbound.in"), key: client.sessionID,
-                                     client.inbound("message \(n)", counter: UInt64(n)))
-            })
+            try await h.producer.send(
+                try (start..<(start + 500)).map { n in
+                    try StageOutput.json(
+                        topic: h.topic("inbound.in"), key: client.sessionID,
+                        client.inbound("message \(n)", counter: UInt64(n)))
+                })
         }
         // A redelivery (a rebalance on a loaded machine) is answered again under the same id:
         // the first copy of each answer counts.
@@ -104,9 +108,12 @@ struct GatewaySessionTests {
         #expect(try await h.answer(E2EEPlaintext.self, to: after.id, on: h.topic("plaintext.out")).status == .decrypted)
 
         // Outbound: consecutive gateway→client counters from 0, opened by the client.
-        let outbound = (0..<3).map { E2EEOutboundRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                                         sessionID: client.sessionID,
-                                                         plaintextB64: Data("reply \($0)".utf8).base64EncodedString()) }
+        let outbound = (0..<3).map {
+            E2EEOutboundRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                sessionID: client.sessionID,
+                plaintextB64: Data("reply \($0)".utf8).base64EncodedString())
+        }
         for o in outbound { try await h.send(h.topic("outbound.in"), key: client.sessionID, message: o) }
         for (n, o) in outbound.enumerated() {
             let result = try await h.answer(E2EEOutbound.self, to: o.id, on: h.topic("outbound.out"))
@@ -117,8 +124,9 @@ struct GatewaySessionTests {
         // Handshakes: a live session id is in use, a low-order key is weak.
         var again = try InvisoClient(sessionID: client.sessionID)
         #expect(try await handshake(h, &again).reason == .sessionInUse)
-        let weak = E2EEHandshake(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "weak-1",
-                                 clientPublicKey: Data(count: 32).base64EncodedString())
+        let weak = E2EEHandshake(
+            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "weak-1",
+            clientPublicKey: Data(count: 32).base64EncodedString())
         try await h.send(h.topic("handshake.in"), key: "weak-1", message: weak)
         #expect(try await h.answer(E2EEHandshakeResult.self, to: weak.id, on: h.topic("handshake.out")).reason == .weakKey)
         try h.validateAnswer(to: weak.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
@@ -129,9 +137,11 @@ struct GatewaySessionTests {
             try await h.send(h.topic("handshake.in"), key: client.sessionID, message: close)
             #expect(try await h.answer(E2EEHandshakeResult.self, to: close.id, on: h.topic("handshake.out")).status == .closed)
             try h.validateAnswer(to: close.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
-            let left = try await pool.query("""
+            let left = try await pool.query(
+                """
                 SELECT count(*)::bigint FROM \(unescaped: "gateway_\(h.id)").e2ee_sessions WHERE session_id = \(client.sessionID)
-                """).decode(Int64.self)
+                """
+            ).decode(Int64.self)
             #expect(left == [0])
             let late = try client.inbound("after close", counter: 20_000)
             try await h.send(h.topic("inbound.in"), key: client.sessionID, message: late)
@@ -142,10 +152,11 @@ struct GatewaySessionTests {
         let first = try reopened.inbound("new session", counter: 0)
         try await h.send(h.topic("inbound.in"), key: client.sessionID, message: first)
         #expect(try await h.answer(E2EEPlaintext.self, to: first.id, on: h.topic("plaintext.out")).status == .decrypted)
-        #expect(try await eventually {
-            h.counter("hallmark_gateway_e2ee_messages_total", ["direction": "inbound", "outcome": "replay"]) == 3
-                && h.counter("hallmark_gateway_e2ee_handshakes_total", ["outcome": "closed"]) == 2
-        })
+        #expect(
+            try await eventually {
+                h.counter("hallmark_gateway_e2ee_messages_total", ["direction": "inbound", "outcome": "replay"]) == 3
+                    && h.counter("hallmark_gateway_e2ee_handshakes_total", ["outcome": "closed"]) == 2
+            })
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(30)) == 0)
         pool.close()

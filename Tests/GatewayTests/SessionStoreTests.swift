@@ -17,7 +17,8 @@ struct SessionStoreTests {
 
     init() async throws {
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: Logger(label: "test"))
-        keyring = try KeyEncryptionFile.parse(try KeyEncryptionFile.generateText(title: "test", index: false), source: "test").keyring
+        keyring = try KeyEncryptionFile.parse(try KeyEncryptionFile.generateText(title: "test", index: false), source: "test")
+            .keyring
         try await pool.execute("CREATE SCHEMA \(unescaped: schema)")
         _ = try await PostgresMigrations(schema: schema, migrations: GatewayMigrations.all(schema: schema))
             .apply(on: pool, logger: Logger(label: "test"))
@@ -31,8 +32,10 @@ struct SessionStoreTests {
 
     /// Receives `counters` for `session`, opened with the key of the row's live generation
     /// (or of `generation`).
-    func receive(_ store: SessionStore, _ counters: [UInt64], session: String = "s",
-                 generation: Int64? = nil) async throws -> [SessionStore.Verdict] {
+    func receive(
+        _ store: SessionStore, _ counters: [UInt64], session: String = "s",
+        generation: Int64? = nil
+    ) async throws -> [SessionStore.Verdict] {
         var g = generation ?? 0
         if generation == nil, let live = try await self.generation(session) { g = live }
         return try await pool.transaction { try await store.receive(counters.map { (session, g, $0) }, on: $0) }
@@ -40,21 +43,27 @@ struct SessionStoreTests {
 
     /// The session row's generation.
     func generation(_ session: String) async throws -> Int64? {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT generation FROM \(unescaped: schema).e2ee_sessions WHERE session_id = \(session)
-            """).decode(Int64.self).first
+            """
+        ).decode(Int64.self).first
     }
 
     /// The session's stored last counter.
     func stored(_ session: String) async throws -> Int64? {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT recv_counter FROM \(unescaped: schema).e2ee_sessions WHERE session_id = \(session)
-            """).decode(Int64.self).first
+            """
+        ).decode(Int64.self).first
     }
 
     @discardableResult
-    func make(_ store: SessionStore, _ session: String = "s", expires: Date = Date().addingTimeInterval(3600),
-              key: Data = Data(count: 32)) async throws -> Int64 {
+    func make(
+        _ store: SessionStore, _ session: String = "s", expires: Date = Date().addingTimeInterval(3600),
+        key: Data = Data(count: 32)
+    ) async throws -> Int64 {
         let made = try await pool.transaction {
             try await store.create(session, sessionKey: key, gatewayPublicKey: Data(count: 32), expires: expires, on: $0)
         }
@@ -84,7 +93,9 @@ struct SessionStoreTests {
         #expect(first == [.accept, .accept])
         #expect(try await receive(b, [1, 2, 3], session: "y") == [.accept, .accept, .accept])
         // x's hint is right and matches; y's is stale (0, the row says 3): only y is read again.
-        let mixed = try await pool.transaction { try await a.receive([("x", gx, 1), ("y", gy, 2), ("x", gx, 2), ("y", gy, 4)], on: $0) }
+        let mixed = try await pool.transaction {
+            try await a.receive([("x", gx, 1), ("y", gy, 2), ("x", gx, 2), ("y", gy, 4)], on: $0)
+        }
         #expect(mixed == [.accept, .replay, .accept, .accept])
         let (x, y) = (try await stored("x"), try await stored("y"))
         #expect(x == 2 && y == 4)
@@ -155,10 +166,12 @@ struct SessionStoreTests {
     @Test func sweepDeletesOnlyExpiredSessions() async throws {
         let store = SessionStore(schema: schema, keyring: keyring)
         for (id, offset) in [("aged-1", -3600.0), ("aged-2", -1.0), ("live", 3600.0)] {
-            #expect(try await pool.withConnection { connection in
-                try await store.create(id, sessionKey: Data(repeating: 7, count: 32), gatewayPublicKey: Data(repeating: 9, count: 32),
-                                       expires: Date() + offset, on: connection)
-            } != nil)
+            #expect(
+                try await pool.withConnection { connection in
+                    try await store.create(
+                        id, sessionKey: Data(repeating: 7, count: 32), gatewayPublicKey: Data(repeating: 9, count: 32),
+                        expires: Date() + offset, on: connection)
+                } != nil)
         }
         #expect(try await store.sweep(pool: pool) == 2)
         let left = try await pool.query("SELECT session_id FROM \(unescaped: schema).e2ee_sessions").decode(String.self)

@@ -22,9 +22,11 @@ import Testing
         expectCode(.unknownKeyVersion) { _ = try AtRestSeal.open(resealed, context: Self.context, keyring: ring1) }
 
         // Bound to table, column and row id.
-        for other in [AtRestContext(table: "x", column: "master_key", rowId: "42"),
-                      AtRestContext(table: "authority.key_tables", column: "other", rowId: "42"),
-                      AtRestContext(table: "authority.key_tables", column: "master_key", rowId: "43")] {
+        for other in [
+            AtRestContext(table: "x", column: "master_key", rowId: "42"),
+            AtRestContext(table: "authority.key_tables", column: "other", rowId: "42"),
+            AtRestContext(table: "authority.key_tables", column: "master_key", rowId: "43"),
+        ] {
             expectCode(.authenticationFailed) { _ = try AtRestSeal.open(sealed, context: other, keyring: ring2) }
         }
         // Every byte is authenticated (the header's version bytes included).
@@ -52,7 +54,8 @@ import Testing
         #expect(a.count == 32)
         #expect(try AtRestSeal.blindIndex(nuc, table: "devices", column: "nuc_hash", indexKey: key) == a)
         #expect(try AtRestSeal.blindIndex(nuc, table: "devices", column: "other", indexKey: key) != a)
-        #expect(try AtRestSeal.blindIndex(nuc, table: "devices", column: "nuc_hash", indexKey: Data(repeating: 6, count: 32)) != a)
+        #expect(
+            try AtRestSeal.blindIndex(nuc, table: "devices", column: "nuc_hash", indexKey: Data(repeating: 6, count: 32)) != a)
         expectCode(.invalidKey) { _ = try AtRestSeal.blindIndex(nuc, table: "t", column: "c", indexKey: Data(count: 8)) }
     }
 
@@ -82,20 +85,25 @@ import Testing
         for i in 0..<50 {
             let value = rng.bytes(Int.random(in: 0...300, using: &rng))
             let context = AtRestContext(table: "t\(i)", column: "c", rowId: String(i))
-            #expect(try AtRestSeal.open(AtRestSeal.seal(value, context: context, keyring: ring), context: context,
-                                        keyring: ring) == value)
+            #expect(
+                try AtRestSeal.open(
+                    AtRestSeal.seal(value, context: context, keyring: ring), context: context,
+                    keyring: ring) == value)
             let key = rng.bytes(32), nonce = rng.bytes(12), aad = rng.bytes(i)
             // The two AES-GCM backends agree byte for byte and open each other's output.
             let sealed = try AESGCM256.seal(value, key: key, nonce: nonce, aad: aad, backend: .openSSL)
             #expect(try AESGCM256.seal(value, key: key, nonce: nonce, aad: aad, backend: .swiftCrypto) == sealed)
-            #expect(try AESGCM256.open(AESGCM256.Sealed(combined: sealed.combined), key: key, aad: aad,
-                                       backend: .swiftCrypto) == value)
+            #expect(
+                try AESGCM256.open(
+                    AESGCM256.Sealed(combined: sealed.combined), key: key, aad: aad,
+                    backend: .swiftCrypto) == value)
             #expect(try AESGCM256.open(sealed, key: key, aad: aad, backend: .openSSL) == value)
             let master = rng.bytes(32), nuc = rng.bytes(32), index = Int.random(in: 0...999, using: &rng)
             let token = try BirthmarkCameraToken.seal(nucHash: nuc, master: master, tableId: i, keyIndex: index)
             #expect(try token.open(master: master) == nuc)
-            let mobile = try BirthmarkMobileToken.seal(nucHash: nuc, master: master, tableReferences: [i, i + 1, i + 2],
-                                                       keyIndices: [index, 0, 999], used: 0)
+            let mobile = try BirthmarkMobileToken.seal(
+                nucHash: nuc, master: master, tableReferences: [i, i + 1, i + 2],
+                keyIndices: [index, 0, 999], used: 0)
             #expect(try mobile.open(master: master, keyIndex: index) == nuc)
         }
     }

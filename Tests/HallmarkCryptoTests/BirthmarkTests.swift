@@ -4,8 +4,10 @@ import Testing
 @testable import HallmarkCrypto
 
 @Suite(.timeLimit(.minutes(2))) struct BirthmarkTests {
-    static let masters: [Int: Data] = [3: Data(repeating: 3, count: 32), 17: Data(repeating: 17, count: 32),
-                                       2499: Data(repeating: 99, count: 32)]
+    static let masters: [Int: Data] = [
+        3: Data(repeating: 3, count: 32), 17: Data(repeating: 17, count: 32),
+        2499: Data(repeating: 99, count: 32),
+    ]
     static let nuc = Data((0..<32).map { UInt8($0 * 7 & 0xff) })
     static let device = BirthmarkDeviceRecord(assignedTables: [3, 17, 2499])
 
@@ -17,18 +19,26 @@ import Testing
         let token = try BirthmarkCameraToken.seal(nucHash: Self.nuc, master: Self.masters[17]!, tableId: 17, keyIndex: 999)
         let parsed = try BirthmarkToken.parse(JSONCoding.encode(token))
         #expect(parsed == .reference(token))
-        #expect(try BirthmarkToken.parse(Data(#"{"camera_token":"#.utf8) + JSONCoding.encode(token) + Data("}".utf8))
+        #expect(
+            try BirthmarkToken.parse(Data(#"{"camera_token":"#.utf8) + JSONCoding.encode(token) + Data("}".utf8))
                 == .reference(token))
         #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: Self.masters, device: Self.lookup(Self.device)) == .pass)
-        #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: [3: Self.masters[3]!],
-                                                 device: Self.lookup(Self.device)) == .fail(.unknownTable))
-        #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: Self.masters, device: Self.lookup(nil))
+        #expect(
+            BirthmarkTokenValidator.validate(
+                parsed, masterKeys: [3: Self.masters[3]!],
+                device: Self.lookup(Self.device)) == .fail(.unknownTable))
+        #expect(
+            BirthmarkTokenValidator.validate(parsed, masterKeys: Self.masters, device: Self.lookup(nil))
                 == .fail(.unknownDevice))
-        #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: Self.masters,
-                                                 device: Self.lookup(BirthmarkDeviceRecord(assignedTables: [1, 2, 3])))
+        #expect(
+            BirthmarkTokenValidator.validate(
+                parsed, masterKeys: Self.masters,
+                device: Self.lookup(BirthmarkDeviceRecord(assignedTables: [1, 2, 3])))
                 == .fail(.tableNotAssigned))
-        #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: Self.masters,
-                                                 device: Self.lookup(BirthmarkDeviceRecord(assignedTables: [17], blacklisted: true)))
+        #expect(
+            BirthmarkTokenValidator.validate(
+                parsed, masterKeys: Self.masters,
+                device: Self.lookup(BirthmarkDeviceRecord(assignedTables: [17], blacklisted: true)))
                 == .fail(.blacklisted))
         // Any flipped byte of ciphertext, tag or nonce fails authentication.
         for field in [\BirthmarkCameraToken.ciphertext, \.authTag, \.nonce] {
@@ -36,15 +46,19 @@ import Testing
             for i in 0..<bytes.count {
                 var bad = token
                 bad[keyPath: field] = Hex.encode(flipped(bytes, at: i))
-                #expect(BirthmarkTokenValidator.validate(.reference(bad), masterKeys: Self.masters,
-                                                         device: Self.lookup(Self.device)) == .fail(.authenticationFailed))
+                #expect(
+                    BirthmarkTokenValidator.validate(
+                        .reference(bad), masterKeys: Self.masters,
+                        device: Self.lookup(Self.device)) == .fail(.authenticationFailed))
             }
         }
         var otherIndex = token
         otherIndex.keyIndex = 998
         #expect(BirthmarkTokenValidator.open(.reference(otherIndex), masterKeys: Self.masters) == .failure(.authenticationFailed))
-        for mutate in [{ (t: inout BirthmarkCameraToken) in t.keyIndex = 1000 }, { $0.keyIndex = -1 }, { $0.tableId = -3 },
-                       { $0.nonce = "00" }, { $0.authTag = "zz" + $0.authTag.dropFirst(2) }, { $0.ciphertext += "00" }] {
+        for mutate in [
+            { (t: inout BirthmarkCameraToken) in t.keyIndex = 1000 }, { $0.keyIndex = -1 }, { $0.tableId = -3 },
+            { $0.nonce = "00" }, { $0.authTag = "zz" + $0.authTag.dropFirst(2) }, { $0.ciphertext += "00" },
+        ] {
             var bad = token
             mutate(&bad)
             #expect(BirthmarkTokenValidator.open(.reference(bad), masterKeys: Self.masters) == .failure(.malformed))
@@ -54,14 +68,16 @@ import Testing
     @Test func mobileTokenOutcomes() throws {
         for used in 0..<3 {
             let tables = [3, 17, 2499], indices = [0, 500, 999]
-            let token = try BirthmarkMobileToken.seal(nucHash: Self.nuc, master: Self.masters[tables[used]]!,
-                                                      tableReferences: tables, keyIndices: indices, used: used)
+            let token = try BirthmarkMobileToken.seal(
+                nucHash: Self.nuc, master: Self.masters[tables[used]]!,
+                tableReferences: tables, keyIndices: indices, used: used)
             let parsed = try BirthmarkToken.parse(JSONCoding.encode(token))
             #expect(parsed == .mobile(token))
             let opened = try BirthmarkTokenValidator.open(parsed, masterKeys: Self.masters).get()
             #expect(opened.nucHash == Self.nuc && opened.tableId == tables[used] && opened.keyIndex == indices[used])
             #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: Self.masters, device: Self.lookup(Self.device)) == .pass)
-            #expect(BirthmarkTokenValidator.validate(parsed, masterKeys: [:], device: Self.lookup(Self.device))
+            #expect(
+                BirthmarkTokenValidator.validate(parsed, masterKeys: [:], device: Self.lookup(Self.device))
                     == .fail(.unknownTable))
             let sealed = try Base64.decode(token.encryptedNucToken)
             for i in 0..<sealed.count {
@@ -70,8 +86,9 @@ import Testing
                 #expect(BirthmarkTokenValidator.open(.mobile(bad), masterKeys: Self.masters) == .failure(.authenticationFailed))
             }
         }
-        let good = try BirthmarkMobileToken.seal(nucHash: Self.nuc, master: Self.masters[3]!, tableReferences: [3, 17, 2499],
-                                                 keyIndices: [1, 2, 3], used: 0)
+        let good = try BirthmarkMobileToken.seal(
+            nucHash: Self.nuc, master: Self.masters[3]!, tableReferences: [3, 17, 2499],
+            keyIndices: [1, 2, 3], used: 0)
         var twoPairs = good
         twoPairs.keyIndices = [1, 2]
         #expect(BirthmarkTokenValidator.open(.mobile(twoPairs), masterKeys: Self.masters) == .failure(.malformed))
@@ -104,17 +121,21 @@ import Testing
         }
         let stranger = try X25519.generate()
         expectCode(.authenticationFailed) { _ = try ProvisioningSeal.open(sealed, cameraPrivateKey: stranger.privateKey) }
-        expectCode(.invalidLength) { _ = try ProvisioningSeal.open(Base64.encode(Data(count: 40)), cameraPrivateKey: camera.privateKey) }
+        expectCode(.invalidLength) {
+            _ = try ProvisioningSeal.open(Base64.encode(Data(count: 40)), cameraPrivateKey: camera.privateKey)
+        }
         expectCode(.weakSharedSecret) { _ = try ProvisioningSeal.seal(answer, cameraPublicKey: Data(count: 32)) }
     }
 
     @Test func provisioningIsDeterministicGivenEphemeralAndNonce() throws {
         let camera = try X25519.keyPair(privateKey: Data(repeating: 1, count: 32))
         let answer = ProvisioningAnswer(deviceSerial: "S", tableAssignments: [1], masterKeys: ["1": Hex.encode(Data(count: 32))])
-        let a = try ProvisioningSeal.seal(answer, cameraPublicKey: camera.publicKey,
-                                          ephemeralPrivateKey: Data(repeating: 2, count: 32), nonce: Data(count: 12))
-        let b = try ProvisioningSeal.seal(answer, cameraPublicKey: camera.publicKey,
-                                          ephemeralPrivateKey: Data(repeating: 2, count: 32), nonce: Data(count: 12))
+        let a = try ProvisioningSeal.seal(
+            answer, cameraPublicKey: camera.publicKey,
+            ephemeralPrivateKey: Data(repeating: 2, count: 32), nonce: Data(count: 12))
+        let b = try ProvisioningSeal.seal(
+            answer, cameraPublicKey: camera.publicKey,
+            ephemeralPrivateKey: Data(repeating: 2, count: 32), nonce: Data(count: 12))
         #expect(a == b)
         let bytes = try Base64.decode(a)
         #expect(bytes.prefix(32) == (try X25519.keyPair(privateKey: Data(repeating: 2, count: 32)).publicKey))

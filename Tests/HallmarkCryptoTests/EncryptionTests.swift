@@ -31,15 +31,20 @@ import Testing
     @Test func enc1BodyAndMultipart() throws {
         let zip = Data([0x50, 0x4b, 0x03, 0x04]) + Data(repeating: 9, count: 100)
         let (body, headers) = try SmileIDEncryption.encryptBody(zip, secret: "s", timestamp: vectorTimestamp, requestId: "req")
-        #expect(headers == ["SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "req",
-                            "SmileID-Content-Encrypted": "true", "Content-Type": "application/octet-stream"])
+        #expect(
+            headers == [
+                "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "req",
+                "SmileID-Content-Encrypted": "true", "Content-Type": "application/octet-stream",
+            ])
         let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
         #expect(Set(json?.keys.map { $0 } ?? []) == ["version", "algorithm", "iv", "auth_tag", "encrypted_data", "timestamp"])
         #expect(try SmileIDEncryption.decryptBody(body, secret: "s", requestId: "req") == zip)
         expectCode(.authenticationFailed) { _ = try SmileIDEncryption.decryptBody(body, secret: "s", requestId: "other") }
 
-        let fields = ["partner_params": Data(#"{"job_id":"1"}"#.utf8), "metadata": Data("[]".utf8),
-                      "selfie": Data("IMG".utf8)]
+        let fields = [
+            "partner_params": Data(#"{"job_id":"1"}"#.utf8), "metadata": Data("[]".utf8),
+            "selfie": Data("IMG".utf8),
+        ]
         let encrypted = try SmileIDEncryption.encryptMultipart(fields, secret: "s", timestamp: vectorTimestamp, requestId: "req")
         #expect(Set(encrypted.keys) == ["partner_params_encrypted", "metadata_encrypted"])
         // Each field's envelope uses requestId "<requestId>:<field>".
@@ -50,8 +55,10 @@ import Testing
     }
 
     @Test func malformedEnvelopes() {
-        for bad in ["", "{", "[]", #"{"version":"1.0"}"#,
-                    #"{"version":"1.0","algorithm":"AES-256-GCM","iv":1,"auth_tag":"","encrypted_data":"","timestamp":"t"}"#] {
+        for bad in [
+            "", "{", "[]", #"{"version":"1.0"}"#,
+            #"{"version":"1.0","algorithm":"AES-256-GCM","iv":1,"auth_tag":"","encrypted_data":"","timestamp":"t"}"#,
+        ] {
             expectCode(.malformedJSON) { _ = try SmileIDEnvelope.parse(Data(bad.utf8)) }
         }
         let keys = SmileIDEncryption.Keys(encKey: Data(count: 32), macKey: Data(count: 32))
@@ -65,8 +72,9 @@ import Testing
         let client = try X25519.generate()
         let response = try InvisoHandshake.respond(clientPublicKeyBase64: Base64.encode(client.publicKey))
         #expect(response.status == "key_exchange_complete")
-        let clientKey = try InvisoHandshake.clientSessionKey(clientPrivateKey: client.privateKey,
-                                                             gatewayPublicKey: response.gatewayPublicKey)
+        let clientKey = try InvisoHandshake.clientSessionKey(
+            clientPrivateKey: client.privateKey,
+            gatewayPublicKey: response.gatewayPublicKey)
         #expect(clientKey == response.sessionKey)
         let session = try InvisoSession(sessionKey: clientKey)
         var rng = SplitMix64(seed: 7)
@@ -92,8 +100,10 @@ import Testing
 
     @Test func invisoRejectsBadKeysAndMessages() throws {
         // Low-order points give an all-zero shared secret.
-        for point in [Data(count: 32), Data([1]) + Data(count: 31),
-                      hex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800")] {
+        for point in [
+            Data(count: 32), Data([1]) + Data(count: 31),
+            hex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+        ] {
             expectCode(.weakSharedSecret) { _ = try InvisoHandshake.respond(clientPublicKey: point) }
         }
         expectCode(.invalidLength) { _ = try InvisoHandshake.respond(clientPublicKeyBase64: Base64.encode(Data(count: 31))) }
@@ -101,11 +111,13 @@ import Testing
         expectCode(.invalidKey) { _ = try InvisoHandshake.respond(clientPublicKey: Data(count: 33)) }
         expectCode(.invalidKey) { _ = try InvisoSession(sessionKey: Data(count: 16)) }
 
-        for bad in [#"{"version":1,"counter":99999999999999999999,"nonce":"","ciphertext":"","tag":""}"#,
-                    #"{"version":1,"counter":-1,"nonce":"","ciphertext":"","tag":""}"#,
-                    #"{"version":1,"counter":1.5,"nonce":"","ciphertext":"","tag":""}"#,
-                    #"{"version":1,"counter":9223372036854775808,"nonce":"","ciphertext":"","tag":""}"#,
-                    #"{"version":1,"counter":1,"nonce":"","#, #"{"version":1}"#] {
+        for bad in [
+            #"{"version":1,"counter":99999999999999999999,"nonce":"","ciphertext":"","tag":""}"#,
+            #"{"version":1,"counter":-1,"nonce":"","ciphertext":"","tag":""}"#,
+            #"{"version":1,"counter":1.5,"nonce":"","ciphertext":"","tag":""}"#,
+            #"{"version":1,"counter":9223372036854775808,"nonce":"","ciphertext":"","tag":""}"#,
+            #"{"version":1,"counter":1,"nonce":"","#, #"{"version":1}"#,
+        ] {
             expectCode(.malformedJSON) { _ = try InvisoWireMessage.parse(Data(bad.utf8)) }
         }
         expectCode(.unsupportedVersion) {

@@ -37,20 +37,30 @@ import Testing
             #expect(MerkleTree.root(leafHashes: tree) == root)
             for index in 0..<size {
                 let proof = try MerkleTree.inclusionProof(leafIndex: index, leafHashes: tree)
-                #expect(MerkleTree.verifyInclusion(leafHash: tree[index], leafIndex: index, treeSize: size,
-                                                   proof: proof, root: root))
+                #expect(
+                    MerkleTree.verifyInclusion(
+                        leafHash: tree[index], leafIndex: index, treeSize: size,
+                        proof: proof, root: root))
                 // Wrong index, wrong size, wrong leaf and a tampered path all fail.
                 if size > 1 {
-                    #expect(!MerkleTree.verifyInclusion(leafHash: tree[index], leafIndex: (index + 1) % size,
-                                                        treeSize: size, proof: proof, root: root))
-                    #expect(!MerkleTree.verifyInclusion(leafHash: tree[(index + 1) % size], leafIndex: index,
-                                                        treeSize: size, proof: proof, root: root))
+                    #expect(
+                        !MerkleTree.verifyInclusion(
+                            leafHash: tree[index], leafIndex: (index + 1) % size,
+                            treeSize: size, proof: proof, root: root))
+                    #expect(
+                        !MerkleTree.verifyInclusion(
+                            leafHash: tree[(index + 1) % size], leafIndex: index,
+                            treeSize: size, proof: proof, root: root))
                     var bad = proof
                     bad[0] = flipped(bad[0], at: 31)
-                    #expect(!MerkleTree.verifyInclusion(leafHash: tree[index], leafIndex: index, treeSize: size,
-                                                        proof: bad, root: root))
-                    #expect(!MerkleTree.verifyInclusion(leafHash: tree[index], leafIndex: index, treeSize: size,
-                                                        proof: proof + [root], root: root))
+                    #expect(
+                        !MerkleTree.verifyInclusion(
+                            leafHash: tree[index], leafIndex: index, treeSize: size,
+                            proof: bad, root: root))
+                    #expect(
+                        !MerkleTree.verifyInclusion(
+                            leafHash: tree[index], leafIndex: index, treeSize: size,
+                            proof: proof + [root], root: root))
                 }
             }
         }
@@ -63,20 +73,28 @@ import Testing
             let tree = Array(hashes.prefix(newSize))
             for oldSize in 0...newSize {
                 let proof = try MerkleTree.consistencyProof(oldSize: oldSize, leafHashes: tree)
-                #expect(MerkleTree.verifyConsistency(oldSize: oldSize, newSize: newSize, oldRoot: roots[oldSize],
-                                                     newRoot: roots[newSize], proof: proof),
-                        "old \(oldSize) new \(newSize)")
+                #expect(
+                    MerkleTree.verifyConsistency(
+                        oldSize: oldSize, newSize: newSize, oldRoot: roots[oldSize],
+                        newRoot: roots[newSize], proof: proof),
+                    "old \(oldSize) new \(newSize)")
                 if oldSize > 0 && oldSize < newSize {
-                    #expect(!MerkleTree.verifyConsistency(oldSize: oldSize, newSize: newSize,
-                                                          oldRoot: flipped(roots[oldSize], at: 0),
-                                                          newRoot: roots[newSize], proof: proof))
-                    #expect(!MerkleTree.verifyConsistency(oldSize: oldSize, newSize: newSize, oldRoot: roots[oldSize],
-                                                          newRoot: roots[newSize - 1], proof: proof))
+                    #expect(
+                        !MerkleTree.verifyConsistency(
+                            oldSize: oldSize, newSize: newSize,
+                            oldRoot: flipped(roots[oldSize], at: 0),
+                            newRoot: roots[newSize], proof: proof))
+                    #expect(
+                        !MerkleTree.verifyConsistency(
+                            oldSize: oldSize, newSize: newSize, oldRoot: roots[oldSize],
+                            newRoot: roots[newSize - 1], proof: proof))
                     if !proof.isEmpty {
                         var bad = proof
                         bad[bad.count - 1] = flipped(bad[bad.count - 1], at: 5)
-                        #expect(!MerkleTree.verifyConsistency(oldSize: oldSize, newSize: newSize,
-                                                              oldRoot: roots[oldSize], newRoot: roots[newSize], proof: bad))
+                        #expect(
+                            !MerkleTree.verifyConsistency(
+                                oldSize: oldSize, newSize: newSize,
+                                oldRoot: roots[oldSize], newRoot: roots[newSize], proof: bad))
                     }
                 }
             }
@@ -102,8 +120,9 @@ import Testing
     }
 
     @Test func logLeafAndSignedCheckpoint() throws {
-        let leaf = try BirthmarkLogLeaf(imageHash: Data(repeating: 0xaa, count: 32), timestamp: 0x0102030405060708,
-                                        modificationLevel: 2)
+        let leaf = try BirthmarkLogLeaf(
+            imageHash: Data(repeating: 0xaa, count: 32), timestamp: 0x0102030405060708,
+            modificationLevel: 2)
         #expect(leaf.bytes.count == 73)
         #expect(leaf.bytes[32..<40] == hex("0102030405060708"))
         #expect(leaf.bytes[40] == 2)
@@ -147,11 +166,13 @@ import Testing
             let tree = Array(hashes.prefix(size))
             #expect(try MerkleTree.root(treeSize: size, node: lookup) == frontier.root)
             for index in 0..<size {
-                #expect(try MerkleTree.inclusionProof(leafIndex: index, treeSize: size, node: lookup)
+                #expect(
+                    try MerkleTree.inclusionProof(leafIndex: index, treeSize: size, node: lookup)
                         == MerkleTree.inclusionProof(leafIndex: index, leafHashes: tree))
             }
             for old in 0...size {
-                #expect(try MerkleTree.consistencyProof(oldSize: old, treeSize: size, node: lookup)
+                #expect(
+                    try MerkleTree.consistencyProof(oldSize: old, treeSize: size, node: lookup)
                         == MerkleTree.consistencyProof(oldSize: old, leafHashes: tree))
             }
         }

@@ -13,12 +13,14 @@ struct NativeHMACTests {
         for keyLength in [0, 1, 31, 32, 63, 64, 65, 131] {
             for dataLength in [0, 1, 55, 56, 64, 119, 1000] {
                 let key = rng.bytes(keyLength), data = rng.bytes(dataLength)
-                #expect(HMACSHA256.mac(key: key, data: data) == HMACSHA256.referenceMAC(key: key, data: data),
-                        "key \(keyLength) data \(dataLength)")
+                #expect(
+                    HMACSHA256.mac(key: key, data: data) == HMACSHA256.referenceMAC(key: key, data: data),
+                    "key \(keyLength) data \(dataLength)")
             }
         }
         // RFC 4231 test case 2.
-        #expect(Hex.encode(HMACSHA256.mac(key: Data("Jefe".utf8), data: Data("what do ya want for nothing?".utf8)))
+        #expect(
+            Hex.encode(HMACSHA256.mac(key: Data("Jefe".utf8), data: Data("what do ya want for nothing?".utf8)))
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         // Array and slice inputs (non-Data DataProtocol) take the copying path.
         let bytes: [UInt8] = Array(rng.bytes(40))
@@ -27,10 +29,13 @@ struct NativeHMACTests {
 
     @Test func hkdfMatchesSwiftCrypto() throws {
         var rng = SplitMix64(seed: 0x484B_4446)
-        for (ikmLength, saltLength, infoLength, length) in [(32, 0, 0, 32), (32, 64, 20, 32), (22, 13, 10, 42),
-                                                            (80, 80, 80, 82), (16, 100, 0, 255 * 32), (0, 0, 0, 1)] {
+        for (ikmLength, saltLength, infoLength, length) in [
+            (32, 0, 0, 32), (32, 64, 20, 32), (22, 13, 10, 42),
+            (80, 80, 80, 82), (16, 100, 0, 255 * 32), (0, 0, 0, 1),
+        ] {
             let ikm = rng.bytes(ikmLength), salt = rng.bytes(saltLength), info = rng.bytes(infoLength)
-            #expect(try HKDFSHA256.derive(ikm: ikm, salt: salt, info: info, length: length)
+            #expect(
+                try HKDFSHA256.derive(ikm: ikm, salt: salt, info: info, length: length)
                     == HKDFSHA256.referenceDerive(ikm: ikm, salt: salt, info: info, length: length))
         }
         expectCode(.invalidArgument) { _ = try HKDFSHA256.derive(ikm: Data([1]), length: 255 * 32 + 1) }

@@ -9,7 +9,8 @@ import Testing
             "SmileID-Partner-ID": "002", "Content-Type": "x", "SmileID-Request-Mac": "m",
             "smileid-device-nonce": "n", "X-Other": "y", "SMILEID-PATH": "/v1/a/b", "SmileID-Name": "Zoë",
         ])
-        #expect(String(decoding: json, as: UTF8.self)
+        #expect(
+            String(decoding: json, as: UTF8.self)
                 == #"{"smileid-name":"Zoë","smileid-partner-id":"002","smileid-path":"/v1/a/b"}"#)
         #expect(try SmileIDSignature.headersJSON([:]) == Data("{}".utf8))
         #expect(try SmileIDSignature.headersJSON(["Accept": "x"]) == Data("{}".utf8))
@@ -30,9 +31,12 @@ import Testing
     /// value, not byte order (which would put `smileid-x10` first), so a MAC made by the iOS SDK
     /// over these headers verifies here.
     @Test func headerKeysSortDigitRunsByValue() throws {
-        let json = try SmileIDSignature.headersJSON(["SmileID-X10": "a", "smileid-x9": "b", "SmileID-X1": "c",
-                                                     "smileid-x100": "d", "smileid-y": "e"])
-        #expect(String(decoding: json, as: UTF8.self)
+        let json = try SmileIDSignature.headersJSON([
+            "SmileID-X10": "a", "smileid-x9": "b", "SmileID-X1": "c",
+            "smileid-x100": "d", "smileid-y": "e",
+        ])
+        #expect(
+            String(decoding: json, as: UTF8.self)
                 == #"{"smileid-x1":"c","smileid-x9":"b","smileid-x10":"a","smileid-x100":"d","smileid-y":"e"}"#)
         // The MAC is over exactly those bytes (an independent HMAC over the expected string).
         let timestamp = "2025-01-01T00:00:00.000Z"
@@ -40,16 +44,21 @@ import Testing
         let expectedData = Data(#"{"smileid-x9":"b","smileid-x10":"a"}body"#.utf8)
         let key = try SmileIDSignature.key(secret: "s", timestamp: timestamp, dataCount: expectedData.count)
         let expected = Base64.encode(HMACSHA256.mac(key: key, data: expectedData))
-        #expect(try SmileIDSignature.sign(secret: "s", timestamp: timestamp, headers: headers,
-                                          payload: Data("body".utf8)) == expected)
+        #expect(
+            try SmileIDSignature.sign(
+                secret: "s", timestamp: timestamp, headers: headers,
+                payload: Data("body".utf8)) == expected)
     }
 
     @Test func canonicalBodyMatchesFoundation() {
         let body = Data(#"{ "z": "a/b", "a": [1, 2.5, true, null], "m": {"y": 1, "b": "é"} }"#.utf8)
-        #expect(SmileIDSignature.canonicalBody(body)
+        #expect(
+            SmileIDSignature.canonicalBody(body)
                 == Data(#"{"a":[1,2.5,true,null],"m":{"b":"é","y":1},"z":"a/b"}"#.utf8))
         // Pins Foundation's key order (numeric, case-insensitive), which is what the SDK signs.
-        let order = SmileIDSignature.canonicalBody(Data(#"{"a10":1,"B":3,"a9":2,"a":4}"#.utf8)).map { String(decoding: $0, as: UTF8.self) }
+        let order = SmileIDSignature.canonicalBody(Data(#"{"a10":1,"B":3,"a9":2,"a":4}"#.utf8)).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         #expect(order == #"{"a":4,"a9":2,"a10":1,"B":3}"#)
         #expect(SmileIDSignature.canonicalBody(Data("not json".utf8)) == nil)
         #expect(SmileIDSignature.canonicalBody(Data(#"{"a":"#.utf8)) == nil)
@@ -58,29 +67,35 @@ import Testing
     /// One test with a handful of 200k derivations: versions, canonical retry, tampering.
     @Test func verifySecretsCanonicalRetryAndTamper() throws {
         let canonical = Data(#"{"job_id":"job-1","user_id":"user-1"}"#.utf8)
-        let mac = try SmileIDSignature.sign(secret: "test-secret", timestamp: vectorTimestamp,
-                                            headers: vectorHeaders, payload: canonical)
-        let ok = try SmileIDSignature.verify(mac: mac, secrets: ["old-secret", "test-secret"], timestamp: vectorTimestamp,
-                                             headers: vectorHeaders, payload: canonical)
+        let mac = try SmileIDSignature.sign(
+            secret: "test-secret", timestamp: vectorTimestamp,
+            headers: vectorHeaders, payload: canonical)
+        let ok = try SmileIDSignature.verify(
+            mac: mac, secrets: ["old-secret", "test-secret"], timestamp: vectorTimestamp,
+            headers: vectorHeaders, payload: canonical)
         #expect(ok == SmileIDSignature.Verification(secretIndex: 1, usedCanonicalBody: false))
 
         // The SDK signed the canonical encoding but sent it re-encoded.
         let reencoded = Data(#"{"user_id": "user-1", "job_id": "job-1"}"#.utf8)
-        let retried = try SmileIDSignature.verify(mac: mac, secrets: ["test-secret"], timestamp: vectorTimestamp,
-                                                  headers: vectorHeaders, payload: reencoded)
+        let retried = try SmileIDSignature.verify(
+            mac: mac, secrets: ["test-secret"], timestamp: vectorTimestamp,
+            headers: vectorHeaders, payload: reencoded)
         #expect(retried == SmileIDSignature.Verification(secretIndex: 0, usedCanonicalBody: true))
 
         // Any flipped MAC byte fails (checked cheaply: the key is derived once per attempt anyway).
         let macBytes = try Base64.decode(mac)
-        let key = try SmileIDSignature.key(secret: "test-secret", timestamp: vectorTimestamp,
-                                           dataCount: SmileIDSignature.signingData(headers: vectorHeaders, payload: canonical).count)
+        let key = try SmileIDSignature.key(
+            secret: "test-secret", timestamp: vectorTimestamp,
+            dataCount: SmileIDSignature.signingData(headers: vectorHeaders, payload: canonical).count)
         let data = try SmileIDSignature.signingData(headers: vectorHeaders, payload: canonical)
         for i in 0..<macBytes.count {
             #expect(!HMACSHA256.verify(mac: flipped(macBytes, at: i), key: key, data: data))
         }
         let tampered = Base64.encode(flipped(macBytes, at: 5))
-        #expect(try SmileIDSignature.verify(mac: tampered, secrets: ["test-secret"], timestamp: vectorTimestamp,
-                                            headers: vectorHeaders, payload: canonical) == nil)
+        #expect(
+            try SmileIDSignature.verify(
+                mac: tampered, secrets: ["test-secret"], timestamp: vectorTimestamp,
+                headers: vectorHeaders, payload: canonical) == nil)
         #expect(try SmileIDSignature.verify(mac: mac, secrets: [], timestamp: vectorTimestamp) == nil)
     }
 
@@ -103,9 +118,11 @@ import Testing
     }
 
     @Test func fileOrderingIsByteOrder() {
-        let files = [SmileIDFileSignature.File(name: "b", contents: Data("2".utf8)),
-                     SmileIDFileSignature.File(name: "B", contents: Data("1".utf8)),
-                     SmileIDFileSignature.File(name: "a", contents: Data("3".utf8))]
+        let files = [
+            SmileIDFileSignature.File(name: "b", contents: Data("2".utf8)),
+            SmileIDFileSignature.File(name: "B", contents: Data("1".utf8)),
+            SmileIDFileSignature.File(name: "a", contents: Data("3".utf8)),
+        ]
         #expect(SmileIDFileSignature.signingData(files: files) == Data("132".utf8))
     }
 

@@ -4,7 +4,6 @@ import Foundation
 /// Hex literal → bytes (test inputs are known-good).
 func hex(_ s: String) -> Data { try! Hex.decode(s.replacingOccurrences(of: " ", with: "")) }
 
-
 /// Returns `data` with one byte flipped.
 func flipped(_ data: Data, at index: Int, mask: UInt8 = 0x01) -> Data {
     var d = data
@@ -25,8 +24,10 @@ let vectorHeaders: [String: String] = [
 import Testing
 
 /// Expects `body` to throw a `HallmarkCryptoError` with `code`.
-func expectCode(_ code: HallmarkCryptoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                _ body: () throws -> Void) {
+func expectCode(
+    _ code: HallmarkCryptoError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) {
     let error = #expect(throws: HallmarkCryptoError.self, sourceLocation: sourceLocation) { try body() }
     #expect(error?.code == code, sourceLocation: sourceLocation)
 }

@@ -24,7 +24,8 @@ struct KafkaConfigurationTests {
         }
         #expect(throws: ConfigurationError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_PROPERTIES": "=v"]) }
         #expect(throws: ConfigurationError.self) { try KafkaConfiguration.fromEnvironment(["HALLMARK_MAX_MESSAGE_BYTES": "0"]) }
-        #expect((try? KafkaConfiguration.fromEnvironment(["HALLMARK_MAX_MESSAGE_BYTES": "2097152"]))?.maxMessageBytes == 2_097_152)
+        #expect(
+            (try? KafkaConfiguration.fromEnvironment(["HALLMARK_MAX_MESSAGE_BYTES": "2097152"]))?.maxMessageBytes == 2_097_152)
         #expect((try? KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_LINGER_MS": "10"]))?.lingerMilliseconds == 10)
         #expect(throws: ConfigurationError(variable: "HALLMARK_KAFKA_LINGER_MS", reason: "must be an integer in 0...60000")) {
             try KafkaConfiguration.fromEnvironment(["HALLMARK_KAFKA_LINGER_MS": "-1"])

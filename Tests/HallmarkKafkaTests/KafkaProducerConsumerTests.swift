@@ -35,8 +35,9 @@ struct KafkaProducerConsumerTests {
         await producer.close()
 
         let group = KafkaTestSupport.uniqueName("test.group")
-        let consumer = try KafkaConsumer(configuration: config, groupID: group, topics: [topic],
-                                         logger: KafkaTestSupport.logger)
+        let consumer = try KafkaConsumer(
+            configuration: config, groupID: group, topics: [topic],
+            logger: KafkaTestSupport.logger)
         try consumer.start()
         var seen: [String: [Int]] = [:]
         var lastOffset: [KafkaTopicPartition: Int64] = [:]
@@ -114,8 +115,9 @@ struct KafkaProducerConsumerTests {
         try await producer.send([])  // an empty group is acknowledged at once
         await producer.close()
 
-        let consumer = try KafkaConsumer(configuration: config, groupID: KafkaTestSupport.uniqueName("test.groups"),
-                                         topics: [topic], logger: KafkaTestSupport.logger)
+        let consumer = try KafkaConsumer(
+            configuration: config, groupID: KafkaTestSupport.uniqueName("test.groups"),
+            topics: [topic], logger: KafkaTestSupport.logger)
         try consumer.start()
         var seen: [String: [Int]] = [:]
         var received = 0
@@ -135,7 +137,8 @@ struct KafkaProducerConsumerTests {
         var config = KafkaConfiguration(brokers: "127.0.0.1:1")
         config.properties = ["message.timeout.ms": "300", "log_level": "0"]
         let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
-        let group = try await producer.enqueue((0..<10).map { KafkaOutgoingMessage(topic: "nowhere", key: nil, value: [UInt8($0)]) })
+        let group = try await producer.enqueue(
+            (0..<10).map { KafkaOutgoingMessage(topic: "nowhere", key: nil, value: [UInt8($0)]) })
         let error = await #expect(throws: KafkaError.self) { try await group.wait() }
         #expect(error?.code == .delivery)
         await producer.close(timeout: .seconds(1))

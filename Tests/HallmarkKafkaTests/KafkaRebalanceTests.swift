@@ -47,8 +47,9 @@ struct KafkaRebalanceTests {
         let all: Set = [KafkaTopicPartition(topic: topic, partition: 0), KafkaTopicPartition(topic: topic, partition: 1)]
 
         let a = Assignment()
-        let consumer = try KafkaConsumer(configuration: config, groupID: group, topics: [topic], logger: logger,
-                                         rebalanceListener: a.listener)
+        let consumer = try KafkaConsumer(
+            configuration: config, groupID: group, topics: [topic], logger: logger,
+            rebalanceListener: a.listener)
         try consumer.start()
         let received = Mutex<[KafkaMessage]>([])
         let reader = Task { for await m in consumer.messages { received.withLock { $0.append(m) } } }
@@ -58,11 +59,13 @@ struct KafkaRebalanceTests {
         // A second member joins (both partitions are revoked, one comes back) and leaves (both
         // come back): each was paused when it was revoked.
         let b = Assignment()
-        let other = try KafkaConsumer(configuration: config, groupID: group, topics: [topic], logger: logger,
-                                      rebalanceListener: b.listener)
+        let other = try KafkaConsumer(
+            configuration: config, groupID: group, topics: [topic], logger: logger,
+            rebalanceListener: b.listener)
         try other.start()
-        #expect(try await eventually(timeout: .seconds(60)) { !b.partitions.isEmpty && a.partitions.count == 1 },
-                "the second member never got a partition")
+        #expect(
+            try await eventually(timeout: .seconds(60)) { !b.partitions.isEmpty && a.partitions.count == 1 },
+            "the second member never got a partition")
         await other.close()
         #expect(try await eventually(timeout: .seconds(60)) { a.partitions == all }, "the partitions never came back")
 
@@ -73,8 +76,9 @@ struct KafkaRebalanceTests {
         }
         await producer.close()
         #expect(sentTo == [0, 1])
-        #expect(try await eventually(timeout: .seconds(30)) { received.withLock { $0.count } == 40 },
-                "got \(received.withLock { $0.count }) of 40: a re-assigned partition stayed paused")
+        #expect(
+            try await eventually(timeout: .seconds(30)) { received.withLock { $0.count } == 40 },
+            "got \(received.withLock { $0.count }) of 40: a re-assigned partition stayed paused")
         await consumer.close()
         await reader.value
         #expect(Set(received.withLock { $0.map(\.partition) }) == [0, 1])

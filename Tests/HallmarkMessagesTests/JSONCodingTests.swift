@@ -13,8 +13,11 @@ struct JSONCodingTests {
 
     /// Both decoders on one document: nil when both refuse it (with the same reason),
     /// otherwise both values, written out by `JSONEncoder`.
-    static func decodeBoth<T: HallmarkMessage>(like example: T, _ document: JSONValue)
-        throws -> (ours: Result<[UInt8], JSONCodingError>, theirs: Result<[UInt8], JSONCodingError>) {
+    static func decodeBoth<T: HallmarkMessage>(
+        like example: T, _ document: JSONValue
+    )
+        throws -> (ours: Result<[UInt8], JSONCodingError>, theirs: Result<[UInt8], JSONCodingError>)
+    {
         func run(_ decode: () throws(JSONCodingError) -> T) -> Result<[UInt8], JSONCodingError> {
             do throws(JSONCodingError) {
                 return .success(Array(try JSONCoding.foundationEncode(try decode())))
@@ -23,15 +26,18 @@ struct JSONCodingTests {
             }
         }
         let bytes = JSONWriter.write(document)
-        return (run { () throws(JSONCodingError) in try JSONCoding.decode(T.self, from: document) },
-                run { () throws(JSONCodingError) in try JSONCoding.decode(T.self, from: bytes) })
+        return (
+            run { () throws(JSONCodingError) in try JSONCoding.decode(T.self, from: document) },
+            run { () throws(JSONCodingError) in try JSONCoding.decode(T.self, from: bytes) }
+        )
     }
 
     @Test func everyExampleIsWrittenAsJSONEncoderWritesIt() throws {
         let examples = try MessageExamples.all()
         #expect(examples.count > 60)
         for example in examples {
-            #expect(try JSONCoding.encode(example.message) == Self.foundation(example.message), "\(example.schema) (\(example.what))")
+            #expect(
+                try JSONCoding.encode(example.message) == Self.foundation(example.message), "\(example.schema) (\(example.what))")
         }
     }
 
@@ -147,9 +153,10 @@ struct JSONCodingTests {
     }
 
     @Test func handmadeContainersAreWrittenAndReadAlike() throws {
-        let value = Handmade(data: Data([0, 1, 2, 250, 251, 252]), url: try #require(URL(string: "https://example.com/a?b=c")),
-                             names: ["b": 1, "B": 2, "é": 3, "a10": 4, "a9": 5, "_x": 6, "tab\t\"q\"": 7],
-                             missing: nil, pairs: [["a", nil], [], ["\u{1}/\u{2028}"]])
+        let value = Handmade(
+            data: Data([0, 1, 2, 250, 251, 252]), url: try #require(URL(string: "https://example.com/a?b=c")),
+            names: ["b": 1, "B": 2, "é": 3, "a10": 4, "a9": 5, "_x": 6, "tab\t\"q\"": 7],
+            missing: nil, pairs: [["a", nil], [], ["\u{1}/\u{2028}"]])
         let ours = try JSONCoding.encode(value)
         #expect(ours == (try Self.foundation(value)))
         #expect(try JSONCoding.decode(Handmade.self, from: try JSONReader.parse(ours)) == value)

@@ -10,12 +10,16 @@ struct JSONSchemaKeywordTests {
     func value(_ json: String) throws -> JSONValue { try JSONReader.parse(Array(json.utf8)) }
 
     /// Checks each instance (JSON text) against the schema.
-    func check(_ schemaJSON: String, accepts good: [String], refuses bad: [String],
-               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func check(
+        _ schemaJSON: String, accepts good: [String], refuses bad: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let s = try schema(schemaJSON)
         for text in good {
             let violation = s.validate(try value(text))
-            #expect(violation == nil, "\(schemaJSON) should accept \(text): \(violation?.description ?? "")", sourceLocation: sourceLocation)
+            #expect(
+                violation == nil, "\(schemaJSON) should accept \(text): \(violation?.description ?? "")",
+                sourceLocation: sourceLocation)
         }
         for text in bad {
             #expect(s.validate(try value(text)) != nil, "\(schemaJSON) should refuse \(text)", sourceLocation: sourceLocation)
@@ -24,8 +28,9 @@ struct JSONSchemaKeywordTests {
 
     @Test func type() throws {
         try check(#"{"type":"string"}"#, accepts: [#""a""#, #""""#], refuses: ["1", "null", "true", "[]", "{}"])
-        try check(#"{"type":"integer"}"#, accepts: ["0", "-7", "123456789012345678901234567890"],
-                  refuses: ["1.0", "1e2", "1.5", #""1""#, "true"])
+        try check(
+            #"{"type":"integer"}"#, accepts: ["0", "-7", "123456789012345678901234567890"],
+            refuses: ["1.0", "1e2", "1.5", #""1""#, "true"])
         try check(#"{"type":"number"}"#, accepts: ["0", "1.5", "-2e-3"], refuses: [#""1""#, "null"])
         try check(#"{"type":"boolean"}"#, accepts: ["true", "false"], refuses: ["0", #""true""#])
         try check(#"{"type":"null"}"#, accepts: ["null"], refuses: ["0", #""""#])
@@ -35,14 +40,18 @@ struct JSONSchemaKeywordTests {
     }
 
     @Test func objectKeywords() throws {
-        try check(#"{"properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false}"#,
-                  accepts: [#"{"a":1}"#, "[]"], refuses: ["{}", #"{"a":"1"}"#, #"{"a":1,"b":2}"#])
-        try check(#"{"properties":{"a":true},"additionalProperties":{"type":"string"}}"#,
-                  accepts: [#"{"a":1,"b":"x"}"#], refuses: [#"{"a":1,"b":2}"#])
-        try check(#"{"propertyNames":{"pattern":"^[a-z]+$","maxLength":3}}"#,
-                  accepts: [#"{"abc":1}"#, "{}"], refuses: [#"{"Abc":1}"#, #"{"abcd":1}"#])
-        try check(#"{"minProperties":1,"maxProperties":2}"#,
-                  accepts: [#"{"a":1}"#, #"{"a":1,"b":2}"#], refuses: ["{}", #"{"a":1,"b":2,"c":3}"#])
+        try check(
+            #"{"properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false}"#,
+            accepts: [#"{"a":1}"#, "[]"], refuses: ["{}", #"{"a":"1"}"#, #"{"a":1,"b":2}"#])
+        try check(
+            #"{"properties":{"a":true},"additionalProperties":{"type":"string"}}"#,
+            accepts: [#"{"a":1,"b":"x"}"#], refuses: [#"{"a":1,"b":2}"#])
+        try check(
+            #"{"propertyNames":{"pattern":"^[a-z]+$","maxLength":3}}"#,
+            accepts: [#"{"abc":1}"#, "{}"], refuses: [#"{"Abc":1}"#, #"{"abcd":1}"#])
+        try check(
+            #"{"minProperties":1,"maxProperties":2}"#,
+            accepts: [#"{"a":1}"#, #"{"a":1,"b":2}"#], refuses: ["{}", #"{"a":1,"b":2,"c":3}"#])
         try check(#"{"maxProperties":1}"#, accepts: ["{}"], refuses: [#"{"a":1,"b":2}"#])
     }
 
@@ -50,7 +59,8 @@ struct JSONSchemaKeywordTests {
     /// report what the keyword order reports: an unnamed member, then a member that breaks its
     /// subschema, then the first required member missing (in the order `required` lists them).
     @Test func objectRulesReportTheirFirstViolationInKeywordOrder() throws {
-        let s = try schema(#"{"properties":{"a":{"type":"integer"},"b":true,"c":true},"required":["c","a"],"additionalProperties":false}"#)
+        let s = try schema(
+            #"{"properties":{"a":{"type":"integer"},"b":true,"c":true},"required":["c","a"],"additionalProperties":false}"#)
         func violation(_ json: String) throws -> SchemaViolation? { s.validate(try value(json)) }
         #expect(try violation(#"{"a":"x","c":1,"zz":1}"#)?.reason == "has a member not in the schema (zz)")
         #expect(try violation(#"{"a":"x"}"#)?.path == "$.a")
@@ -59,10 +69,12 @@ struct JSONSchemaKeywordTests {
         #expect(try violation(#"{"a":1,"c":null}"#) == nil)
         #expect(try violation(#"{"a":1,"b":[],"c":{}}"#) == nil)
         // A required member the schema does not describe, open or closed.
-        try check(#"{"properties":{"a":{"type":"integer"}},"required":["a","d"]}"#,
-                  accepts: [#"{"a":1,"d":0}"#], refuses: [#"{"a":1}"#, #"{"d":0}"#, #"{"a":"1","d":0}"#])
-        try check(#"{"properties":{"a":true},"required":["d"],"additionalProperties":false}"#,
-                  accepts: [], refuses: ["{}", #"{"d":0}"#, #"{"a":0}"#])
+        try check(
+            #"{"properties":{"a":{"type":"integer"}},"required":["a","d"]}"#,
+            accepts: [#"{"a":1,"d":0}"#], refuses: [#"{"a":1}"#, #"{"d":0}"#, #"{"a":"1","d":0}"#])
+        try check(
+            #"{"properties":{"a":true},"required":["d"],"additionalProperties":false}"#,
+            accepts: [], refuses: ["{}", #"{"d":0}"#, #"{"a":0}"#])
         // Another keyword between them keeps its place in the order.
         let t = try schema(#"{"additionalProperties":false,"oneOf":[{"required":["x"]}],"properties":{"y":{"type":"string"}}}"#)
         #expect(t.validate(try value(#"{"y":1}"#))?.reason == "matches 0 of the oneOf alternatives, not 1")
@@ -72,52 +84,68 @@ struct JSONSchemaKeywordTests {
         try check(#"{"items":{"type":"integer","minimum":0}}"#, accepts: ["[]", "[0,1]"], refuses: ["[0,-1]", #"[0,"1"]"#])
         try check(#"{"minItems":1,"maxItems":2}"#, accepts: ["[1]", "[1,2]"], refuses: ["[]", "[1,2,3]"])
         try check(#"{"maxItems":1}"#, accepts: ["[]"], refuses: ["[1,2]"])
-        try check(#"{"uniqueItems":true}"#, accepts: ["[1,2]", #"[[1],[2]]"#, #"[{"a":1},{"a":2}]"#, #"[1,"1"]"#],
-                  refuses: ["[3,3,3]", "[1,1.0]", "[0,-0]", #"[{"a":1},{"a":1.0}]"#, #"[[1,2],[1,2]]"#])
+        try check(
+            #"{"uniqueItems":true}"#, accepts: ["[1,2]", #"[[1],[2]]"#, #"[{"a":1},{"a":2}]"#, #"[1,"1"]"#],
+            refuses: ["[3,3,3]", "[1,1.0]", "[0,-0]", #"[{"a":1},{"a":1.0}]"#, #"[[1,2],[1,2]]"#])
         try check(#"{"uniqueItems":false}"#, accepts: ["[1,1]"], refuses: [])
     }
 
     @Test func valueKeywords() throws {
-        try check(#"{"enum":["a",1,null,{"x":[true]}]}"#, accepts: [#""a""#, "1", "1.0", "null", #"{"x":[true]}"#],
-                  refuses: [#""A""#, "2", #"{"x":[false]}"#, "true"])
+        try check(
+            #"{"enum":["a",1,null,{"x":[true]}]}"#, accepts: [#""a""#, "1", "1.0", "null", #"{"x":[true]}"#],
+            refuses: [#""A""#, "2", #"{"x":[false]}"#, "true"])
         try check(#"{"const":"v1"}"#, accepts: [#""v1""#], refuses: [#""V1""#, #""v1 ""#])
         try check(#"{"const":1}"#, accepts: ["1", "1.0", "10e-1"], refuses: ["2", #""1""#])
     }
 
     @Test func stringKeywords() throws {
-        try check(#"{"minLength":2,"maxLength":3}"#, accepts: [#""ab""#, #""abc""#, #""\u00e9\u00e9""#, "5"],
-                  refuses: [#""a""#, #""abcd""#])
+        try check(
+            #"{"minLength":2,"maxLength":3}"#, accepts: [#""ab""#, #""abc""#, #""\u00e9\u00e9""#, "5"],
+            refuses: [#""a""#, #""abcd""#])
         // Lengths count Unicode scalars, not UTF-8 bytes or UTF-16 units.
         try check(#"{"maxLength":1}"#, accepts: [#""\ud83d\ude00""#, #""\u00e9""#], refuses: [#""ab""#])
-        try check(#"{"minLength":2,"maxLength":2}"#, accepts: [#""\u20ac\u20ac""#, #""a\ud83d\ude00""#],
-                  refuses: [#""\u20ac""#, #""\u20ac\u20ac\u20ac""#, #""\ud83d\ude00""#])
+        try check(
+            #"{"minLength":2,"maxLength":2}"#, accepts: [#""\u20ac\u20ac""#, #""a\ud83d\ude00""#],
+            refuses: [#""\u20ac""#, #""\u20ac\u20ac\u20ac""#, #""\ud83d\ude00""#])
         try check(#"{"pattern":"^[0-9a-f]{4}$"}"#, accepts: [#""00ff""#, "1"], refuses: [#""00FF""#, #""00f""#])
         try check(#"{"pattern":"b"}"#, accepts: [#""abc""#], refuses: [#""ac""#])
     }
 
     @Test func numberKeywords() throws {
-        try check(#"{"minimum":0,"maximum":999}"#, accepts: ["0", "999", "0.0", "998.9", #""x""#],
-                  refuses: ["-1", "1000", "999.01", "-0.5", "1e3"])
+        try check(
+            #"{"minimum":0,"maximum":999}"#, accepts: ["0", "999", "0.0", "998.9", #""x""#],
+            refuses: ["-1", "1000", "999.01", "-0.5", "1e3"])
         try check(#"{"minimum":0.5,"maximum":2}"#, accepts: ["0.5", "1", "2", "2.0"], refuses: ["0.49", "2.01", "0", "3"])
         // Beyond 2^53 the bounds hold to the last digit.
-        try check(#"{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}"#,
-                  accepts: ["9223372036854775807", "-9223372036854775808", "0", "-0"],
-                  refuses: ["9223372036854775808", "-9223372036854775809", "18446744073709551615",
-                            "99999999999999999999999999"])
+        try check(
+            #"{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}"#,
+            accepts: ["9223372036854775807", "-9223372036854775808", "0", "-0"],
+            refuses: [
+                "9223372036854775808", "-9223372036854775809", "18446744073709551615",
+                "99999999999999999999999999",
+            ])
         try check(#"{"maximum":18446744073709551615}"#, accepts: ["18446744073709551615"], refuses: ["18446744073709551616"])
     }
 
     @Test func formatsAndContentEncoding() throws {
-        try check(#"{"format":"uuid"}"#, accepts: [#""6ba7b810-9dad-11d1-80b4-00c04fd430c8""#, #""6BA7B810-9DAD-11D1-80B4-00C04FD430C8""#, "1"],
-                  refuses: [#""6ba7b8109dad11d180b400c04fd430c8""#, #""6ba7b810-9dad-11d1-80b4-00c04fd430c""#,
-                            #""{6ba7b810-9dad-11d1-80b4-00c04fd430c8}""#, #""g ba7b810-9dad-11d1-80b4-00c04fd430c8""#])
-        try check(#"{"format":"date-time"}"#,
-                  accepts: [#""2025-01-01T00:00:00.000Z""#, #""2024-02-29T23:59:59Z""#, #""0001-01-01T00:00:00.123456789Z""#],
-                  refuses: [#""2025-02-30T00:00:00Z""#, #""0000-01-01T00:00:00Z""#, #""99999-01-01T00:00:00Z""#,
-                            #""2025-01-01T00:00:00+05:30""#, #""2025-01-01t00:00:00z""#, #""2023-02-29T00:00:00Z""#])
-        try check(#"{"contentEncoding":"base64","contentMediaType":"application/json"}"#,
-                  accepts: [#""""#, #""YQ==""#, #""YWI=""#, #""YWJj""#, "7"],
-                  refuses: [#""YQ===""#, #""YQ=""#, #""YR==""#, #""YWJ=""#, #""Y Q==""#, #""YQ""#, #""YQ-_""#])
+        try check(
+            #"{"format":"uuid"}"#,
+            accepts: [#""6ba7b810-9dad-11d1-80b4-00c04fd430c8""#, #""6BA7B810-9DAD-11D1-80B4-00C04FD430C8""#, "1"],
+            refuses: [
+                #""6ba7b8109dad11d180b400c04fd430c8""#, #""6ba7b810-9dad-11d1-80b4-00c04fd430c""#,
+                #""{6ba7b810-9dad-11d1-80b4-00c04fd430c8}""#, #""g ba7b810-9dad-11d1-80b4-00c04fd430c8""#,
+            ])
+        try check(
+            #"{"format":"date-time"}"#,
+            accepts: [#""2025-01-01T00:00:00.000Z""#, #""2024-02-29T23:59:59Z""#, #""0001-01-01T00:00:00.123456789Z""#],
+            refuses: [
+                #""2025-02-30T00:00:00Z""#, #""0000-01-01T00:00:00Z""#, #""99999-01-01T00:00:00Z""#,
+                #""2025-01-01T00:00:00+05:30""#, #""2025-01-01t00:00:00z""#, #""2023-02-29T00:00:00Z""#,
+            ])
+        try check(
+            #"{"contentEncoding":"base64","contentMediaType":"application/json"}"#,
+            accepts: [#""""#, #""YQ==""#, #""YWI=""#, #""YWJj""#, "7"],
+            refuses: [#""YQ===""#, #""YQ=""#, #""YR==""#, #""YWJ=""#, #""Y Q==""#, #""YQ""#, #""YQ-_""#])
     }
 
     @Test func combinators() throws {
@@ -125,14 +153,17 @@ struct JSONSchemaKeywordTests {
         try check(#"{"anyOf":[{"type":"integer"},{"type":"string"}]}"#, accepts: ["1", #""a""#], refuses: ["1.5"])
         try check(#"{"allOf":[{"minimum":1},{"maximum":2}]}"#, accepts: ["1", "2"], refuses: ["0", "3"])
         try check(#"{"not":{"required":["a","b"]}}"#, accepts: [#"{"a":1}"#, "{}"], refuses: [#"{"a":1,"b":2}"#])
-        try check(#"{"if":{"properties":{"k":{"const":"x"}},"required":["k"]},"then":{"required":["x"]},"else":{"required":["y"]}}"#,
-                  accepts: [#"{"k":"x","x":1}"#, #"{"k":"z","y":1}"#, #"{"y":1}"#], refuses: [#"{"k":"x"}"#, #"{"k":"z","x":1}"#])
+        try check(
+            #"{"if":{"properties":{"k":{"const":"x"}},"required":["k"]},"then":{"required":["x"]},"else":{"required":["y"]}}"#,
+            accepts: [#"{"k":"x","x":1}"#, #"{"k":"z","y":1}"#, #"{"y":1}"#], refuses: [#"{"k":"x"}"#, #"{"k":"z","x":1}"#])
         try check(#"{"if":{"const":1},"then":false}"#, accepts: ["2"], refuses: ["1"])
         try check(#"{"properties":{"any":true,"none":false}}"#, accepts: [#"{"any":[1]}"#], refuses: [#"{"none":1}"#])
-        try check(##"{"$defs":{"pos":{"type":"integer","minimum":1}},"properties":{"n":{"$ref":"#/$defs/pos"}}}"##,
-                  accepts: [#"{"n":1}"#], refuses: [#"{"n":0}"#])
-        try check(#"{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"x","$comment":"c","title":"t","description":"d","examples":[1],"default":1}"#,
-                  accepts: ["1", #""anything""#], refuses: [])
+        try check(
+            ##"{"$defs":{"pos":{"type":"integer","minimum":1}},"properties":{"n":{"$ref":"#/$defs/pos"}}}"##,
+            accepts: [#"{"n":1}"#], refuses: [#"{"n":0}"#])
+        try check(
+            #"{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"x","$comment":"c","title":"t","description":"d","examples":[1],"default":1}"#,
+            accepts: ["1", #""anything""#], refuses: [])
     }
 
     @Test(arguments: [
@@ -149,7 +180,9 @@ struct JSONSchemaKeywordTests {
     }
 
     @Test func violationsNameThePathAndRuleNeverTheValue() throws {
-        let s = try schema(#"{"properties":{"token":{"type":"object","properties":{"nonce":{"pattern":"^[0-9a-f]+$"}}},"list":{"items":{"maxLength":2}}},"additionalProperties":false}"#)
+        let s = try schema(
+            #"{"properties":{"token":{"type":"object","properties":{"nonce":{"pattern":"^[0-9a-f]+$"}}},"list":{"items":{"maxLength":2}}},"additionalProperties":false}"#
+        )
         let secret = "S3CRET-VALUE-9f8e"
         let v1 = try #require(s.validate(try value(#"{"token":{"nonce":"\#(secret)"}}"#)))
         #expect(v1.path == "$.token.nonce" && !v1.description.contains(secret))

@@ -44,37 +44,49 @@ struct MessageExampleTests {
         let example = try #require(try MessageExamples.of(SignRequest.schemaName).first)
         let rules = SchemaViolations.derive(schema: try Self.document(SignRequest.schemaName), example: try example.json())
             .map(\.rule)
-        for expected in ["$.headers: required", "$.x_unknown: additionalProperties", "$.body_b64: pattern",
-                         "$.body_b64: contentEncoding base64 (YQ===)", "$.produced_at: format date-time (2025-02-30T00:00:00Z)",
-                         "$.headers: maxProperties", "$.headers.bad name: propertyNames", "$.method: maxLength", "$.method: minLength",
-                         "$.correlation_id: pattern (a NUL)", "$.id: format uuid", "$.schema: enum/const", "$: type",
-                         "$.reply_to: maxLength", "$.path: pattern"] {
+        for expected in [
+            "$.headers: required", "$.x_unknown: additionalProperties", "$.body_b64: pattern",
+            "$.body_b64: contentEncoding base64 (YQ===)", "$.produced_at: format date-time (2025-02-30T00:00:00Z)",
+            "$.headers: maxProperties", "$.headers.bad name: propertyNames", "$.method: maxLength", "$.method: minLength",
+            "$.correlation_id: pattern (a NUL)", "$.id: format uuid", "$.schema: enum/const", "$: type",
+            "$.reply_to: maxLength", "$.path: pattern",
+        ] {
             #expect(rules.contains { $0.hasPrefix(expected) }, "no \(expected)")
         }
         let token = try #require(try MessageExamples.of(TokenRequest.schemaName).first { $0.what == "mobile token" })
         let tokenRules = SchemaViolations.derive(schema: try Self.document(TokenRequest.schemaName), example: try token.json())
             .map(\.rule)
-        for expected in ["$.table_references: uniqueItems", "$.table_references[0]: maximum", "$.key_indices: maxItems",
-                         "$.table_references: minItems", "$.key_indices[0]: type (a fraction)"] {
+        for expected in [
+            "$.table_references: uniqueItems", "$.table_references[0]: maximum", "$.key_indices: maxItems",
+            "$.table_references: minItems", "$.key_indices[0]: type (a fraction)",
+        ] {
             #expect(tokenRules.contains { $0.hasPrefix(expected) }, "no \(expected)")
         }
     }
 
     /// The inputs issue #10 §3 found accepted, each refused by its schema now.
     @Test func theLooseInputsOfIssue10AreRefused() throws {
-        func refused(_ schemaName: String, _ what: String, _ change: (inout [String: JSONValue]) -> Void,
-                     example index: Int = 0) throws {
+        func refused(
+            _ schemaName: String, _ what: String, _ change: (inout [String: JSONValue]) -> Void,
+            example index: Int = 0
+        ) throws {
             let example = try MessageExamples.of(schemaName)[index]
             guard case .object(var members) = try example.json() else { throw HarnessError("not an object") }
             change(&members)
             #expect(try Self.schema(schemaName).validate(.object(members)) != nil, "\(schemaName): \(what)")
         }
-        for name in [SignRequest.schemaName, ProvisionRequest.schemaName, AdminCommand.schemaName, TokenRequest.schemaName,
-                     VerifyRequest.schemaName] {
+        for name in [
+            SignRequest.schemaName, ProvisionRequest.schemaName, AdminCommand.schemaName, TokenRequest.schemaName,
+            VerifyRequest.schemaName,
+        ] {
             try refused(name, "an extra top-level field") { $0["extra"] = .string("x") }
         }
-        try refused(ProvisionRequest.schemaName, "an image hash") { $0["image_hash"] = .string(String(repeating: "a", count: 64)) }
-        try refused(ProvisionRequest.schemaName, "upper-case nuc_hash") { $0["nuc_hash"] = .string(String(repeating: "A", count: 64)) }
+        try refused(ProvisionRequest.schemaName, "an image hash") {
+            $0["image_hash"] = .string(String(repeating: "a", count: 64))
+        }
+        try refused(ProvisionRequest.schemaName, "upper-case nuc_hash") {
+            $0["nuc_hash"] = .string(String(repeating: "A", count: 64))
+        }
         try refused(TokenRequest.schemaName, "upper-case token hex") {
             if case .object(var token) = $0["camera_token"], let nonce = token["nonce"]?.string {
                 token["nonce"] = .string(nonce.uppercased() == nonce ? "ABCDEF" + nonce.dropFirst(6) : nonce.uppercased())
@@ -88,15 +100,23 @@ struct MessageExampleTests {
         }
         try refused(VerifyRequest.schemaName, "method \"\"") { $0["method"] = .string("") }
         try refused(SignRequest.schemaName, "method \"\"") { $0["method"] = .string("") }
-        try refused(TokenRequest.schemaName, "table_references [3,3,3]", { $0["table_references"] = .array([.number("3"), .number("3"), .number("3")]) },
-                    example: 1)
+        try refused(
+            TokenRequest.schemaName, "table_references [3,3,3]",
+            { $0["table_references"] = .array([.number("3"), .number("3"), .number("3")]) },
+            example: 1)
         let long = String(repeating: "p", count: 100_000)
-        try refused(VerifyRequest.schemaName, "a 100 KB partner id") { $0["headers"] = .object(["SmileID-Partner-ID": .string(long)]) }
-        try refused(VerifyRequest.schemaName, "a NUL in a partner id") { $0["headers"] = .object(["SmileID-Partner-ID": .string("00\u{0}2")]) }
+        try refused(VerifyRequest.schemaName, "a 100 KB partner id") {
+            $0["headers"] = .object(["SmileID-Partner-ID": .string(long)])
+        }
+        try refused(VerifyRequest.schemaName, "a NUL in a partner id") {
+            $0["headers"] = .object(["SmileID-Partner-ID": .string("00\u{0}2")])
+        }
         try refused(ProvisionRequest.schemaName, "a NUL in device_family") { $0["device_family"] = .string("Pi\u{0}HQ") }
         try refused(ProvisionRequest.schemaName, "a NUL in device_serial") { $0["device_serial"] = .string("CAM\u{0}1") }
         try refused(AdminCommand.schemaName, "a control character in reason") { $0["reason"] = .string("a\u{1B}[31m") }
-        try refused(AdminCommand.schemaName, "a 201-character reason") { $0["reason"] = .string(String(repeating: "r", count: 201)) }
+        try refused(AdminCommand.schemaName, "a 201-character reason") {
+            $0["reason"] = .string(String(repeating: "r", count: 201))
+        }
     }
 
     @Test func theThreeSubmissionBodiesAreTellApartAndMixturesRefused() throws {

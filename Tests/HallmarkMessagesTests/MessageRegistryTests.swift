@@ -27,7 +27,9 @@ struct MessageRegistryTests {
         let files = Set(try JSONSchemaValidator.allSchemaNames())
         let types = MessageTypes.all.map { $0.schemaName }
         #expect(Set(types).count == types.count, "a schema named by two types")
-        #expect(Set(types) == files, "types without schema: \(Set(types).subtracting(files)); schemas without type: \(files.subtracting(Set(types)))")
+        #expect(
+            Set(types) == files,
+            "types without schema: \(Set(types).subtracting(files)); schemas without type: \(files.subtracting(Set(types)))")
         #expect(Set(MessageSchemas.all.keys) == files)
     }
 
@@ -38,8 +40,9 @@ struct MessageRegistryTests {
         #expect(Set(embedded.keys) == Set(names))
         for name in names {
             let text = try String(contentsOf: Self.folder.appendingPathComponent("\(name).json"), encoding: .utf8)
-            #expect(embedded[name] == String(text.dropLast(text.hasSuffix("\n") ? 1 : 0)),
-                    "\(name): run deploy/local/embed-schemas")
+            #expect(
+                embedded[name] == String(text.dropLast(text.hasSuffix("\n") ? 1 : 0)),
+                "\(name): run deploy/local/embed-schemas")
         }
     }
 
@@ -53,8 +56,10 @@ struct MessageRegistryTests {
             for field in ["schema", "id", "produced_at"] {
                 #expect(document["required"]?.array?.contains(.string(field)) == true, "\(name) requires \(field)")
             }
-            for (field, def) in [("id", "uuid"), ("produced_at", "timestamp"), ("correlation_id", "correlation_id"),
-                                 ("reply_to", "reply_to")] {
+            for (field, def) in [
+                ("id", "uuid"), ("produced_at", "timestamp"), ("correlation_id", "correlation_id"),
+                ("reply_to", "reply_to"),
+            ] {
                 #expect(document["properties"]?[field]?["$ref"] == .string("#/$defs/\(def)"), "\(name).\(field)")
             }
         }
@@ -103,8 +108,12 @@ struct MessageRegistryTests {
         }
         for (key, value) in s {
             switch key {
-            case "properties", "$defs": for (k, v) in value.object ?? [:] { lint(v, at: "\(path)/\(key)/\(k)", defs: defs, problems: &problems) }
-            case "allOf", "anyOf", "oneOf": for (i, v) in (value.array ?? []).enumerated() { lint(v, at: "\(path)/\(key)/\(i)", defs: defs, problems: &problems) }
+            case "properties", "$defs":
+                for (k, v) in value.object ?? [:] { lint(v, at: "\(path)/\(key)/\(k)", defs: defs, problems: &problems) }
+            case "allOf", "anyOf", "oneOf":
+                for (i, v) in (value.array ?? []).enumerated() {
+                    lint(v, at: "\(path)/\(key)/\(i)", defs: defs, problems: &problems)
+                }
             case "items", "additionalProperties", "propertyNames", "then", "else":
                 lint(value, at: "\(path)/\(key)", defs: defs, problems: &problems)
             default: break

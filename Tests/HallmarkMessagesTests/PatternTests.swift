@@ -75,8 +75,10 @@ struct PatternTests {
 
     @Test func concurrentMatchesShareOneDFAAndAgreeWithTheSimulation() async throws {
         let p = try Pattern("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$")
-        let inputs = ["2025-01-01T00:00:00Z", "2025-01-01T00:00:00.123456789Z", "2025-01-01T00:00:00.Z", "2025-01-01t00:00:00Z",
-                      "2025-01-01T00:00:00+05:30", "99999-01-01T00:00:00Z", "2025-01-01T00:00:00.1234567890Z", ""]
+        let inputs = [
+            "2025-01-01T00:00:00Z", "2025-01-01T00:00:00.123456789Z", "2025-01-01T00:00:00.Z", "2025-01-01t00:00:00Z",
+            "2025-01-01T00:00:00+05:30", "99999-01-01T00:00:00Z", "2025-01-01T00:00:00.1234567890Z", "",
+        ]
         let disagreements = await withTaskGroup(of: Int.self) { group in
             for t in 0..<8 {
                 group.addTask {

@@ -22,7 +22,9 @@ struct SuiteTimeLimitTests {
     }
 
     static let typeDeclaration = try! NSRegularExpression(
-        pattern: #"^(?:@\w+(?:\(.*\))?\s+)*(?:(?:public|internal|fileprivate|private|final|open)\s+)*(?:struct|class|enum|actor|extension)\s+([A-Za-z_][A-Za-z0-9_]*)"#)
+        pattern:
+            #"^(?:@\w+(?:\(.*\))?\s+)*(?:(?:public|internal|fileprivate|private|final|open)\s+)*(?:struct|class|enum|actor|extension)\s+([A-Za-z_][A-Za-z0-9_]*)"#
+    )
 
     static func scan(_ text: String, file: String) -> Scan {
         var scan = Scan()
@@ -35,7 +37,8 @@ struct SuiteTimeLimitTests {
             if atColumn0 || !pending.isEmpty {
                 let range = NSRange(line.startIndex..., in: line)
                 if atColumn0, let match = typeDeclaration.firstMatch(in: line, range: range),
-                   let nameRange = Range(match.range(at: 1), in: line) {
+                    let nameRange = Range(match.range(at: 1), in: line)
+                {
                     let name = String(line[nameRange])
                     currentType = name
                     let attributes = pending + line

@@ -33,9 +33,10 @@ struct UUIDTextTests {
     /// The grammar, spelled out independently.
     static func strict(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        return bytes.count == 36 && bytes.indices.allSatisfy { i in
-            [8, 13, 18, 23].contains(i) ? bytes[i] == 0x2D : Array("0123456789abcdefABCDEF".utf8).contains(bytes[i])
-        }
+        return bytes.count == 36
+            && bytes.indices.allSatisfy { i in
+                [8, 13, 18, 23].contains(i) ? bytes[i] == 0x2D : Array("0123456789abcdefABCDEF".utf8).contains(bytes[i])
+            }
     }
 
     @Test func everySingleByteChangeIsJudgedAlike() {

@@ -22,8 +22,10 @@ struct ConfigurationTests {
     }
 
     @Test func passwordsAreRedacted() throws {
-        for url in ["postgresql://hallmark:hunter2@db.internal:5432/hallmark",
-                    "host=db.internal user=hallmark password=hunter2 dbname=hallmark"] {
+        for url in [
+            "postgresql://hallmark:hunter2@db.internal:5432/hallmark",
+            "host=db.internal user=hallmark password=hunter2 dbname=hallmark",
+        ] {
             let configuration = try PostgresConfiguration(url: url)
             #expect(!configuration.description.contains("hunter2"))
             #expect(configuration.redactedConnectionString.contains("password=***"))
@@ -43,8 +45,10 @@ struct ConfigurationTests {
             let configuration = try PostgresConfiguration(url: url)
             var dumped = ""
             dump(configuration, to: &dumped)
-            for text in [configuration.description, configuration.redactedConnectionString,
-                         String(reflecting: configuration), dumped] {
+            for text in [
+                configuration.description, configuration.redactedConnectionString,
+                String(reflecting: configuration), dumped,
+            ] {
                 #expect(!secrets.contains { text.contains($0) }, "a secret in: \(text)")
             }
             let redacted = configuration.redactedConnectionString.split(separator: " ")
@@ -57,14 +61,16 @@ struct ConfigurationTests {
 
     @Test func aServicesOwnURLComesFirst() throws {
         let variables = ["HALLMARK_SIGNER_POSTGRES_URL", PostgresConfiguration.urlVariable]
-        let both = try PostgresConfiguration.fromEnvironment([
-            "HALLMARK_SIGNER_POSTGRES_URL": "postgresql://hallmark_signer@127.0.0.1/hallmark",
-            "HALLMARK_POSTGRES_URL": "postgresql://hallmark_test@127.0.0.1/hallmark",
-        ], urlVariables: variables)
+        let both = try PostgresConfiguration.fromEnvironment(
+            [
+                "HALLMARK_SIGNER_POSTGRES_URL": "postgresql://hallmark_signer@127.0.0.1/hallmark",
+                "HALLMARK_POSTGRES_URL": "postgresql://hallmark_test@127.0.0.1/hallmark",
+            ], urlVariables: variables)
         #expect(both.redactedConnectionString.contains("user=hallmark_signer"))
-        let shared = try PostgresConfiguration.fromEnvironment([
-            "HALLMARK_POSTGRES_URL": "postgresql://hallmark_test@127.0.0.1/hallmark",
-        ], urlVariables: variables)
+        let shared = try PostgresConfiguration.fromEnvironment(
+            [
+                "HALLMARK_POSTGRES_URL": "postgresql://hallmark_test@127.0.0.1/hallmark"
+            ], urlVariables: variables)
         #expect(shared.redactedConnectionString.contains("user=hallmark_test"))
     }
 
@@ -100,10 +106,13 @@ struct SessionSettingsTests {
             let configuration = try PostgresConfiguration(url: try TestDatabase.url, applicationName: "hallmark-tests")
             let pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
             defer { pool.close() }
-            let row = try #require(try await pool.query("""
-                SELECT current_setting('application_name'), current_setting('TimeZone'),
-                       current_setting('DateStyle'), current_setting('client_encoding')
-                """).first)
+            let row = try #require(
+                try await pool.query(
+                    """
+                    SELECT current_setting('application_name'), current_setting('TimeZone'),
+                           current_setting('DateStyle'), current_setting('client_encoding')
+                    """
+                ).first)
             let (name, zone, style, encoding) = try row.decode((String, String, String, String).self)
             #expect(name == "hallmark-tests")
             #expect(zone == "UTC")

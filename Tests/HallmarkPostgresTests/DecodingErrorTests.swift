@@ -15,10 +15,13 @@ struct DecodingErrorTests {
 
     @Test func decodingErrorsAreTypedAndNameTheColumn() async throws {
         try await TestDatabase.withSchema { pool, _ in
-            let row = try #require(try await pool.query("""
-                SELECT 'secret-value'::text AS word, 100000::int4 AS big, NULL::text AS nothing,
-                       12345678901234567890::numeric AS huge, 'xyz'::bytea AS blob
-                """).first)
+            let row = try #require(
+                try await pool.query(
+                    """
+                    SELECT 'secret-value'::text AS word, 100000::int4 AS big, NULL::text AS nothing,
+                           12345678901234567890::numeric AS huge, 'xyz'::bytea AS blob
+                    """
+                ).first)
 
             let mismatch = try #require(failure { _ = try row.column("word", as: Int.self) })
             #expect(mismatch.code == .decoding)

@@ -6,19 +6,25 @@ struct MigrationTests {
     static func migrations(_ schema: String) -> [PostgresMigrations.Migration] {
         [
             // Not idempotent on purpose: applying any of these twice fails or double-counts.
-            .init(version: 1, name: "init", sql: """
-                CREATE TABLE partners (id text PRIMARY KEY, name text NOT NULL);
-                CREATE TABLE applied_log (version int NOT NULL);
-                INSERT INTO applied_log VALUES (1);
-                """),
-            .init(version: 3, name: "index", sql: """
-                CREATE INDEX partners_name ON partners (name);
-                INSERT INTO applied_log VALUES (3);
-                """),
-            .init(version: 2, name: "secrets", sql: """
-                CREATE TABLE secrets (partner_id text REFERENCES partners, version int, sealed bytea);
-                INSERT INTO applied_log VALUES (2);
-                """),
+            .init(
+                version: 1, name: "init",
+                sql: """
+                    CREATE TABLE partners (id text PRIMARY KEY, name text NOT NULL);
+                    CREATE TABLE applied_log (version int NOT NULL);
+                    INSERT INTO applied_log VALUES (1);
+                    """),
+            .init(
+                version: 3, name: "index",
+                sql: """
+                    CREATE INDEX partners_name ON partners (name);
+                    INSERT INTO applied_log VALUES (3);
+                    """),
+            .init(
+                version: 2, name: "secrets",
+                sql: """
+                    CREATE TABLE secrets (partner_id text REFERENCES partners, version int, sealed bytea);
+                    INSERT INTO applied_log VALUES (2);
+                    """),
         ]
     }
 
@@ -90,8 +96,10 @@ struct MigrationTests {
             await #expect {
                 try await PostgresMigrations(schema: "Bad-Name", migrations: []).apply(on: pool, logger: TestDatabase.logger)
             } throws: { ($0 as? PostgresError)?.code == .invalidConfiguration }
-            let twice = [PostgresMigrations.Migration(version: 1, name: "a", sql: "SELECT 1"),
-                         PostgresMigrations.Migration(version: 1, name: "b", sql: "SELECT 2")]
+            let twice = [
+                PostgresMigrations.Migration(version: 1, name: "a", sql: "SELECT 1"),
+                PostgresMigrations.Migration(version: 1, name: "b", sql: "SELECT 2"),
+            ]
             await #expect {
                 try await PostgresMigrations(schema: schema, migrations: twice).apply(on: pool, logger: TestDatabase.logger)
             } throws: { ($0 as? PostgresError)?.code == .invalidConfiguration }

@@ -31,9 +31,10 @@ struct PoolTests {
                 // Queue three waiters one after another while the only connection is out.
                 var tasks: [Task<Void, any Error>] = []
                 for i in 1...3 {
-                    tasks.append(Task {
-                        try await pool.withConnection { _ in await order.append(i) }
-                    })
+                    tasks.append(
+                        Task {
+                            try await pool.withConnection { _ in await order.append(i) }
+                        })
                     while pool.statistics.waiting < i { try await Task.sleep(for: .milliseconds(2)) }
                 }
                 return tasks
@@ -89,9 +90,11 @@ struct CancellationTests {
             let started = ContinuousClock.now
             let slow = Task { try await pool.query("SELECT pg_sleep(29)") }
             try await TestDatabase.waitUntil {
-                try await pool.query("""
+                try await pool.query(
+                    """
                     SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(29)' AND state = 'active'
-                    """).first!.column(0, as: Int.self) == 1
+                    """
+                ).first!.column(0, as: Int.self) == 1
             }
             slow.cancel()
             await #expect {

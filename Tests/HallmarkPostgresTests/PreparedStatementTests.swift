@@ -9,14 +9,17 @@ struct PreparedStatementTests {
         try await TestDatabase.withSchema { pool, schema in
             try await pool.withConnection { connection in
                 let before = try await connection.query(
-                    "SELECT count(*)::bigint FROM pg_prepared_statements WHERE name LIKE 'hallmark\\_%'").decode(Int64.self)
+                    "SELECT count(*)::bigint FROM pg_prepared_statements WHERE name LIKE 'hallmark\\_%'"
+                ).decode(Int64.self)
                 for n in 0..<5 {
                     let rows = try await connection.query("SELECT \(Int64(n))::bigint + 1, \("text \(n)")::text")
                     #expect(try rows.decode((Int64, String).self).first! == (Int64(n) + 1, "text \(n)"))
                 }
-                let prepared = try await connection.query("""
+                let prepared = try await connection.query(
+                    """
                     SELECT statement FROM pg_prepared_statements WHERE name LIKE 'hallmark\\_%'
-                    """).decode(String.self)
+                    """
+                ).decode(String.self)
                 #expect(prepared.count == Int(before[0]) + 1)
                 #expect(prepared.contains { $0.contains("::bigint + 1") })
             }

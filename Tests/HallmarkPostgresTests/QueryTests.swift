@@ -9,10 +9,11 @@ struct QueryTests {
         let name = "O'Brien"
         let query: PostgresQuery = "SELECT x FROM t WHERE id = \(id) AND name = \(name)"
         #expect(query.sql == "SELECT x FROM t WHERE id = $1 AND name = $2")
-        #expect(query.binds == [
-            PostgresBind(type: .int8, value: .text("42")),
-            PostgresBind(type: .unspecified, value: .text("O'Brien")),
-        ])
+        #expect(
+            query.binds == [
+                PostgresBind(type: .int8, value: .text("42")),
+                PostgresBind(type: .unspecified, value: .text("O'Brien")),
+            ])
     }
 
     @Test func stringLiteralsInsideInterpolationsAreBoundToo() {

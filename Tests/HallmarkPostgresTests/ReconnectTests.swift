@@ -8,9 +8,10 @@ import Testing
 @Suite(
     "Reconnect after a server restart",
     .serialized,
-    .enabled(if: PostgresServerControl.dataDirectory != nil,
-             "HALLMARK_PG_DATA is not set: export HALLMARK_PG_DATA=<repo>/.hallmark/pg/data to run the restart tests")
-, .timeLimit(.minutes(5)))
+    .enabled(
+        if: PostgresServerControl.dataDirectory != nil,
+        "HALLMARK_PG_DATA is not set: export HALLMARK_PG_DATA=<repo>/.hallmark/pg/data to run the restart tests"),
+    .timeLimit(.minutes(5)))
 struct ReconnectTests {
     private func backendPIDs(_ pool: PostgresPool, count: Int) async throws -> Set<Int32> {
         try await withThrowingTaskGroup(of: Int32.self) { group in
@@ -48,9 +49,11 @@ struct ReconnectTests {
             let pool = try TestDatabase.makePool(poolSize: 2)
             defer { pool.close() }
             let slow = Task { try await pool.query("SELECT pg_sleep(30)") }
-            try await TestDatabase.waitUntil { try await pool.query(
-                "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'"
-            ).first!.column(0, as: Int.self) == 1 }
+            try await TestDatabase.waitUntil {
+                try await pool.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'"
+                ).first!.column(0, as: Int.self) == 1
+            }
             try await PostgresServerControl.restart()
             await #expect {
                 try await slow.value

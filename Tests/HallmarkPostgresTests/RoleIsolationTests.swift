@@ -125,18 +125,22 @@ struct RoleIsolationTests {
         try await ServerGate.withShared {
             let pool = try Self.pool(roles.last!)
             defer { pool.close() }
-            let rows = try await pool.query("""
+            let rows = try await pool.query(
+                """
                 SELECT rolname, rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls, rolcanlogin
                 FROM pg_roles WHERE rolname LIKE 'hallmark%' ORDER BY rolname
-                """).decode((String, Bool, Bool, Bool, Bool, Bool, Bool).self)
+                """
+            ).decode((String, Bool, Bool, Bool, Bool, Bool, Bool).self)
             #expect(Set(rows.map(\.0)).isSuperset(of: roles.map(\.name)))
             for (name, superuser, createRole, createDB, replication, bypassRLS, login) in rows {
-                #expect(!superuser && !createRole && !createDB && !replication && !bypassRLS,
-                        "\(name): superuser \(superuser), createrole \(createRole), createdb \(createDB)")
+                #expect(
+                    !superuser && !createRole && !createDB && !replication && !bypassRLS,
+                    "\(name): superuser \(superuser), createrole \(createRole), createdb \(createDB)")
                 #expect(login == roles.contains { $0.name == name }, "\(name) can log in but is no Hallmark role")
             }
             // A membership would hand one role another's rights.
-            let memberships = try await pool.query("""
+            let memberships = try await pool.query(
+                """
                 SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member
                 WHERE r.rolname LIKE 'hallmark%'
                 """)
@@ -167,7 +171,8 @@ struct RoleIsolationTests {
         let wrong = "wrong-" + UUID().uuidString
         let attempts = [
             try Self.login(signer, query: [.init(name: "passfile", value: "/nonexistent"), .init(name: "password", value: "")]),
-            try Self.login(signer, query: [.init(name: "passfile", value: "/nonexistent"), .init(name: "password", value: wrong)]),
+            try Self.login(
+                signer, query: [.init(name: "passfile", value: "/nonexistent"), .init(name: "password", value: wrong)]),
         ]
         try await ServerGate.withShared {
             for configuration in attempts {

@@ -33,7 +33,8 @@ struct ServerMessageTests {
 
     @Test func aDuplicateKeyKeepsOnlyItsConstraint() async throws {
         try await TestDatabase.withSchema { pool, schema in
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 CREATE TABLE \(unescaped: schema).partners (name text CONSTRAINT partners_name_key UNIQUE)
                 """)
             try await pool.execute("INSERT INTO \(unescaped: schema).partners VALUES (\(Self.secret))")
@@ -50,7 +51,8 @@ struct ServerMessageTests {
     /// Even a message written by SQL code (a function raising with the value) is dropped.
     @Test func aRaisedMessageIsDroppedToo() async throws {
         try await TestDatabase.withSchema { pool, schema in
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 CREATE FUNCTION \(unescaped: schema).check_token(t text) RETURNS void LANGUAGE plpgsql AS $$
                 BEGIN RAISE EXCEPTION 'bad token %', t USING ERRCODE = '22023', DETAIL = t, HINT = t; END $$
                 """)
@@ -78,12 +80,14 @@ struct ServerMessageTests {
         var logger = Logger(label: "notices") { _ in CapturingLogHandler(logs) }
         logger.logLevel = .debug
         try await TestDatabase.withSchema { setup, schema in
-            try await setup.execute("""
+            try await setup.execute(
+                """
                 CREATE FUNCTION \(unescaped: schema).note(t text) RETURNS void LANGUAGE plpgsql AS $$
                 BEGIN RAISE NOTICE 'looked up %', t USING DETAIL = t; END $$
                 """)
-            let pool = PostgresPool(configuration: try PostgresConfiguration(url: try TestDatabase.url, poolSize: 1),
-                                    logger: logger)
+            let pool = PostgresPool(
+                configuration: try PostgresConfiguration(url: try TestDatabase.url, poolSize: 1),
+                logger: logger)
             defer { pool.close() }
             try await pool.query("SELECT \(unescaped: schema).note(\(Self.secret))")
         }

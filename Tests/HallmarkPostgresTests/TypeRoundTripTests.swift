@@ -11,13 +11,15 @@ struct TypeRoundTripTests {
 
     @Test func everyTypeRoundTripsThroughATable() async throws {
         try await TestDatabase.withSchema { pool, schema in
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 CREATE TABLE \(unescaped: schema).everything (
                     s text, i int8, i64 int8, i32 int4, i16 int2, b bool, d float8,
                     raw bytea, data bytea, at timestamptz, id uuid)
                 """)
             let id = UUID()
-            let inserted = try await pool.execute("""
+            let inserted = try await pool.execute(
+                """
                 INSERT INTO \(unescaped: schema).everything VALUES (
                     \(Self.unicode), \(Int.max), \(Int64.min), \(Int32.min), \(Int16.max), \(true), \(Double.pi),
                     \(Self.bytes), \(Data(Self.bytes)), \(Self.date), \(id))
@@ -46,11 +48,13 @@ struct TypeRoundTripTests {
 
     @Test func nullsRoundTripAsOptionals() async throws {
         try await TestDatabase.withSchema { pool, schema in
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 CREATE TABLE \(unescaped: schema).nullable (
                     s text, i int8, i32 int4, i16 int2, b bool, d float8, raw bytea, data bytea, at timestamptz, id uuid)
                 """)
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 INSERT INTO \(unescaped: schema).nullable VALUES (\(String?.none), \(Int?.none), \(Int32?.none),
                     \(Int16?.none), \(Bool?.none), \(Double?.none), \([UInt8]?.none), \(Data?.none), \(Date?.none), \(UUID?.none))
                 """)
@@ -66,7 +70,8 @@ struct TypeRoundTripTests {
 
     @Test func valuesRoundTripThroughBareParameters() async throws {
         try await TestDatabase.withSchema { pool, _ in
-            let rows = try await pool.query("""
+            let rows = try await pool.query(
+                """
                 SELECT \(""), \([UInt8]()), \(Double.nan), \(Double.infinity), \(-Double.infinity), \(-0.0),
                        \(1e-300), \(Int16.min), \(false)
                 """)
@@ -94,9 +99,10 @@ struct TypeRoundTripTests {
     ])
     func datesRoundTripAndAgreeWithTheServer(date: Date) async throws {
         try await TestDatabase.withSchema { pool, _ in
-            let row = try #require(try await pool.query(
-                "SELECT \(date), extract(epoch FROM \(date))::text"
-            ).first)
+            let row = try #require(
+                try await pool.query(
+                    "SELECT \(date), extract(epoch FROM \(date))::text"
+                ).first)
             let back = try row.column(0, as: Date.self)
             // Microsecond resolution, or the Double's own when that is coarser (year 9999).
             let tolerance = 1e-6 + date.timeIntervalSince1970.ulp
@@ -108,10 +114,13 @@ struct TypeRoundTripTests {
 
     @Test func serverTimestampsParse() async throws {
         try await TestDatabase.withSchema { pool, _ in
-            let row = try #require(try await pool.query("""
-                SELECT '2024-02-29 23:59:59.5+05:30'::timestamptz, '2024-02-29 12:00:00'::timestamp,
-                       '2024-02-29'::date, 'infinity'::timestamptz, '-infinity'::timestamptz
-                """).first)
+            let row = try #require(
+                try await pool.query(
+                    """
+                    SELECT '2024-02-29 23:59:59.5+05:30'::timestamptz, '2024-02-29 12:00:00'::timestamp,
+                           '2024-02-29'::date, 'infinity'::timestamptz, '-infinity'::timestamptz
+                    """
+                ).first)
             let (tz, plain, day, future, past) = try row.decode((Date, Date, Date, Date, Date).self)
             #expect(tz.timeIntervalSince1970 == 1_709_231_399.5)
             #expect(plain.timeIntervalSince1970 == 1_709_208_000)
@@ -153,7 +162,8 @@ struct RawRepresentableTests {
     @Test func enumsRoundTripThroughTheirRawValues() async throws {
         try await TestDatabase.withSchema { pool, schema in
             try await pool.execute("CREATE TYPE \(unescaped: schema).key_status AS ENUM ('active', 'revoked')")
-            try await pool.execute("CREATE TABLE \(unescaped: schema).keys (status \(unescaped: schema).key_status, priority int2)")
+            try await pool.execute(
+                "CREATE TABLE \(unescaped: schema).keys (status \(unescaped: schema).key_status, priority int2)")
             try await pool.execute("INSERT INTO \(unescaped: schema).keys VALUES (\(KeyStatus.revoked), \(Priority.high))")
             let row = try #require(try await pool.query("SELECT status, priority FROM \(unescaped: schema).keys").first)
             let (status, priority) = try row.decode((KeyStatus, Priority).self)

@@ -22,21 +22,24 @@ struct AuditTrailTests {
     static func trail(count: Int, writers: Int = 4) async throws -> (PostgresPool, AuditTrail, [StageOutput]) {
         let pool = PostgresPool(configuration: try .fromEnvironment(), logger: Logger(label: "audit-test"))
         let schema = "audit_\(UUID().uuidString.prefix(8).lowercased())"
-        try await StageDatabase(pool: pool, schema: schema).migrate(AuditTrail.migrations(schema: schema),
-                                                                    logger: Logger(label: "audit-test"))
+        try await StageDatabase(pool: pool, schema: schema).migrate(
+            AuditTrail.migrations(schema: schema),
+            logger: Logger(label: "audit-test"))
         let trail = AuditTrail(schema: schema, service: "authority", topic: "audit", indexKey: key)
         let outputs = try await withThrowingTaskGroup(of: [StageOutput].self) { group in
             for w in 0..<writers {
                 group.addTask {
                     var mine: [StageOutput] = []
                     for i in stride(from: w, to: count, by: writers) {
-                        let entry: AuditTrail.Entry = i % 3 == 2
+                        let entry: AuditTrail.Entry =
+                            i % 3 == 2
                             ? .byService(.abuseBlacklist, subject: (.deviceSerial, "CAM-\(i % 5)"), reason: "validation_rate")
-                            : .byOperator("op-1", i % 3 == 0 ? .blacklist : .retireTable,
-                                          subject: i % 3 == 0 ? (.deviceSerial, "CAM-\(i % 5)") : nil,
-                                          tableID: i % 3 == 0 ? nil : i, requestID: MessageID.random(),
-                                          outcome: i % 4 == 0 ? .rejected : .succeeded,
-                                          reason: i % 4 == 0 ? "unknown_device" : nil)
+                            : .byOperator(
+                                "op-1", i % 3 == 0 ? .blacklist : .retireTable,
+                                subject: i % 3 == 0 ? (.deviceSerial, "CAM-\(i % 5)") : nil,
+                                tableID: i % 3 == 0 ? nil : i, requestID: MessageID.random(),
+                                outcome: i % 4 == 0 ? .rejected : .succeeded,
+                                reason: i % 4 == 0 ? "unknown_device" : nil)
                         mine.append(try await pool.transaction { try await trail.append(entry, idSeed: "\(i)", on: $0) }.output)
                     }
                     return mine
@@ -80,20 +83,39 @@ struct AuditTrailTests {
     /// Each kind of tampering, on its own copy of a 12-record chain, is reported at its row.
     @Test func everyTamperingIsFoundAtItsPosition() async throws {
         let cases: [(String, AuditChainCheck.Problem, (String) -> String)] = [
-            ("an edited record", .edited(sequence: 5), { s in """
-                UPDATE \(s).hallmark_audit SET record = convert_to(replace(convert_from(record, 'UTF8'),
-                    '"actor_key_id":"op-1"', '"actor_key_id":"op-2"'), 'UTF8') WHERE sequence = 5
-                """ }),
-            ("an edited column", .edited(sequence: 4), { s in """
-                UPDATE \(s).hallmark_audit SET subject_index = NULL WHERE sequence = 4
-                """ }),
-            ("a record that is not one", .unreadable(sequence: 7), { s in """
-                UPDATE \(s).hallmark_audit SET record = '\\x7b7d' WHERE sequence = 7
-                """ }),
+            (
+                "an edited record", .edited(sequence: 5),
+                { s in
+                    """
+                    UPDATE \(s).hallmark_audit SET record = convert_to(replace(convert_from(record, 'UTF8'),
+                        '"actor_key_id":"op-1"', '"actor_key_id":"op-2"'), 'UTF8') WHERE sequence = 5
+                    """
+                }
+            ),
+            (
+                "an edited column", .edited(sequence: 4),
+                { s in
+                    """
+                    UPDATE \(s).hallmark_audit SET subject_index = NULL WHERE sequence = 4
+                    """
+                }
+            ),
+            (
+                "a record that is not one", .unreadable(sequence: 7),
+                { s in
+                    """
+                    UPDATE \(s).hallmark_audit SET record = '\\x7b7d' WHERE sequence = 7
+                    """
+                }
+            ),
             ("a deleted row", .missing(sequence: 6), { s in "DELETE FROM \(s).hallmark_audit WHERE sequence = 6" }),
             ("a deleted tail", .truncated(last: 9, head: 12), { s in "DELETE FROM \(s).hallmark_audit WHERE sequence > 9" }),
-            ("a head moved back", .headMismatch(sequence: 12), { s in
-                "UPDATE \(s).hallmark_audit_head SET sequence = 11" }),
+            (
+                "a head moved back", .headMismatch(sequence: 12),
+                { s in
+                    "UPDATE \(s).hallmark_audit_head SET sequence = 11"
+                }
+            ),
         ]
         for (name, expected, tamper) in cases {
             let (pool, trail, _) = try await Self.trail(count: 12, writers: 1)
@@ -106,13 +128,15 @@ struct AuditTrailTests {
         // longer follows it.
         let (pool, trail, outputs) = try await Self.trail(count: 12, writers: 1)
         let third = try outputs.map { try JSONCoding.decode(AuditRecord.self, from: $0.value) }.first { $0.sequence == 3 }!
-        let forged = try AuditRecord(id: third.id, producedAt: third.producedAt, service: "authority",
-                                     following: 2, previousHash: third.previousHash, occurredAt: third.occurredAt,
-                                     actor: .operator, actorKeyID: "someone-else", action: third.action,
-                                     subjectType: third.subjectType, subjectIndex: third.subjectIndex,
-                                     tableID: third.tableID, requestID: third.requestID, outcome: third.outcome,
-                                     reason: third.reason)
-        try await pool.execute("""
+        let forged = try AuditRecord(
+            id: third.id, producedAt: third.producedAt, service: "authority",
+            following: 2, previousHash: third.previousHash, occurredAt: third.occurredAt,
+            actor: .operator, actorKeyID: "someone-else", action: third.action,
+            subjectType: third.subjectType, subjectIndex: third.subjectIndex,
+            tableID: third.tableID, requestID: third.requestID, outcome: third.outcome,
+            reason: third.reason)
+        try await pool.execute(
+            """
             UPDATE \(unescaped: trail.schema).hallmark_audit SET record = \(Data(try JSONCoding.encode(forged)))
             WHERE sequence = 3
             """)

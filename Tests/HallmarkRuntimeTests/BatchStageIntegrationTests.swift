@@ -39,13 +39,15 @@ final class BatchSizes: Sendable {
 @Suite("Batch stage against the real broker", .serialized, .timeLimit(.minutes(5)))
 struct BatchStageIntegrationTests {
     func stage(_ h: StageHarness, _ processor: EchoBatchProcessor) -> Stage<EchoBatchProcessor> {
-        var config = StageConfiguration(service: "batch-test", inputs: [StageInput(topic: h.input, schemas: [ProbeRequest.schemaName])],
-                                        groupID: h.group, dispatch: .partitionBatches, rejectedTopic: h.rejected,
-                                        maxBatch: 64, batchWorkers: 3, initialBackoff: .milliseconds(1),
-                                        maxBackoff: .milliseconds(5))
+        var config = StageConfiguration(
+            service: "batch-test", inputs: [StageInput(topic: h.input, schemas: [ProbeRequest.schemaName])],
+            groupID: h.group, dispatch: .partitionBatches, rejectedTopic: h.rejected,
+            maxBatch: 64, batchWorkers: 3, initialBackoff: .milliseconds(1),
+            maxBackoff: .milliseconds(5))
         config.instance = "batch-\(h.id)"
-        return Stage(configuration: config, kafka: h.kafka, producer: h.producer, database: nil, processor: processor,
-                     logger: h.logger)
+        return Stage(
+            configuration: config, kafka: h.kafka, producer: h.producer, database: nil, processor: processor,
+            logger: h.logger)
     }
 
     @Test func answersEverythingInKeyOrderAndIsolatesPoison() async throws {
@@ -54,10 +56,12 @@ struct BatchStageIntegrationTests {
         // Valid requests, in order per key, with poison of every kind among them.
         try await h.produceOrdered(keys: 12, perKey: 150)
         let alwaysID = MessageID.random(), rejectID = MessageID.random()
-        for (key, value) in [("p1", Array("not json".utf8)),
-                             ("p2", Array(#"{"schema":"other.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())"}"#.utf8)),
-                             ("p3", StageHarness.request(n: 0, id: alwaysID, fail: "always")),
-                             ("p4", StageHarness.request(n: 0, id: rejectID, fail: "reject"))] {
+        for (key, value) in [
+            ("p1", Array("not json".utf8)),
+            ("p2", Array(#"{"schema":"other.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())"}"#.utf8)),
+            ("p3", StageHarness.request(n: 0, id: alwaysID, fail: "always")),
+            ("p4", StageHarness.request(n: 0, id: rejectID, fail: "reject")),
+        ] {
             try await h.producer.send(topic: h.input, key: Array(key.utf8), value: value)
         }
         try await h.produceOrdered(keys: 12, perKey: 50)  // after the poison, still answered
@@ -81,7 +85,8 @@ struct BatchStageIntegrationTests {
         }
         #expect(inversions == 0)
         let records = try rejected.map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
-        #expect(Set(records.map(\.reason.rawValue)) == ["invalid_json", "unknown_schema", "processing_failed", "schema_violation"])
+        #expect(
+            Set(records.map(\.reason.rawValue)) == ["invalid_json", "unknown_schema", "processing_failed", "schema_violation"])
         #expect(records.first { $0.reason == .processingFailed }?.originalID == alwaysID)
         #expect(records.first { $0.reason == .schemaViolation }?.originalID == rejectID)
         #expect(processor.batches.largest > 1, "messages were never batched")

@@ -16,8 +16,9 @@ struct EnvelopePropagationTests {
         try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics([allowed, other], partitions: 1)
         let probe = try h.startProbe("propagation", ["HALLMARK_REPLY_TOPICS": allowed])
         func send(_ n: Int, correlation: String?, replyTo: String?) async throws -> String {
-            let request = ProbeRequest(id: MessageID.random(), producedAt: Timestamp.now(), n: n,
-                                       correlationID: correlation, replyTo: replyTo)
+            let request = ProbeRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(), n: n,
+                correlationID: correlation, replyTo: replyTo)
             try await h.producer.send(topic: h.input, key: Array("k".utf8), value: JSONCoding.encode(request))
             return request.id
         }

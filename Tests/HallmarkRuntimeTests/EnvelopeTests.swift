@@ -7,8 +7,10 @@ import Testing
 struct EnvelopeTests {
     @Test func parsesAValidEnvelope() throws {
         let id = MessageID.random()
-        let header = try EnvelopeHeader.parse(Array(
-            #"{"schema":"s.v1","id":"\#(id.uppercased())","produced_at":"2025-01-01T00:00:00.000Z","correlation_id":"c"}"#.utf8))
+        let header = try EnvelopeHeader.parse(
+            Array(
+                #"{"schema":"s.v1","id":"\#(id.uppercased())","produced_at":"2025-01-01T00:00:00.000Z","correlation_id":"c"}"#
+                    .utf8))
         // The id exactly as written (DESIGN §2): an answer echoes it, and Swift's uuidString is upper case.
         #expect(header.schema == "s.v1" && header.id == id.uppercased() && header.correlationID == "c")
     }
@@ -18,7 +20,10 @@ struct EnvelopeTests {
         (#"{"id":"00000000-0000-0000-0000-000000000000","produced_at":"2025-01-01T00:00:00Z"}"#, .invalidEnvelope),
         (#"{"schema":"s","id":"x","produced_at":"2025-01-01T00:00:00Z"}"#, .invalidEnvelope),
         (#"{"schema":"s","id":"00000000-0000-0000-0000-000000000000","produced_at":"yesterday"}"#, .invalidEnvelope),
-        (#"{"schema":"s","id":"00000000-0000-0000-0000-000000000000","produced_at":"2025-01-01T00:00:00Z","reply_to":5}"#, .invalidEnvelope),
+        (
+            #"{"schema":"s","id":"00000000-0000-0000-0000-000000000000","produced_at":"2025-01-01T00:00:00Z","reply_to":5}"#,
+            .invalidEnvelope
+        ),
     ])
     func rejectsMalformedEnvelopes(_ text: String, _ reason: RejectionReason) {
         let error = #expect(throws: EnvelopeError.self) { try EnvelopeHeader.parse(Array(text.utf8)) }

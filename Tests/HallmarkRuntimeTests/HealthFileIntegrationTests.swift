@@ -16,9 +16,12 @@ struct HealthFileIntegrationTests {
 
     /// `deploy/containers/healthcheck` against `file`: its status and what it said.
     static func check(_ file: URL, maxAge: Int = 30) async throws -> Subprocess.Result {
-        try await Subprocess.run("/bin/sh", [root.appendingPathComponent("deploy/containers/healthcheck").path, "hallmark"],
-                                 environment: ["PATH": "/usr/bin:/bin", "HALLMARK_HEALTH_FILE": file.path,
-                                               "HALLMARK_HEALTH_MAX_AGE_SECONDS": "\(maxAge)"])
+        try await Subprocess.run(
+            "/bin/sh", [root.appendingPathComponent("deploy/containers/healthcheck").path, "hallmark"],
+            environment: [
+                "PATH": "/usr/bin:/bin", "HALLMARK_HEALTH_FILE": file.path,
+                "HALLMARK_HEALTH_MAX_AGE_SECONDS": "\(maxAge)",
+            ])
     }
 
     static func report(_ file: URL) -> [String: Any]? {
@@ -32,10 +35,12 @@ struct HealthFileIntegrationTests {
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(try await Self.check(file).status == 1, "no file yet, and the check passed")
 
-        let probe = try h.startProbe("health", [
-            "HALLMARK_HEALTH_FILE": file.path, "HALLMARK_HEALTH_INTERVAL_MS": "200", "HALLMARK_HEALTH_STALL_SECONDS": "2",
-            "HALLMARK_SHUTDOWN_GRACE_MS": "1000",
-        ])
+        let probe = try h.startProbe(
+            "health",
+            [
+                "HALLMARK_HEALTH_FILE": file.path, "HALLMARK_HEALTH_INTERVAL_MS": "200", "HALLMARK_HEALTH_STALL_SECONDS": "2",
+                "HALLMARK_SHUTDOWN_GRACE_MS": "1000",
+            ])
         try await probe.waitForLog("stage started")
         // Healthy, and still healthy once it has processed traffic.
         #expect(try await eventually { Self.report(file)?["status"] as? String == "ok" })
@@ -52,7 +57,8 @@ struct HealthFileIntegrationTests {
         try await h.producer.send(topic: h.input, key: Array("stuck".utf8), value: StageHarness.request(n: 0, fail: "stall"))
         #expect(try await eventually(timeout: .seconds(30)) { Self.report(file)?["status"] as? String == "stalled" })
         let problems = Self.report(file)?["problems"] as? [String] ?? []
-        #expect(problems.count == 1 && problems[0].hasPrefix("test-probe-\(h.id): 1 in flight, none finished for "), "\(problems)")
+        #expect(
+            problems.count == 1 && problems[0].hasPrefix("test-probe-\(h.id): 1 in flight, none finished for "), "\(problems)")
         let stalled = try await Self.check(file)
         #expect(stalled.status == 1 && stalled.output.contains("stalled"), "\(stalled.output)")
         #expect(probe.logCount("unhealthy") == warnedBefore + 1)
@@ -65,9 +71,10 @@ struct HealthFileIntegrationTests {
         // Nothing writes it any more: past the check's age limit, that alone fails it.
         try Data(#"{"status":"ok"}"#.utf8).write(to: file)
         #expect(try await Self.check(file, maxAge: 1).status == 0)
-        #expect(try await eventually(timeout: .seconds(10)) {
-            let result = try await Self.check(file, maxAge: 1)
-            return result.status == 1 && result.output.contains("not looping")
-        })
+        #expect(
+            try await eventually(timeout: .seconds(10)) {
+                let result = try await Self.check(file, maxAge: 1)
+                return result.status == 1 && result.output.contains("not looping")
+            })
     }
 }

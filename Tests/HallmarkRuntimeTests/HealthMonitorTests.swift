@@ -6,18 +6,26 @@ import Testing
 /// When a process counts as stalled, and the health file's settings.
 @Suite("Health monitor", .timeLimit(.minutes(1)))
 struct HealthMonitorTests {
-    static func state(poll: Duration? = .milliseconds(100), inFlight: Int = 0, progress: Duration = .seconds(1))
+    static func state(
+        poll: Duration? = .milliseconds(100), inFlight: Int = 0, progress: Duration = .seconds(1)
+    )
         -> HealthMonitor.StageState
     {
         HealthMonitor.StageState(name: "hallmark-probe", sinceLastPoll: poll, inFlight: inFlight, sinceProgress: progress)
     }
 
     @Test func aStageThatPollsAndFinishesIsHealthy() {
-        #expect(HealthMonitor.problems([Self.state(), Self.state(inFlight: 5, progress: .seconds(9))],
-                                       stallLimit: .seconds(10)).isEmpty)
+        #expect(
+            HealthMonitor.problems(
+                [Self.state(), Self.state(inFlight: 5, progress: .seconds(9))],
+                stallLimit: .seconds(10)
+            ).isEmpty)
         // Idle for long is fine when nothing is in flight; not started yet is fine too.
-        #expect(HealthMonitor.problems([Self.state(progress: .seconds(3600)), Self.state(poll: nil)],
-                                       stallLimit: .seconds(10)).isEmpty)
+        #expect(
+            HealthMonitor.problems(
+                [Self.state(progress: .seconds(3600)), Self.state(poll: nil)],
+                stallLimit: .seconds(10)
+            ).isEmpty)
     }
 
     @Test func aConsumerThatStoppedPollingIsAProblem() {
@@ -43,12 +51,15 @@ struct HealthMonitorTests {
 
     @Test func settingsComeFromTheEnvironment() throws {
         #expect(try HealthFile.Settings.fromEnvironment([:]) == nil)
-        let s = try #require(try HealthFile.Settings.fromEnvironment([
-            "HALLMARK_HEALTH_FILE": "/tmp/h.json", "HALLMARK_HEALTH_INTERVAL_MS": "250", "HALLMARK_HEALTH_STALL_SECONDS": "7",
-        ]))
+        let s = try #require(
+            try HealthFile.Settings.fromEnvironment([
+                "HALLMARK_HEALTH_FILE": "/tmp/h.json", "HALLMARK_HEALTH_INTERVAL_MS": "250", "HALLMARK_HEALTH_STALL_SECONDS": "7",
+            ]))
         #expect(s.path == "/tmp/h.json" && s.interval == .milliseconds(250) && s.stallLimit == .seconds(7))
-        for bad in [["HALLMARK_HEALTH_FILE": "relative.json"], ["HALLMARK_HEALTH_FILE": "/tmp/", ],
-                    ["HALLMARK_HEALTH_FILE": "/tmp/h.json", "HALLMARK_HEALTH_STALL_SECONDS": "0"]] {
+        for bad in [
+            ["HALLMARK_HEALTH_FILE": "relative.json"], ["HALLMARK_HEALTH_FILE": "/tmp/"],
+            ["HALLMARK_HEALTH_FILE": "/tmp/h.json", "HALLMARK_HEALTH_STALL_SECONDS": "0"],
+        ] {
             #expect(throws: ConfigurationError.self) { try HealthFile.Settings.fromEnvironment(bad) }
         }
     }

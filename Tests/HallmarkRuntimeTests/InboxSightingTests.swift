@@ -15,13 +15,17 @@ struct InboxSightingTests {
     static func message(_ text: String, topic: String = "t", partition: Int32 = 0, offset: Int64 = 7) throws -> StageMessage {
         let bytes = Array(text.utf8)
         let (header, fields) = try EnvelopeHeader.read(bytes)
-        return StageMessage(header: header, kafka: KafkaMessage(topic: topic, partition: partition, offset: offset, key: nil,
-                                                                value: bytes), fields: fields)
+        return StageMessage(
+            header: header,
+            kafka: KafkaMessage(
+                topic: topic, partition: partition, offset: offset, key: nil,
+                value: bytes), fields: fields)
     }
 
     static func record(of message: StageMessage) -> Inbox.Record {
-        Inbox.Record(topic: message.kafka.topic, digest: message.contentDigest, partition: message.kafka.partition,
-                     offset: message.kafka.offset, outputs: [])
+        Inbox.Record(
+            topic: message.kafka.topic, digest: message.contentDigest, partition: message.kafka.partition,
+            offset: message.kafka.offset, outputs: [])
     }
 
     static let first = #"{"schema":"s.v1","id":"\#(id)","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#
@@ -44,12 +48,16 @@ struct InboxSightingTests {
         #expect(Inbox.sighting(of: try Self.message(other, offset: 8), against: Self.record(of: m)) == .reused(otherTopic: false))
         // Even at the same place (a topic recreated): other content is never a redelivery.
         #expect(Inbox.sighting(of: try Self.message(other), against: Self.record(of: m)) == .reused(otherTopic: false))
-        #expect(Inbox.sighting(of: try Self.message(Self.first, topic: "u"), against: Self.record(of: m)) == .reused(otherTopic: true))
+        #expect(
+            Inbox.sighting(of: try Self.message(Self.first, topic: "u"), against: Self.record(of: m)) == .reused(otherTopic: true)
+        )
         // A correlation id added, or the id's case changed, is other content.
-        let correlated = #"{"schema":"s.v1","id":"\#(Self.id)","produced_at":"2025-01-01T00:00:00.000Z","n":1,"correlation_id":"c"}"#
+        let correlated =
+            #"{"schema":"s.v1","id":"\#(Self.id)","produced_at":"2025-01-01T00:00:00.000Z","n":1,"correlation_id":"c"}"#
         #expect(try Self.message(correlated).contentDigest != m.contentDigest)
-        #expect(try Self.message(Self.first.replacingOccurrences(of: Self.id, with: Self.id.lowercased())).contentDigest
-            != m.contentDigest)
+        #expect(
+            try Self.message(Self.first.replacingOccurrences(of: Self.id, with: Self.id.lowercased())).contentDigest
+                != m.contentDigest)
     }
 
     @Test func recordsWithoutASourceOrDigestAreTakenForRedeliveries() throws {

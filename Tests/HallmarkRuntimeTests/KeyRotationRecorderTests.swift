@@ -26,15 +26,22 @@ struct KeyRotationRecorderTests {
     @Test func changesBetweenTwoKeySets() throws {
         typealias C = KeyRotationRecorder.Change
         let one = try Self.keks([1: 1], current: 1)
-        #expect(KeyRotationRecorder.changes(from: [:], to: one) == [C(keyID: "kek.1", reason: .keyAdded),
-                                                                   C(keyID: "kek.1", reason: .currentKeyChanged)])
+        #expect(
+            KeyRotationRecorder.changes(from: [:], to: one) == [
+                C(keyID: "kek.1", reason: .keyAdded),
+                C(keyID: "kek.1", reason: .currentKeyChanged),
+            ])
         #expect(KeyRotationRecorder.changes(from: Self.seen(one), to: one).isEmpty, "nothing changed")
         let two = try Self.keks([1: 1, 2: 2], current: 2)
-        #expect(KeyRotationRecorder.changes(from: Self.seen(one), to: two) == [C(keyID: "kek.2", reason: .keyAdded),
-                                                                              C(keyID: "kek.2", reason: .currentKeyChanged)])
+        #expect(
+            KeyRotationRecorder.changes(from: Self.seen(one), to: two) == [
+                C(keyID: "kek.2", reason: .keyAdded),
+                C(keyID: "kek.2", reason: .currentKeyChanged),
+            ])
         let added = try Self.keks([1: 1, 2: 2], current: 1)
-        #expect(KeyRotationRecorder.changes(from: Self.seen(one), to: added) == [C(keyID: "kek.2", reason: .keyAdded)],
-                "a key added but not yet current")
+        #expect(
+            KeyRotationRecorder.changes(from: Self.seen(one), to: added) == [C(keyID: "kek.2", reason: .keyAdded)],
+            "a key added but not yet current")
         let retired = try Self.keks([2: 2], current: 2)
         #expect(KeyRotationRecorder.changes(from: Self.seen(two), to: retired) == [C(keyID: "kek.1", reason: .keyRemoved)])
         let replaced = try Self.keks([1: 9, 2: 2], current: 2)
@@ -48,15 +55,18 @@ struct KeyRotationRecorderTests {
         let digestID = try #require(set.checkValues.keys.first { $0 != "v1" })
         #expect(digestID.hasPrefix("id-") && digestID.count == 35, "an id the schema refuses is replaced by a digest")
         #expect(set.checkValues["v1"]!.count == 16 && !set.checkValues["v1"]!.contains(Hex.encode(material).prefix(8)))
-        #expect(KeySet(.signingSecretRotation, keys: [("v1", Data([2]))], current: "v1").checkValues["v1"] != set.checkValues["v1"])
+        #expect(
+            KeySet(.signingSecretRotation, keys: [("v1", Data([2]))], current: "v1").checkValues["v1"] != set.checkValues["v1"])
     }
 
     @Test func publishedCopyCatchesARewrittenTable() {
         let table: [Int64: String] = [1: "a", 2: "b", 3: "c"]
-        #expect(AuditCopyCheck.compare(table: table, published: [(1, "a"), (2, "b"), (2, "b"), (3, "c")])
+        #expect(
+            AuditCopyCheck.compare(table: table, published: [(1, "a"), (2, "b"), (2, "b"), (3, "c")])
                 == AuditCopyCheck(matched: 3, unpublished: 0, problem: nil), "duplicates on the topic agree")
         #expect(AuditCopyCheck.compare(table: table, published: [(2, "b"), (3, "c")]).unpublished == 1, "past retention")
-        #expect(AuditCopyCheck.compare(table: table, published: [(1, "a"), (2, "x"), (3, "y")]).problem == .rewritten(sequence: 2))
+        #expect(
+            AuditCopyCheck.compare(table: table, published: [(1, "a"), (2, "x"), (3, "y")]).problem == .rewritten(sequence: 2))
         #expect(AuditCopyCheck.compare(table: [1: "a"], published: [(1, "a"), (2, "b")]).problem == .deleted(sequence: 2))
     }
 
@@ -79,14 +89,20 @@ struct KeyRotationRecorderTests {
         async let a = recorder(start).record(start)
         async let b = recorder(start).record(start)
         let first = try await a + b
-        #expect(first.map { "\($0.action.rawValue) \($0.keyID!) \($0.reason!)" }.sorted() == [
-            "kek_rotation kek.1 current_key_changed", "kek_rotation kek.1 key_added",
-            "signing_secret_rotation v1 current_key_changed", "signing_secret_rotation v1 key_added"])
+        #expect(
+            first.map { "\($0.action.rawValue) \($0.keyID!) \($0.reason!)" }.sorted() == [
+                "kek_rotation kek.1 current_key_changed", "kek_rotation kek.1 key_added",
+                "signing_secret_rotation v1 current_key_changed", "signing_secret_rotation v1 key_added",
+            ])
         #expect(try await recorder(start).record(start).isEmpty, "a restart with the same keys records nothing")
         // The operator adds kek.2 and makes it current, and replaces v1's value by mistake.
-        let next = [try Self.keks([1: 1, 2: 2], current: 2), KeySet(.signingSecretRotation, keys: [("v1", Data("uno".utf8))], current: "v1")]
+        let next = [
+            try Self.keks([1: 1, 2: 2], current: 2),
+            KeySet(.signingSecretRotation, keys: [("v1", Data("uno".utf8))], current: "v1"),
+        ]
         let rotated = try await recorder(next).record(next)
-        #expect(rotated.map { "\($0.keyID!) \($0.reason!)" } == ["kek.2 key_added", "kek.2 current_key_changed", "v1 key_replaced"])
+        #expect(
+            rotated.map { "\($0.keyID!) \($0.reason!)" } == ["kek.2 key_added", "kek.2 current_key_changed", "v1 key_replaced"])
 
         let check = try await AuditChainCheck.run(schema: schema, pool: pool)
         #expect(check.problem == nil && check.records == 7)
@@ -101,7 +117,8 @@ struct KeyRotationRecorderTests {
             if published.count == 7 { break }
         }
         await consumer.close()
-        #expect(AuditCopyCheck.compare(table: check.hashes, published: published.map { (Int64($0.sequence), $0.hash) })
+        #expect(
+            AuditCopyCheck.compare(table: check.hashes, published: published.map { (Int64($0.sequence), $0.hash) })
                 == AuditCopyCheck(matched: 7, unpublished: 0, problem: nil))
         #expect(published.allSatisfy { $0.actor == .service && $0.outcome == .succeeded && $0.subjectIndex == nil })
         await producer.close()

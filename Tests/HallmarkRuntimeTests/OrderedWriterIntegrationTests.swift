@@ -39,7 +39,8 @@ struct OrderedWriterIntegrationTests {
         await #expect(throws: WriterFenced.self) {
             try await h.pool.transaction { try await lease.advance(to: 99, on: $0) }
         }
-        #expect(try await h.pool.query("SELECT position FROM \(unescaped: schema).hallmark_writer")[0].column(0, as: Int64.self) == 5)
+        #expect(
+            try await h.pool.query("SELECT position FROM \(unescaped: schema).hallmark_writer")[0].column(0, as: Int64.self) == 5)
         _ = try await h.pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
         await h.close()
     }
@@ -57,11 +58,13 @@ struct OrderedWriterIntegrationTests {
         let schema = "writer_\(h.id)", output = "test.writer.\(h.id).checkpoints"
         try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics([output], partitions: 1)
         func start(_ name: String) throws -> ServiceProcess {
-            try ServiceProcess("hallmark", arguments: ["probe-writer"], name: "\(h.id)-\(name)", environment: [
-                "HALLMARK_PROBE_WRITER_SCHEMA": schema, "HALLMARK_PROBE_WRITER_OUTPUT": output,
-                "HALLMARK_PROBE_WRITER_BATCH": "200", "HALLMARK_PROBE_WRITER_LINGER_MS": "20",
-                "HALLMARK_INSTANCE": name, "HALLMARK_METRICS_TOPIC": h.metrics, "HALLMARK_LOG_LEVEL": "info",
-            ])
+            try ServiceProcess(
+                "hallmark", arguments: ["probe-writer"], name: "\(h.id)-\(name)",
+                environment: [
+                    "HALLMARK_PROBE_WRITER_SCHEMA": schema, "HALLMARK_PROBE_WRITER_OUTPUT": output,
+                    "HALLMARK_PROBE_WRITER_BATCH": "200", "HALLMARK_PROBE_WRITER_LINGER_MS": "20",
+                    "HALLMARK_INSTANCE": name, "HALLMARK_METRICS_TOPIC": h.metrics, "HALLMARK_LOG_LEVEL": "info",
+                ])
         }
         var writers = try ["w0", "w1", "w2"].map { ($0, try start($0)) }
         try await h.wait("the writer's tables", timeout: .seconds(60)) {
@@ -88,7 +91,8 @@ struct OrderedWriterIntegrationTests {
             let before = try await logSize()
             try await insert(10_000)
             try await h.wait("the leader appending", timeout: .seconds(60)) { try await logSize() > before }
-            let leader = try await h.pool.query("""
+            let leader = try await h.pool.query(
+                """
                 SELECT written_by FROM \(unescaped: schema).writer_log ORDER BY position DESC LIMIT 1
                 """)[0].column(0, as: String.self)
             let lead = try await epoch()
@@ -108,14 +112,16 @@ struct OrderedWriterIntegrationTests {
                 .column(0, as: Int64.self) == 0
         }
 
-        let (count, low, high, distinct) = try await h.pool.query("""
+        let (count, low, high, distinct) = try await h.pool.query(
+            """
             SELECT count(*)::bigint, min(position), max(position), count(DISTINCT item_id)::bigint
             FROM \(unescaped: schema).writer_log
             """)[0].decode((Int64, Int64, Int64, Int64).self)
         #expect(count == inserted && low == 0 && high == inserted - 1, "the log has a gap")
         #expect(distinct == inserted, "an item was appended twice")
-        #expect(try await h.pool.query("SELECT count(*)::bigint FROM \(unescaped: schema).writer_items")[0]
-                    .column(0, as: Int64.self) == 0)
+        #expect(
+            try await h.pool.query("SELECT count(*)::bigint FROM \(unescaped: schema).writer_items")[0]
+                .column(0, as: Int64.self) == 0)
         #expect(takeovers.allSatisfy { $0 < .seconds(10) }, "takeovers took \(takeovers)")
 
         // Checkpoints: one size per batch start, never two; the last covers everything.
@@ -127,7 +133,8 @@ struct OrderedWriterIntegrationTests {
         // A leader that lost its lock without dying (its session ended under it) is fenced or
         // steps down; it never writes again under its old epoch.
         let lead = try await epoch()
-        let lockHolder = try await h.pool.query("""
+        let lockHolder = try await h.pool.query(
+            """
             SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid)
             WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND a.application_name = 'hallmark-probe-writer'
             """)[0].column(0, as: Int32.self)
@@ -135,8 +142,11 @@ struct OrderedWriterIntegrationTests {
         try await h.wait("a new lead after the lock's session ended", timeout: .seconds(30)) { try await epoch() > lead }
         try await insert(2_000)
         try await h.wait("every item appended", timeout: .seconds(120)) { try await logSize() == inserted }
-        #expect(try await h.pool.query("SELECT count(DISTINCT item_id)::bigint, max(position) FROM \(unescaped: schema).writer_log")[0]
-                    .decode((Int64, Int64).self) == (inserted, inserted - 1))
+        #expect(
+            try await h.pool.query("SELECT count(DISTINCT item_id)::bigint, max(position) FROM \(unescaped: schema).writer_log")[
+                0
+            ]
+            .decode((Int64, Int64).self) == (inserted, inserted - 1))
         #expect(writers.contains { $0.1.logCount("writer stepped down") >= 1 }, "the leader without its lock did not step down")
 
         for (_, writer) in writers { writer.signal(SIGTERM) }

@@ -13,15 +13,18 @@ struct OutboxCodecTests {
     static let samples: [[StageOutput]] = [
         [],
         [StageOutput(topic: "t", key: nil, value: [])],
-        [StageOutput(topic: "hallmark.sign.results", key: Array("partner-7".utf8), value: Array(#"{"a":1}"#.utf8)),
-         StageOutput(topic: "hallmark.rejected", key: [], value: [0, 1, 2, 255], partition: 0),
-         StageOutput(topic: "é.topic", key: [0xFF, 0x00], value: [UInt8](repeating: 0x41, count: 70_000), partition: 7)],
+        [
+            StageOutput(topic: "hallmark.sign.results", key: Array("partner-7".utf8), value: Array(#"{"a":1}"#.utf8)),
+            StageOutput(topic: "hallmark.rejected", key: [], value: [0, 1, 2, 255], partition: 0),
+            StageOutput(topic: "é.topic", key: [0xFF, 0x00], value: [UInt8](repeating: 0x41, count: 70_000), partition: 7),
+        ],
     ]
 
     static func same(_ a: [StageOutput], _ b: [StageOutput]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy {
-            $0.topic == $1.topic && $0.key == $1.key && $0.value == $1.value && $0.partition == $1.partition
-        }
+        a.count == b.count
+            && zip(a, b).allSatisfy {
+                $0.topic == $1.topic && $0.key == $1.key && $0.value == $1.value && $0.partition == $1.partition
+            }
     }
 
     @Test(arguments: samples.indices)
@@ -33,7 +36,10 @@ struct OutboxCodecTests {
 
     /// Every strict prefix of a valid record, and the record with a byte appended, is refused.
     @Test func refusesTruncatedAndExtendedRecords() {
-        let bytes = OutboxCodec.encode(Self.samples[2].map { var o = $0; o.value = Array(o.value.prefix(40)); return o })
+        let bytes = OutboxCodec.encode(
+            Self.samples[2].map {
+                var o = $0; o.value = Array(o.value.prefix(40)); return o
+            })
         #expect(OutboxCodec.decode(bytes) != nil)
         for length in 0..<bytes.count {
             #expect(OutboxCodec.decode(bytes.prefix(length)) == nil, "a record cut to \(length) of \(bytes.count) bytes was read")
@@ -43,17 +49,21 @@ struct OutboxCodecTests {
 
     /// Hand-made records: another version, a count or length past the end, a key length or
     /// partition below the -1 that marks "none", a topic that is not UTF-8.
-    @Test(arguments: [
-        ("version 2", [2, 0, 0, 0, 0]),
-        ("version 0", [0, 0, 0, 0, 0]),
-        ("one output, none written", [1, 0, 0, 0, 1]),
-        ("count 2^32-1", [1, 255, 255, 255, 255]),
-        ("topic length past the end", [1, 0, 0, 0, 1, 255, 255, 255, 255, 0x74]),
-        ("key length -2", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0x74, 255, 255, 255, 255, 255, 255, 255, 254, 0, 0, 0, 0]),
-        ("partition -2", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0x74, 255, 255, 255, 254, 255, 255, 255, 255, 0, 0, 0, 0]),
-        ("topic not UTF-8", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0xC3, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0]),
-        ("value length past the end", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0x74, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 9, 1]),
-    ] as [(String, [UInt8])])
+    @Test(
+        arguments: [
+            ("version 2", [2, 0, 0, 0, 0]),
+            ("version 0", [0, 0, 0, 0, 0]),
+            ("one output, none written", [1, 0, 0, 0, 1]),
+            ("count 2^32-1", [1, 255, 255, 255, 255]),
+            ("topic length past the end", [1, 0, 0, 0, 1, 255, 255, 255, 255, 0x74]),
+            ("key length -2", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0x74, 255, 255, 255, 255, 255, 255, 255, 254, 0, 0, 0, 0]),
+            ("partition -2", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0x74, 255, 255, 255, 254, 255, 255, 255, 255, 0, 0, 0, 0]),
+            ("topic not UTF-8", [1, 0, 0, 0, 1, 0, 0, 0, 1, 0xC3, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0]),
+            (
+                "value length past the end",
+                [1, 0, 0, 0, 1, 0, 0, 0, 1, 0x74, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 9, 1]
+            ),
+        ] as [(String, [UInt8])])
     func refusesMalformedRecords(_ name: String, _ bytes: [UInt8]) {
         #expect(OutboxCodec.decode(Data(bytes)) == nil, "\(name) was read")
     }

@@ -14,8 +14,10 @@ struct OversizedInputTests {
         let probe = try h.startProbe("sizes")
         let limit = 1 << 20
         let matrix = try SizeMatrix(kafka: h.kafka, logger: h.logger)
-        let report = try await matrix.run(topic: h.input, results: h.output, idField: "correlation_id",
-                                          rejected: h.rejected, limit: limit) { id, _ in StageHarness.request(n: 1, id: id) }
+        let report = try await matrix.run(
+            topic: h.input, results: h.output, idField: "correlation_id",
+            rejected: h.rejected, limit: limit
+        ) { id, _ in StageHarness.request(n: 1, id: id) }
         #expect(report.stalled == 0, "\(report)")
         #expect(report.duplicated == 0, "\(report)")
         #expect(report.answered == report.sent)

@@ -33,7 +33,8 @@ struct ProtoJSONSchemaTests {
         var extra = good; extra["secret"] = "x"; broken.append(("additional property", extra))
         var badID = good; badID["id"] = "not-a-uuid"; broken.append(("bad uuid", badID))
         var badTime = good; badTime["produced_at"] = "yesterday"; broken.append(("bad date-time", badTime))
-        var badOffset = good; badOffset["source"] = ["topic": "t", "partition": 0, "offset": -1]; broken.append(("negative offset", badOffset))
+        var badOffset = good; badOffset["source"] = ["topic": "t", "partition": 0, "offset": -1];
+        broken.append(("negative offset", badOffset))
         var badType = good; badType["detail"] = 5; broken.append(("wrong type", badType))
         var badSchema = good; badSchema["schema"] = "hallmark.rejected.v2"; broken.append(("wrong const", badSchema))
         for (what, instance) in broken {
@@ -47,8 +48,9 @@ struct ProtoJSONSchemaTests {
         registry.makeTimer(label: "t", dimensions: []).recordNanoseconds(10)
         registry.makeMeter(label: "g", dimensions: []).set(Int64(1))
         let (c, g, h) = registry.snapshot()
-        let snapshot = MetricsSnapshot(id: MessageID.random(), producedAt: Timestamp.now(), service: "s", instance: "i",
-                                       intervalSeconds: 10, counters: c, gauges: g, histograms: h)
+        let snapshot = MetricsSnapshot(
+            id: MessageID.random(), producedAt: Timestamp.now(), service: "s", instance: "i",
+            intervalSeconds: 10, counters: c, gauges: g, histograms: h)
         try JSONSchemaValidator.load("hallmark.metrics.v1").validate(bytes: JSONCoding.encode(snapshot))
     }
 

@@ -27,13 +27,15 @@ struct RequestReplyIntegrationTests {
 
         /// The requester (asker, joiner and retrier in one process), asking the harness's probe input.
         func startAsker(_ name: String, _ extra: [String: String] = [:]) throws -> ServiceProcess {
-            try ServiceProcess("hallmark", arguments: ["probe-ask"], name: "\(h.id)-\(name)", environment: [
-                "HALLMARK_PROBE_ASK_INPUT": asks, "HALLMARK_PROBE_ASK_REQUESTS": h.input,
-                "HALLMARK_PROBE_ASK_REPLIES": replies, "HALLMARK_PROBE_ASK_ANSWERS": answers,
-                "HALLMARK_PROBE_ASK_SCHEMA": schema, "HALLMARK_GROUP_ID": "test-ask-\(h.id)",
-                "HALLMARK_REJECTED_TOPIC": h.rejected, "HALLMARK_INSTANCE": name, "HALLMARK_METRICS_TOPIC": h.metrics,
-                "HALLMARK_LOG_LEVEL": "info",
-            ].merging(extra) { _, new in new })
+            try ServiceProcess(
+                "hallmark", arguments: ["probe-ask"], name: "\(h.id)-\(name)",
+                environment: [
+                    "HALLMARK_PROBE_ASK_INPUT": asks, "HALLMARK_PROBE_ASK_REQUESTS": h.input,
+                    "HALLMARK_PROBE_ASK_REPLIES": replies, "HALLMARK_PROBE_ASK_ANSWERS": answers,
+                    "HALLMARK_PROBE_ASK_SCHEMA": schema, "HALLMARK_GROUP_ID": "test-ask-\(h.id)",
+                    "HALLMARK_REJECTED_TOPIC": h.rejected, "HALLMARK_INSTANCE": name, "HALLMARK_METRICS_TOPIC": h.metrics,
+                    "HALLMARK_LOG_LEVEL": "info",
+                ].merging(extra) { _, new in new })
         }
 
         /// The responder: the probe, allowed to answer on the pair's reply topic.
@@ -47,8 +49,9 @@ struct RequestReplyIntegrationTests {
             for i in 0..<count {
                 let id = MessageID.random()
                 asked[id] = 1000 + i
-                try await h.producer.send(topic: asks, key: Array("k\(i % 10)".utf8),
-                                          value: StageHarness.request(n: 1000 + i, id: id))
+                try await h.producer.send(
+                    topic: asks, key: Array("k\(i % 10)".utf8),
+                    value: StageHarness.request(n: 1000 + i, id: id))
             }
             return asked
         }
@@ -58,11 +61,15 @@ struct RequestReplyIntegrationTests {
             var seen = Set<String>()
             let messages = try await h.read(answers, timeout: timeout) { messages in
                 if let last = messages.last, let r = try? JSONCoding.decode(ProbeResult.self, from: last.value),
-                   asked[r.correlationID] != nil { seen.insert(r.correlationID) }
+                    asked[r.correlationID] != nil
+                {
+                    seen.insert(r.correlationID)
+                }
                 return seen.count == asked.count
             }
-            return Dictionary(grouping: try messages.map { try JSONCoding.decode(ProbeResult.self, from: $0.value) },
-                              by: \.correlationID)
+            return Dictionary(
+                grouping: try messages.map { try JSONCoding.decode(ProbeResult.self, from: $0.value) },
+                by: \.correlationID)
         }
 
         func pendingRows() async throws -> Int {

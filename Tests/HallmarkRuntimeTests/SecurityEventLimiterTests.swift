@@ -9,7 +9,9 @@ struct SecurityEventLimiterTests {
     @Test func alertsOncePerWindowPastTheThreshold() {
         let limiter = SecurityEventLimiter(threshold: 3, perSubject: 100, total: 1000, window: 60)
         let t = Date()
-        let alerts = (0..<10).map { limiter.record(subject: "p", eventWorthy: false, now: t.addingTimeInterval(Double($0))).alert }
+        let alerts = (0..<10).map {
+            limiter.record(subject: "p", eventWorthy: false, now: t.addingTimeInterval(Double($0))).alert
+        }
         #expect(alerts.compactMap { $0 } == [4])
         #expect(limiter.record(subject: "other", eventWorthy: false, now: t) == .init())
         #expect(limiter.record(subject: "p", eventWorthy: false, now: t.addingTimeInterval(61)) == .init())

@@ -7,10 +7,14 @@ import Testing
 @Suite("Settings", .timeLimit(.minutes(1)))
 struct SettingsTests {
     /// Expects `body` to throw a configuration error about `variable`.
-    func expectRefused(_ variable: String, value: String, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () throws -> Void) {
-        let error = #expect(throws: ConfigurationError.self, "\(variable)=\(value) was accepted",
-                            sourceLocation: sourceLocation) { try body() }
+    func expectRefused(
+        _ variable: String, value: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
+    ) {
+        let error = #expect(
+            throws: ConfigurationError.self, "\(variable)=\(value) was accepted",
+            sourceLocation: sourceLocation
+        ) { try body() }
         #expect(error?.variable == variable, sourceLocation: sourceLocation)
         #expect(error?.description == "\(variable): \(error?.reason ?? "")", sourceLocation: sourceLocation)
     }
@@ -58,7 +62,9 @@ struct SettingsTests {
         #expect(try settings.seconds("HALLMARK_B_S", default: .seconds(9), in: 1...5) == .seconds(3))
         #expect(try settings.milliseconds("HALLMARK_C_MS", default: .seconds(9), in: 0...1000) == .seconds(9))
         #expect(try settings.milliseconds("HALLMARK_UNSET_MS", default: .seconds(9), in: 0...1000) == .seconds(9))
-        expectRefused("HALLMARK_A_MS", value: "250") { _ = try settings.milliseconds("HALLMARK_A_MS", default: .zero, in: 0...100) }
+        expectRefused("HALLMARK_A_MS", value: "250") {
+            _ = try settings.milliseconds("HALLMARK_A_MS", default: .zero, in: 0...100)
+        }
         expectRefused("HALLMARK_B_S", value: "3") { _ = try settings.seconds("HALLMARK_B_S", default: .zero, in: 4...5) }
     }
 
@@ -107,20 +113,48 @@ struct SettingsTests {
         #expect(defaults.maxInFlight == 64 && defaults.laneDepth == 8 && defaults.shutdownGrace == .seconds(20))
         #expect(defaults.groupID == "hallmark-svc" && defaults.rejectedTopic == "hallmark.rejected")
         let set = try StageConfiguration.fromEnvironment(
-            ["HALLMARK_MAX_IN_FLIGHT": "3", "HALLMARK_LANE_DEPTH": "2", "HALLMARK_SHUTDOWN_GRACE_MS": "500",
-             "HALLMARK_REPLY_TOPICS": "a,b", "HALLMARK_GROUP_ID": "", "HALLMARK_MAX_BATCH": "9",
-             "HALLMARK_BATCH_LINGER_MS": "7"],
+            [
+                "HALLMARK_MAX_IN_FLIGHT": "3", "HALLMARK_LANE_DEPTH": "2", "HALLMARK_SHUTDOWN_GRACE_MS": "500",
+                "HALLMARK_REPLY_TOPICS": "a,b", "HALLMARK_GROUP_ID": "", "HALLMARK_MAX_BATCH": "9",
+                "HALLMARK_BATCH_LINGER_MS": "7",
+            ],
             service: "svc", inputs: inputs)
         #expect(set.maxInFlight == 3 && set.laneDepth == 2 && set.shutdownGrace == .milliseconds(500))
         #expect(set.replyTopics == ["a", "b"] && set.groupID == "hallmark-svc" && set.maxBatch == 9)
         #expect(defaults.batchLinger == .zero && set.batchLinger == .milliseconds(7))
-        for (variable, value) in [("HALLMARK_MAX_IN_FLIGHT", "0"), ("HALLMARK_LANE_DEPTH", "65537"),
-                                  ("HALLMARK_SHUTDOWN_GRACE_MS", "-1"), ("HALLMARK_MAX_MESSAGE_BYTES", "4095"),
-                                  ("HALLMARK_REJECTED_TOPIC", "no spaces"), ("HALLMARK_BATCH_WORKERS", "1025"),
-                                  ("HALLMARK_BATCH_LINGER_MS", "10001")] {
+        for (variable, value) in [
+            ("HALLMARK_MAX_IN_FLIGHT", "0"), ("HALLMARK_LANE_DEPTH", "65537"),
+            ("HALLMARK_SHUTDOWN_GRACE_MS", "-1"), ("HALLMARK_MAX_MESSAGE_BYTES", "4095"),
+            ("HALLMARK_REJECTED_TOPIC", "no spaces"), ("HALLMARK_BATCH_WORKERS", "1025"),
+            ("HALLMARK_BATCH_LINGER_MS", "10001"),
+        ] {
             expectRefused(variable, value: value) {
                 _ = try StageConfiguration.fromEnvironment([variable: value], service: "svc", inputs: inputs)
             }
+        }
+    }
+
+    /// A stage's own flow settings (issue 31): `HALLMARK_<SERVICE>_<STAGE>_<SETTING>` before
+    /// `HALLMARK_<SETTING>`, one stage's not another's, checked the same way.
+    @Test func aStageMaySetItsOwnFlowSettings() throws {
+        let inputs = [StageInput(topic: "in", schemas: ["s.v1"])]
+        let env = [
+            "HALLMARK_MAX_BATCH": "9", "HALLMARK_BATCH_WORKERS": "3",
+            "HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH": "200", "HALLMARK_AGGREGATOR_TOKENS_BATCH_WORKERS": "6",
+            "HALLMARK_PROBE_ASK_SIDE_CAR_LANE_DEPTH": "5",
+        ]
+        let base = try StageConfiguration.fromEnvironment(env, service: "aggregator", inputs: inputs)
+        let intake = try base.overriding(for: "intake", in: env)
+        let tokens = try base.overriding(for: "tokens", in: env)
+        let verify = try base.overriding(for: "verify", in: env)
+        #expect(intake.maxBatch == 200 && intake.batchWorkers == 3)
+        #expect(tokens.maxBatch == 9 && tokens.batchWorkers == 6)
+        #expect(verify.maxBatch == 9 && verify.batchWorkers == 3 && verify.maxInFlight == base.maxInFlight)
+        // Dashes in a service or stage name read as underscores.
+        let probe = try StageConfiguration.fromEnvironment(env, service: "probe-ask", inputs: inputs)
+        #expect(try probe.overriding(for: "side-car", in: env).laneDepth == 5)
+        expectRefused("HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH", value: "0") {
+            _ = try base.overriding(for: "intake", in: ["HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH": "0"])
         }
     }
 }

@@ -82,7 +82,8 @@ struct StageDispatcherBoundsTests {
         for offset in 0..<8 {
             let call = f.put(F.message(0, Int64(offset), slot: 0))
             guard call.returned else {
-                Issue.record("""
+                Issue.record(
+                    """
                     put of 0@\(offset) waits: partition 0's parked messages hold \(f.dispatcher.inFlight) of the \
                     4 in-flight permits, so the consumer stops for every partition while slot 0 is stuck
                     """)

@@ -72,10 +72,26 @@ struct StageLoopIntegrationTests {
             ("invalid_json", Array("{not json".utf8)),
             ("invalid_json", Array("[1,2,3]".utf8)),
             ("invalid_json", [0xFF, 0xFE, 0x00]),
-            ("invalid_envelope", Array(#"{"schema":"hallmark.probe.request.v1","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#.utf8)),
-            ("invalid_envelope", Array(#"{"schema":"hallmark.probe.request.v1","id":"nope","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#.utf8)),
-            ("unknown_schema", Array(#"{"schema":"hallmark.other.v1","id":"\#(MessageID.random())","produced_at":"2025-01-01T00:00:00.000Z"}"#.utf8)),
-            ("schema_violation", Array(#"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"2025-01-01T00:00:00.000Z","n":"x"}"#.utf8)),
+            (
+                "invalid_envelope",
+                Array(#"{"schema":"hallmark.probe.request.v1","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#.utf8)
+            ),
+            (
+                "invalid_envelope",
+                Array(#"{"schema":"hallmark.probe.request.v1","id":"nope","produced_at":"2025-01-01T00:00:00.000Z","n":1}"#.utf8)
+            ),
+            (
+                "unknown_schema",
+                Array(
+                    #"{"schema":"hallmark.other.v1","id":"\#(MessageID.random())","produced_at":"2025-01-01T00:00:00.000Z"}"#.utf8
+                )
+            ),
+            (
+                "schema_violation",
+                Array(
+                    #"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"2025-01-01T00:00:00.000Z","n":"x"}"#
+                        .utf8)
+            ),
             ("schema_violation", StageHarness.request(n: -1)),
             ("oversized", StageHarness.request(n: 1) + Array(repeating: 0x20, count: 5_000)),
             ("processing_failed", StageHarness.request(n: 2, fail: "always")),
@@ -105,8 +121,9 @@ struct StageLoopIntegrationTests {
             let truncated = reason == "oversized"
             #expect(record?.originalTruncated == truncated, "poison #\(i) truncation")
             let carried = record.flatMap { Data(base64Encoded: $0.originalB64) } ?? Data()
-            #expect(truncated ? (carried.count > 1000 && bytes.starts(with: carried)) : carried == Data(bytes),
-                    "poison #\(i) bytes")
+            #expect(
+                truncated ? (carried.count > 1000 && bytes.starts(with: carried)) : carried == Data(bytes),
+                "poison #\(i) bytes")
         }
         #expect(rejected.allSatisfy { $0.value.count + ($0.key?.count ?? 0) <= 4096 }, "a record exceeds the limit")
         #expect(try await h.answered([validID]) == [validID])
@@ -121,8 +138,10 @@ struct StageLoopIntegrationTests {
         #expect(!snapshots.isEmpty, "no metrics snapshot was published")
         let metricsSchema = try JSONSchemaValidator.load("hallmark.metrics.v1")
         for snapshot in snapshots { try metricsSchema.validate(bytes: snapshot.value) }
-        let names = snapshots.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])?["counters"] as? [[String: Any]] ?? [] }
-            .compactMap { $0["name"] as? String }
+        let names = snapshots.flatMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])?["counters"] as? [[String: Any]] ?? []
+        }
+        .compactMap { $0["name"] as? String }
         #expect(names.contains("hallmark_stage_rejected_total"))
     }
 
@@ -177,8 +196,11 @@ struct StageLoopIntegrationTests {
         let rows = try await h.pool.query(
             "SELECT version, count(*)::bigint FROM \(unescaped: h.schema).schema_migrations GROUP BY version ORDER BY version")
         let versions = try rows.map { try $0.decode((Int32, Int64).self) }
-        #expect(versions.map(\.0) == [0, 1, 2, Int32(StageDatabase.runtimeVersions + 1), Int32(StageDatabase.runtimeVersions + 4),
-                                       Int32(StageDatabase.runtimeVersions + 8)])
+        #expect(
+            versions.map(\.0) == [
+                0, 1, 2, Int32(StageDatabase.runtimeVersions + 1), Int32(StageDatabase.runtimeVersions + 4),
+                Int32(StageDatabase.runtimeVersions + 8),
+            ])
         #expect(versions.allSatisfy { $0.1 == 1 })
         try await h.produceRequests(50)
         try await h.waitForEffects(50, timeout: .seconds(60))
@@ -208,7 +230,8 @@ struct StageLoopIntegrationTests {
         #expect(lastN.count == 15)
         #expect(outOfOrder == 0, "\(outOfOrder) effects were written before an earlier message of their key")
         // Concurrency really happened: more than one transaction was open at once.
-        let overlap = try await h.pool.query("""
+        let overlap = try await h.pool.query(
+            """
             SELECT count(*)::bigint FROM \(unescaped: h.schema).effects a JOIN \(unescaped: h.schema).effects b
             ON a.seq + 1 = b.seq AND a.key <> b.key AND b.at < a.at
             """)

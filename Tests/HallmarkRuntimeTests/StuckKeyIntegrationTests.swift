@@ -22,20 +22,24 @@ struct StuckKeyIntegrationTests {
         for n in 0..<60 {
             try await h.producer.send(topic: h.input, key: stuck, value: StageHarness.request(n: n))
         }
-        #expect(try await eventually(timeout: .seconds(60)) { probe.logCount("processing failed; retrying") > 0 },
-                "the stalled message was never tried")
+        #expect(
+            try await eventually(timeout: .seconds(60)) { probe.logCount("processing failed; retrying") > 0 },
+            "the stalled message was never tried")
 
         // Then traffic on many keys: everything outside the stuck partition is answered.
         var others: [String] = []
         for i in 0..<400 {
             let id = MessageID.random()
-            let report = try await h.producer.send(topic: h.input, key: Array("key-\(i % 50)".utf8),
-                                                   value: StageHarness.request(n: i, id: id))
+            let report = try await h.producer.send(
+                topic: h.input, key: Array("key-\(i % 50)".utf8),
+                value: StageHarness.request(n: i, id: id))
             if report.partition != stall.partition { others.append(id) }
         }
         #expect(others.count > 100, "the keys all landed in the stuck partition: nothing tested")
         let answered = try await h.answered(others, timeout: .seconds(90))
-        #expect(answered.count == others.count, "\(others.count - answered.count) messages of other partitions waited behind the stuck key")
+        #expect(
+            answered.count == others.count,
+            "\(others.count - answered.count) messages of other partitions waited behind the stuck key")
         #expect(probe.process.isRunning)
 
         // A graceful stop does not wait for the message that never finishes.

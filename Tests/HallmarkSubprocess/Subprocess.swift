@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program that a test runs to its end: `posix_spawn`, then `waitpid` on a thread of its own.
@@ -31,8 +31,10 @@ public enum Subprocess {
     ///
     /// Output goes to a file, never a pipe: a daemon the program starts (tmux's server) inherits
     /// the descriptors and would hold a pipe open for ever.
-    public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil,
-                           environment: [String: String]? = nil, timeout: Duration = .seconds(120)) async throws -> Result {
+    public static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil,
+        environment: [String: String]? = nil, timeout: Duration = .seconds(120)
+    ) async throws -> Result {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("subprocess-\(UUID()).out").path
         defer { unlink(outputFile) }
         let pid = try spawn(executable, arguments, directory: directory, environment: environment, output: outputFile)
@@ -44,8 +46,10 @@ public enum Subprocess {
         return Result(status: status, output: output, timedOut: timedOut)
     }
 
-    private static func spawn(_ executable: String, _ arguments: [String], directory: String?,
-                              environment: [String: String]?, output: String) throws -> pid_t {
+    private static func spawn(
+        _ executable: String, _ arguments: [String], directory: String?,
+        environment: [String: String]?, output: String
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -74,7 +78,8 @@ public enum Subprocess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         var pid: pid_t = 0
-        let result = envp.map { posix_spawn(&pid, command[0], &actions, &attributes, argv, $0) }
+        let result =
+            envp.map { posix_spawn(&pid, command[0], &actions, &attributes, argv, $0) }
             ?? posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
         guard result == 0 else {
             throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(result)))")

@@ -1,8 +1,10 @@
 /// Whether `condition` holds within `timeout`, checked every `interval`: how a test waits for
 /// a state it cannot be told about (a cache's expiry, a row another process writes), rather
 /// than sleeping for a guessed time.
-public func eventually(timeout: Duration = .seconds(30), interval: Duration = .milliseconds(50),
-                       _ condition: () async throws -> Bool) async throws -> Bool {
+public func eventually(
+    timeout: Duration = .seconds(30), interval: Duration = .milliseconds(50),
+    _ condition: () async throws -> Bool
+) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
         if try await condition() { return true }

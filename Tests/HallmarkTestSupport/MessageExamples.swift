@@ -44,29 +44,51 @@ public enum MessageExamples {
         let source = RejectedRecord.Source(topic: "smileid.sign.requests", partition: 3, offset: 42)
         return [
             Example("warm-up", BenchMessage(id: id(), producedAt: now(), n: -1, sentNs: 0, pad: "xxxx")),
-            Example("snapshot", MetricsSnapshot(
-                id: id(), producedAt: now(), service: "signer", instance: "host-1234", intervalSeconds: 10,
-                counters: [.init(name: "hallmark_stage_processed_total", dimensions: ["service": "signer", "topic": "smileid.sign.requests"], value: 12)],
-                gauges: [.init(name: "hallmark_stage_in_flight", dimensions: ["service": "signer"], value: 3)],
-                histograms: [.init(name: "hallmark_stage_processing_ns", dimensions: ["service": "signer"], count: 4, sum: 400,
-                                   min: 50, max: 150, p50: 100, p90: 140, p99: 150)])),
-            Example("request", ProbeRequest(id: id(), producedAt: now(), n: 7, fail: "reject", correlationID: "probe-7",
-                                            replyTo: "hallmark.probe.results")),
+            Example(
+                "snapshot",
+                MetricsSnapshot(
+                    id: id(), producedAt: now(), service: "signer", instance: "host-1234", intervalSeconds: 10,
+                    counters: [
+                        .init(
+                            name: "hallmark_stage_processed_total",
+                            dimensions: ["service": "signer", "topic": "smileid.sign.requests"], value: 12)
+                    ],
+                    gauges: [.init(name: "hallmark_stage_in_flight", dimensions: ["service": "signer"], value: 3)],
+                    histograms: [
+                        .init(
+                            name: "hallmark_stage_processing_ns", dimensions: ["service": "signer"], count: 4, sum: 400,
+                            min: 50, max: 150, p50: 100, p90: 140, p99: 150)
+                    ])),
+            Example(
+                "request",
+                ProbeRequest(
+                    id: id(), producedAt: now(), n: 7, fail: "reject", correlationID: "probe-7",
+                    replyTo: "hallmark.probe.results")),
             Example("result", ProbeResult(id: id(), producedAt: now(), correlationID: "probe-7", n: 7, instance: "host-1")),
-            Example("whole original", RejectedRecord(
-                id: id(), producedAt: now(), service: "signer", instance: "host-1", reason: .schemaViolation,
-                detail: "$.body_b64: does not match the pattern", source: source, originalID: id(),
-                original: Array(#"{"schema":"hallmark.sign.request.v1"}"#.utf8), limit: 1 << 20)),
-            Example("truncated original", RejectedRecord(
-                id: id(), producedAt: now(), service: "authority", instance: "host-1", reason: .oversized,
-                detail: "2000000 bytes;\nthe limit is 1048576", source: source, originalID: nil,
-                original: Array(repeating: 0x41, count: 9000), limit: 4096)),
-            Example("device event", SecurityEvent(id: id(), producedAt: now(), service: "authority", instance: "host-1",
-                                                  event: .deviceBlacklisted, severity: .warning, reason: "stolen camera",
-                                                  deviceSerial: "CAM-0001")),
-            Example("rate event", SecurityEvent(id: id(), producedAt: now(), service: "signer", instance: "host-1",
-                                                event: .rejectionRate, severity: .warning, requestId: id(), reason: "bad_mac",
-                                                count: 12, partnerID: "002", windowSeconds: 60)),
+            Example(
+                "whole original",
+                RejectedRecord(
+                    id: id(), producedAt: now(), service: "signer", instance: "host-1", reason: .schemaViolation,
+                    detail: "$.body_b64: does not match the pattern", source: source, originalID: id(),
+                    original: Array(#"{"schema":"hallmark.sign.request.v1"}"#.utf8), limit: 1 << 20)),
+            Example(
+                "truncated original",
+                RejectedRecord(
+                    id: id(), producedAt: now(), service: "authority", instance: "host-1", reason: .oversized,
+                    detail: "2000000 bytes;\nthe limit is 1048576", source: source, originalID: nil,
+                    original: Array(repeating: 0x41, count: 9000), limit: 4096)),
+            Example(
+                "device event",
+                SecurityEvent(
+                    id: id(), producedAt: now(), service: "authority", instance: "host-1",
+                    event: .deviceBlacklisted, severity: .warning, reason: "stolen camera",
+                    deviceSerial: "CAM-0001")),
+            Example(
+                "rate event",
+                SecurityEvent(
+                    id: id(), producedAt: now(), service: "signer", instance: "host-1",
+                    event: .rejectionRate, severity: .warning, requestId: id(), reason: "bad_mac",
+                    count: 12, partnerID: "002", windowSeconds: 60)),
         ]
     }
 
@@ -78,54 +100,92 @@ public enum MessageExamples {
         let body = Base64.encode(Data(#"{"job_id":"job-1","user_id":"user-1"}"#.utf8))
         let request = id()
         return [
-            Example("with method, path and timestamp", SignRequest(
-                id: id(), producedAt: now(), headers: headers, bodyB64: body, timestamp: "2025-01-01T00:00:00.000Z",
-                method: "POST", path: "/v1/submit_job?x=1", correlationID: "job-1", replyTo: "smileid.sign.results")),
+            Example(
+                "with method, path and timestamp",
+                SignRequest(
+                    id: id(), producedAt: now(), headers: headers, bodyB64: body, timestamp: "2025-01-01T00:00:00.000Z",
+                    method: "POST", path: "/v1/submit_job?x=1", correlationID: "job-1", replyTo: "smileid.sign.results")),
             Example("minimal", SignRequest(id: id(), producedAt: now(), headers: [:], bodyB64: "")),
-            Example("signed", SignResult(id: id(), producedAt: now(), correlationID: request, requestID: request,
-                                         method: "POST", path: "/v1/submit_job", headers: signed, bodyB64: body,
-                                         secretVersion: "v1")),
-            Example("rejected", CarrierRejection<SignResult>(id: id(), producedAt: now(), correlationID: "job-1",
-                                                             requestID: request, reason: "malformed")),
-            Example("rejected upstream", CarrierRejection<SignResult>(
-                id: id(), producedAt: now(), correlationID: request, requestID: request, reason: "upstream_rejected",
-                upstreamReason: "malformed_multipart")),
-            Example("request", VerifyRequest(id: id(), producedAt: now(), method: "POST", path: "/v1/submit_job",
-                                             headers: signed, bodyB64: body, correlationID: "job-1")),
-            Example("accepted", VerifyResult(id: id(), producedAt: now(), correlationID: request, requestID: request,
-                                             reason: nil, secretVersion: "v1", method: "POST", path: "/v1/submit_job",
-                                             headers: signed, bodyB64: body)),
-            Example("rejected, from a sign result", VerifyResult(
-                id: id(), producedAt: now(), correlationID: request, requestID: request, reason: .replay,
-                secretVersion: nil, method: nil, path: nil, headers: signed, bodyB64: body)),
+            Example(
+                "signed",
+                SignResult(
+                    id: id(), producedAt: now(), correlationID: request, requestID: request,
+                    method: "POST", path: "/v1/submit_job", headers: signed, bodyB64: body,
+                    secretVersion: "v1")),
+            Example(
+                "rejected",
+                CarrierRejection<SignResult>(
+                    id: id(), producedAt: now(), correlationID: "job-1",
+                    requestID: request, reason: "malformed")),
+            Example(
+                "rejected upstream",
+                CarrierRejection<SignResult>(
+                    id: id(), producedAt: now(), correlationID: request, requestID: request, reason: "upstream_rejected",
+                    upstreamReason: "malformed_multipart")),
+            Example(
+                "request",
+                VerifyRequest(
+                    id: id(), producedAt: now(), method: "POST", path: "/v1/submit_job",
+                    headers: signed, bodyB64: body, correlationID: "job-1")),
+            Example(
+                "accepted",
+                VerifyResult(
+                    id: id(), producedAt: now(), correlationID: request, requestID: request,
+                    reason: nil, secretVersion: "v1", method: "POST", path: "/v1/submit_job",
+                    headers: signed, bodyB64: body)),
+            Example(
+                "rejected, from a sign result",
+                VerifyResult(
+                    id: id(), producedAt: now(), correlationID: request, requestID: request, reason: .replay,
+                    secretVersion: nil, method: nil, path: nil, headers: signed, bodyB64: body)),
         ]
     }
 
     static func authority() throws -> [Example] {
         let master = try SecureRandom.bytes(32), nuc = try SecureRandom.bytes(32)
         let reference = try BirthmarkCameraToken.seal(nucHash: nuc, master: master, tableId: 12, keyIndex: 42)
-        let mobile = try BirthmarkMobileToken.seal(nucHash: nuc, master: master, tableReferences: [3, 9, 12],
-                                                   keyIndices: [42, 42, 7], used: 2)
+        let mobile = try BirthmarkMobileToken.seal(
+            nucHash: nuc, master: master, tableReferences: [3, 9, 12],
+            keyIndices: [42, 42, 7], used: 2)
         let keys = try X25519.generate()
         let request = id()
         return [
-            Example("provision", ProvisionRequest(id: id(), producedAt: now(), deviceSerial: "CAM-0001",
-                                                  devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
-                                                  deviceFamily: "Raspberry Pi HQ")),
-            Example("provisioned", ProvisionResult(
-                id: id(), producedAt: now(), requestId: request, deviceSerial: "CAM-0001", status: .provisioned,
-                tableAssignments: [3, 9, 12], sealedProvisioning: try b64(32 + 12 + 180 + 16))),
-            Example("rejected", ProvisionResult(id: id(), producedAt: now(), requestId: request, deviceSerial: "CAM-0001",
-                                                status: .rejected, reason: .alreadyProvisioned)),
-            Example("reference token", TokenRequest(id: id(), producedAt: now(), token: .reference(reference),
-                                                    correlationID: "submission-1", replyTo: "birthmark.token.results")),
+            Example(
+                "provision",
+                ProvisionRequest(
+                    id: id(), producedAt: now(), deviceSerial: "CAM-0001",
+                    devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
+                    deviceFamily: "Raspberry Pi HQ")),
+            Example(
+                "provisioned",
+                ProvisionResult(
+                    id: id(), producedAt: now(), requestId: request, deviceSerial: "CAM-0001", status: .provisioned,
+                    tableAssignments: [3, 9, 12], sealedProvisioning: try b64(32 + 12 + 180 + 16))),
+            Example(
+                "rejected",
+                ProvisionResult(
+                    id: id(), producedAt: now(), requestId: request, deviceSerial: "CAM-0001",
+                    status: .rejected, reason: .alreadyProvisioned)),
+            Example(
+                "reference token",
+                TokenRequest(
+                    id: id(), producedAt: now(), token: .reference(reference),
+                    correlationID: "submission-1", replyTo: "birthmark.token.results")),
             Example("mobile token", TokenRequest(id: id(), producedAt: now(), token: .mobile(mobile))),
-            Example("packed token", TokenRequest(id: id(), producedAt: now(), token: .mobile(try packed(reference, tables: [12, 3, 9])))),
+            Example(
+                "packed token",
+                TokenRequest(id: id(), producedAt: now(), token: .mobile(try packed(reference, tables: [12, 3, 9])))),
             Example("pass", TokenResult(id: id(), producedAt: now(), requestId: request, reason: nil)),
-            Example("fail", TokenResult(id: id(), producedAt: now(), requestId: request, correlationId: "submission-1",
-                                        reason: .replayedToken)),
-            Example("blacklist", AdminCommand(id: id(), producedAt: now(), command: .blacklist, deviceSerial: "CAM-0001",
-                                              reason: "reported stolen")),
+            Example(
+                "fail",
+                TokenResult(
+                    id: id(), producedAt: now(), requestId: request, correlationId: "submission-1",
+                    reason: .replayedToken)),
+            Example(
+                "blacklist",
+                AdminCommand(
+                    id: id(), producedAt: now(), command: .blacklist, deviceSerial: "CAM-0001",
+                    reason: "reported stolen")),
             Example("retire", AdminCommand(id: id(), producedAt: now(), command: .retireTable, tableId: 12)),
             Example("rotate", AdminCommand(id: id(), producedAt: now(), command: .rotateKEK)),
         ]
@@ -137,7 +197,8 @@ public enum MessageExamples {
         let parts = try token.sealedParts()
         let position = tables.firstIndex(of: token.tableId) ?? 0
         let indices = (0..<3).map { $0 == position ? token.keyIndex : ($0 * 331 + 17) % 1000 }
-        return BirthmarkMobileToken(encryptedNucToken: Base64.encode(parts.ciphertext + parts.nonce + parts.tag),
-                                    tableReferences: tables, keyIndices: indices)
+        return BirthmarkMobileToken(
+            encryptedNucToken: Base64.encode(parts.ciphertext + parts.nonce + parts.tag),
+            tableReferences: tables, keyIndices: indices)
     }
 }

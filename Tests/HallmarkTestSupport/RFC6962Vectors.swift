@@ -5,8 +5,10 @@ import HallmarkCrypto
 /// reference vectors), shared by the crypto and the log storage tests.
 public enum RFC6962Vectors {
     /// The eight test leaves.
-    public static let leaves: [Data] = ["", "00", "10", "2021", "3031", "40414243", "5051525354555657",
-                                        "606162636465666768696a6b6c6d6e6f"].map { try! Hex.decode($0) }
+    public static let leaves: [Data] = [
+        "", "00", "10", "2021", "3031", "40414243", "5051525354555657",
+        "606162636465666768696a6b6c6d6e6f",
+    ].map { try! Hex.decode($0) }
 
     /// `roots[n - 1]`: the head of the first n leaves, hex.
     public static let roots = [

@@ -9,13 +9,19 @@ extension SchemaViolations {
     ]
     static let invalidBase64 = ["YQ===", "YQ=", "YR==", "Y Q==", "YQ"]
     /// Characters a mutation puts in place of one of a string's.
-    static let replacements: [Unicode.Scalar] = ["!", " ", "Z", "z", "0", "=", "/", "G", "g", "-", ".", "\u{E9}", "\u{7F}", "\t", "\u{0}"]
+    static let replacements: [Unicode.Scalar] = [
+        "!", " ", "Z", "z", "0", "=", "/", "G", "g", "-", ".", "\u{E9}", "\u{7F}", "\t", "\u{0}",
+    ]
 
     mutating func breakType(_ rule: JSONValue, _ value: JSONValue, _ path: [Step]) {
         let allowed = Set(rule.array?.compactMap(\.string) ?? rule.string.map { [$0] } ?? [])
-        let others: [(String, JSONValue)] = [("number", .number("12345")), ("string", .string("12345")), ("boolean", .bool(true)),
-                                             ("null", .null), ("array", .array([])), ("object", .object([:]))]
-        if let (kind, other) = others.first(where: { kind, _ in !allowed.contains(kind) && !(kind == "number" && allowed.contains("integer")) }) {
+        let others: [(String, JSONValue)] = [
+            ("number", .number("12345")), ("string", .string("12345")), ("boolean", .bool(true)),
+            ("null", .null), ("array", .array([])), ("object", .object([:])),
+        ]
+        if let (kind, other) = others.first(where: { kind, _ in
+            !allowed.contains(kind) && !(kind == "number" && allowed.contains("integer"))
+        }) {
             add(path, "type (\(kind))", other)
         }
         if allowed.contains("integer") && !allowed.contains("number"), case .number(let text) = value {
@@ -37,7 +43,9 @@ extension SchemaViolations {
     mutating func strings(_ s: [String: JSONValue], _ text: String, _ path: [Step]) {
         let minLength = s["minLength"]?.integer ?? 0, maxLength = s["maxLength"]?.integer
         let count = text.unicodeScalars.count
-        if minLength > 0, count >= minLength { add(path, "minLength", .string(String(text.unicodeScalars.prefix(minLength - 1)))) }
+        if minLength > 0, count >= minLength {
+            add(path, "minLength", .string(String(text.unicodeScalars.prefix(minLength - 1))))
+        }
         if let maxLength, maxLength < maxBytes {
             let pad = text.unicodeScalars.last ?? "a"
             var longer = text.unicodeScalars

@@ -83,12 +83,13 @@ extension SchemaViolations {
     }
 
     static func render(_ path: [Step]) -> String {
-        "$" + path.map { step in
-            switch step {
-            case .key(let k): ".\(k)"
-            case .index(let i): "[\(i)]"
-            }
-        }.joined()
+        "$"
+            + path.map { step in
+                switch step {
+                case .key(let k): ".\(k)"
+                case .index(let i): "[\(i)]"
+                }
+            }.joined()
     }
 
     /// `root` with the value at `path` replaced (nil removes the member).

@@ -41,8 +41,10 @@ public enum ServiceViolations {
     }
 
     /// One document made from the first example of `schema` by `change`.
-    public static func custom(_ schema: String, _ rule: String, accepted: Set<String>, example index: Int = 0,
-                              _ change: (inout [String: JSONValue]) -> Void) throws -> Sent {
+    public static func custom(
+        _ schema: String, _ rule: String, accepted: Set<String>, example index: Int = 0,
+        _ change: (inout [String: JSONValue]) -> Void
+    ) throws -> Sent {
         let example = try MessageExamples.of(schema)[index]
         guard case .object(var members) = try example.json() else { throw HarnessError("\(schema): not an object") }
         members["id"] = .string(MessageID.random())
@@ -74,8 +76,9 @@ public enum ServiceViolations {
             rejection = error.code.rawValue
         }
         let id = document["id"]?.string.flatMap { UUID(text: $0) != nil ? $0 : nil }
-        return Sent(schema: schema, rule: rule, id: id, bytes: bytes, sha256: Hex.encode(SHA256Hash.digest(bytes)),
-                    rejection: rejection)
+        return Sent(
+            schema: schema, rule: rule, id: id, bytes: bytes, sha256: Hex.encode(SHA256Hash.digest(bytes)),
+            rejection: rejection)
     }
 
     /// What came back for one document.
@@ -87,7 +90,9 @@ public enum ServiceViolations {
 
     /// Every answer to each sent document: rejected records by the original's SHA-256, other
     /// messages by `request_id`. Each answer is also checked against its own schema.
-    public static func answers(to sent: [Sent], outputs: [(topic: String, value: [UInt8])]) -> (byIndex: [[Answer]], invalid: [String]) {
+    public static func answers(
+        to sent: [Sent], outputs: [(topic: String, value: [UInt8])]
+    ) -> (byIndex: [[Answer]], invalid: [String]) {
         var bySHA: [String: [Answer]] = [:], byRequest: [String: [Answer]] = [:]
         var invalid: [String] = []
         var seen = Set<String>()
@@ -114,8 +119,10 @@ public enum ServiceViolations {
     /// them, and a rejected record for every document the processor never saw. `typed` says
     /// whether a service's own answer is acceptable for a document; `answered`, whether one is
     /// required (DESIGN §2: when its id reads).
-    public static func problems(_ sent: [Sent], _ answers: [[Answer]], typed: (Sent, Answer) -> Bool,
-                                answered: (Sent) -> Bool = { _ in false }) -> [String] {
+    public static func problems(
+        _ sent: [Sent], _ answers: [[Answer]], typed: (Sent, Answer) -> Bool,
+        answered: (Sent) -> Bool = { _ in false }
+    ) -> [String] {
         var out: [String] = []
         for (s, found) in zip(sent, answers) {
             let records = found.filter(\.isRejection), own = found.filter { !$0.isRejection }

@@ -53,9 +53,11 @@ public struct SizeMatrix {
     /// `id`: `size` nil for the small ones, else (for ``Padding/content``) made at about that size.
     /// Results are found on `results` by `idField`; rejections on `rejected` by original id or
     /// source offset.
-    public func run(topic: String, results: String, idField: String, rejected: String, limit: Int,
-                    paddings: [Padding] = [.whitespace], timeout: Duration = .seconds(180),
-                    make: (String, Int?) throws -> [UInt8]) async throws -> Report {
+    public func run(
+        topic: String, results: String, idField: String, rejected: String, limit: Int,
+        paddings: [Padding] = [.whitespace], timeout: Duration = .seconds(180),
+        make: (String, Int?) throws -> [UInt8]
+    ) async throws -> Report {
         struct Sent { let id: String; let partition: Int32; let offset: Int64; let label: String?; var key = "" }
         var sent: [Sent] = []
         for padding in paddings {
@@ -78,26 +80,31 @@ public struct SizeMatrix {
         var seen: [String: [Int32: Int64]] = [:]
         var answers = Set<String>()
         func record(_ message: KafkaMessage, fromResults: Bool) {
-            seen[message.topic, default: [:]][message.partition] = max(seen[message.topic]?[message.partition] ?? 0, message.offset + 1)
+            seen[message.topic, default: [:]][message.partition] = max(
+                seen[message.topic]?[message.partition] ?? 0, message.offset + 1)
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any] else { return }
             // A redelivery (a rebalance under load) is answered again under the same id: one outcome.
             if let answerID = object["id"] as? String, !answers.insert("\(message.topic)/\(answerID)").inserted { return }
             if fromResults {
-                if let id = object[idField] as? String { outcomes[id, default: []].append("result@\(message.partition)/\(message.offset)") }
+                if let id = object[idField] as? String {
+                    outcomes[id, default: []].append("result@\(message.partition)/\(message.offset)")
+                }
                 return
             }
             let reason = object["reason"] as? String ?? "?"
             if let id = object["original_id"] as? String, sent.contains(where: { $0.id == id }) {
                 outcomes[id, default: []].append(reason)
             } else if let source = object["source"] as? [String: Any], source["topic"] as? String == topic,
-                      let offset = (source["offset"] as? NSNumber)?.int64Value,
-                      let partition = (source["partition"] as? NSNumber)?.int32Value,
-                      let match = sent.first(where: { $0.offset == offset && $0.partition == partition }) {
+                let offset = (source["offset"] as? NSNumber)?.int64Value,
+                let partition = (source["partition"] as? NSNumber)?.int32Value,
+                let match = sent.first(where: { $0.offset == offset && $0.partition == partition })
+            {
                 outcomes[match.id, default: []].append(reason)
             }
         }
-        let consumer = try KafkaConsumer(configuration: kafka, groupID: "size-\(UUID())", topics: [results, rejected],
-                                         bufferCapacity: 64, logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "size-\(UUID())", topics: [results, rejected],
+            bufferCapacity: 64, logger: logger)
         try consumer.start()
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -133,7 +140,9 @@ public struct SizeMatrix {
             if results > 1 || records > 1 { report.duplicated += 1 }
             if found.isEmpty || results > 1 || records > 1 {
                 report.anomalies += ends
-                report.anomalies.append("\(s.label ?? "small on \(s.key)") at \(s.partition)/\(s.offset): \(found), first read \(firstPass[s.id] ?? [])")
+                report.anomalies.append(
+                    "\(s.label ?? "small on \(s.key)") at \(s.partition)/\(s.offset): \(found), first read \(firstPass[s.id] ?? [])"
+                )
             }
             if let label = s.label {
                 let record = found.first { !$0.hasPrefix("result") }
@@ -147,8 +156,9 @@ public struct SizeMatrix {
     /// offsets already seen: Tansu's end offset can lag a record that fetches already return
     /// (seen here: one less than a record read seconds before).
     func readToEnd(_ topic: String, atLeast seen: [Int32: Int64]) async throws -> ([KafkaMessage], [Int32: Int64]) {
-        let consumer = try KafkaConsumer(configuration: kafka, groupID: "size-end-\(UUID())", topics: [topic],
-                                         bufferCapacity: 64, logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "size-end-\(UUID())", topics: [topic],
+            bufferCapacity: 64, logger: logger)
         let ends = try await consumer.endOffsets(of: topic).merging(seen) { max($0, $1) }
         guard ends.values.contains(where: { $0 > 0 }) else { return ([], ends) }
         try consumer.start()

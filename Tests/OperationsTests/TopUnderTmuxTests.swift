@@ -44,7 +44,8 @@ final class TopSession: Sendable {
     }
 
     func screen() async throws -> [String] {
-        try await tmux(["capture-pane", "-p", "-t", name]).output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try await tmux(["capture-pane", "-p", "-t", name]).output.split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
     }
 
     /// `hallmark top`'s exit status: nil while it runs.
@@ -76,8 +77,10 @@ final class TopSession: Sendable {
     }
 
     /// Polls the screen until `condition` holds for it.
-    func waitForScreen(_ what: String, timeout: Duration = .seconds(90),
-                       _ condition: ([String]) -> Bool) async throws -> [String] {
+    func waitForScreen(
+        _ what: String, timeout: Duration = .seconds(90),
+        _ condition: ([String]) -> Bool
+    ) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         var last: [String] = []
         while ContinuousClock.now < deadline {
@@ -88,7 +91,6 @@ final class TopSession: Sendable {
         throw HarnessError("screen never showed \(what); last screen:\n\(last.joined(separator: "\n"))")
     }
 }
-
 
 /// `hallmark top` used as a person uses it: in a terminal (tmux, 100 columns wide so a line
 /// over 80 would show), against a live probe stage on the real broker. The numbers on screen
@@ -104,11 +106,13 @@ struct TopUnderTmuxTests {
         let s = try await TopSession()
         defer { Task { await s.close() } }
         let instance = "probe-\(s.id)"
-        let probe = try ServiceProcess("hallmark", arguments: ["probe"], name: instance, environment: [
-            "HALLMARK_PROBE_INPUT": s.input, "HALLMARK_PROBE_OUTPUT": s.output, "HALLMARK_REJECTED_TOPIC": s.rejected,
-            "HALLMARK_METRICS_TOPIC": s.metrics, "HALLMARK_METRICS_INTERVAL_MS": "500", "HALLMARK_INSTANCE": instance,
-            "HALLMARK_PROBE_DATABASE": "0", "HALLMARK_GROUP_ID": "test-top-\(s.id)", "HALLMARK_LOG_LEVEL": "info",
-        ])
+        let probe = try ServiceProcess(
+            "hallmark", arguments: ["probe"], name: instance,
+            environment: [
+                "HALLMARK_PROBE_INPUT": s.input, "HALLMARK_PROBE_OUTPUT": s.output, "HALLMARK_REJECTED_TOPIC": s.rejected,
+                "HALLMARK_METRICS_TOPIC": s.metrics, "HALLMARK_METRICS_INTERVAL_MS": "500", "HALLMARK_INSTANCE": instance,
+                "HALLMARK_PROBE_DATABASE": "0", "HALLMARK_GROUP_ID": "test-top-\(s.id)", "HALLMARK_LOG_LEVEL": "info",
+            ])
         try await probe.waitForLog("stage started")
         try await s.startTop()
         _ = try await s.waitForScreen("the probe's row") { Self.row(instance, in: $0) != nil }
@@ -116,15 +120,17 @@ struct TopUnderTmuxTests {
         // 200 requests over about 2 s, so the rates show, then 3 poison messages.
         let sent = 200
         for i in 0..<sent {
-            let body = #"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())","n":\#(i)}"#
+            let body =
+                #"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())","n":\#(i)}"#
             try await s.producer.send(topic: s.input, key: Array("k\(i % 8)".utf8), value: Array(body.utf8))
             if i % 20 == 19 { try await Task.sleep(for: .milliseconds(200)) }
         }
         for poison in ["{not json", "[]", "{\"schema\":"] {
             try await s.producer.send(topic: s.input, key: nil, value: Array(poison.utf8))
         }
-        let event = SecurityEvent(id: MessageID.random(), producedAt: Timestamp.now(), service: "signer", instance: "signer-x",
-                                  event: .badMAC, severity: .warning, partnerID: "partner-\(s.id)")
+        let event = SecurityEvent(
+            id: MessageID.random(), producedAt: Timestamp.now(), service: "signer", instance: "signer-x",
+            event: .badMAC, severity: .warning, partnerID: "partner-\(s.id)")
         try await s.producer.send(topic: s.security, key: nil, value: JSONCoding.encode(event))
 
         var sawRate = false
@@ -136,7 +142,9 @@ struct TopUnderTmuxTests {
         #expect(sawRate, "OUT/S never showed a rate above 0 while the traffic ran")
         #expect(screen.contains { $0.contains(instance) && $0.contains("invalid_json 3") }, "\(screen.joined(separator: "\n"))")
         #expect(screen.contains { $0.contains("bad_mac") && $0.contains("warning") })
-        #expect(screen.allSatisfy { $0.count <= 80 }, "a line over 80 columns:\n\(screen.filter { $0.count > 80 }.joined(separator: "\n"))")
+        #expect(
+            screen.allSatisfy { $0.count <= 80 },
+            "a line over 80 columns:\n\(screen.filter { $0.count > 80 }.joined(separator: "\n"))")
 
         try await s.tmux(["send-keys", "-t", s.name, "q"])
         let status = try await s.waitForExit()

@@ -22,17 +22,24 @@ struct SignerOversizedInputTests {
             let room = max(0, size - (small.count - 24)) / 4 * 3  // 16 bytes are 24 in base64
             return try make(Data(repeating: 0x61, count: room))
         }
-        let sign = try await matrix.run(topic: h.signInput, results: h.signOutput, idField: "request_id",
-                                        rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]) { id, size in
+        let sign = try await matrix.run(
+            topic: h.signInput, results: h.signOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]
+        ) { id, size in
             try sized(size) { body in
-                try JSONCoding.encode(SignRequest(id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p1"],
-                                                  bodyB64: body.base64EncodedString()))
+                try JSONCoding.encode(
+                    SignRequest(
+                        id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p1"],
+                        bodyB64: body.base64EncodedString()))
             }
         }
-        let verify = try await matrix.run(topic: h.verifyInput, results: h.verifyOutput, idField: "request_id",
-                                          rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]) { id, size in
+        let verify = try await matrix.run(
+            topic: h.verifyInput, results: h.verifyOutput, idField: "request_id",
+            rejected: h.rejected, limit: limit, paddings: [.whitespace, .content]
+        ) { id, size in
             try sized(size) { body in
-                try JSONCoding.encode(Fixtures.verify(try Fixtures.signedHeaders(secret: "size-secret", body: body), body: body, id: id))
+                try JSONCoding.encode(
+                    Fixtures.verify(try Fixtures.signedHeaders(secret: "size-secret", body: body), body: body, id: id))
             }
         }
         for report in [sign, verify] {
@@ -44,7 +51,9 @@ struct SignerOversizedInputTests {
                 if size > limit { #expect(line.hasSuffix(": oversized"), "\(line)") }
                 if line.contains("whitespace"), size <= limit { #expect(line.hasSuffix(": result"), "\(line)") }
                 // A body that takes the request to the limit leaves no room for the result's headers.
-                if line.contains("content"), size >= limit - 8, size <= limit { #expect(line.hasSuffix(": oversized"), "\(line)") }
+                if line.contains("content"), size >= limit - 8, size <= limit {
+                    #expect(line.hasSuffix(": oversized"), "\(line)")
+                }
                 if line.contains("content"), size <= 900_000 { #expect(line.hasSuffix(": result"), "\(line)") }
             }
         }

@@ -24,17 +24,19 @@ struct ReplayTransactionTests {
 
     init() async throws {
         pgPool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: Logger(label: "t"))
-        try await StageDatabase(pool: pgPool, schema: schema).migrate(SignerMigrations.all(schema: schema),
-                                                                      logger: Logger(label: "t"))
+        try await StageDatabase(pool: pgPool, schema: schema).migrate(
+            SignerMigrations.all(schema: schema),
+            logger: Logger(label: "t"))
         var configuration = SignerConfiguration()
         configuration.schema = schema
         self.configuration = configuration
         workers = PBKDF2WorkerPool(workers: 2, batchSize: 4, service: "signer", logger: Logger(label: "t"))
         workers.startDetached()
         let secrets = SecretStore(try SecretSet(versions: [.init(version: "v1", secret: "tx")], signingVersion: "v1"))
-        processor = SignerProcessor(configuration: configuration, secrets: secrets,
-                                    deriver: KeyDeriver(pool: workers, cache: DerivedKeyCache(capacity: 8, ttl: 60)),
-                                    instance: "test")
+        processor = SignerProcessor(
+            configuration: configuration, secrets: secrets,
+            deriver: KeyDeriver(pool: workers, cache: DerivedKeyCache(capacity: 8, ttl: 60)),
+            instance: "test")
     }
 
     func finish() async throws {
@@ -47,8 +49,11 @@ struct ReplayTransactionTests {
     func verdict(_ request: VerifyRequest) async throws -> String {
         let bytes = try JSONCoding.encode(request)
         let (header, fields) = try EnvelopeHeader.read(bytes)
-        let message = StageMessage(header: header, kafka: KafkaMessage(topic: configuration.verifyInput, partition: 0,
-                                                                       offset: 0, key: nil, value: bytes), fields: fields)
+        let message = StageMessage(
+            header: header,
+            kafka: KafkaMessage(
+                topic: configuration.verifyInput, partition: 0,
+                offset: 0, key: nil, value: bytes), fields: fields)
         let log = Logger(label: "t")
         let prepared = try await processor.prepare(message, context: StageContext(logger: log, pool: pgPool))
         let verdicts = try await processor.commit([prepared], context: StageCommitContext(pool: pgPool, logger: log))

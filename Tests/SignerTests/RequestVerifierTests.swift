@@ -25,8 +25,11 @@ struct RequestVerifierTests {
         zips = configuration.zipReader(service: "test", logger: Logger(label: "test"))
         verifier = RequestVerifier(deriver: deriver, window: 300, zips: zips)
         signer = RequestSigner(deriver: deriver)
-        secrets = try SecretSet(versions: [.init(version: "v1", secret: "other-secret"),
-                                           .init(version: "v2", secret: "test-secret")], signingVersion: "v2")
+        secrets = try SecretSet(
+            versions: [
+                .init(version: "v1", secret: "other-secret"),
+                .init(version: "v2", secret: "test-secret"),
+            ], signingVersion: "v2")
     }
 
     func outcome(_ headers: [String: String], _ body: Data, now: Date? = nil) async throws -> RequestVerifier.Outcome {
@@ -49,8 +52,9 @@ struct RequestVerifierTests {
         b["smileid-request-mac"] = Fixtures.vectorBMAC
         #expect(reason(try await outcome(b, Data())) == "accepted:v2")
         // Signing reproduces vector A.
-        let signed = try await signer.sign(headers: Fixtures.vectorHeaders, body: Fixtures.vectorABody, timestamp: nil,
-                                           secrets: secrets, now: Date())
+        let signed = try await signer.sign(
+            headers: Fixtures.vectorHeaders, body: Fixtures.vectorABody, timestamp: nil,
+            secrets: secrets, now: Date())
         #expect(signed.headers["SmileID-Request-Mac"] == Fixtures.vectorAMAC)
         #expect(signed.version == "v2")
     }
@@ -95,12 +99,15 @@ struct RequestVerifierTests {
     @Test func vectorDZipInEitherKeyOrder() async throws {
         defer { pool.stop(); zips.pool.stop() }
         let headers = ["SmileID-Partner-ID": "002", "Content-Type": "application/zip"]
-        for info in [#"{"mac":"\#(Fixtures.vectorDMAC)","timestamp":"\#(Fixtures.vectorTimestamp)"}"#,
-                     #"{"timestamp":"\#(Fixtures.vectorTimestamp)","mac":"\#(Fixtures.vectorDMAC)"}"#] {
+        for info in [
+            #"{"mac":"\#(Fixtures.vectorDMAC)","timestamp":"\#(Fixtures.vectorTimestamp)"}"#,
+            #"{"timestamp":"\#(Fixtures.vectorTimestamp)","mac":"\#(Fixtures.vectorDMAC)"}"#,
+        ] {
             let zip = try Fixtures.vectorDZip(infoJSON: info)
             #expect(reason(try await outcome(headers, zip)) == "accepted:v2")
         }
-        let wrong = try Fixtures.vectorDZip(infoJSON: #"{"mac":"\#(Fixtures.vectorAMAC)","timestamp":"\#(Fixtures.vectorTimestamp)"}"#)
+        let wrong = try Fixtures.vectorDZip(
+            infoJSON: #"{"mac":"\#(Fixtures.vectorAMAC)","timestamp":"\#(Fixtures.vectorTimestamp)"}"#)
         #expect(reason(try await outcome(headers, wrong)) == "bad_mac")
         let broken = try Fixtures.vectorDZip(infoJSON: #"{"mac":1}"#)
         #expect(reason(try await outcome(headers, broken)) == "malformed")

@@ -30,14 +30,17 @@ struct SchemaTests {
     }
 
     @Test func requestSchemasAcceptTheCodableMessagesAndRefuseBrokenOnes() throws {
-        let sign = SignRequest(id: MessageID.random(), producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "1"],
-                               bodyB64: "e30=")
-        let verify = VerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/",
-                                   headers: [:], bodyB64: "")
+        let sign = SignRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "1"],
+            bodyB64: "e30=")
+        let verify = VerifyRequest(
+            id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/",
+            headers: [:], bodyB64: "")
         let signJSON = try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(sign)))
         try SchemaCheck.validate(signJSON, against: SignRequest.schemaName)
-        try SchemaCheck.validate(try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(verify))),
-                                 against: VerifyRequest.schemaName)
+        try SchemaCheck.validate(
+            try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(verify))),
+            against: VerifyRequest.schemaName)
         var broken = signJSON as! [String: Any]
         broken["body_b64"] = "***"
         #expect(throws: JSONSchemaValidator.Failure.self) { try SchemaCheck.validate(broken, against: SignRequest.schemaName) }

@@ -14,10 +14,11 @@ struct SignerChainingTests {
         let signer = try await h.startSigner("chain", ["HALLMARK_SIGNER_SIGN_OUTPUT": h.verifyInput])
         var requests: [SignRequest] = []
         for i in 0..<20 {
-            var request = SignRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                      headers: ["SmileID-Partner-ID": "chain-\(i % 4)", "Content-Type": "application/json"],
-                                      bodyB64: Data(#"{"job":\#(i)}"#.utf8).base64EncodedString(),
-                                      method: "POST", path: "/v1/jobs/\(i)")
+            var request = SignRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                headers: ["SmileID-Partner-ID": "chain-\(i % 4)", "Content-Type": "application/json"],
+                bodyB64: Data(#"{"job":\#(i)}"#.utf8).base64EncodedString(),
+                method: "POST", path: "/v1/jobs/\(i)")
             if i % 2 == 0 { request.correlationID = "order-\(i)" }
             requests.append(request)
             try await h.send(h.signInput, key: "chain-\(i % 4)", message: request)

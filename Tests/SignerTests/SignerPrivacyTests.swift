@@ -27,14 +27,19 @@ struct SignerPrivacyTests {
         try Data(Base64.encode(try SecureRandom.bytes(32)).utf8).write(to: folder.appendingPathComponent("index.key"))
         let topics = PrivacyTopics(requests: "test.signer.\(h.id).privacy.in", results: "test.signer.\(h.id).privacy.out")
         let audit = "test.signer.\(h.id).audit"
-        try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics([topics.requests, topics.results, audit],
-                                                                                  partitions: 2)
-        let env = ["HALLMARK_PRIVACY_REQUESTS_TOPIC": topics.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": topics.results,
-                   "HALLMARK_AUDIT_TOPIC": audit]
-        let signer = try await h.startSigner("privacy", env.merging([
-            "HALLMARK_SIGNER_OPERATOR_KEYS_FILE": folder.appendingPathComponent("operators").path,
-            "HALLMARK_SIGNER_INDEX_KEY_FILE": folder.appendingPathComponent("index.key").path,
-        ]) { $1 })
+        try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics(
+            [topics.requests, topics.results, audit],
+            partitions: 2)
+        let env = [
+            "HALLMARK_PRIVACY_REQUESTS_TOPIC": topics.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": topics.results,
+            "HALLMARK_AUDIT_TOPIC": audit,
+        ]
+        let signer = try await h.startSigner(
+            "privacy",
+            env.merging([
+                "HALLMARK_SIGNER_OPERATOR_KEYS_FILE": folder.appendingPathComponent("operators").path,
+                "HALLMARK_SIGNER_INDEX_KEY_FILE": folder.appendingPathComponent("index.key").path,
+            ]) { $1 })
         defer { signer.signal(SIGKILL) }
 
         // Two accepted requests of partner-1 and one of partner-2 leave replay records.
@@ -47,16 +52,19 @@ struct SignerPrivacyTests {
         #expect(verdicts.values.allSatisfy { $0.first?["verdict"] as? String == "accepted" })
 
         func cli(_ arguments: [String]) async throws -> (code: Int32?, result: PrivacyResult?, text: String) {
-            let run = try ServiceProcess("hallmark", arguments: ["privacy"] + arguments + [
-                "--partner", "partner-1", "--services", "signer", "--timeout", "60",
-                "--operator-key", folder.appendingPathComponent("operator.key").path,
-            ], name: "\(h.id)-\(arguments[0])", environment: env)
+            let run = try ServiceProcess(
+                "hallmark",
+                arguments: ["privacy"] + arguments + [
+                    "--partner", "partner-1", "--services", "signer", "--timeout", "60",
+                    "--operator-key", folder.appendingPathComponent("operator.key").path,
+                ], name: "\(h.id)-\(arguments[0])", environment: env)
             let code = await run.waitForExit(timeout: .seconds(90))
             let text = run.rawLog
             guard let start = text.firstIndex(of: "{"),
-                  let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
-                  let first = (document["results"] as? [Any])?.first,
-                  let bytes = try? JSONSerialization.data(withJSONObject: first) else { return (code, nil, text) }
+                let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
+                let first = (document["results"] as? [Any])?.first,
+                let bytes = try? JSONSerialization.data(withJSONObject: first)
+            else { return (code, nil, text) }
             return (code, try? JSONCoding.decode(PrivacyResult.self, from: [UInt8](bytes)), text)
         }
         let export = try await cli(["export"])
@@ -72,7 +80,8 @@ struct SignerPrivacyTests {
         let until = try #require(retained?.until.flatMap(Timestamp.parse))
         #expect(until > Date() && until < Date() + 400, "kept until \(until)")
         #expect(erase.result?.retained?.contains { $0.why == .auditTrail && $0.count == 2 } == true)
-        let left = try await h.pool.query("""
+        let left = try await h.pool.query(
+            """
             SELECT count(*)::bigint FROM \(unescaped: h.schema).replay WHERE partner_id = 'partner-1'
             """)[0].column(0, as: Int64.self)
         #expect(left == 2, "replay records inside their window must stay")

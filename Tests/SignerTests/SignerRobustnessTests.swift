@@ -15,7 +15,9 @@ struct SignerRobustnessTests {
         let h = try await SignerHarness(secrets: ["v1": "k"], signing: "v1")
         defer { Task { await h.close() } }
         let signer = try await h.startSigner("malformed", ["HALLMARK_MAX_MESSAGE_BYTES": "65536"])
-        let envelope = { (schema: String) in #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())""# }
+        let envelope = { (schema: String) in
+            #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())""#
+        }
         // Each kind names where its answers go: a verify request that parses as an envelope of
         // the verify schema but breaks the schema is answered `malformed` on the verify result
         // topic (DESIGN SIGN-1); a sign request with a readable id gets a rejected record and a
@@ -26,18 +28,67 @@ struct SignerRobustnessTests {
             (h.verifyInput, .rejected, { Array("[1,2,3]".utf8) }),
             (h.verifyInput, .rejected, { [0xFF, 0xFE, 0x7B, 0x7D] }),
             (h.verifyInput, .rejected, { Array("{}".utf8) }),
-            (h.verifyInput, .rejected, { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now())"}"#.utf8) }),
-            (h.verifyInput, .rejected, { Array(#"{"schema":"hallmark.verify.request.v1","id":"\#(MessageID.random())","produced_at":"yesterday"}"#.utf8) }),
+            (
+                h.verifyInput, .rejected,
+                { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now())"}"#.utf8) }
+            ),
+            (
+                h.verifyInput, .rejected,
+                {
+                    Array(
+                        #"{"schema":"hallmark.verify.request.v1","id":"\#(MessageID.random())","produced_at":"yesterday"}"#.utf8)
+                }
+            ),
             (h.verifyInput, .rejected, { Array("{\(envelope("hallmark.other.v1")),\"headers\":{}}".utf8) }),
-            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"body_b64\":\"\"}".utf8) }),
-            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":7,\"body_b64\":\"\"}".utf8) }),
-            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{\"a\":1},\"body_b64\":\"\"}".utf8) }),
-            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{},\"body_b64\":\"***\"}".utf8) }),
-            (h.verifyInput, .malformed, { Array("{\(envelope(VerifyRequest.schemaName)),\"path\":\"/\",\"headers\":{},\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, .refusedSign("malformed"), { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, .refusedSign("malformed"), { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }),
+            (
+                h.verifyInput, .malformed,
+                { Array("{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"body_b64\":\"\"}".utf8) }
+            ),
+            (
+                h.verifyInput, .malformed,
+                {
+                    Array(
+                        "{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":7,\"body_b64\":\"\"}"
+                            .utf8)
+                }
+            ),
+            (
+                h.verifyInput, .malformed,
+                {
+                    Array(
+                        "{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{\"a\":1},\"body_b64\":\"\"}"
+                            .utf8)
+                }
+            ),
+            (
+                h.verifyInput, .malformed,
+                {
+                    Array(
+                        "{\(envelope(VerifyRequest.schemaName)),\"method\":\"POST\",\"path\":\"/\",\"headers\":{},\"body_b64\":\"***\"}"
+                            .utf8)
+                }
+            ),
+            (
+                h.verifyInput, .malformed,
+                { Array("{\(envelope(VerifyRequest.schemaName)),\"path\":\"/\",\"headers\":{},\"body_b64\":\"\"}".utf8) }
+            ),
+            (
+                h.signInput, .refusedSign("malformed"),
+                { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{\"A\":\"1\",\"a\":\"2\"},\"body_b64\":\"\"}".utf8) }
+            ),
+            (
+                h.signInput, .refusedSign("malformed"),
+                { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\",\"timestamp\":\"soon\"}".utf8) }
+            ),
             (h.signInput, .refusedSign("malformed"), { Array("{\(envelope(SignRequest.schemaName)),\"body_b64\":\"\"}".utf8) }),
-            (h.signInput, .refusedSign("oversized"), { Array("{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}".utf8) }),
+            (
+                h.signInput, .refusedSign("oversized"),
+                {
+                    Array(
+                        "{\(envelope(SignRequest.schemaName)),\"headers\":{},\"body_b64\":\"\(String(repeating: "A", count: 70_000))\"}"
+                            .utf8)
+                }
+            ),
         ]
         var expectRejected = 0
         var malformedIDs: [String] = []
@@ -70,20 +121,23 @@ struct SignerRobustnessTests {
         #expect(signAnswers.count == refusedSigns.count)
         for (id, reason) in refusedSigns {
             let answer = signAnswers[id]
-            #expect(answer?.count == 1 && answer?.first?["status"] as? String == "rejected"
-                        && answer?.first?["reason"] as? String == reason && answer?.first?["headers"] == nil,
-                    "\(reason): \(String(describing: answer))")
+            #expect(
+                answer?.count == 1 && answer?.first?["status"] as? String == "rejected"
+                    && answer?.first?["reason"] as? String == reason && answer?.first?["headers"] == nil,
+                "\(reason): \(String(describing: answer))")
         }
         let rejected = try await h.read(h.rejected) { $0.count >= expectRejected }
         #expect(rejected.count == expectRejected)
-        let sources = Set(rejected.compactMap { r -> String? in
-            guard let s = r["source"] as? [String: Any] else { return nil }
-            return "\(s["topic"] ?? "")/\(s["partition"] ?? "")/\(s["offset"] ?? "")"
-        })
+        let sources = Set(
+            rejected.compactMap { r -> String? in
+                guard let s = r["source"] as? [String: Any] else { return nil }
+                return "\(s["topic"] ?? "")/\(s["partition"] ?? "")/\(s["offset"] ?? "")"
+            })
         #expect(sources.count == expectRejected)
         let reasons = Set(rejected.compactMap { $0["reason"] as? String })
-        #expect(reasons.isSuperset(of: ["invalid_json", "invalid_envelope", "unknown_schema", "schema_violation", "oversized"]),
-                "\(reasons)")
+        #expect(
+            reasons.isSuperset(of: ["invalid_json", "invalid_envelope", "unknown_schema", "schema_violation", "oversized"]),
+            "\(reasons)")
         #expect(signer.process.isRunning)
     }
 
@@ -124,15 +178,18 @@ struct SignerRobustnessTests {
         let a = try await h.startSigner("replica-a")
         let b = try await h.startSigner("replica-b")
         // The rebalance ends with each member holding some of the partitions.
-        #expect(try await eventually(timeout: .seconds(60)) {
-            !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
-        }, "the two replicas never shared the partitions")
+        #expect(
+            try await eventually(timeout: .seconds(60)) {
+                !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
+            }, "the two replicas never shared the partitions")
         let timestamp = Timestamp.now()
         var requests: [VerifyRequest] = []
         for i in 0..<40 {
             let body = Data(#"{"n":"\#(1000 + i)"}"#.utf8)
-            requests.append(Fixtures.verify(try Fixtures.signedHeaders(
-                secret: "shared", timestamp: timestamp, partner: "p\(i)", body: body), body: body))
+            requests.append(
+                Fixtures.verify(
+                    try Fixtures.signedHeaders(
+                        secret: "shared", timestamp: timestamp, partner: "p\(i)", body: body), body: body))
         }
         let body = Data("replayed".utf8)
         let headers = try Fixtures.signedHeaders(secret: "shared", partner: "victim", body: body)
@@ -173,20 +230,25 @@ extension SignerRobustnessTests {
         defer { Task { await h.close() } }
         let a = try await h.startSigner("load-a")
         var b = try await h.startSigner("load-b")
-        #expect(try await eventually(timeout: .seconds(60)) {
-            !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
-        }, "the two replicas never shared the partitions")
+        #expect(
+            try await eventually(timeout: .seconds(60)) {
+                !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
+            }, "the two replicas never shared the partitions")
         // Few distinct timestamps (so few PBKDF2 keys to sign with here); every MAC differs.
         let timestamps = (0..<20).map { Timestamp.format(Date().addingTimeInterval(Double($0) / 10)) }
         let signer = MemoSigner(secret: "load")
         var requests: [VerifyRequest] = []
         for i in 0..<1_900 {
             let body = Data(#"{"n":"\#(10_000 + i)"}"#.utf8)
-            requests.append(Fixtures.verify(try signer.signedHeaders(
-                timestamp: timestamps[i % 20], partner: "p\(100 + i % 97)", body: body), body: body))
+            requests.append(
+                Fixtures.verify(
+                    try signer.signedHeaders(
+                        timestamp: timestamps[i % 20], partner: "p\(100 + i % 97)", body: body), body: body))
         }
         // 100 replays of earlier requests under new ids.
-        for i in 0..<100 { requests.append(Fixtures.verify(requests[i * 7].headers, body: Data(base64Encoded: requests[i * 7].bodyB64)!)) }
+        for i in 0..<100 {
+            requests.append(Fixtures.verify(requests[i * 7].headers, body: Data(base64Encoded: requests[i * 7].bodyB64)!))
+        }
         requests.shuffle()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for r in requests {

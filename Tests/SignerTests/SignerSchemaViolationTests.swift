@@ -19,16 +19,19 @@ struct SignerSchemaViolationTests {
         let signAccepts: Set<String> = [SignRequest.schemaName]
         let verifyAccepts: Set<String> = [VerifyRequest.schemaName, SignResult.schemaName]
         let toSign = try ServiceViolations.derive(SignRequest.schemaName, accepted: signAccepts) + Self.issue10(signAccepts)
-        let toVerify = try ServiceViolations.derive(VerifyRequest.schemaName, accepted: verifyAccepts)
+        let toVerify =
+            try ServiceViolations.derive(VerifyRequest.schemaName, accepted: verifyAccepts)
             + ServiceViolations.derive(SignResult.schemaName, accepted: verifyAccepts) + Self.issue10Verify(verifyAccepts)
         // Each violation gets its rejected record and, when its id reads, a typed answer on its
         // result topic: a verify request a `malformed` verdict, a sign request a rejected sign
         // result (DESIGN §2).
-        let (problems, invalid, signer) = try await Self.run(h, [(h.signInput, toSign), (h.verifyInput, toVerify)], typed: { sent, answer in
-            let expected = verifyAccepts.contains(sent.schema) ? VerifyResult.schemaName : SignResult.schemaName
-            return answer.message["schema"]?.string == expected && answer.message["reason"]?.string == "malformed"
-                && (expected == VerifyResult.schemaName || answer.message["status"]?.string == "rejected")
-        }, answered: { $0.id != nil })
+        let (problems, invalid, signer) = try await Self.run(
+            h, [(h.signInput, toSign), (h.verifyInput, toVerify)],
+            typed: { sent, answer in
+                let expected = verifyAccepts.contains(sent.schema) ? VerifyResult.schemaName : SignResult.schemaName
+                return answer.message["schema"]?.string == expected && answer.message["reason"]?.string == "malformed"
+                    && (expected == VerifyResult.schemaName || answer.message["status"]?.string == "rejected")
+            }, answered: { $0.id != nil })
         #expect(toSign.count + toVerify.count > 250)
         #expect(problems.isEmpty, "\(problems.count) problems: \(problems.prefix(40))")
         #expect(invalid.isEmpty, "\(invalid.prefix(10))")
@@ -47,7 +50,9 @@ struct SignerSchemaViolationTests {
                 $0["headers"] = .object(["SmileID-Partner-ID": .string(String(repeating: "p", count: 100_000))])
             },
             ServiceViolations.custom(VerifyRequest.schemaName, "a header name that is not a token", accepted: accepts) {
-                if case .object(var headers) = $0["headers"] { headers["SmileID Partner"] = .string("002"); $0["headers"] = .object(headers) }
+                if case .object(var headers) = $0["headers"] {
+                    headers["SmileID Partner"] = .string("002"); $0["headers"] = .object(headers)
+                }
             },
         ]
         let (problems, invalid, signer) = try await Self.run(h, [(h.verifyInput, cases)]) { _, answer in
@@ -58,13 +63,16 @@ struct SignerSchemaViolationTests {
     }
 
     /// Sends each list to its topic on one key, then a sentinel, and judges every answer.
-    static func run(_ h: SignerHarness, _ inputs: [(topic: String, sent: [ServiceViolations.Sent])],
-                    typed: @escaping (ServiceViolations.Sent, ServiceViolations.Answer) -> Bool = { _, _ in false },
-                    answered: @escaping (ServiceViolations.Sent) -> Bool = { _ in false })
+    static func run(
+        _ h: SignerHarness, _ inputs: [(topic: String, sent: [ServiceViolations.Sent])],
+        typed: @escaping (ServiceViolations.Sent, ServiceViolations.Answer) -> Bool = { _, _ in false },
+        answered: @escaping (ServiceViolations.Sent) -> Bool = { _ in false }
+    )
         async throws -> (problems: [String], invalid: [String], signer: ServiceProcess)
     {
-        let watcher = try AnswerWatcher(kafka: h.kafka, topics: [h.signOutput, h.verifyOutput, h.rejected],
-                                        fromStart: true, logger: h.logger)
+        let watcher = try AnswerWatcher(
+            kafka: h.kafka, topics: [h.signOutput, h.verifyOutput, h.rejected],
+            fromStart: true, logger: h.logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         let signer = try await h.startSigner("violations")
@@ -82,13 +90,25 @@ struct SignerSchemaViolationTests {
     static func issue10(_ accepts: Set<String>) throws -> [ServiceViolations.Sent] {
         let s = SignRequest.schemaName
         return try [
-            ServiceViolations.custom(s, "an extra top-level field", accepted: accepts) { $0["image_hash"] = .string(String(repeating: "a", count: 64)) },
+            ServiceViolations.custom(s, "an extra top-level field", accepted: accepts) {
+                $0["image_hash"] = .string(String(repeating: "a", count: 64))
+            },
             ServiceViolations.custom(s, "body_b64 YQ===", accepted: accepts) { $0["body_b64"] = .string("YQ===") },
-            ServiceViolations.custom(s, "timestamp 2025-02-30", accepted: accepts) { $0["timestamp"] = .string("2025-02-30T00:00:00.000Z") },
-            ServiceViolations.custom(s, "timestamp year 0000", accepted: accepts) { $0["timestamp"] = .string("0000-01-01T00:00:00.000Z") },
-            ServiceViolations.custom(s, "timestamp year 99999", accepted: accepts) { $0["timestamp"] = .string("99999-01-01T00:00:00.000Z") },
-            ServiceViolations.custom(s, "timestamp +05:30", accepted: accepts) { $0["timestamp"] = .string("2025-01-01T00:00:00+05:30") },
-            ServiceViolations.custom(s, "produced_at +05:30", accepted: accepts) { $0["produced_at"] = .string("2025-01-01T05:30:00+05:30") },
+            ServiceViolations.custom(s, "timestamp 2025-02-30", accepted: accepts) {
+                $0["timestamp"] = .string("2025-02-30T00:00:00.000Z")
+            },
+            ServiceViolations.custom(s, "timestamp year 0000", accepted: accepts) {
+                $0["timestamp"] = .string("0000-01-01T00:00:00.000Z")
+            },
+            ServiceViolations.custom(s, "timestamp year 99999", accepted: accepts) {
+                $0["timestamp"] = .string("99999-01-01T00:00:00.000Z")
+            },
+            ServiceViolations.custom(s, "timestamp +05:30", accepted: accepts) {
+                $0["timestamp"] = .string("2025-01-01T00:00:00+05:30")
+            },
+            ServiceViolations.custom(s, "produced_at +05:30", accepted: accepts) {
+                $0["produced_at"] = .string("2025-01-01T05:30:00+05:30")
+            },
             ServiceViolations.custom(s, "method \"\"", accepted: accepts) { $0["method"] = .string("") },
             ServiceViolations.custom(s, "a NUL in the partner id", accepted: accepts) {
                 $0["headers"] = .object(["SmileID-Partner-ID": .string("00\u{0}2")])

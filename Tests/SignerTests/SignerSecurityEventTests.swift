@@ -11,16 +11,20 @@ import Testing
 /// bad requests cannot flood `hallmark.security`. Through the running signer.
 @Suite("Signer security events", .serialized, .timeLimit(.minutes(10)))
 struct SignerSecurityEventTests {
-    static let allowedMembers: Set<String> = ["schema", "id", "produced_at", "service", "instance", "event", "severity",
-                                              "request_id", "reason", "partner_id", "count", "window_seconds"]
+    static let allowedMembers: Set<String> = [
+        "schema", "id", "produced_at", "service", "instance", "event", "severity",
+        "request_id", "reason", "partner_id", "count", "window_seconds",
+    ]
 
     @Test func badMACsAndReplaysRaiseEventsUpToAPartnerLimitThenOneSummary() async throws {
         let h = try await SignerHarness(secrets: ["v1": "k"], signing: "v1")
         defer { Task { await h.close() } }
-        let signer = try await h.startSigner("events", [
-            "HALLMARK_SIGNER_EVENTS_PER_PARTNER": "3", "HALLMARK_SIGNER_ALERT_WINDOW_SECONDS": "10",
-            "HALLMARK_SIGNER_ALERT_REJECTIONS": "1000",
-        ])
+        let signer = try await h.startSigner(
+            "events",
+            [
+                "HALLMARK_SIGNER_EVENTS_PER_PARTNER": "3", "HALLMARK_SIGNER_ALERT_WINDOW_SECONDS": "10",
+                "HALLMARK_SIGNER_ALERT_REJECTIONS": "1000",
+            ])
         let body = Data(#"{"job":"flood"}"#.utf8)
         var flood: [VerifyRequest] = []
         for _ in 0..<10 {
@@ -35,8 +39,9 @@ struct SignerSecurityEventTests {
         let all = flood + [quiet] + replays
         let results = try await h.results(h.verifyOutput, for: all.map(\.id))
         #expect((flood + [quiet]).allSatisfy { results[$0.id]?.first?["reason"] as? String == "bad_mac" })
-        #expect(replays.map { results[$0.id]?.first?["reason"] as? String ?? "accepted" }.sorted()
-            == ["accepted", "replay", "replay"])
+        #expect(
+            replays.map { results[$0.id]?.first?["reason"] as? String ?? "accepted" }.sorted()
+                == ["accepted", "replay", "replay"])
 
         // The flood's summary comes when its window ends; the events are keyed by partner, so
         // they arrive on several partitions, each at its own pace: wait for every kind expected.
@@ -61,9 +66,10 @@ struct SignerSecurityEventTests {
         #expect(!events.contains { $0["event"] as? String == "rejection_rate" })
 
         // Partner and reason only: never the MAC, a header or the body.
-        let secrets = Set((flood + [quiet] + replays).flatMap { r in
-            [r.headers["SmileID-Request-Mac"]!, r.bodyB64, r.headers["SmileID-Request-Timestamp"]!]
-        })
+        let secrets = Set(
+            (flood + [quiet] + replays).flatMap { r in
+                [r.headers["SmileID-Request-Mac"]!, r.bodyB64, r.headers["SmileID-Request-Timestamp"]!]
+            })
         for event in events {
             #expect(Set(event.keys).isSubset(of: Self.allowedMembers), "\(event.keys.sorted())")
             let text = String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self)
@@ -79,15 +85,19 @@ struct SignerSecurityEventTests {
     @Test func manyPartnersCannotFloodTheTopicEither() async throws {
         let h = try await SignerHarness(secrets: ["v1": "k"], signing: "v1")
         defer { Task { await h.close() } }
-        let signer = try await h.startSigner("spread", [
-            "HALLMARK_SIGNER_EVENTS_PER_PARTNER": "3", "HALLMARK_SIGNER_EVENTS_PER_WINDOW": "5",
-            "HALLMARK_SIGNER_ALERT_WINDOW_SECONDS": "10", "HALLMARK_SIGNER_ALERT_REJECTIONS": "1000",
-        ])
+        let signer = try await h.startSigner(
+            "spread",
+            [
+                "HALLMARK_SIGNER_EVENTS_PER_PARTNER": "3", "HALLMARK_SIGNER_EVENTS_PER_WINDOW": "5",
+                "HALLMARK_SIGNER_ALERT_WINDOW_SECONDS": "10", "HALLMARK_SIGNER_ALERT_REJECTIONS": "1000",
+            ])
         let body = Data("x".utf8)
         var requests: [VerifyRequest] = []
         for i in 0..<12 {
-            requests.append(Fixtures.verify(try Fixtures.signedHeaders(secret: "wrong", partner: "p-\(i)", body: body),
-                                            body: body))
+            requests.append(
+                Fixtures.verify(
+                    try Fixtures.signedHeaders(secret: "wrong", partner: "p-\(i)", body: body),
+                    body: body))
         }
         for r in requests { try await h.send(h.verifyInput, key: "spread", message: r) }
         let results = try await h.results(h.verifyOutput, for: requests.map(\.id))

@@ -20,8 +20,10 @@ struct SignerServiceTests {
         for body in [Fixtures.vectorABody, Data()] {
             let id = MessageID.random()
             signIDs.append(id)
-            try await h.send(h.signInput, key: "002", message: SignRequest(
-                id: id, producedAt: Timestamp.now(), headers: Fixtures.vectorHeaders, bodyB64: body.base64EncodedString()))
+            try await h.send(
+                h.signInput, key: "002",
+                message: SignRequest(
+                    id: id, producedAt: Timestamp.now(), headers: Fixtures.vectorHeaders, bodyB64: body.base64EncodedString()))
         }
         var a = Fixtures.vectorHeaders
         a["SmileID-Request-Mac"] = Fixtures.vectorAMAC
@@ -29,11 +31,14 @@ struct SignerServiceTests {
         b["SmileID-Request-Mac"] = Fixtures.vectorBMAC
         let zip = try Fixtures.vectorDZip(
             infoJSON: #"{"timestamp":"\#(Fixtures.vectorTimestamp)","mac":"\#(Fixtures.vectorDMAC)"}"#)
-        let requests = [Fixtures.verify(a, body: Fixtures.vectorABody), Fixtures.verify(b, body: Data()),
-                        Fixtures.verify(["SmileID-Partner-ID": "002", "Content-Type": "application/zip"], body: zip)]
+        let requests = [
+            Fixtures.verify(a, body: Fixtures.vectorABody), Fixtures.verify(b, body: Data()),
+            Fixtures.verify(["SmileID-Partner-ID": "002", "Content-Type": "application/zip"], body: zip),
+        ]
         for r in requests {
-            try SchemaCheck.validate(try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(r))),
-                                     against: VerifyRequest.schemaName)
+            try SchemaCheck.validate(
+                try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(r))),
+                against: VerifyRequest.schemaName)
             try await h.send(h.verifyInput, key: "002", message: r)
         }
         let signed = try await h.results(h.signOutput, for: signIDs)
@@ -71,12 +76,26 @@ struct SignerServiceTests {
             ("bad_mac", Fixtures.verify(tamperedHeader, body: body)),
             ("bad_mac", Fixtures.verify(removedHeader, body: body)),
             ("missing_header", Fixtures.verify(removedMAC, body: body)),
-            ("stale_timestamp", Fixtures.verify(try Fixtures.signedHeaders(
-                secret: "s3cret-one", timestamp: Timestamp.format(Date().addingTimeInterval(-400)), body: body), body: body)),
-            ("future_timestamp", Fixtures.verify(try Fixtures.signedHeaders(
-                secret: "s3cret-one", timestamp: Timestamp.format(Date().addingTimeInterval(400)), body: body), body: body)),
-            ("accepted", Fixtures.verify(try Fixtures.signedHeaders(secret: "s3cret-one", partner: "ios", body: iosCanonical),
-                                         body: Data(#"{"b":1,"a":"x\/y"}"#.utf8))),
+            (
+                "stale_timestamp",
+                Fixtures.verify(
+                    try Fixtures.signedHeaders(
+                        secret: "s3cret-one", timestamp: Timestamp.format(Date().addingTimeInterval(-400)), body: body),
+                    body: body)
+            ),
+            (
+                "future_timestamp",
+                Fixtures.verify(
+                    try Fixtures.signedHeaders(
+                        secret: "s3cret-one", timestamp: Timestamp.format(Date().addingTimeInterval(400)), body: body), body: body
+                )
+            ),
+            (
+                "accepted",
+                Fixtures.verify(
+                    try Fixtures.signedHeaders(secret: "s3cret-one", partner: "ios", body: iosCanonical),
+                    body: Data(#"{"b":1,"a":"x\/y"}"#.utf8))
+            ),
         ]
         for (_, r) in cases { try await h.send(h.verifyInput, key: r.headers["SmileID-Partner-ID"], message: r) }
         let first = try await h.results(h.verifyOutput, for: cases.map(\.1.id))
@@ -114,8 +133,11 @@ struct SignerServiceTests {
         let body = Data("rotation".utf8)
         func signOnce() async throws -> String? {
             let id = MessageID.random()
-            try await h.send(h.signInput, key: "p", message: SignRequest(
-                id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p"], bodyB64: body.base64EncodedString()))
+            try await h.send(
+                h.signInput, key: "p",
+                message: SignRequest(
+                    id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p"], bodyB64: body.base64EncodedString()
+                ))
             return try await h.results(h.signOutput, for: [id])[id]?.first?["secret_version"] as? String
         }
         func verifyOnce(_ secret: String) async throws -> String? {
@@ -141,9 +163,11 @@ struct SignerServiceTests {
         let expected = ["v1 key_added", "v1 current_key_changed", "v2 key_added", "v2 current_key_changed", "v1 key_removed"]
         var trail: [String] = []
         let recorded = try await eventually {
-            let rows = try await h.pool.query("""
+            let rows = try await h.pool.query(
+                """
                 SELECT record FROM \(unescaped: h.schema).hallmark_audit ORDER BY sequence
-                """).decode(Data.self)
+                """
+            ).decode(Data.self)
             let records = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
             #expect(records.allSatisfy { $0.action == .signingSecretRotation && $0.actor == .service })
             trail = records.map { "\($0.keyID ?? "") \($0.reason ?? "")" }
@@ -151,7 +175,9 @@ struct SignerServiceTests {
         }
         #expect(recorded && trail == expected)
         let audit = try await h.pool.query("SELECT record FROM \(unescaped: h.schema).hallmark_audit").decode(Data.self)
-        for row in audit { for secret in ["first-secret", "second-secret"] { #expect(!String(decoding: row, as: UTF8.self).contains(secret)) } }
+        for row in audit {
+            for secret in ["first-secret", "second-secret"] { #expect(!String(decoding: row, as: UTF8.self).contains(secret)) }
+        }
         #expect(try await AuditChainCheck.run(schema: h.schema, pool: h.pool).problem == nil)
     }
 }

@@ -45,12 +45,16 @@ struct SignerUnitTests {
         // 3000 bytes in one image file are 4000 bytes of base64: the least budget that admits it.
         #expect(c.zipLimits.largestReservation == 4000)
         let error = #expect(throws: ConfigurationError.self) {
-            try SignerConfiguration.fromEnvironment(["HALLMARK_SIGNER_MAX_ZIP_BYTES": "3000",
-                                                     "HALLMARK_SIGNER_ZIP_MEMORY_BYTES": "3999"])
+            try SignerConfiguration.fromEnvironment([
+                "HALLMARK_SIGNER_MAX_ZIP_BYTES": "3000",
+                "HALLMARK_SIGNER_ZIP_MEMORY_BYTES": "3999",
+            ])
         }
         #expect(error?.variable == "HALLMARK_SIGNER_ZIP_MEMORY_BYTES")
-        for (name, value) in [("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", "0"), ("HALLMARK_SIGNER_ZIP_WORKERS", "65"),
-                              ("HALLMARK_SIGNER_ZIP_MEMORY_BYTES", "-1")] {
+        for (name, value) in [
+            ("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", "0"), ("HALLMARK_SIGNER_ZIP_WORKERS", "65"),
+            ("HALLMARK_SIGNER_ZIP_MEMORY_BYTES", "-1"),
+        ] {
             let error = #expect(throws: ConfigurationError.self) { try SignerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.variable == name)
         }
@@ -70,9 +74,11 @@ struct SignerUnitTests {
         for text in ["\(set)", "\(set.signing)", String(reflecting: set.signing), "\(set.versions)"] {
             #expect(!text.contains("very-secret"))
         }
-        let fromEnv = try SecretSet.load(directory: nil, environment: [
-            "HALLMARK_SIGNER_SECRET_V7": "x", "HALLMARK_SIGNER_SIGNING_VERSION": "V7",
-        ], variablePrefix: "HALLMARK_SIGNER_")
+        let fromEnv = try SecretSet.load(
+            directory: nil,
+            environment: [
+                "HALLMARK_SIGNER_SECRET_V7": "x", "HALLMARK_SIGNER_SIGNING_VERSION": "V7",
+            ], variablePrefix: "HALLMARK_SIGNER_")
         #expect(fromEnv.signing.version == "v7")
     }
 
@@ -111,9 +117,10 @@ struct SignerUnitTests {
         let direct = try salts.map {
             try PBKDF2.deriveSHA256(password: Data("test-secret".utf8), salt: $0, iterations: SmileIDSignature.iterations)
         }
-        let pooled = try await pool.derive(salts.map {
-            PBKDF2.Request(password: Data("test-secret".utf8), salt: $0, iterations: SmileIDSignature.iterations)
-        })
+        let pooled = try await pool.derive(
+            salts.map {
+                PBKDF2.Request(password: Data("test-secret".utf8), salt: $0, iterations: SmileIDSignature.iterations)
+            })
         #expect(pooled == direct)
     }
 

@@ -14,10 +14,13 @@ struct SignerZipTests {
     static let headers = ["SmileID-Partner-ID": "p-zip", "Content-Type": "application/zip"]
 
     /// An upload of `files` with a `security_info.json` signed under `secret` (SIGN-FILES).
-    static func signedUpload(_ files: [ZipForge.Entry], plain: [(String, Data)], secret: String,
-                             timestamp: String = Timestamp.now()) throws -> Data {
-        let mac = try SmileIDFileSignature.sign(secret: secret, timestamp: timestamp,
-                                                files: plain.map { .init(name: $0.0, contents: $0.1) })
+    static func signedUpload(
+        _ files: [ZipForge.Entry], plain: [(String, Data)], secret: String,
+        timestamp: String = Timestamp.now()
+    ) throws -> Data {
+        let mac = try SmileIDFileSignature.sign(
+            secret: secret, timestamp: timestamp,
+            files: plain.map { .init(name: $0.0, contents: $0.1) })
         return ZipCheck.upload(files, info: try SmileIDSecurityInfo(mac: mac, timestamp: timestamp).jsonData()).build()
     }
 
@@ -54,8 +57,13 @@ struct SignerZipTests {
             ("encrypted", ZipCheck.upload([encrypted]).build(), "malformed"),
             ("bzip2", ZipCheck.upload([bzip2]).build(), "malformed"),
             ("truncated", valid.prefix(valid.count - 30), "malformed"),
-            ("duplicate", ZipCheck.upload([ZipForge.Entry("a/secret-name-marker.txt"),
-                                           ZipForge.Entry("b/secret-name-marker.txt")]).build(), "malformed"),
+            (
+                "duplicate",
+                ZipCheck.upload([
+                    ZipForge.Entry("a/secret-name-marker.txt"),
+                    ZipForge.Entry("b/secret-name-marker.txt"),
+                ]).build(), "malformed"
+            ),
             ("info twice", ZipCheck.upload([ZipForge.Entry("x/security_info.json", ZipCheck.info)]).build(), "malformed"),
             ("traversal", ZipCheck.upload([ZipForge.Entry("../secret-name-marker.txt", marker)]).build(), "malformed"),
             ("no security info", ZipForge([ZipForge.Entry("info.json", marker)]).build(), "missing_header"),
@@ -97,9 +105,11 @@ struct SignerZipTests {
     /// resident memory grows by far less than the 360 MiB they would hold together.
     @Test func manyLargeLegalZipsStayWithinTheBudget() async throws {
         let h = try await SignerHarness(secrets: ["v1": "big-secret"], signing: "v1")
-        let signer = try await h.startSigner("budget", [
-            "HALLMARK_SIGNER_MAX_ZIP_BYTES": "\(32 << 20)", "HALLMARK_SIGNER_ZIP_MEMORY_BYTES": "\(64 << 20)",
-        ])
+        let signer = try await h.startSigner(
+            "budget",
+            [
+                "HALLMARK_SIGNER_MAX_ZIP_BYTES": "\(32 << 20)", "HALLMARK_SIGNER_ZIP_MEMORY_BYTES": "\(64 << 20)",
+            ])
         let warmUp = Fixtures.verify(Self.headers, body: try Self.validUpload(secret: "big-secret", marker: "warm"))
         try await h.send(h.verifyInput, key: "p-zip", message: warmUp)
         #expect(try await h.results(h.verifyOutput, for: [warmUp.id])[warmUp.id]?.first?["verdict"] as? String == "accepted")
@@ -111,8 +121,9 @@ struct SignerZipTests {
         var requests: [VerifyRequest] = []
         for i in 0..<12 {
             let index = Data(String(format: "%03d", i).utf8)
-            let body = try Self.signedUpload([data, ZipForge.Entry("n.txt", index)],
-                                             plain: [("data.bin", zeros), ("n.txt", index)], secret: "big-secret")
+            let body = try Self.signedUpload(
+                [data, ZipForge.Entry("n.txt", index)],
+                plain: [("data.bin", zeros), ("n.txt", index)], secret: "big-secret")
             requests.append(Fixtures.verify(["SmileID-Partner-ID": "p\(i)"], body: body))
         }
         let pid = signer.process.processIdentifier

@@ -86,5 +86,9 @@ struct ZipMemoryBudgetTests {
 final class LiveBytes: Sendable {
     private let state = Mutex((now: 0, most: 0))
     var most: Int { state.withLock { $0.most } }
-    func add(_ bytes: Int) { state.withLock { $0.now += bytes; $0.most = max($0.most, $0.now) } }
+    func add(_ bytes: Int) {
+        state.withLock {
+            $0.now += bytes; $0.most = max($0.most, $0.now)
+        }
+    }
 }

@@ -19,8 +19,10 @@ struct ZipReaderTests {
         // Stored rather than deflated, by ZIPFoundation too.
         let archive = try Archive(data: Data(), accessMode: .create)
         for (name, contents) in [("si_selfie_1.jpg", Data("S".utf8)), ("security_info.json", Data(info.utf8))] {
-            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(contents.count),
-                                 compressionMethod: .none) { position, size in
+            try archive.addEntry(
+                with: name, type: .file, uncompressedSize: Int64(contents.count),
+                compressionMethod: .none
+            ) { position, size in
                 contents.subdata(in: Int(position)..<(Int(position) + size))
             }
         }
@@ -33,8 +35,10 @@ struct ZipReaderTests {
     /// chunks are no multiple of 3, so base64 carries cross chunk edges).
     @Test func streamedSigningDataMatchesTheReference() throws {
         var rng = SplitMix64(seed: 7)
-        let names = ["info.json", "si_selfie_1.jpg", "si_liveness_2.jpg", "si_document_front.jpg", "notes.txt",
-                     "si_document_back.png", "a.bin"]
+        let names = [
+            "info.json", "si_selfie_1.jpg", "si_liveness_2.jpg", "si_document_front.jpg", "notes.txt",
+            "si_document_back.png", "a.bin",
+        ]
         for round in 0..<24 {
             var entries: [ZipForge.Entry] = []
             var files: [SmileIDFileSignature.File] = []
@@ -42,8 +46,9 @@ struct ZipReaderTests {
                 let size = [0, 1, 2, 3, 65_535, 65_536, 65_537, Int.random(in: 0...300_000, using: &rng)]
                     .randomElement(using: &rng)!
                 let contents = Data((0..<size).map { _ in UInt8.random(in: 0...3, using: &rng) })
-                var entry = ZipForge.Entry(round % 3 == 0 ? "folder/\(name)" : name, contents,
-                                           method: Bool.random(using: &rng) ? 8 : 0)
+                var entry = ZipForge.Entry(
+                    round % 3 == 0 ? "folder/\(name)" : name, contents,
+                    method: Bool.random(using: &rng) ? 8 : 0)
                 entry.descriptor = Bool.random(using: &rng)
                 entry.descriptorSignature = Bool.random(using: &rng)
                 entry.zip64 = round % 4 == 1
@@ -71,8 +76,9 @@ struct ZipReaderTests {
         let gib = Deflate.zeros(mebibytes: 1024)
         var honest = ZipForge.Entry("si_selfie.jpg")
         (honest.data, honest.declaredSize, honest.crc) = (gib, 1 << 30, 0)
-        #expect(ZipCheck.outcome(ZipCheck.upload([honest]).build(), within: .seconds(1))
-            == "an entry declares more than the 67108864-byte cap")
+        #expect(
+            ZipCheck.outcome(ZipCheck.upload([honest]).build(), within: .seconds(1))
+                == "an entry declares more than the 67108864-byte cap")
 
         for declared in [1024, (64 << 20) - 4096] {
             var liar = honest
@@ -90,13 +96,15 @@ struct ZipReaderTests {
             (part.name, part.declaredSize) = ("part\(i).bin", 30 << 20)
             parts.append(part)
         }
-        #expect(ZipCheck.outcome(ZipCheck.upload(parts).build(), within: .seconds(1))
-            == "the entries declare more than the 67108864-byte cap")
+        #expect(
+            ZipCheck.outcome(ZipCheck.upload(parts).build(), within: .seconds(1))
+                == "the entries declare more than the 67108864-byte cap")
         // Under a lower cap the same lie stops at the cap.
         var small = honest
         small.declaredSize = 8 << 20
-        #expect(ZipCheck.outcome(ZipCheck.upload([small]).build(), limits: ZipLimits(maxInflatedBytes: 4 << 20))
-            == "an entry declares more than the 4194304-byte cap")
+        #expect(
+            ZipCheck.outcome(ZipCheck.upload([small]).build(), limits: ZipLimits(maxInflatedBytes: 4 << 20))
+                == "an entry declares more than the 4194304-byte cap")
     }
 
     /// 42.zip-style nesting is just data: an inner bomb archive is signed as bytes, never opened.
@@ -124,15 +132,23 @@ struct ZipReaderTests {
         #expect(variant { $0.localCRC = 7 } == disagree)
         #expect(variant { $0.localMethod = 0 } == "a local header disagrees with the central directory (flags, method or name)")
         #expect(variant { $0.localFlags = 0 } == "a local header disagrees with the central directory (flags, method or name)")
-        #expect(variant { $0.localName = "other.json" } == "a local header disagrees with the central directory (flags, method or name)")
-        #expect(variant { $0.method = 0; $0.declaredSize = 9_000 } == "a stored entry's sizes disagree")
+        #expect(
+            variant { $0.localName = "other.json" }
+                == "a local header disagrees with the central directory (flags, method or name)")
+        #expect(
+            variant {
+                $0.method = 0; $0.declaredSize = 9_000
+            } == "a stored entry's sizes disagree")
         // A compressed size that cuts the stream short, or leaves bytes after it.
         let deflated = Deflate.raw(contents)
         #expect(variant { $0.data = deflated.prefix(deflated.count - 4) } == "an entry's deflate stream is truncated")
         #expect(variant { $0.data = deflated + Data([1, 2, 3]) } == "an entry has bytes after its deflate stream")
         #expect(variant { $0.data = Data(repeating: 0xFF, count: 64) } == "an entry's deflate stream is corrupt")
         // A data descriptor that disagrees with the central record.
-        #expect(variant { $0.descriptor = true; $0.crc = 9 } == "an entry fails its CRC-32")  // descriptor agrees, data not
+        #expect(
+            variant {
+                $0.descriptor = true; $0.crc = 9
+            } == "an entry fails its CRC-32")  // descriptor agrees, data not
         var lyingDescriptor = ZipForge.Entry("info.json", contents)
         lyingDescriptor.descriptor = true
         var body = ZipCheck.upload([lyingDescriptor]).build()
@@ -148,8 +164,9 @@ struct ZipReaderTests {
         for huge: UInt64 in [1 << 40, UInt64(Int64.max), UInt64.max] {
             var entry = honest
             entry.declaredSize = huge
-            #expect(ZipCheck.outcome(ZipCheck.upload([entry]).build(), within: .seconds(1))
-                == "an entry declares more than the 67108864-byte cap")
+            #expect(
+                ZipCheck.outcome(ZipCheck.upload([entry]).build(), within: .seconds(1))
+                    == "an entry declares more than the 67108864-byte cap")
         }
         var offset = honest
         offset.offsetOverride = 0xFFFF_FFF0
@@ -170,8 +187,9 @@ struct ZipReaderTests {
         let files = (0..<255).map { ZipForge.Entry("f\($0).txt", Data([UInt8($0)]), method: 0) }
         #expect(ZipCheck.outcome(ZipCheck.upload(files).build()) == "read")
         let over = files + [ZipForge.Entry("one-more.txt")]
-        #expect(ZipCheck.outcome(ZipCheck.upload(over).build(), within: .seconds(1))
-            == "the archive has more than 256 entries")
+        #expect(
+            ZipCheck.outcome(ZipCheck.upload(over).build(), within: .seconds(1))
+                == "the archive has more than 256 entries")
         var claims = ZipCheck.upload([ZipForge.Entry("a.txt")])
         claims.countOverride = 60_000
         #expect(ZipCheck.outcome(claims.build(), within: .seconds(1)) == "the archive has more than 256 entries")
@@ -183,8 +201,9 @@ struct ZipReaderTests {
         for method: UInt16 in [1, 9, 12, 14, 93, 99] {
             var entry = ZipForge.Entry("info.json", Data("x".utf8), method: method)
             entry.data = Data("x".utf8)
-            #expect(ZipCheck.outcome(ZipCheck.upload([entry]).build())
-                == "an entry uses a compression method other than stored or deflate")
+            #expect(
+                ZipCheck.outcome(ZipCheck.upload([entry]).build())
+                    == "an entry uses a compression method other than stored or deflate")
         }
         for flag: UInt16 in [0x0001, 0x0041, 0x2000] {
             var entry = ZipForge.Entry("info.json", Data("x".utf8))
@@ -196,7 +215,8 @@ struct ZipReaderTests {
         #expect(ZipCheck.outcome(ZipCheck.upload([patched]).build()) == "an entry has unsupported flags")
         var link = ZipForge.Entry("si_selfie.jpg", Data("/etc/passwd".utf8), method: 0)
         link.externalAttributes = 0o120777 << 16
-        #expect(ZipCheck.outcome(ZipCheck.upload([link]).build())
-            == "an entry is neither a regular file nor a folder (a link or device)")
+        #expect(
+            ZipCheck.outcome(ZipCheck.upload([link]).build())
+                == "an entry is neither a regular file nor a folder (a link or device)")
     }
 }

@@ -7,8 +7,10 @@ import Testing
 /// random corruption. Every case is a `.zip` refusal (or a read), never a crash or a hang.
 @Suite("Zip structure", .timeLimit(.minutes(3)))
 struct ZipStructureTests {
-    static let valid = ZipCheck.upload([ZipForge.Entry("info.json", Data(#"{"a":1}"#.utf8)),
-                                        ZipForge.Entry("si_selfie_1.jpg", Data(repeating: 7, count: 5000))]).build()
+    static let valid = ZipCheck.upload([
+        ZipForge.Entry("info.json", Data(#"{"a":1}"#.utf8)),
+        ZipForge.Entry("si_selfie_1.jpg", Data(repeating: 7, count: 5000)),
+    ]).build()
 
     @Test func everyTruncationIsRefused() throws {
         #expect(ZipCheck.outcome(Self.valid) == "read")
@@ -35,7 +37,9 @@ struct ZipStructureTests {
         var commented = ZipCheck.upload([ZipForge.Entry("info.json")])
         commented.comment = Data("a comment".utf8)
         #expect(ZipCheck.outcome(commented.build()) == "read")
-        #expect(ZipCheck.outcome(Data("PK\u{3}\u{4}".utf8) + Data(count: 40)) == "no end of central directory record closes the archive")
+        #expect(
+            ZipCheck.outcome(Data("PK\u{3}\u{4}".utf8) + Data(count: 40))
+                == "no end of central directory record closes the archive")
     }
 
     @Test func securityInfoMustBeThereOnceAndSmall() throws {

@@ -36,7 +36,8 @@ public struct EncryptionPolicy: Sendable, Hashable {
         guard encryption else { return .encryptionDisabled }
         if let path, excludedPaths.contains(where: { $0.matches(path) }) { return .excludedPath }
         if honourSkipHeader, let skip = HeaderMap.value(Self.skipHeader, in: headers),
-           skip.trimmingCharacters(in: .whitespaces).lowercased() != "false" {
+            skip.trimmingCharacters(in: .whitespaces).lowercased() != "false"
+        {
             return .skipHeader
         }
         if !s3Uploads, let host = HeaderMap.value("Host", in: headers), isS3(host: host) { return .s3Upload }
@@ -64,12 +65,14 @@ extension EncryptionPolicy {
         }
         policy.encryption = try settings.flag("HALLMARK_GATEWAY_ENCRYPTION", default: policy.encryption)
         if settings.string("HALLMARK_GATEWAY_EXCLUDED_PATHS") != nil {
-            policy.excludedPaths = try patterns(settings.list("HALLMARK_GATEWAY_EXCLUDED_PATHS", default: []),
-                                                variable: "HALLMARK_GATEWAY_EXCLUDED_PATHS")
+            policy.excludedPaths = try patterns(
+                settings.list("HALLMARK_GATEWAY_EXCLUDED_PATHS", default: []),
+                variable: "HALLMARK_GATEWAY_EXCLUDED_PATHS")
         }
         policy.honourSkipHeader = try settings.flag("HALLMARK_GATEWAY_HONOUR_SKIP_HEADER", default: policy.honourSkipHeader)
-        policy.multipartMetadata = try settings.flag("HALLMARK_GATEWAY_MULTIPART_METADATA",
-                                                     default: policy.multipartMetadata)
+        policy.multipartMetadata = try settings.flag(
+            "HALLMARK_GATEWAY_MULTIPART_METADATA",
+            default: policy.multipartMetadata)
         policy.s3Uploads = try settings.flag("HALLMARK_GATEWAY_S3_UPLOADS", default: policy.s3Uploads)
         policy.s3Hosts = settings.list("HALLMARK_GATEWAY_S3_HOSTS", default: policy.s3Hosts)
         return policy

@@ -16,8 +16,9 @@ extension EnvelopeProcessor {
         guard message.kafka.topic == configuration.decryptInput else { return nil }
         let reason = DecryptResult.Reason(rawValue: message.resultReason) ?? .malformed
         metrics.decryptRejected[reason]?.increment()
-        let result = DecryptResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                   requestID: message.id, reason: reason)
+        let result = DecryptResult(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.id, reason: reason)
         return [try .json(topic: message.replyTopic(or: configuration.decryptOutput), key: message.key, result)]
     }
 }
@@ -30,11 +31,14 @@ extension EnvelopeProcessor {
     ]
 
     /// A rejected encrypt result, counted: `reason` when the schema lists it, else `malformed`.
-    func rejection(_ id: String, _ requestID: String, _ correlationID: String, reason: String,
-                   upstream: String? = nil) -> CarrierRejection<EncryptResult> {
+    func rejection(
+        _ id: String, _ requestID: String, _ correlationID: String, reason: String,
+        upstream: String? = nil
+    ) -> CarrierRejection<EncryptResult> {
         let reason = Self.encryptRejectionReasons.contains(reason) ? reason : "malformed"
         metrics.encryptRejected(reason).increment()
-        return CarrierRejection(id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
-                                reason: reason, upstreamReason: upstream)
+        return CarrierRejection(
+            id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
+            reason: reason, upstreamReason: upstream)
     }
 }

@@ -30,8 +30,10 @@ public struct EnvelopeProcessor: StageProcessor {
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
-    public init(configuration: GatewayConfiguration, secrets: SecretStore, deriver: KeyDeriver, events: GatewayEvents,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        configuration: GatewayConfiguration, secrets: SecretStore, deriver: KeyDeriver, events: GatewayEvents,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.configuration = configuration
         self.events = events
         self.secrets = secrets
@@ -42,8 +44,10 @@ public struct EnvelopeProcessor: StageProcessor {
 
     /// The stage's inputs: each topic with the carriers it takes.
     public var inputs: [StageInput] {
-        [StageInput(topic: configuration.encryptInput, schemas: configuration.encryptSchemas),
-         StageInput(topic: configuration.decryptInput, schemas: configuration.decryptSchemas)]
+        [
+            StageInput(topic: configuration.encryptInput, schemas: configuration.encryptSchemas),
+            StageInput(topic: configuration.decryptInput, schemas: configuration.decryptSchemas),
+        ]
     }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
@@ -52,13 +56,19 @@ public struct EnvelopeProcessor: StageProcessor {
         // `upstream_rejected`, never processed.
         if let reason = RequestCarrier.rejection(in: message.fields) {
             if message.kafka.topic == configuration.encryptInput {
-                return .upstream(message, rejection(message.resultID, message.header.id, message.correlationID,
-                                                    reason: CarrierRejection<EncryptResult>.upstreamRejected, upstream: reason))
+                return .upstream(
+                    message,
+                    rejection(
+                        message.resultID, message.header.id, message.correlationID,
+                        reason: CarrierRejection<EncryptResult>.upstreamRejected, upstream: reason))
             }
             metrics.decryptRejected[.upstreamRejected]?.increment()
-            return .decrypted(message, DecryptResult(id: message.resultID, producedAt: Timestamp.now(),
-                                                     correlationID: message.correlationID, requestID: message.header.id,
-                                                     reason: .upstreamRejected, upstreamReason: reason), events: [])
+            return .decrypted(
+                message,
+                DecryptResult(
+                    id: message.resultID, producedAt: Timestamp.now(),
+                    correlationID: message.correlationID, requestID: message.header.id,
+                    reason: .upstreamRejected, upstreamReason: reason), events: [])
         }
         let carrier = try message.decode(RequestCarrier.self)
         let body = try carrier.body()
@@ -74,10 +84,12 @@ public struct EnvelopeProcessor: StageProcessor {
             case .passedThrough(let reason):
                 metrics.passedThrough[reason]?.increment()
             }
-            return .encrypted(message, EncryptResult(
-                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                requestID: message.header.id, decision: output.decision, headers: output.headers,
-                bodyB64: output.body.base64EncodedString(), method: carrier.method, path: carrier.path))
+            return .encrypted(
+                message,
+                EncryptResult(
+                    id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                    requestID: message.header.id, decision: output.decision, headers: output.headers,
+                    bodyB64: output.body.base64EncodedString(), method: carrier.method, path: carrier.path))
         }
         let result: DecryptResult
         var raised: [StageOutput] = []
@@ -85,15 +97,18 @@ public struct EnvelopeProcessor: StageProcessor {
         case .decrypted(let headers, let plaintext):
             metrics.decrypted.increment()
             metrics.decryptedBytes.increment(by: plaintext.count)
-            result = DecryptResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                   requestID: message.header.id, headers: headers,
-                                   bodyB64: plaintext.base64EncodedString(), method: carrier.method, path: carrier.path)
+            result = DecryptResult(
+                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                requestID: message.header.id, headers: headers,
+                bodyB64: plaintext.base64EncodedString(), method: carrier.method, path: carrier.path)
         case .rejected(let reason):
             metrics.decryptRejected[reason]?.increment()
-            result = DecryptResult(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                   requestID: message.header.id, reason: reason)
-            raised = try events.decrypt(message, partner: HeaderMap.value(HeaderMap.partner, in: carrier.headers),
-                                        reason: reason)
+            result = DecryptResult(
+                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                requestID: message.header.id, reason: reason)
+            raised = try events.decrypt(
+                message, partner: HeaderMap.value(HeaderMap.partner, in: carrier.headers),
+                reason: reason)
         }
         return .decrypted(message, result, events: raised)
     }
@@ -102,13 +117,20 @@ public struct EnvelopeProcessor: StageProcessor {
         try batch.map { item in
             switch item {
             case .encrypted(let message, let result):
-                .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput),
-                                    key: Self.key(message, result.headers), result)])
+                .outputs([
+                    try .json(
+                        topic: message.replyTopic(or: configuration.encryptOutput),
+                        key: Self.key(message, result.headers), result)
+                ])
             case .upstream(let message, let result):
                 .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput), key: message.key, result)])
             case .decrypted(let message, let result, let events):
-                .outputs([try .json(topic: message.replyTopic(or: configuration.decryptOutput),
-                                    key: Self.key(message, result.headers ?? [:]), result)] + events)
+                .outputs(
+                    [
+                        try .json(
+                            topic: message.replyTopic(or: configuration.decryptOutput),
+                            key: Self.key(message, result.headers ?? [:]), result)
+                    ] + events)
             }
         }
     }

@@ -36,7 +36,8 @@ public struct PayloadDecryptor: Sendable {
         // `SmileID-Content-Encrypted` is exactly `true`, as ENC-1 writes it (like the version,
         // compared exactly): any other value, `TRUE` included, does not say the body is encrypted.
         guard let version = lower["smileid-encryption-version"], let requestID = lower["smileid-request-id"],
-              !requestID.isEmpty, lower["smileid-content-encrypted"] == "true" else {
+            !requestID.isEmpty, lower["smileid-content-encrypted"] == "true"
+        else {
             return .rejected(.missingHeader)
         }
         guard version == SmileIDEnvelope.currentVersion else { return .rejected(.unsupportedVersion) }
@@ -50,8 +51,10 @@ public struct PayloadDecryptor: Sendable {
                 for field in SmileIDEncryption.multipartFields {
                     guard let index = try parts.uniquePart(named: field + "_encrypted") else { continue }
                     let text = String(decoding: parts.parts[index].body, as: UTF8.self)
-                    sealed.append(Sealed(envelope: try SmileIDEnvelope.parse(Base64.decode(text)),
-                                         requestID: "\(requestID):\(field)", part: (index, field)))
+                    sealed.append(
+                        Sealed(
+                            envelope: try SmileIDEnvelope.parse(Base64.decode(text)),
+                            requestID: "\(requestID):\(field)", part: (index, field)))
                 }
                 guard !sealed.isEmpty else { return .rejected(.malformedEnvelope) }
             } else {
@@ -68,8 +71,9 @@ public struct PayloadDecryptor: Sendable {
                 return .rejected(.unsupportedVersion)
             }
             guard let iv = try? Base64.decode(e.iv, length: AESGCM256.nonceLength),
-                  let tag = try? Base64.decode(e.authTag, length: AESGCM256.tagLength),
-                  let ciphertext = try? Base64.decode(e.encryptedData) else { return .rejected(.malformedEnvelope) }
+                let tag = try? Base64.decode(e.authTag, length: AESGCM256.tagLength),
+                let ciphertext = try? Base64.decode(e.encryptedData)
+            else { return .rejected(.malformedEnvelope) }
             guard let stamp = Timestamp.parse(e.timestamp) else { return .rejected(.malformedEnvelope) }
             guard abs(stamp.timeIntervalSince(now)) <= window else { return .rejected(.staleTimestamp) }
             boxes.append(AESGCM256.Sealed(nonce: iv, ciphertext: ciphertext, tag: tag))
@@ -83,8 +87,9 @@ public struct PayloadDecryptor: Sendable {
         for name in GatewayHeaders.added { HeaderMap.remove(name, from: &out) }
         guard var multipart else {
             let plaintext = plaintexts[0]
-            HeaderMap.set("Content-Type", ZipUpload.looksLikeZip(plaintext) ? "application/zip" : "application/json",
-                          in: &out)
+            HeaderMap.set(
+                "Content-Type", ZipUpload.looksLikeZip(plaintext) ? "application/zip" : "application/json",
+                in: &out)
             HeaderMap.correctLength(plaintext.count, in: &out)
             return .decrypted(headers: out, body: plaintext)
         }

@@ -30,8 +30,10 @@ public struct PayloadEncryptor: Sendable {
     /// - Parameters:
     ///   - timestamp: used when the headers carry no `SmileID-Request-Timestamp`; absent → `now`.
     ///   - iv: fixed IVs (tests of the DESIGN vector only); random otherwise.
-    public func encrypt(path: String?, headers: [String: String], body: Data, requestID fallbackID: String,
-                        timestamp: String?, secrets: SecretSet, now: Date, iv: Data? = nil) async throws -> Output {
+    public func encrypt(
+        path: String?, headers: [String: String], body: Data, requestID fallbackID: String,
+        timestamp: String?, secrets: SecretSet, now: Date, iv: Data? = nil
+    ) async throws -> Output {
         guard HeaderMap.lowercased(headers) != nil else {
             throw StageRejection(.schemaViolation, "header names collide after lowercasing")
         }
@@ -68,17 +70,25 @@ public struct PayloadEncryptor: Sendable {
             // Both fields' derivations go to the pool together, so a batching worker pairs them.
             let keys = try await withThrowingTaskGroup(of: (Int, SmileIDEncryption.Keys).self) { group in
                 for (field, index) in targets {
-                    group.addTask { (index, try await self.keys(timestamp: stamp, requestID: "\(requestID):\(field)",
-                                                                secrets: secrets)) }
+                    group.addTask {
+                        (
+                            index,
+                            try await self.keys(
+                                timestamp: stamp, requestID: "\(requestID):\(field)",
+                                secrets: secrets)
+                        )
+                    }
                 }
                 return try await group.reduce(into: [Int: SmileIDEncryption.Keys]()) { $0[$1.0] = $1.1 }
             }
             for (field, index) in targets {
-                let envelope = try SmileIDEncryption.encrypt(Data(multipart.parts[index].body), keys: keys[index]!,
-                                                             timestamp: stamp, iv: iv)
-                multipart.parts[index] = .init(field: field + "_encrypted", contentType: "application/octet-stream",
-                                               transferEncoding: "base64",
-                                               body: Array(try envelope.jsonData().base64EncodedString().utf8))
+                let envelope = try SmileIDEncryption.encrypt(
+                    Data(multipart.parts[index].body), keys: keys[index]!,
+                    timestamp: stamp, iv: iv)
+                multipart.parts[index] = .init(
+                    field: field + "_encrypted", contentType: "application/octet-stream",
+                    transferEncoding: "base64",
+                    body: Array(try envelope.jsonData().base64EncodedString().utf8))
             }
             encrypted = Data(multipart.bytes)
         }
@@ -92,15 +102,17 @@ public struct PayloadEncryptor: Sendable {
 
     /// The ENC-1 keys of one request id, from the signing secret version.
     func keys(timestamp: String, requestID: String, secrets: SecretSet) async throws -> SmileIDEncryption.Keys {
-        let master = try await deriver.keys(versions: [secrets.signing],
-                                            salt: SmileIDEncryption.salt(timestamp: timestamp, requestId: requestID))[0]
+        let master = try await deriver.keys(
+            versions: [secrets.signing],
+            salt: SmileIDEncryption.salt(timestamp: timestamp, requestId: requestID))[0]
         return try SmileIDEncryption.keys(master: master)
     }
 
     /// What `Content-Type` makes of a request: JSON (`application/json`, `…+json`), ZIP
     /// (`application/zip`, `application/x-zip-compressed`), multipart (`multipart/form-data`).
     public static func requestType(contentType: String) -> EncryptResult.RequestType? {
-        let media = contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+        let media =
+            contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
             .lowercased() ?? ""
         switch media {
         case "application/json": return .json
@@ -132,11 +144,14 @@ public struct PayloadEncryptor: Sendable {
                 throw StageRejection(GatewayRejection.malformedMultipart, error.reason)
             }
         }
-        if !found.isEmpty, let sealed = SmileIDEncryption.multipartFields.first(where: { field in
-            body.parts.contains { $0.name == field + "_encrypted" }
-        }) {
-            throw StageRejection(GatewayRejection.malformedMultipart,
-                                 "the body already holds \(sealed)_encrypted beside a field to encrypt")
+        if !found.isEmpty,
+            let sealed = SmileIDEncryption.multipartFields.first(where: { field in
+                body.parts.contains { $0.name == field + "_encrypted" }
+            })
+        {
+            throw StageRejection(
+                GatewayRejection.malformedMultipart,
+                "the body already holds \(sealed)_encrypted beside a field to encrypt")
         }
         return found
     }

@@ -16,7 +16,9 @@ enum CounterRule {
     /// opened it) given each live session's position (absent: no live session), and each
     /// session's position after them. A message opened under another generation's key is
     /// `staleKey`: it was sealed for a session this id no longer names.
-    static func apply(_ items: [(sessionID: String, generation: Int64, counter: UInt64)], from start: [String: Position])
+    static func apply(
+        _ items: [(sessionID: String, generation: Int64, counter: UInt64)], from start: [String: Position]
+    )
         -> (verdicts: [SessionStore.Verdict], last: [String: Position])
     {
         var last = start

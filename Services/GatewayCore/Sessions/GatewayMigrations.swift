@@ -8,22 +8,28 @@ import HallmarkRuntime
 public enum GatewayMigrations {
     /// Migrations for `schema`, numbered from 1 (0 is the runtime's inbox).
     public static func all(schema: String) -> [PostgresMigrations.Migration] {
-        [.init(version: 1, name: "e2ee_sessions", sql: """
-            CREATE TABLE \(schema).e2ee_sessions (
-                session_id text PRIMARY KEY,
-                sealed_key bytea NOT NULL,
-                gateway_public_key bytea NOT NULL,
-                recv_counter bigint NOT NULL DEFAULT -1,
-                send_counter bigint NOT NULL DEFAULT -1,
-                created_at timestamptz NOT NULL DEFAULT now(),
-                expires_at timestamptz NOT NULL
-            );
-            CREATE INDEX e2ee_sessions_expiry ON \(schema).e2ee_sessions (expires_at);
-            """),
-         .init(version: 2, name: "e2ee_session_generation", sql: """
-            CREATE SEQUENCE \(schema).e2ee_session_generation;
-            ALTER TABLE \(schema).e2ee_sessions
-                ADD COLUMN generation bigint NOT NULL DEFAULT nextval('\(schema).e2ee_session_generation');
-            """)] + AuditTrail.migrations(schema: schema)
+        [
+            .init(
+                version: 1, name: "e2ee_sessions",
+                sql: """
+                    CREATE TABLE \(schema).e2ee_sessions (
+                        session_id text PRIMARY KEY,
+                        sealed_key bytea NOT NULL,
+                        gateway_public_key bytea NOT NULL,
+                        recv_counter bigint NOT NULL DEFAULT -1,
+                        send_counter bigint NOT NULL DEFAULT -1,
+                        created_at timestamptz NOT NULL DEFAULT now(),
+                        expires_at timestamptz NOT NULL
+                    );
+                    CREATE INDEX e2ee_sessions_expiry ON \(schema).e2ee_sessions (expires_at);
+                    """),
+            .init(
+                version: 2, name: "e2ee_session_generation",
+                sql: """
+                    CREATE SEQUENCE \(schema).e2ee_session_generation;
+                    ALTER TABLE \(schema).e2ee_sessions
+                        ADD COLUMN generation bigint NOT NULL DEFAULT nextval('\(schema).e2ee_session_generation');
+                    """),
+        ] + AuditTrail.migrations(schema: schema)
     }
 }

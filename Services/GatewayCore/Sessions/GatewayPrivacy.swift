@@ -21,24 +21,32 @@ public struct GatewayPrivacy: PrivacyHolder {
 
     public var subjectTypes: Set<PrivacyRequest.SubjectType> { [.sessionID] }
 
-    public func export(_ type: PrivacyRequest.SubjectType, _ session: String,
-                       on connection: PostgresConnection) async throws -> [PrivacyResult.ExportRecord] {
-        let rows = try await connection.query("""
+    public func export(
+        _ type: PrivacyRequest.SubjectType, _ session: String,
+        on connection: PostgresConnection
+    ) async throws -> [PrivacyResult.ExportRecord] {
+        let rows = try await connection.query(
+            """
             SELECT session_id, recv_counter, send_counter, created_at, expires_at
             FROM \(unescaped: schema).e2ee_sessions WHERE session_id = \(session)
             """)
         let sessions = try rows.decode((String, Int64, Int64, Date, Date).self).map { id, recv, send, created, expires in
-            PrivacyResult.ExportRecord(source: "\(schema).e2ee_sessions", fields: [
-                "session_id": .string(id), "last_inbound_counter": .integer(recv), "last_outbound_counter": .integer(send),
-                "created_at": .string(Timestamp.format(created)), "expires_at": .string(Timestamp.format(expires)),
-            ])
+            PrivacyResult.ExportRecord(
+                source: "\(schema).e2ee_sessions",
+                fields: [
+                    "session_id": .string(id), "last_inbound_counter": .integer(recv), "last_outbound_counter": .integer(send),
+                    "created_at": .string(Timestamp.format(created)), "expires_at": .string(Timestamp.format(expires)),
+                ])
         }
         return sessions + (try await audit.entries(about: session, type: .sessionID, on: connection))
     }
 
-    public func erase(_ type: PrivacyRequest.SubjectType, _ session: String,
-                      on connection: PostgresConnection) async throws -> PrivacyErasure {
-        let deleted = try await connection.execute("""
+    public func erase(
+        _ type: PrivacyRequest.SubjectType, _ session: String,
+        on connection: PostgresConnection
+    ) async throws -> PrivacyErasure {
+        let deleted = try await connection.execute(
+            """
             DELETE FROM \(unescaped: schema).e2ee_sessions WHERE session_id = \(session)
             """)
         return PrivacyErasure(erased: deleted > 0 ? [.init(source: "\(schema).e2ee_sessions", count: Int64(deleted))] : [])

@@ -12,14 +12,20 @@ final class SessionMetrics: Sendable {
 
     init() {
         let dims = [("service", "gateway")]
-        handshakes = Dictionary(uniqueKeysWithValues: (["complete", "closed"] + E2EEHandshakeResult.Reason.allCases.map(\.rawValue)).map {
-            ($0, Counter(label: "hallmark_gateway_e2ee_handshakes_total", dimensions: dims + [("outcome", $0)]))
-        })
-        func counters(_ direction: String, _ outcomes: [String]) -> [String: Counter] {
-            Dictionary(uniqueKeysWithValues: outcomes.map {
-                ($0, Counter(label: "hallmark_gateway_e2ee_messages_total",
-                             dimensions: dims + [("direction", direction), ("outcome", $0)]))
+        handshakes = Dictionary(
+            uniqueKeysWithValues: (["complete", "closed"] + E2EEHandshakeResult.Reason.allCases.map(\.rawValue)).map {
+                ($0, Counter(label: "hallmark_gateway_e2ee_handshakes_total", dimensions: dims + [("outcome", $0)]))
             })
+        func counters(_ direction: String, _ outcomes: [String]) -> [String: Counter] {
+            Dictionary(
+                uniqueKeysWithValues: outcomes.map {
+                    (
+                        $0,
+                        Counter(
+                            label: "hallmark_gateway_e2ee_messages_total",
+                            dimensions: dims + [("direction", direction), ("outcome", $0)])
+                    )
+                })
         }
         messages = [
             .clientToGateway: counters("inbound", ["decrypted"] + E2EEPlaintext.Reason.allCases.map(\.rawValue)),

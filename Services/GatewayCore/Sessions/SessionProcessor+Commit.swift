@@ -7,11 +7,7 @@ import HallmarkRuntime
 
 extension SessionProcessor {
     public func commit(_ prepared: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else {
-            // Only wiring can get here (the service runs this stage with `.perBatch`); not
-            // retryable, so it cannot loop.
-            throw ConfigurationError(variable: "StageUnitOfWork", reason: "the session stage needs a per-batch transaction")
-        }
+        let connection = try context.transaction()
         var outputs = [[StageOutput]](repeating: [], count: prepared.count)
         // 1. New and closed sessions, in order (a second handshake for one id in the batch finds
         // it in use; a close after a handshake closes the session it made).
@@ -62,44 +58,55 @@ extension SessionProcessor {
             case .outbound(let message, let request, let outcome):
                 let resultID = message.resultID
                 func refused(_ reason: E2EEOutbound.Reason) -> E2EEOutbound {
-                    E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                 requestID: message.header.id, sessionID: request.sessionID, reason: reason)
+                    E2EEOutbound(
+                        id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                        requestID: message.header.id, sessionID: request.sessionID, reason: reason)
                 }
                 var result: E2EEOutbound
                 switch (outcome, next[request.sessionID]) {
                 case (.success(let work), let counter?):
                     next[request.sessionID] = counter + 1
                     let key = try liveKey(request.sessionID, work.key)
-                    let wire = try InvisoSession(sessionKey: key.key).seal(work.plaintext, direction: .gatewayToClient,
-                                                                             counter: counter)
-                    result = E2EEOutbound(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                          requestID: message.header.id, sessionID: request.sessionID, message: wire)
+                    let wire = try InvisoSession(sessionKey: key.key).seal(
+                        work.plaintext, direction: .gatewayToClient,
+                        counter: counter)
+                    result = E2EEOutbound(
+                        id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                        requestID: message.header.id, sessionID: request.sessionID, message: wire)
                 case (.success, nil): result = refused(.unknownSession)
                 case (.failure(let refusal), _): result = refused(refusal.reason)
                 }
                 metrics.messages[.gatewayToClient]?[result.reason?.rawValue ?? "encrypted"]?.increment()
-                outputs[i] = [StageOutput(topic: message.replyTopic(or: configuration.outboundOutput), key: Array(request.sessionID.utf8),
-                                           value: result.jsonBytes)]
+                outputs[i] = [
+                    StageOutput(
+                        topic: message.replyTopic(or: configuration.outboundOutput), key: Array(request.sessionID.utf8),
+                        value: result.jsonBytes)
+                ]
             }
         }
         return outputs.map { .outputs($0) }
     }
 
     /// A handshake's session stored (or refused), and its answer.
-    func makeSession(_ message: StageMessage, _ handshake: E2EEHandshake,
-                     _ outcome: Result<(key: Data, publicKey: Data), RejectedHandshake>,
-                     on connection: PostgresConnection) async throws -> StageOutput {
+    func makeSession(
+        _ message: StageMessage, _ handshake: E2EEHandshake,
+        _ outcome: Result<(key: Data, publicKey: Data), RejectedHandshake>,
+        on connection: PostgresConnection
+    ) async throws -> StageOutput {
         var result: E2EEHandshakeResult
         switch outcome {
         case .success(let made):
             let expires = now().addingTimeInterval(configuration.sessionTTL)
-            if try await store.create(handshake.sessionID, sessionKey: made.key, gatewayPublicKey: made.publicKey,
-                                      expires: expires, on: connection) != nil {
+            if try await store.create(
+                handshake.sessionID, sessionKey: made.key, gatewayPublicKey: made.publicKey,
+                expires: expires, on: connection) != nil
+            {
                 keys.remove(handshake.sessionID)
-                result = E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                             requestID: message.header.id, sessionID: handshake.sessionID,
-                                             gatewayPublicKey: made.publicKey.base64EncodedString(),
-                                             expiresAt: Timestamp.format(expires))
+                result = E2EEHandshakeResult(
+                    id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                    requestID: message.header.id, sessionID: handshake.sessionID,
+                    gatewayPublicKey: made.publicKey.base64EncodedString(),
+                    expiresAt: Timestamp.format(expires))
             } else {
                 result = rejected(message, handshake, .sessionInUse)
             }
@@ -111,21 +118,26 @@ extension SessionProcessor {
     }
 
     /// A session and its key deleted, and the `closed` answer.
-    func closeSession(_ message: StageMessage, _ close: E2EEClose, on connection: PostgresConnection) async throws
+    func closeSession(
+        _ message: StageMessage, _ close: E2EEClose, on connection: PostgresConnection
+    ) async throws
         -> StageOutput
     {
         try await store.close(close.sessionID, on: connection)
         keys.remove(close.sessionID)
         metrics.handshakes["closed"]?.increment()
-        let result = E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                         requestID: message.header.id, closedSessionID: close.sessionID)
+        let result = E2EEHandshakeResult(
+            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.header.id, closedSessionID: close.sessionID)
         return try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: close.sessionID, result)
     }
 
     /// An inbound message's answer, and the security events its rejection raised, if any.
-    func inboundOutputs(_ message: StageMessage, _ inbound: E2EEInbound,
-                        _ outcome: Result<(plaintext: Data, generation: Int64), RejectedInbound>,
-                        _ verdict: SessionStore.Verdict?) throws -> [StageOutput] {
+    func inboundOutputs(
+        _ message: StageMessage, _ inbound: E2EEInbound,
+        _ outcome: Result<(plaintext: Data, generation: Int64), RejectedInbound>,
+        _ verdict: SessionStore.Verdict?
+    ) throws -> [StageOutput] {
         let resultID = message.resultID
         let counter = inbound.message.counter
         var reason: E2EEPlaintext.Reason?
@@ -139,21 +151,29 @@ extension SessionProcessor {
         case (.success, .staleKey?): reason = .authenticationFailed
         case (.success, _): reason = .unknownSession
         }
-        let result = plaintext.map {
-            E2EEPlaintext(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                          requestID: message.header.id, sessionID: inbound.sessionID, counter: counter,
-                          plaintextB64: $0.base64EncodedString())
-        } ?? E2EEPlaintext(id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                           requestID: message.header.id, sessionID: inbound.sessionID, reason: reason!, counter: counter)
+        let result =
+            plaintext.map {
+                E2EEPlaintext(
+                    id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                    requestID: message.header.id, sessionID: inbound.sessionID, counter: counter,
+                    plaintextB64: $0.base64EncodedString())
+            }
+            ?? E2EEPlaintext(
+                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
+                requestID: message.header.id, sessionID: inbound.sessionID, reason: reason!, counter: counter)
         metrics.messages[.clientToGateway]?[reason?.rawValue ?? "decrypted"]?.increment()
-        let answer = StageOutput(topic: message.replyTopic(or: configuration.plaintextOutput), key: Array(inbound.sessionID.utf8),
-                                 value: result.jsonBytes)
+        let answer = StageOutput(
+            topic: message.replyTopic(or: configuration.plaintextOutput), key: Array(inbound.sessionID.utf8),
+            value: result.jsonBytes)
         return try [answer] + (reason.map { try events.inbound(message, session: inbound.sessionID, reason: $0) } ?? [])
     }
 
-    func rejected(_ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason) -> E2EEHandshakeResult {
-        E2EEHandshakeResult(id: message.resultID, producedAt: Timestamp.now(),
-                            correlationID: message.correlationID, requestID: message.header.id,
-                            sessionID: handshake.sessionID, reason: reason)
+    func rejected(
+        _ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason
+    ) -> E2EEHandshakeResult {
+        E2EEHandshakeResult(
+            id: message.resultID, producedAt: Timestamp.now(),
+            correlationID: message.correlationID, requestID: message.header.id,
+            sessionID: handshake.sessionID, reason: reason)
     }
 }

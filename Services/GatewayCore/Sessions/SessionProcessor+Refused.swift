@@ -15,21 +15,27 @@ extension SessionProcessor {
         case configuration.handshakeInput:
             let reason = E2EEHandshakeResult.Reason(rawValue: message.resultReason) ?? .malformed
             (topic, name) = (configuration.handshakeOutput, E2EEHandshakeResult.schemaName)
-            bytes = try JSONCoding.encode(E2EEHandshakeResult(id: message.resultID, producedAt: now,
-                                                              correlationID: message.correlationID, requestID: message.id,
-                                                              sessionID: sessionID, reason: reason))
+            bytes = try JSONCoding.encode(
+                E2EEHandshakeResult(
+                    id: message.resultID, producedAt: now,
+                    correlationID: message.correlationID, requestID: message.id,
+                    sessionID: sessionID, reason: reason))
         case configuration.inboundInput:
             let reason = E2EEPlaintext.Reason(rawValue: message.resultReason) ?? .malformed
             (topic, name) = (configuration.plaintextOutput, E2EEPlaintext.schemaName)
-            bytes = try JSONCoding.encode(E2EEPlaintext(id: message.resultID, producedAt: now,
-                                                        correlationID: message.correlationID, requestID: message.id,
-                                                        sessionID: sessionID, reason: reason))
+            bytes = try JSONCoding.encode(
+                E2EEPlaintext(
+                    id: message.resultID, producedAt: now,
+                    correlationID: message.correlationID, requestID: message.id,
+                    sessionID: sessionID, reason: reason))
         case configuration.outboundInput:
             let reason = E2EEOutbound.Reason(rawValue: message.resultReason) ?? .malformed
             (topic, name) = (configuration.outboundOutput, E2EEOutbound.schemaName)
-            bytes = try JSONCoding.encode(E2EEOutbound(id: message.resultID, producedAt: now,
-                                                       correlationID: message.correlationID, requestID: message.id,
-                                                       sessionID: sessionID, reason: reason))
+            bytes = try JSONCoding.encode(
+                E2EEOutbound(
+                    id: message.resultID, producedAt: now,
+                    correlationID: message.correlationID, requestID: message.id,
+                    sessionID: sessionID, reason: reason))
         default:
             return nil
         }

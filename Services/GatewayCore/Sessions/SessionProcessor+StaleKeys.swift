@@ -14,15 +14,17 @@ extension SessionProcessor {
             return refusal.cachedGeneration != nil
         }
         guard !failed.isEmpty else { return batch }
-        let ids = Set(failed.compactMap { i -> String? in
-            guard case .inbound(_, let inbound, _) = batch[i] else { return nil }
-            return inbound.sessionID
-        })
+        let ids = Set(
+            failed.compactMap { i -> String? in
+                guard case .inbound(_, let inbound, _) = batch[i] else { return nil }
+                return inbound.sessionID
+            })
         let live = try await store.keys(ids.sorted(), on: connection)
         var out = batch
         for i in failed {
             guard case .inbound(let message, let inbound, .failure(let refusal)) = batch[i],
-                  let row = live[inbound.sessionID], row.generation != refusal.cachedGeneration else { continue }
+                let row = live[inbound.sessionID], row.generation != refusal.cachedGeneration
+            else { continue }
             keys.put(inbound.sessionID, row)
             out[i] = .inbound(message, inbound, open(inbound, row, cached: false))
         }

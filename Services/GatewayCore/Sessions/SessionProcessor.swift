@@ -40,8 +40,10 @@ public struct SessionProcessor: StageProcessor {
     let events: GatewayEvents
     let now: @Sendable () -> Date
 
-    public init(configuration: GatewayConfiguration, store: SessionStore, events: GatewayEvents,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        configuration: GatewayConfiguration, store: SessionStore, events: GatewayEvents,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.configuration = configuration
         self.store = store
         self.events = events
@@ -49,9 +51,11 @@ public struct SessionProcessor: StageProcessor {
     }
 
     public var inputs: [StageInput] {
-        [StageInput(topic: configuration.handshakeInput, schemas: [E2EEHandshake.schemaName, E2EEClose.schemaName]),
-         StageInput(topic: configuration.inboundInput, schemas: [E2EEInbound.schemaName]),
-         StageInput(topic: configuration.outboundInput, schemas: [E2EEOutboundRequest.schemaName])]
+        [
+            StageInput(topic: configuration.handshakeInput, schemas: [E2EEHandshake.schemaName, E2EEClose.schemaName]),
+            StageInput(topic: configuration.inboundInput, schemas: [E2EEInbound.schemaName]),
+            StageInput(topic: configuration.outboundInput, schemas: [E2EEOutboundRequest.schemaName]),
+        ]
     }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
@@ -95,7 +99,9 @@ public struct SessionProcessor: StageProcessor {
     /// replica closed the id and made it again): the failure names the key's generation, and
     /// phase 2 tries the row's key when it is of another one, so the new session's messages are
     /// not refused (one read per batch, not per forged message).
-    func open(_ inbound: E2EEInbound, _ key: SessionKey, cached: Bool)
+    func open(
+        _ inbound: E2EEInbound, _ key: SessionKey, cached: Bool
+    )
         -> Result<(plaintext: Data, generation: Int64), RejectedInbound>
     {
         do {

@@ -41,11 +41,14 @@ public struct SessionStore: Sendable {
 
     /// Stores a new session; returns its row's generation, or nil when a live session already
     /// has the id (an expired one is replaced, under a new generation).
-    public func create(_ sessionID: String, sessionKey: Data, gatewayPublicKey: Data, expires: Date,
-                       on connection: PostgresConnection) async throws -> Int64? {
+    public func create(
+        _ sessionID: String, sessionKey: Data, gatewayPublicKey: Data, expires: Date,
+        on connection: PostgresConnection
+    ) async throws -> Int64? {
         let sealed = try AtRestSeal.seal(sessionKey, context: Self.context(sessionID), keyring: keyring)
         forgetCounter(sessionID)
-        return try await connection.query("""
+        return try await connection.query(
+            """
             INSERT INTO \(unescaped: schema).e2ee_sessions AS s (session_id, sealed_key, gateway_public_key, expires_at)
             VALUES (\(sessionID), \(sealed), \(gatewayPublicKey), \(expires))
             ON CONFLICT (session_id) DO UPDATE
@@ -54,15 +57,18 @@ public struct SessionStore: Sendable {
                     generation = DEFAULT
                 WHERE s.expires_at <= now()
             RETURNING s.generation
-            """).decode(Int64.self).first
+            """
+        ).decode(Int64.self).first
     }
 
     /// The key of a live session, unsealed, with its row's generation; nil when there is none.
     public func key(_ sessionID: String, pool: PostgresPool) async throws -> SessionKey? {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT sealed_key, generation FROM \(unescaped: schema).e2ee_sessions
             WHERE session_id = \(sessionID) AND expires_at > now()
-            """).decode((Data, Int64).self)
+            """
+        ).decode((Data, Int64).self)
         guard let row = rows.first else { return nil }
         return SessionKey(key: try open(row.0, sessionID), generation: row.1)
     }
@@ -70,10 +76,12 @@ public struct SessionStore: Sendable {
     /// The live sessions among `ids`: each one's generation and key, unsealed.
     public func keys(_ ids: [String], on connection: PostgresConnection) async throws -> [String: SessionKey] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT session_id, sealed_key, generation FROM \(unescaped: schema).e2ee_sessions
             WHERE session_id = ANY(\(PostgresArray(ids))) AND expires_at > now()
-            """).decode((String, Data, Int64).self)
+            """
+        ).decode((String, Data, Int64).self)
         var out: [String: SessionKey] = [:]
         for (id, sealed, generation) in rows { out[id] = SessionKey(key: try open(sealed, id), generation: generation) }
         return out
@@ -99,8 +107,10 @@ public struct SessionStore: Sendable {
     /// sessions the statement did not match are read again in this transaction, decided again
     /// and set again; only if that second compare-and-set misses too (a replica moved the
     /// counter in between) does this throw ``SessionConflict``, and the transaction is retried.
-    public func receive(_ items: [(sessionID: String, generation: Int64, counter: UInt64)],
-                        on connection: PostgresConnection) async throws -> [Verdict] {
+    public func receive(
+        _ items: [(sessionID: String, generation: Int64, counter: UInt64)],
+        on connection: PostgresConnection
+    ) async throws -> [Verdict] {
         guard !items.isEmpty else { return [] }
         // Sorted ids: concurrent replicas lock shared rows in one order.
         let ids = Array(Set(items.map(\.sessionID))).sorted()
@@ -126,24 +136,31 @@ public struct SessionStore: Sendable {
     }
 
     /// Each live session's generation and stored last counter, into `start`.
-    private func read(_ ids: [String], into start: inout [String: CounterRule.Position],
-                      on connection: PostgresConnection) async throws {
+    private func read(
+        _ ids: [String], into start: inout [String: CounterRule.Position],
+        on connection: PostgresConnection
+    ) async throws {
         guard !ids.isEmpty else { return }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT session_id, generation, recv_counter FROM \(unescaped: schema).e2ee_sessions
             WHERE session_id = ANY(\(PostgresArray(ids))) AND expires_at > now()
-            """).decode((String, Int64, Int64).self)
+            """
+        ).decode((String, Int64, Int64).self)
         for (id, generation, counter) in rows { start[id] = .init(generation: generation, counter: counter) }
     }
 
     /// Sets each session's counter to `next` where its row is still of the expected generation
     /// and counter and live; returns the sessions it set.
-    private func compareAndSet(_ ids: [String], expected: [String: CounterRule.Position],
-                               next: [String: CounterRule.Position], on connection: PostgresConnection) async throws
+    private func compareAndSet(
+        _ ids: [String], expected: [String: CounterRule.Position],
+        next: [String: CounterRule.Position], on connection: PostgresConnection
+    ) async throws
         -> Set<String>
     {
         guard !ids.isEmpty else { return [] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             UPDATE \(unescaped: schema).e2ee_sessions s SET recv_counter = u.next
             FROM unnest(\(PostgresArray(ids))::text[], \(PostgresArray(ids.map { expected[$0]!.generation }))::bigint[],
                         \(PostgresArray(ids.map { expected[$0]!.counter }))::bigint[],
@@ -151,7 +168,8 @@ public struct SessionStore: Sendable {
             WHERE s.session_id = u.sid AND s.generation = u.generation AND s.recv_counter = u.expected
                 AND s.expires_at > now()
             RETURNING s.session_id
-            """).decode(String.self)
+            """
+        ).decode(String.self)
         return Set(rows)
     }
 
@@ -165,15 +183,18 @@ public struct SessionStore: Sendable {
     public func allocate(_ counts: [String: Int], on connection: PostgresConnection) async throws -> [String: Allocation] {
         guard !counts.isEmpty else { return [:] }
         let ids = counts.keys.sorted()  // a fixed order: concurrent allocators never deadlock
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             UPDATE \(unescaped: schema).e2ee_sessions s SET send_counter = s.send_counter + i.k
             FROM unnest(\(PostgresArray(ids))::text[], \(PostgresArray(ids.map { Int64(counts[$0]!) }))::bigint[]) AS i(sid, k)
             WHERE s.session_id = i.sid AND s.expires_at > now() AND s.send_counter <= 9223372036854775807 - i.k
             RETURNING s.session_id, s.send_counter - i.k + 1, s.generation, s.sealed_key
-            """).decode((String, Int64, Int64, Data).self)
-        return Dictionary(uniqueKeysWithValues: rows.map {
-            ($0.0, Allocation(first: UInt64($0.1), generation: $0.2, sealedKey: $0.3))
-        })
+            """
+        ).decode((String, Int64, Int64, Data).self)
+        return Dictionary(
+            uniqueKeysWithValues: rows.map {
+                ($0.0, Allocation(first: UInt64($0.1), generation: $0.2, sealedKey: $0.3))
+            })
     }
 
     /// Closes a session: its row, and the sealed key in it, are deleted (nothing when it is not
@@ -186,7 +207,8 @@ public struct SessionStore: Sendable {
 
     /// Deletes up to `limit` expired sessions (their keys with them); returns how many.
     public func sweep(pool: PostgresPool, limit: Int = 10_000) async throws -> Int {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             DELETE FROM \(unescaped: schema).e2ee_sessions WHERE ctid IN (
                 SELECT ctid FROM \(unescaped: schema).e2ee_sessions WHERE expires_at <= now() LIMIT \(limit))
             """)

@@ -20,9 +20,13 @@ public struct VerifyCommand: AsyncParsableCommand {
 
     @Option(help: "The image's SHA-256, 64 lowercase hex digits.") var imageHash: String?
     @Option(help: "An image file, hashed with SHA-256.") var file: String?
-    @Option(help: "The aggregator's public key, b64 (default: HALLMARK_AGGREGATOR_PUBLIC_KEY, else the public half of HALLMARK_AGGREGATOR_SIGNING_KEY_FILE).")
+    @Option(
+        help:
+            "The aggregator's public key, b64 (default: HALLMARK_AGGREGATOR_PUBLIC_KEY, else the public half of HALLMARK_AGGREGATOR_SIGNING_KEY_FILE)."
+    )
     var publicKey: String?
-    @Option(help: "Where the last checkpoint seen is kept (default ~/.hallmark/last-checkpoint.json).") var checkpointFile: String?
+    @Option(help: "Where the last checkpoint seen is kept (default ~/.hallmark/last-checkpoint.json).") var checkpointFile:
+        String?
     @Option(help: "Seconds to wait for each answer.") var timeout = 30
 
     public init() {}
@@ -47,8 +51,9 @@ public struct VerifyCommand: AsyncParsableCommand {
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
-        let log = LogQuestion(producer: producer, watcher: watcher, requests: config.verifyInput, results: config.verifyOutput,
-                              timeout: .seconds(timeout))
+        let log = LogQuestion(
+            producer: producer, watcher: watcher, requests: config.verifyInput, results: config.verifyOutput,
+            timeout: .seconds(timeout))
         let statePath = checkpointFile ?? (NSHomeDirectory() + "/.hallmark/last-checkpoint.json")
         let verdict = try await Self.verify(hash, log: log, publicKey: key, statePath: statePath)
         await watcher.close()
@@ -85,8 +90,9 @@ public struct VerifyCommand: AsyncParsableCommand {
                 consistency = "same checkpoint as last time (size \(old.treeSize))"
             } else {
                 guard let proof = try await log.consistency(old: old.treeSize, new: new.treeSize),
-                      case .success = proof.check(publicKey: publicKey, earlier: old),
-                      proof.checkpoint?.rootHash == new.rootHash else {
+                    case .success = proof.check(publicKey: publicKey, earlier: old),
+                    proof.checkpoint?.rootHash == new.rootHash
+                else {
                     return Verdict(text: "INCONSISTENT LOG: size \(new.treeSize) does not extend size \(old.treeSize)", code: 2)
                 }
                 consistency = "consistent with the last checkpoint seen (size \(earlier.treeSize))"
@@ -98,12 +104,13 @@ public struct VerifyCommand: AsyncParsableCommand {
             return Verdict(text: "NOT FOUND: \(hash) is not in the log as of the \(signed); \(consistency)", code: 1)
         }
         let parent = record.parentImageHash.map { ", derived from \($0)" } ?? ""
-        return Verdict(text: """
-            AUTHENTICATED: \(hash)
-              leaf \(index), captured \(Self.date(record.timestamp)), modification level \(record.modificationLevel)\(parent)
-              inclusion proof (\(answer.inclusionProof?.count ?? 0) hashes) leads to the root of the \(signed)
-              \(consistency)
-            """, code: 0)
+        return Verdict(
+            text: """
+                AUTHENTICATED: \(hash)
+                  leaf \(index), captured \(Self.date(record.timestamp)), modification level \(record.modificationLevel)\(parent)
+                  inclusion proof (\(answer.inclusionProof?.count ?? 0) hashes) leads to the root of the \(signed)
+                  \(consistency)
+                """, code: 0)
     }
 
     static func date(_ seconds: UInt64) -> String { Timestamp.format(Date(timeIntervalSince1970: TimeInterval(seconds))) }

@@ -52,8 +52,9 @@ public struct AuditVerifyCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let prefix = "HALLMARK_\(service.uppercased().replacingOccurrences(of: "-", with: "_"))"
         let schema = try self.schema ?? Settings(env).identifier("\(prefix)_SCHEMA", default: service)
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(
-            env, urlVariables: ["\(prefix)_POSTGRES_URL", PostgresConfiguration.urlVariable]), logger: logger)
+        let pool = PostgresPool(
+            configuration: try PostgresConfiguration.fromEnvironment(
+                env, urlVariables: ["\(prefix)_POSTGRES_URL", PostgresConfiguration.urlVariable]), logger: logger)
         defer { pool.close() }
         let check = try await AuditChainCheck.run(schema: schema, pool: pool)
         if let problem = check.problem {
@@ -61,15 +62,16 @@ public struct AuditVerifyCommand: AsyncParsableCommand {
             print("records read: \(check.records); the head says \(check.headSequence)")
             throw ExitCode.failure
         }
-        print("audit trail of \(service) (schema \(schema)): intact, \(check.records) records, "
-              + "head \(check.headSequence) \(check.headHash)")
+        print(
+            "audit trail of \(service) (schema \(schema)): intact, \(check.records) records, "
+                + "head \(check.headSequence) \(check.headHash)")
         guard !tableOnly else { return }
         let topic = try Settings(env).topic("HALLMARK_AUDIT_TOPIC", default: "hallmark.audit")
         var published: [(sequence: Int64, hash: String)] = []
         let complete = try await TopicReader(kafka: try KafkaConfiguration.fromEnvironment(env), logger: logger)
             .readToEnd([topic], groupPrefix: "hallmark-audit", timeout: .seconds(topicTimeout)) { message in
                 guard message.key == Array(AuditTrail.kafkaKey(service: service, schema: schema).utf8),
-                      let record = try? JSONCoding.decode(AuditRecord.self, from: message.value), record.service == service
+                    let record = try? JSONCoding.decode(AuditRecord.self, from: message.value), record.service == service
                 else { return }
                 published.append((Int64(record.sequence), record.hash))
             }
@@ -78,8 +80,10 @@ public struct AuditVerifyCommand: AsyncParsableCommand {
             print("audit trail of \(service) against \(topic): BROKEN at record \(problem.sequence): \(problem)")
             throw ExitCode.failure
         }
-        print("published copy on \(topic): \(copy.matched) records match"
-              + (copy.unpublished > 0 ? ", \(copy.unpublished) without a copy (older than the topic's retention, or not yet published)" : "")
-              + (complete ? "" : " (the topic was not read to its end within \(topicTimeout) s)"))
+        print(
+            "published copy on \(topic): \(copy.matched) records match"
+                + (copy.unpublished > 0
+                    ? ", \(copy.unpublished) without a copy (older than the topic's retention, or not yet published)" : "")
+                + (complete ? "" : " (the topic was not read to its end within \(topicTimeout) s)"))
     }
 }

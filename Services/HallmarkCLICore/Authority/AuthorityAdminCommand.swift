@@ -34,10 +34,13 @@ public struct AuthorityAdminCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let config = try AuthorityConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: try KafkaConfiguration.fromEnvironment(env), logger: logger)
-        let message = try key.sign(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: command,
-                                                deviceSerial: serial, tableId: table, reason: reason))
-        try await producer.send(topic: config.adminInput, key: serial.map { Array($0.utf8) },
-                                value: try JSONCoding.encode(message))
+        let message = try key.sign(
+            AdminCommand(
+                id: MessageID.random(), producedAt: Timestamp.now(), command: command,
+                deviceSerial: serial, tableId: table, reason: reason))
+        try await producer.send(
+            topic: config.adminInput, key: serial.map { Array($0.utf8) },
+            value: try JSONCoding.encode(message))
         _ = await producer.close()
         print("sent \(command.rawValue) (id \(message.id), signed by \(key.keyID)) to \(config.adminInput)")
     }

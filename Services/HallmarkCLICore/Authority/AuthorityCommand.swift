@@ -13,8 +13,10 @@ import Logging
 public struct AuthorityCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Birthmark key-table authority: tables, secrets, admin commands.",
-        subcommands: [GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
-                      OperatorKeyCommand.self, AuthorityStatusCommand.self])
+        subcommands: [
+            GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
+            OperatorKeyCommand.self, AuthorityStatusCommand.self,
+        ])
 
     /// The authority's own database role first (its tables live in its schema), then the
     /// shared variable.
@@ -39,10 +41,13 @@ public struct GenerateTablesCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let config = try AuthorityConfiguration.fromEnvironment(env)
         let secrets = try AuthoritySecrets.fromEnvironment(env)
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables), logger: logger)
+        let pool = PostgresPool(
+            configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables),
+            logger: logger)
         defer { pool.close() }
-        try await StageDatabase(pool: pool, schema: config.schema).migrate(AuthorityMigrations.all(schema: config.schema),
-                                                                          logger: logger)
+        try await StageDatabase(pool: pool, schema: config.schema).migrate(
+            AuthorityMigrations.all(schema: config.schema),
+            logger: logger)
         let created = try await TableGenerator(pool: pool, schema: config.schema, secrets: secrets)
             .generate(count: count) { done, total in ProgressBar.draw(done: done, total: total) }
         FileHandle.standardError.write(Data("\n".utf8))
@@ -65,10 +70,14 @@ public struct InitSecretsCommand: AsyncParsableCommand {
             return
         }
         let url = URL(fileURLWithPath: file)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        guard FileManager.default.createFile(atPath: file, contents: Data(try AuthoritySecrets.generateText().utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        guard
+            FileManager.default.createFile(
+                atPath: file, contents: Data(try AuthoritySecrets.generateText().utf8),
+                attributes: [.posixPermissions: 0o600])
+        else {
             throw AuthorityClientError(.io, "cannot write the secrets file")
         }
         print("wrote a development secrets file")

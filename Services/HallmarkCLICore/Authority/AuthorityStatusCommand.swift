@@ -17,19 +17,24 @@ public struct AuthorityStatusCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
         let schema = try AuthorityConfiguration.fromEnvironment(env).schema
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables), logger: logger)
+        let pool = PostgresPool(
+            configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables),
+            logger: logger)
         defer { pool.close() }
-        let tables = try await pool.query("""
+        let tables = try await pool.query(
+            """
             SELECT count(*)::bigint, count(*) FILTER (WHERE retired)::bigint FROM \(unescaped: schema).key_tables
             """)
         let (tableCount, retired) = try tables[0].decode((Int64, Int64).self)
-        let devices = try await pool.query("""
+        let devices = try await pool.query(
+            """
             SELECT count(*)::bigint, count(*) FILTER (WHERE blacklisted)::bigint FROM \(unescaped: schema).devices
             """)
         let (deviceCount, blacklisted) = try devices[0].decode((Int64, Int64).self)
         print("key tables: \(tableCount) (\(retired) retired)")
         print("devices: \(deviceCount) (\(blacklisted) blacklisted)")
-        let versions = try await pool.query("""
+        let versions = try await pool.query(
+            """
             SELECT kek_version, count(*)::bigint FROM (
                 SELECT kek_version FROM \(unescaped: schema).key_tables
                 UNION ALL SELECT kek_version FROM \(unescaped: schema).devices) rows

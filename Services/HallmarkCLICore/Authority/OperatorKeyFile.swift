@@ -44,12 +44,17 @@ public struct OperatorKeyFile: Sendable {
             throw AuthorityClientError(.io, "the operator key file already exists; choose another path")
         }
         let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let text = "# Hallmark operator key (private): signs admin commands. Never share or commit it.\n"
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let text =
+            "# Hallmark operator key (private): signs admin commands. Never share or commit it.\n"
             + "key_id=\(keyID)\nseed=\(Base64.encode(seed))\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8),
+                attributes: [.posixPermissions: 0o600])
+        else {
             throw AuthorityClientError(.io, "cannot write the operator key file")
         }
     }
@@ -84,8 +89,9 @@ public struct OperatorKeyFile: Sendable {
 
     /// `request` signed with this key.
     public func sign(_ request: PrivacyRequest.Unsigned) throws -> PrivacyRequest {
-        try PrivacyRequest(id: request.id, producedAt: request.producedAt, action: request.action,
-                           subjectType: request.subjectType, subject: request.subject, reason: request.reason,
-                           keyID: keyID, seed: seed)
+        try PrivacyRequest(
+            id: request.id, producedAt: request.producedAt, action: request.action,
+            subjectType: request.subjectType, subject: request.subject, reason: request.reason,
+            keyID: keyID, seed: seed)
     }
 }

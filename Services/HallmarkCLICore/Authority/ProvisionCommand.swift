@@ -47,11 +47,15 @@ public struct ProvisionCommand: AsyncParsableCommand {
             throw ExitCode.failure
         case .provisioned(let file):
             let path = out ?? "\(serial).provisioning.json"
-            guard FileManager.default.createFile(atPath: path, contents: Data(try JSONCoding.encode(file)),
-                                                 attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(try JSONCoding.encode(file)),
+                    attributes: [.posixPermissions: 0o600])
+            else {
                 throw AuthorityClientError(.io, "cannot write the provisioning file")
             }
-            print("provisioned \(serial): tables \(file.tableAssignments.map(String.init).joined(separator: ", ")); wrote \(path)")
+            print(
+                "provisioned \(serial): tables \(file.tableAssignments.map(String.init).joined(separator: ", ")); wrote \(path)")
         }
     }
 }

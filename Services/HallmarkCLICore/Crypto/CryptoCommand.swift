@@ -8,8 +8,10 @@ public struct CryptoCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "crypto",
         abstract: "Sign, verify, encrypt and inspect Hallmark protocol messages (JSON on stdin → JSON on stdout).",
-        subcommands: [SmileIDSign.self, SmileIDVerify.self, SmileIDSignFiles.self, Enc1Encrypt.self, Enc1Decrypt.self,
-                      BMDerive.self, BMOpenToken.self, Merkle.self, E2EEOpen.self])
+        subcommands: [
+            SmileIDSign.self, SmileIDVerify.self, SmileIDSignFiles.self, Enc1Encrypt.self, Enc1Decrypt.self,
+            BMDerive.self, BMOpenToken.self, Merkle.self, E2EEOpen.self,
+        ])
 
     public init() {}
 }

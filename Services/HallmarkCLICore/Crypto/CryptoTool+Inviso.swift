@@ -12,7 +12,8 @@ extension CryptoTool {
         case "gateway_to_client"?: direction = .gatewayToClient
         default:
             guard let raw = try? input.int("direction"), let byte = UInt8(exactly: raw),
-                  let parsed = InvisoDirection(rawValue: byte) else {
+                let parsed = InvisoDirection(rawValue: byte)
+            else {
                 throw CryptoToolError("malformed_json", "direction must be client_to_gateway or gateway_to_client")
             }
             direction = parsed

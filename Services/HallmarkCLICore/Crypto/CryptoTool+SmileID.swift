@@ -43,8 +43,10 @@ extension CryptoTool {
         let envelope = try CryptoToolError.wrap {
             try SmileIDEncryption.encrypt(plaintext, secret: secret, timestamp: timestamp, requestId: requestId, iv: iv)
         }
-        return ["version": envelope.version, "algorithm": envelope.algorithm, "iv": envelope.iv,
-                "auth_tag": envelope.authTag, "encrypted_data": envelope.encryptedData, "timestamp": envelope.timestamp]
+        return [
+            "version": envelope.version, "algorithm": envelope.algorithm, "iv": envelope.iv,
+            "auth_tag": envelope.authTag, "encrypted_data": envelope.encryptedData, "timestamp": envelope.timestamp,
+        ]
     }
 
     /// `{secret, request_id, envelope}` → `{plaintext_b64}`.

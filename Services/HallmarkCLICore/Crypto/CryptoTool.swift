@@ -13,8 +13,10 @@ public enum CryptoTool {
     }
 
     /// Every command name.
-    public static let commands = ["smileid-sign", "smileid-verify", "smileid-sign-files", "enc1-encrypt",
-                                  "enc1-decrypt", "bm-derive", "bm-open-token", "merkle", "e2ee-open"]
+    public static let commands = [
+        "smileid-sign", "smileid-verify", "smileid-sign-files", "enc1-encrypt",
+        "enc1-decrypt", "bm-derive", "bm-open-token", "merkle", "e2ee-open",
+    ]
 
     /// Runs `command` on `input` (the bytes read from stdin).
     public static func run(command: String, input: Data) -> Output {
@@ -42,7 +44,8 @@ public enum CryptoTool {
     }
 
     static func encode(_ object: [String: Any]) -> Data {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data(#"{"error":"internal","message":"unencodable output"}"#.utf8)
         return data + Data("\n".utf8)
     }

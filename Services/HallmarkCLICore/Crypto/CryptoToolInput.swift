@@ -8,7 +8,8 @@ struct CryptoToolInput {
 
     init(_ data: Data) throws(CryptoToolError) {
         guard let parsed = try? JSONSerialization.jsonObject(with: data),
-              let object = parsed as? [String: Any] else {
+            let object = parsed as? [String: Any]
+        else {
             throw CryptoToolError("malformed_json", "input must be one JSON object")
         }
         self.object = object
@@ -36,7 +37,8 @@ struct CryptoToolInput {
         guard has(key) else { return nil }
         // Booleans also bridge to NSNumber; their Objective-C type is char ("c") or "B".
         guard let number = object[key] as? NSNumber, !["c", "B"].contains(String(cString: number.objCType)),
-              let value = Int(exactly: number.doubleValue), Double(value) == number.doubleValue else {
+            let value = Int(exactly: number.doubleValue), Double(value) == number.doubleValue
+        else {
             throw CryptoToolError.wrongType(key, "an integer")
         }
         return value
@@ -66,7 +68,8 @@ struct CryptoToolInput {
     func objectData(_ key: String) throws(CryptoToolError) -> Data {
         guard has(key) else { throw CryptoToolError.missing(key) }
         guard let value = object[key] as? [String: Any],
-              let data = try? JSONSerialization.data(withJSONObject: value) else {
+            let data = try? JSONSerialization.data(withJSONObject: value)
+        else {
             throw CryptoToolError.wrongType(key, "an object")
         }
         return data

@@ -14,11 +14,12 @@ extension MetricsBoard {
         lines.append("")
         lines.append(Self.columns(["SERVICE", "INSTANCE", "IN/S", "OUT/S", "P50ms", "P99ms", "LAG", "TOTAL", "REJ"]))
         for row in rows {
-            lines.append(Self.columns([
-                row.service, row.instance + (row.stale ? " (stale)" : ""), Self.number(row.inPerSecond),
-                Self.number(row.outPerSecond), Self.number(row.p50Milliseconds), Self.number(row.p99Milliseconds),
-                Self.number(row.lag), Self.number(row.processed), Self.number(row.rejected),
-            ]))
+            lines.append(
+                Self.columns([
+                    row.service, row.instance + (row.stale ? " (stale)" : ""), Self.number(row.inPerSecond),
+                    Self.number(row.outPerSecond), Self.number(row.p50Milliseconds), Self.number(row.p99Milliseconds),
+                    Self.number(row.lag), Self.number(row.processed), Self.number(row.rejected),
+                ]))
         }
         if rows.isEmpty { lines.append("  waiting for snapshots on the metrics topic…") }
         lines.append("")

@@ -32,7 +32,8 @@ public struct MetricsBoard: Sendable {
                 && a.outPerSecond == b.outPerSecond && a.p50Milliseconds == b.p50Milliseconds
                 && a.p99Milliseconds == b.p99Milliseconds && a.lag == b.lag && a.processed == b.processed
                 && a.rejected == b.rejected && a.stale == b.stale
-                && a.rejections.map(\.reason) == b.rejections.map(\.reason) && a.rejections.map(\.count) == b.rejections.map(\.count)
+                && a.rejections.map(\.reason) == b.rejections.map(\.reason)
+                && a.rejections.map(\.count) == b.rejections.map(\.count)
         }
     }
 
@@ -78,10 +79,11 @@ public struct MetricsBoard: Sendable {
     func row(for current: Sample, now: Date) -> Row {
         let s = current.snapshot
         let instance = s.instance
-        var row = Row(service: s.service, instance: instance, lag: Self.sum(s.gauges, "hallmark_stage_consumer_lag"),
-                      processed: Self.sum(s.counters, "hallmark_stage_processed_total"),
-                      rejected: Self.sum(s.counters, "hallmark_stage_rejected_total"), rejections: [],
-                      stale: now.timeIntervalSince(current.at) > max(3 * s.intervalSeconds, 30))
+        var row = Row(
+            service: s.service, instance: instance, lag: Self.sum(s.gauges, "hallmark_stage_consumer_lag"),
+            processed: Self.sum(s.counters, "hallmark_stage_processed_total"),
+            rejected: Self.sum(s.counters, "hallmark_stage_rejected_total"), rejections: [],
+            stale: now.timeIntervalSince(current.at) > max(3 * s.intervalSeconds, 30))
         if let before = previous[instance] {
             let seconds = current.at.timeIntervalSince(before.at)
             let outDelta = row.processed - Self.sum(before.snapshot.counters, "hallmark_stage_processed_total")

@@ -24,8 +24,9 @@ struct MetricsFeed: Sendable {
     func consumer(topics: [String]) throws -> KafkaConsumer {
         var config = kafka
         config.properties["auto.offset.reset"] = "earliest"
-        return try KafkaConsumer(configuration: config, groupID: "hallmark-top-\(UUID().uuidString.lowercased())",
-                                 topics: topics, logger: logger)
+        return try KafkaConsumer(
+            configuration: config, groupID: "hallmark-top-\(UUID().uuidString.lowercased())",
+            topics: topics, logger: logger)
     }
 
     /// Adds a record of either topic to the board; anything that does not decode is skipped.
@@ -41,8 +42,10 @@ struct MetricsFeed: Sendable {
     /// (or until `timeout`, since a broker's end offsets can lag what it serves).
     func readToEnd(timeout: Duration) async throws -> MetricsBoard {
         var board = MetricsBoard()
-        try await TopicReader(kafka: kafka, logger: logger).readToEnd([metricsTopic, securityTopic], groupPrefix: "hallmark-top",
-                                                                     timeout: timeout) { ingest($0, into: &board) }
+        try await TopicReader(kafka: kafka, logger: logger).readToEnd(
+            [metricsTopic, securityTopic], groupPrefix: "hallmark-top",
+            timeout: timeout
+        ) { ingest($0, into: &board) }
         return board
     }
 }

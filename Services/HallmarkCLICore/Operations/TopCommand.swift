@@ -6,7 +6,7 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `hallmark top`: a live view of every service instance from `hallmark.metrics` and

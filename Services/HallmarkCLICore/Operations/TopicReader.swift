@@ -12,12 +12,15 @@ struct TopicReader: Sendable {
     /// offsets, or after `timeout` (a broker's end offsets can lag what it serves).
     /// - Returns: false when the timeout came first.
     @discardableResult
-    func readToEnd(_ topics: [String], groupPrefix: String, timeout: Duration,
-                   each: (KafkaMessage) -> Void) async throws -> Bool {
+    func readToEnd(
+        _ topics: [String], groupPrefix: String, timeout: Duration,
+        each: (KafkaMessage) -> Void
+    ) async throws -> Bool {
         var config = kafka
         config.properties["auto.offset.reset"] = "earliest"
-        let consumer = try KafkaConsumer(configuration: config, groupID: "\(groupPrefix)-\(UUID().uuidString.lowercased())",
-                                         topics: topics, logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: config, groupID: "\(groupPrefix)-\(UUID().uuidString.lowercased())",
+            topics: topics, logger: logger)
         var ends: [KafkaTopicPartition: Int64] = [:]
         for topic in topics {
             for (partition, end) in (try? await consumer.endOffsets(of: topic)) ?? [:] where end > 0 {
@@ -35,7 +38,8 @@ struct TopicReader: Sendable {
             // The end offsets asked for can lag (Tansu answers the last batch's first offset
             // + 1); the fetcher's own high watermark, seen with the message, does not.
             if let end = ends[message.topicPartition],
-               message.offset + 1 >= max(end, consumer.highWatermarks()[message.topicPartition] ?? 0) {
+                message.offset + 1 >= max(end, consumer.highWatermarks()[message.topicPartition] ?? 0)
+            {
                 ends[message.topicPartition] = nil
             }
             if ends.isEmpty { break }

@@ -19,14 +19,17 @@ public struct PrivacyCommand: AsyncParsableCommand {
     public init() {}
 
     /// The services that answer requests about each subject type.
-    static let answering: [PrivacyRequest.SubjectType: [String]] = [.deviceSerial: ["authority"], .partnerID: ["signer"],
-                                                                    .sessionID: ["gateway"]]
+    static let answering: [PrivacyRequest.SubjectType: [String]] = [
+        .deviceSerial: ["authority"], .partnerID: ["signer"],
+        .sessionID: ["gateway"],
+    ]
 }
 
 /// `hallmark privacy export`.
 public struct PrivacyExportCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(commandName: "export",
-                                                           abstract: "Everything held about the subject, as JSON.")
+    public static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Everything held about the subject, as JSON.")
     @OptionGroup var options: PrivacyOptions
     public init() {}
     public func run() async throws { try await options.send(.export) }
@@ -34,8 +37,9 @@ public struct PrivacyExportCommand: AsyncParsableCommand {
 
 /// `hallmark privacy erase`.
 public struct PrivacyEraseCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(commandName: "erase",
-                                                           abstract: "Erase what is held about the subject; say what outlives it.")
+    public static let configuration = CommandConfiguration(
+        commandName: "erase",
+        abstract: "Erase what is held about the subject; say what outlives it.")
     @OptionGroup var options: PrivacyOptions
     public init() {}
     public func run() async throws { try await options.send(.erase) }
@@ -80,8 +84,10 @@ public struct PrivacyOptions: ParsableArguments {
         }
         let key = try OperatorKeyFile.load(keyPath)
         let topics = try PrivacyTopics.fromEnvironment(env)
-        let request = try key.sign(PrivacyRequest.Unsigned(id: MessageID.random(), producedAt: Timestamp.now(), action: action,
-                                                           subjectType: type, subject: value, reason: reason))
+        let request = try key.sign(
+            PrivacyRequest.Unsigned(
+                id: MessageID.random(), producedAt: Timestamp.now(), action: action,
+                subjectType: type, subject: value, reason: reason))
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [topics.results], fromStart: false, logger: logger)
@@ -100,10 +106,14 @@ public struct PrivacyOptions: ParsableArguments {
         let document: [String: Any] = [
             "request_id": request.id, "action": action.rawValue, "subject_type": type.rawValue,
             "answered": gathered.keys.sorted(), "missing": missing,
-            "results": try gathered.keys.sorted().map { try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(gathered[$0]!))) },
+            "results": try gathered.keys.sorted().map {
+                try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(gathered[$0]!)))
+            },
         ]
-        print(String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys]),
-                     as: UTF8.self))
+        print(
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys]),
+                as: UTF8.self))
         if gathered.values.contains(where: { $0.status == .rejected }) { throw ExitCode(2) }
         if !missing.isEmpty { throw ExitCode(1) }
     }

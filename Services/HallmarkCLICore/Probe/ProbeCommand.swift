@@ -31,10 +31,13 @@ public struct ProbeCommand: AsyncParsableCommand {
             service: "probe", topics: [input, output], schema: withDatabase ? schema : nil,
             migrations: ProbeProcessor.migrations(schema: schema))
         await ServiceRunner.run(definition) { context in
-            [try context.stage(ProbeProcessor(outputTopic: output, instance: context.instance, schema: schema, delay: delay),
-                               inputs: [StageInput(topic: input, schemas: [ProbeRequest.schemaName])],
-                               dispatch: batches ? .partitionBatches : .keyLanes,
-                               unitOfWork: withDatabase ? (batches ? .perBatch : .perMessage) : .none)]
+            [
+                try context.stage(
+                    ProbeProcessor(outputTopic: output, instance: context.instance, schema: schema, delay: delay),
+                    inputs: [StageInput(topic: input, schemas: [ProbeRequest.schemaName])],
+                    dispatch: batches ? .partitionBatches : .keyLanes,
+                    unitOfWork: withDatabase ? (batches ? .perBatch : .perMessage) : .none)
+            ]
         }
     }
 }

@@ -22,14 +22,19 @@ public struct ProbeWriterCommand: AsyncParsableCommand {
         let output = try settings.topic("HALLMARK_PROBE_WRITER_OUTPUT", default: "hallmark.probe.checkpoints")
         let batch = try settings.integer("HALLMARK_PROBE_WRITER_BATCH", default: 500, in: 1...100_000)
         let linger = try settings.milliseconds("HALLMARK_PROBE_WRITER_LINGER_MS", default: .milliseconds(50), in: 0...60_000)
-        let definition = ServiceRunner.Definition(service: "probe-writer", topics: [output], schema: schema,
-                                                  migrations: ProbeSequence.migrations(schema: schema))
+        let definition = ServiceRunner.Definition(
+            service: "probe-writer", topics: [output], schema: schema,
+            migrations: ProbeSequence.migrations(schema: schema))
         await ServiceRunner.run(definition) { context in
             guard let database = context.database else { return [] }
             let log = ProbeSequence(schema: schema, output: output, instance: context.instance)
-            return [OrderedWriter(configuration: .init(name: "reference", schema: schema, service: "probe-writer",
-                                                       maxBatch: batch, linger: linger),
-                                  log: log, pool: database.pool, producer: context.producer, logger: context.logger)]
+            return [
+                OrderedWriter(
+                    configuration: .init(
+                        name: "reference", schema: schema, service: "probe-writer",
+                        maxBatch: batch, linger: linger),
+                    log: log, pool: database.pool, producer: context.producer, logger: context.logger)
+            ]
         }
     }
 }

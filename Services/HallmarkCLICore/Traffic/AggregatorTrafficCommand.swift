@@ -31,22 +31,31 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         let publicKey = try VerifyCommand.publicKey(nil, env: env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
-        let watcher = try AnswerWatcher(kafka: kafka, topics: [authority.provisionOutput, config.submissionOutput, config.verifyOutput],
-                                        fromStart: false, logger: logger)
+        let watcher = try AnswerWatcher(
+            kafka: kafka, topics: [authority.provisionOutput, config.submissionOutput, config.verifyOutput],
+            fromStart: false, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
         let serial = "SAMPLE-\(UInt32.random(in: 0...UInt32.max))"
-        guard case .provisioned(let cam) = try await CameraProvisioner(producer: producer, watcher: watcher, topic: authority.provisionInput)
-            .provision(serial: serial, family: "sample", timeout: .seconds(timeout)) else {
+        guard
+            case .provisioned(let cam) = try await CameraProvisioner(
+                producer: producer, watcher: watcher, topic: authority.provisionInput
+            )
+            .provision(serial: serial, family: "sample", timeout: .seconds(timeout))
+        else {
             print("provisioning \(serial) was rejected")
             throw ExitCode.failure
         }
-        print("provisioned \(serial); submitting \(count) bundles in each of \(ProvisioningFile.SubmissionBody.allCases.count) bodies")
+        print(
+            "provisioned \(serial); submitting \(count) bundles in each of \(ProvisioningFile.SubmissionBody.allCases.count) bodies"
+        )
 
         func submit(_ s: Submission) async throws -> SubmissionResult? {
             try await producer.send(topic: config.submissionInput, key: Array(s.id.utf8), value: JSONCoding.encode(s))
-            guard let bytes = await watcher.answer(for: s.id, on: config.submissionOutput, timeout: .seconds(timeout)) else { return nil }
+            guard let bytes = await watcher.answer(for: s.id, on: config.submissionOutput, timeout: .seconds(timeout)) else {
+                return nil
+            }
             return try? JSONCoding.decode(SubmissionResult.self, from: bytes)
         }
         var sent: [(Submission, ProvisioningFile.SubmissionBody)] = []
@@ -55,8 +64,10 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
                 // A raw capture, and (where the body holds two) the image processed from it.
                 var hashes: [Submission.ImageHash] = []
                 for level in 0..<(body == .flatBundle ? 1 : 2) {
-                    hashes.append(.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: level,
-                                        parentImageHash: hashes.last?.imageHash))
+                    hashes.append(
+                        .init(
+                            imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: level,
+                            parentImageHash: hashes.last?.imageHash))
                 }
                 let s = try cam.submission(body, hashes: hashes, authorityID: config.authorityID)
                 try await producer.send(topic: config.submissionInput, key: Array(s.id.utf8), value: JSONCoding.encode(s))
@@ -67,7 +78,8 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         var failures = 0
         for (s, body) in sent {
             guard let bytes = await watcher.answer(for: s.id, on: config.submissionOutput, timeout: .seconds(timeout)),
-                  let result = try? JSONCoding.decode(SubmissionResult.self, from: bytes), result.status == .accepted else {
+                let result = try? JSONCoding.decode(SubmissionResult.self, from: bytes), result.status == .accepted
+            else {
                 print("  \(body.rawValue): not accepted")
                 failures += 1
                 continue
@@ -76,30 +88,39 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         }
         print("accepted: \(sent.count - failures)/\(sent.count) bundles, \(accepted.count) hashes logged")
 
-        let again = try cam.submission(.reference, hashes: [.init(imageHash: accepted[0], modificationLevel: 0)], authorityID: config.authorityID)
+        let again = try cam.submission(
+            .reference, hashes: [.init(imageHash: accepted[0], modificationLevel: 0)], authorityID: config.authorityID)
         let duplicate = try await submit(again)
-        print("a logged hash again: \(duplicate?.status.rawValue ?? "no answer") (leaf \(duplicate?.leaves?.first?.leafIndex ?? 0))")
+        print(
+            "a logged hash again: \(duplicate?.status.rawValue ?? "no answer") (leaf \(duplicate?.leaves?.first?.leafIndex ?? 0))"
+        )
         let repeatAnswer = watcher.answers(for: again.id).count
         try await producer.send(topic: config.submissionInput, key: nil, value: JSONCoding.encode(again))
         let repeated = await watcher.wait(timeout: .seconds(timeout)) { $0.answers(for: again.id).count > repeatAnswer }
         let same = Set(watcher.answers(for: again.id)).count == 1
         print("the same submission id again: \(repeated ? (same ? "the same answer" : "a different answer") : "no answer")")
-        var tampered = try cam.submission(.reference, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
+        var tampered = try cam.submission(
+            .reference, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
         let tag = tampered.cameraToken!.authTag
         tampered.cameraToken?.authTag = String(tag.reversed())
         let tamperedAnswer = try await submit(tampered)
         print("tampered token: \(tamperedAnswer?.status.rawValue ?? "no answer") \(tamperedAnswer?.reason?.rawValue ?? "")")
-        let foreign = try cam.submission(.cameraSubmission, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
-                                         authorityID: "SOMEONE_ELSE")
+        let foreign = try cam.submission(
+            .cameraSubmission, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
+            authorityID: "SOMEONE_ELSE")
         let foreignAnswer = try await submit(foreign)
         print("another authority: \(foreignAnswer?.status.rawValue ?? "no answer") \(foreignAnswer?.reason?.rawValue ?? "")")
 
-        let log = LogQuestion(producer: producer, watcher: watcher, requests: config.verifyInput, results: config.verifyOutput,
-                              timeout: .seconds(timeout))
+        let log = LogQuestion(
+            producer: producer, watcher: watcher, requests: config.verifyInput, results: config.verifyOutput,
+            timeout: .seconds(timeout))
         var verified = 0
         for hash in accepted {
             if let answer = try await log.inclusion(hash), answer.status == .found,
-               case .success = answer.check(publicKey: publicKey, imageHash: hash) { verified += 1 }
+                case .success = answer.check(publicKey: publicKey, imageHash: hash)
+            {
+                verified += 1
+            }
         }
         print("verified offline with the public key: \(verified)/\(accepted.count) inclusion proofs")
         let unknown = Hex.encode(try SecureRandom.bytes(32))
@@ -107,8 +128,10 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
         print("an unknown hash: \(missing?.status.rawValue ?? "no answer")")
         await watcher.close()
         _ = await producer.close()
-        if failures > 0 || duplicate?.status != .duplicate || !repeated || !same || tamperedAnswer?.reason != .authenticationFailed
-            || foreignAnswer?.reason != .unknownAuthority || verified != accepted.count || missing?.status != .notFound {
+        if failures > 0 || duplicate?.status != .duplicate || !repeated || !same
+            || tamperedAnswer?.reason != .authenticationFailed
+            || foreignAnswer?.reason != .unknownAuthority || verified != accepted.count || missing?.status != .notFound
+        {
             throw ExitCode.failure
         }
     }

@@ -26,8 +26,9 @@ public struct AuthorityTrafficCommand: AsyncParsableCommand {
         let config = try AuthorityConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
-        let watcher = try AnswerWatcher(kafka: kafka, topics: [config.provisionOutput, config.tokenOutput],
-                                        fromStart: false, logger: logger)
+        let watcher = try AnswerWatcher(
+            kafka: kafka, topics: [config.provisionOutput, config.tokenOutput],
+            fromStart: false, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
@@ -43,14 +44,17 @@ public struct AuthorityTrafficCommand: AsyncParsableCommand {
         func verdict(_ bytes: [UInt8], id: String) async throws -> String {
             try await producer.send(topic: config.tokenInput, key: Array(serial.utf8), value: bytes)
             guard let answer = await watcher.answer(for: id, on: config.tokenOutput, timeout: .seconds(timeout)),
-                  let result = try? JSONDecoder().decode(TokenResult.self, from: Data(answer)) else { return "no answer" }
+                let result = try? JSONDecoder().decode(TokenResult.self, from: Data(answer))
+            else { return "no answer" }
             return result.valid ? "PASS" : "FAIL \(result.reason?.rawValue ?? "?")"
         }
         var passes = 0
         for i in 0..<count {
             let id = MessageID.random()
-            let bytes = i % 2 == 0 ? try ProvisioningFile.requestBytes(cam.referenceRequest().token, id: id)
-                                   : try ProvisioningFile.requestBytes(cam.mobileToken(), id: id)
+            let bytes =
+                i % 2 == 0
+                ? try ProvisioningFile.requestBytes(cam.referenceRequest().token, id: id)
+                : try ProvisioningFile.requestBytes(cam.mobileToken(), id: id)
             if try await verdict(bytes, id: id) == "PASS" { passes += 1 }
         }
         print("genuine tokens (both formats): \(passes)/\(count) PASS")

@@ -37,10 +37,17 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
             var body = try! MultipartBody(parsing: Array("--\(boundary)--\r\n".utf8), boundary: boundary)
             let jpeg: [UInt8] = [0xff, 0xd8, 0xff, 0xe0] + (0..<2048).map { UInt8(($0 + i) % 256) }
             body.parts = [
-                .init(field: "partner_params", contentType: "application/json",
-                      body: Array(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8)),
-                .init(rawHeaders: Array("Content-Disposition: form-data; name=\"selfie_image\"; filename=\"s.jpg\"\r\nContent-Type: image/jpeg".utf8), body: jpeg),
-                .init(rawHeaders: Array("Content-Disposition: form-data; name=\"liveness_images\"; filename=\"l.jpg\"\r\nContent-Type: image/jpeg".utf8), body: jpeg.reversed()),
+                .init(
+                    field: "partner_params", contentType: "application/json",
+                    body: Array(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8)),
+                .init(
+                    rawHeaders: Array(
+                        "Content-Disposition: form-data; name=\"selfie_image\"; filename=\"s.jpg\"\r\nContent-Type: image/jpeg"
+                            .utf8), body: jpeg),
+                .init(
+                    rawHeaders: Array(
+                        "Content-Disposition: form-data; name=\"liveness_images\"; filename=\"l.jpg\"\r\nContent-Type: image/jpeg"
+                            .utf8), body: jpeg.reversed()),
                 .init(field: "metadata", contentType: "application/json", body: Array(#"[{"name":"sdk","value":"cli"}]"#.utf8)),
             ]
             return ("multipart/form-data; boundary=\(boundary)", Data(body.bytes))
@@ -58,19 +65,23 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
 
         var requests = (0..<count).map { i in
             let (type, body) = Self.sample(i)
-            return EncryptRequest(id: MessageID.random(), producedAt: Timestamp.now(),
-                                  headers: ["Content-Type": type, "SmileID-Partner-ID": "sample-\(i % 4)"],
-                                  bodyB64: body.base64EncodedString(), method: "POST", path: "/v1/upload")
+            return EncryptRequest(
+                id: MessageID.random(), producedAt: Timestamp.now(),
+                headers: ["Content-Type": type, "SmileID-Partner-ID": "sample-\(i % 4)"],
+                bodyB64: body.base64EncodedString(), method: "POST", path: "/v1/upload")
         }
         var skipped = requests[0]
         skipped.id = MessageID.random()
         skipped.headers["SmileID-Skip-Encryption"] = "true"
         requests.append(skipped)
-        let encrypted = try await TrafficExchange.run(kafka: kafka, output: c.encryptOutput, ids: requests.map(\.id),
-                                                      timeout: timeout, logger: logger) {
+        let encrypted = try await TrafficExchange.run(
+            kafka: kafka, output: c.encryptOutput, ids: requests.map(\.id),
+            timeout: timeout, logger: logger
+        ) {
             for r in requests {
-                try await producer.send(topic: c.encryptInput, key: r.headers["SmileID-Partner-ID"].map { Array($0.utf8) },
-                                        value: JSONCoding.encode(r))
+                try await producer.send(
+                    topic: c.encryptInput, key: r.headers["SmileID-Partner-ID"].map { Array($0.utf8) },
+                    value: JSONCoding.encode(r))
             }
         }
         var tally: [String: Int] = [:]
@@ -91,11 +102,16 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
             tally[kind, default: 0] += 1
             if r.id == skipped.id { wrong += result.decision == .passedThrough(.skipHeader) ? 0 : 1; continue }
             guard result.encrypted else { wrong += 1; continue }
-            decrypts.append((DecryptRequest(id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
-                                            bodyB64: result.bodyB64, method: result.method, path: result.path), r.bodyB64))
+            decrypts.append(
+                (
+                    DecryptRequest(
+                        id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
+                        bodyB64: result.bodyB64, method: result.method, path: result.path), r.bodyB64
+                ))
         }
-        print("encrypted \(encrypted.count)/\(requests.count) on \(c.encryptOutput): "
-              + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "encrypted \(encrypted.count)/\(requests.count) on \(c.encryptOutput): "
+                + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         guard encrypted.count == requests.count, wrong == 0, let first = decrypts.first else { throw ExitCode.failure }
         // A tampered copy: one byte of the first envelope changed.
         var tampered = first.request
@@ -104,21 +120,30 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
         body[body.count / 2] ^= 0x01
         tampered.bodyB64 = body.base64EncodedString()
         decrypts.append((tampered, nil))
-        let answers = try await TrafficExchange.run(kafka: kafka, output: c.decryptOutput, ids: decrypts.map(\.request.id),
-                                                    timeout: timeout, logger: logger) {
+        let answers = try await TrafficExchange.run(
+            kafka: kafka, output: c.decryptOutput, ids: decrypts.map(\.request.id),
+            timeout: timeout, logger: logger
+        ) {
             for d in decrypts { try await producer.send(topic: c.decryptInput, key: nil, value: JSONCoding.encode(d.request)) }
         }
         var outcomes: [String: Int] = [:]
         for d in decrypts {
-            guard let bytes = answers[d.request.id], let result = try? JSONCoding.decode(DecryptResult.self, from: bytes) else { continue }
+            guard let bytes = answers[d.request.id], let result = try? JSONCoding.decode(DecryptResult.self, from: bytes) else {
+                continue
+            }
             let outcome = result.reason?.rawValue ?? result.status.rawValue
             if show, outcomes[outcome] == nil { print(String(decoding: bytes, as: UTF8.self)) }
             outcomes[outcome, default: 0] += 1
             // Byte-exact plaintext for the genuine ones; a typed refusal (of any kind) for the tampered one.
-            if let plaintext = d.plaintext { wrong += result.bodyB64 == plaintext ? 0 : 1 } else { wrong += result.status == .rejected ? 0 : 1 }
+            if let plaintext = d.plaintext {
+                wrong += result.bodyB64 == plaintext ? 0 : 1
+            } else {
+                wrong += result.status == .rejected ? 0 : 1
+            }
         }
-        print("decrypted \(answers.count)/\(decrypts.count) on \(c.decryptOutput): "
-              + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "decrypted \(answers.count)/\(decrypts.count) on \(c.decryptOutput): "
+                + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         wrong += try await sessions(c, kafka: kafka, producer: producer, messages: messages, logger: logger)
         if answers.count < decrypts.count || wrong > 0 {
             print("\(wrong) answers differ from the expected ones")

@@ -29,12 +29,16 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
         defer { Task { await producer.close() } }
 
         let signIDs = (0..<count).map { _ in MessageID.random() }
-        let signed = try await TrafficExchange.run(kafka: kafka, output: c.signOutput, ids: signIDs, timeout: timeout, logger: logger) {
+        let signed = try await TrafficExchange.run(
+            kafka: kafka, output: c.signOutput, ids: signIDs, timeout: timeout, logger: logger
+        ) {
             for (i, id) in signIDs.enumerated() {
-                let request = SignRequest(id: id, producedAt: Timestamp.now(), headers: [
-                    "Content-Type": "application/json", "SmileID-Partner-ID": "sample-\(i % 4)",
-                    "SmileID-Source-SDK": "hallmark-cli", "SmileID-Source-SDK-Version": "1.0.0",
-                ], bodyB64: Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8).base64EncodedString())
+                let request = SignRequest(
+                    id: id, producedAt: Timestamp.now(),
+                    headers: [
+                        "Content-Type": "application/json", "SmileID-Partner-ID": "sample-\(i % 4)",
+                        "SmileID-Source-SDK": "hallmark-cli", "SmileID-Source-SDK-Version": "1.0.0",
+                    ], bodyB64: Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8).base64EncodedString())
                 try await producer.send(topic: c.signInput, key: Array("sample-\(i % 4)".utf8), value: JSONCoding.encode(request))
             }
         }
@@ -65,8 +69,10 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
                 try request("bad_mac") { $0["body_b64"] = Data(#"{"job_id":"tampered"}"#.utf8).base64EncodedString() }
             }
         }
-        let verdicts = try await TrafficExchange.run(kafka: kafka, output: c.verifyOutput, ids: verify.map(\.id),
-                                                     timeout: timeout, logger: logger) {
+        let verdicts = try await TrafficExchange.run(
+            kafka: kafka, output: c.verifyOutput, ids: verify.map(\.id),
+            timeout: timeout, logger: logger
+        ) {
             for v in verify { try await producer.send(topic: c.verifyInput, key: Array(v.key.utf8), value: v.value) }
         }
         var tally: [String: Int] = [:]
@@ -74,13 +80,16 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
         var shown = Set<String>()
         for v in verify {
             guard let value = verdicts[v.id],
-                  let result = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any] else { continue }
+                let result = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any]
+            else { continue }
             let outcome = (result["reason"] as? String) ?? (result["verdict"] as? String ?? "?")
             tally[outcome, default: 0] += 1
             if outcome != v.expected { wrong += 1 }
             if show, shown.insert(outcome).inserted { print(String(decoding: value, as: UTF8.self)) }
         }
-        print("verified \(verdicts.count)/\(verify.count) on \(c.verifyOutput): \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        print(
+            "verified \(verdicts.count)/\(verify.count) on \(c.verifyOutput): \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        )
         if verdicts.count < verify.count || wrong > 0 {
             print("\(wrong) verdicts differ from the expected ones")
             throw ExitCode.failure

@@ -10,8 +10,10 @@ import Logging
 public struct TrafficCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "traffic", abstract: "Send sample traffic to running services and show the answers.",
-        subcommands: [ProbeTrafficCommand.self, SignerTrafficCommand.self, AuthorityTrafficCommand.self,
-                       GatewayTrafficCommand.self, AggregatorTrafficCommand.self])
+        subcommands: [
+            ProbeTrafficCommand.self, SignerTrafficCommand.self, AuthorityTrafficCommand.self,
+            GatewayTrafficCommand.self, AggregatorTrafficCommand.self,
+        ])
 
     public init() {}
 }
@@ -59,12 +61,18 @@ public struct ProbeTrafficCommand: AsyncParsableCommand {
 
         let answered = await results.collect(timeout: .seconds(timeout)) { value in
             Self.field("correlation_id", value).map { ids.contains($0) } ?? false
-        } until: { $0 >= ids.count }
+        } until: {
+            $0 >= ids.count
+        }
         let bounced = await rejected.collect(timeout: .seconds(5)) { value in
             Self.field("source", value) != nil
-        } until: { $0 >= poison }
+        } until: {
+            $0 >= poison
+        }
         let seconds = Double((ContinuousClock.now - start).components.seconds)
-        print("answered \(answered)/\(count) on \(output) in ~\(Int(seconds)) s; \(bounced)/\(poison) poison messages in \(rejectedTopic)")
+        print(
+            "answered \(answered)/\(count) on \(output) in ~\(Int(seconds)) s; \(bounced)/\(poison) poison messages in \(rejectedTopic)"
+        )
         await producer.close()
         if answered < count || bounced < poison { throw ExitCode.failure }
     }

@@ -8,12 +8,15 @@ import Logging
 enum TrafficExchange {
     /// Starts a reader at the end of `output`, runs `send`, and collects the results whose
     /// `request_id` is one of `ids` (raw bytes by request id).
-    static func run(kafka: KafkaConfiguration, output: String, ids: [String], timeout seconds: Int, logger: Logger,
-                    send: () async throws -> Void) async throws -> [String: [UInt8]] {
+    static func run(
+        kafka: KafkaConfiguration, output: String, ids: [String], timeout seconds: Int, logger: Logger,
+        send: () async throws -> Void
+    ) async throws -> [String: [UInt8]] {
         var readerConfig = kafka
         readerConfig.properties["auto.offset.reset"] = "latest"
-        let consumer = try KafkaConsumer(configuration: readerConfig, groupID: "hallmark-traffic-\(MessageID.random())",
-                                         topics: [output], logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: readerConfig, groupID: "hallmark-traffic-\(MessageID.random())",
+            topics: [output], logger: logger)
         try consumer.start()
         try await Task.sleep(for: .seconds(3))  // the reader's assignment, so it sees this run's answers
         try await send()
@@ -25,7 +28,8 @@ enum TrafficExchange {
         var found: [String: [UInt8]] = [:]
         for await message in consumer.messages {
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
-                  let id = object["request_id"] as? String, wanted.contains(id) else { continue }
+                let id = object["request_id"] as? String, wanted.contains(id)
+            else { continue }
             found[id] = message.value
             if found.count == wanted.count { break }
         }

@@ -7,7 +7,7 @@ public struct JSONObjectWriter {
     private var out: [UInt8]
     private var empty = true
     #if DEBUG
-    private var lastKey: [UInt8] = []
+        private var lastKey: [UInt8] = []
     #endif
 
     /// Starts an object.
@@ -47,8 +47,8 @@ public struct JSONObjectWriter {
     private mutating func member(_ key: StaticString) {
         let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         #if DEBUG
-        assert(empty || lastKey.lexicographicallyPrecedes(name), "JSONObjectWriter: members out of sorted order")
-        lastKey = Array(name)
+            assert(empty || lastKey.lexicographicallyPrecedes(name), "JSONObjectWriter: members out of sorted order")
+            lastKey = Array(name)
         #endif
         if !empty { out.append(UInt8(ascii: ",")) }
         empty = false

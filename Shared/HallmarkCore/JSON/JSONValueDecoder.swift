@@ -89,8 +89,11 @@ extension JSONValueDecoder: SingleValueDecodingContainer {
     /// of `type` is needed).
     private func present<T>(_ type: T.Type) throws -> JSONValue {
         guard value != .null else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath,
-                                                          debugDescription: "found null instead of \(type)"))
+            throw DecodingError.valueNotFound(
+                type,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "found null instead of \(type)"))
         }
         return value
     }
@@ -166,7 +169,8 @@ extension JSONValueDecoder {
 
         func decoder(for key: Key) throws -> JSONValueDecoder {
             guard let value = members[key.stringValue] else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \(key.stringValue)"))
+                throw DecodingError.keyNotFound(
+                    key, .init(codingPath: codingPath, debugDescription: "no member \(key.stringValue)"))
             }
             return JSONValueDecoder(value, parent: path, key: key)
         }
@@ -188,8 +192,10 @@ extension JSONValueDecoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder(for: key).decode(type) }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder(for: key).decodeValue(type) }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
-                                                   forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type,
+            forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             try decoder(for: key).container(keyedBy: type)
         }
 
@@ -223,8 +229,11 @@ extension JSONValueDecoder {
         /// The next element's decoder; the index moves on only when decoding succeeds.
         private func next<T>(_ type: T.Type) throws -> JSONValueDecoder {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [JSONIndexKey(intValue: currentIndex)],
-                                                              debugDescription: "unkeyed container is at its end"))
+                throw DecodingError.valueNotFound(
+                    type,
+                    .init(
+                        codingPath: codingPath + [JSONIndexKey(intValue: currentIndex)],
+                        debugDescription: "unkeyed container is at its end"))
             }
             return JSONValueDecoder(elements[currentIndex], parent: path, key: JSONIndexKey(intValue: currentIndex))
         }
@@ -257,8 +266,11 @@ extension JSONValueDecoder {
         mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try take(type) { try $0.decode(type) } }
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try take(type) { try $0.decodeValue(type) } }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
-            -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type
+        ) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try take(KeyedDecodingContainer<NestedKey>.self) { try $0.container(keyedBy: type) }
         }
 

@@ -34,7 +34,9 @@ final class JSONValueEncoder: Encoder {
                 let kept = order.indices.lazy.filter { n in
                     n + 1 == order.count || o.members[order[n + 1]].key != o.members[order[n]].key
                 }.map { order[$0] }
-                JSONWriter.writeObject(kept, into: &out, key: { o.members[$0].key }) { i, out in o.members[i].node.write(into: &out) }
+                JSONWriter.writeObject(kept, into: &out, key: { o.members[$0].key }) { i, out in
+                    o.members[i].node.write(into: &out)
+                }
             case .array(let a):
                 JSONWriter.writeArray(a.elements, into: &out) { e, out in e.write(into: &out) }
             case .deferred(let e):
@@ -150,8 +152,10 @@ extension JSONValueEncoder {
             set(try JSONValueEncoder.node(for: value, at: CodingPath(path, key)), key)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
-                                                            forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type,
+            forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             let nested = Members()
             set(.object(nested), key)
             return KeyedEncodingContainer(Keyed<NestedKey>(members: nested, path: CodingPath(path, key)))
@@ -203,10 +207,12 @@ extension JSONValueEncoder {
             elements.elements.append(try JSONValueEncoder.node(for: value, at: CodingPath(path, JSONIndexKey(intValue: count))))
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey>
+        {
             let nested = Members()
             elements.elements.append(.object(nested))
-            return KeyedEncodingContainer(Keyed<NestedKey>(members: nested, path: CodingPath(path, JSONIndexKey(intValue: count - 1))))
+            return KeyedEncodingContainer(
+                Keyed<NestedKey>(members: nested, path: CodingPath(path, JSONIndexKey(intValue: count - 1))))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

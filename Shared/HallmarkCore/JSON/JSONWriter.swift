@@ -19,7 +19,8 @@ public enum JSONWriter {
         case .array(let elements):
             writeArray(elements, into: &out) { e, out in write(e, into: &out) }
         case .object(let members):
-            writeObject(members.keys.sorted(by: precedes), into: &out, key: { $0 }) { key, out in write(members[key]!, into: &out) }
+            writeObject(members.keys.sorted(by: precedes), into: &out, key: { $0 }) { key, out in write(members[key]!, into: &out)
+            }
         }
     }
 
@@ -27,8 +28,10 @@ public enum JSONWriter {
     static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
     /// Writes an object of `members`, already in ``precedes(_:_:)`` order.
-    static func writeObject<Member>(_ members: some Sequence<Member>, into out: inout [UInt8], key: (Member) -> String,
-                                    value: (Member, inout [UInt8]) -> Void) {
+    static func writeObject<Member>(
+        _ members: some Sequence<Member>, into out: inout [UInt8], key: (Member) -> String,
+        value: (Member, inout [UInt8]) -> Void
+    ) {
         out.append(UInt8(ascii: "{"))
         var first = true
         for member in members {
@@ -42,8 +45,10 @@ public enum JSONWriter {
     }
 
     /// Writes an array of `elements`.
-    static func writeArray<Element>(_ elements: some Sequence<Element>, into out: inout [UInt8],
-                                    element: (Element, inout [UInt8]) -> Void) {
+    static func writeArray<Element>(
+        _ elements: some Sequence<Element>, into out: inout [UInt8],
+        element: (Element, inout [UInt8]) -> Void
+    ) {
         out.append(UInt8(ascii: "["))
         var first = true
         for e in elements {

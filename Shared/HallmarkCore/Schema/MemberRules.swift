@@ -46,7 +46,8 @@ final class MemberRules: Sendable {
     /// keeps the separate checks.
     static func fuse(_ checks: [SchemaNode.Check]) -> [SchemaNode.Check] {
         guard let at = checks.firstIndex(where: { if case .properties = $0 { true } else { false } }),
-              case .properties(let properties) = checks[at] else { return checks }
+            case .properties(let properties) = checks[at]
+        else { return checks }
         var required: [String] = []
         var end = at + 1
         if end < checks.count, case .required(let names) = checks[end] {
@@ -61,8 +62,14 @@ final class MemberRules: Sendable {
             start = at - 1
         }
         var fused = checks
-        fused.replaceSubrange(start..<end, with: [.members(MemberRules(properties: properties, required: required,
-                                                                      closed: closed))])
+        fused.replaceSubrange(
+            start..<end,
+            with: [
+                .members(
+                    MemberRules(
+                        properties: properties, required: required,
+                        closed: closed))
+            ])
         return fused
     }
 }

@@ -44,13 +44,18 @@ struct SchemaCompiler {
                 }
                 checks.append(.required(names))
             case "additionalProperties":
-                if rule == .bool(false) { checks.append(.closed(known)) } else if rule != .bool(true) {
+                if rule == .bool(false) {
+                    checks.append(.closed(known))
+                } else if rule != .bool(true) {
                     checks.append(.additional(known, try compile(rule, path: at)))
                 }
             case "propertyNames": checks.append(.propertyNames(try compile(rule, path: at)))
             case "minProperties", "maxProperties":
-                let min = try Self.count(schema["minProperties"], 0, at), max = try Self.count(schema["maxProperties"], Int.max, at)
-                if keyword == "minProperties" || schema["minProperties"] == nil { checks.append(.propertyCount(min: min, max: max)) }
+                let min = try Self.count(schema["minProperties"], 0, at),
+                    max = try Self.count(schema["maxProperties"], Int.max, at)
+                if keyword == "minProperties" || schema["minProperties"] == nil {
+                    checks.append(.propertyCount(min: min, max: max))
+                }
             case "items": checks.append(.items(try compile(rule, path: at)))
             case "minItems", "maxItems":
                 let min = try Self.count(schema["minItems"], 0, at), max = try Self.count(schema["maxItems"], Int.max, at)
@@ -86,9 +91,11 @@ struct SchemaCompiler {
                 checks.append(keyword == "oneOf" ? .oneOf(nodes) : keyword == "anyOf" ? .anyOf(nodes) : .allOf(nodes))
             case "not": checks.append(.not(try compile(rule, path: at)))
             case "if":
-                checks.append(.conditional(if: try compile(rule, path: at),
-                                           then: try schema["then"].map { v throws(JSONSchemaError) in try compile(v, path: "\(path)/then") },
-                                           else: try schema["else"].map { v throws(JSONSchemaError) in try compile(v, path: "\(path)/else") }))
+                checks.append(
+                    .conditional(
+                        if: try compile(rule, path: at),
+                        then: try schema["then"].map { v throws(JSONSchemaError) in try compile(v, path: "\(path)/then") },
+                        else: try schema["else"].map { v throws(JSONSchemaError) in try compile(v, path: "\(path)/else") }))
             case "then", "else":
                 guard schema["if"] != nil else { throw fail("\(keyword) without if") }
             default:

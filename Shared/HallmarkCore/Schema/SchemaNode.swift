@@ -51,7 +51,8 @@ final class SchemaNode: Sendable {
         func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: "$", reason: reason) }
         switch check {
         case .types(let kinds):
-            return kinds.contains(where: { Self.isKind(value, $0) }) ? nil : fail("is not of type \(kinds.map(\.rawValue).sorted().joined(separator: "/"))")
+            return kinds.contains(where: { Self.isKind(value, $0) })
+                ? nil : fail("is not of type \(kinds.map(\.rawValue).sorted().joined(separator: "/"))")
         case .properties(let properties):
             guard case .object(let members) = value else { return nil }
             for (name, node) in properties {
@@ -148,7 +149,8 @@ final class SchemaNode: Sendable {
     static func isKind(_ value: JSONValue, _ kind: Kind) -> Bool {
         switch (kind, value) {
         case (.null, .null), (.boolean, .bool), (.object, .object), (.array, .array), (.string, .string),
-             (.number, .number): return true
+            (.number, .number):
+            return true
         case (.integer, .number): return value.integer != nil || isLargeInteger(value)
         default: return false
         }

@@ -25,7 +25,9 @@ public struct Settings: Sendable {
     }
 
     /// An integer in `range`, or `defaultValue` when unset.
-    public func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError)
+    public func integer(
+        _ name: String, default defaultValue: Int, in range: ClosedRange<Int>
+    ) throws(ConfigurationError)
         -> Int
     {
         try integer(name, in: range) ?? defaultValue
@@ -41,7 +43,9 @@ public struct Settings: Sendable {
     }
 
     /// A duration given in milliseconds (`…_MS`), within `range` milliseconds.
-    public func milliseconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Int>)
+    public func milliseconds(
+        _ name: String, default defaultValue: Duration, in range: ClosedRange<Int>
+    )
         throws(ConfigurationError) -> Duration
     {
         guard let ms = try integer(name, in: range) else { return defaultValue }
@@ -49,7 +53,9 @@ public struct Settings: Sendable {
     }
 
     /// A duration given in seconds (`…_SECONDS`, `…_S`), within `range` seconds.
-    public func seconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Int>)
+    public func seconds(
+        _ name: String, default defaultValue: Duration, in range: ClosedRange<Int>
+    )
         throws(ConfigurationError) -> Duration
     {
         guard let s = try integer(name, in: range) else { return defaultValue }

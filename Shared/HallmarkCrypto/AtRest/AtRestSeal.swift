@@ -14,13 +14,16 @@ public enum AtRestSeal {
     static let headerLength = 5
 
     /// Seals `plaintext` under the current KEK.
-    public static func seal(_ plaintext: Data, context: AtRestContext, keyring: KeyEncryptionKeyring,
-                            nonce: Data? = nil) throws(HallmarkCryptoError) -> Data {
+    public static func seal(
+        _ plaintext: Data, context: AtRestContext, keyring: KeyEncryptionKeyring,
+        nonce: Data? = nil
+    ) throws(HallmarkCryptoError) -> Data {
         let version = keyring.currentVersion
         var header = Data([formatVersion])
         withUnsafeBytes(of: version.bigEndian) { header.append(contentsOf: $0) }
-        let sealed = try AESGCM256.seal(plaintext, key: keyring.key(version: version), nonce: nonce,
-                                        aad: aad(header: header, context: context))
+        let sealed = try AESGCM256.seal(
+            plaintext, key: keyring.key(version: version), nonce: nonce,
+            aad: aad(header: header, context: context))
         return header + sealed.combined
     }
 
@@ -37,17 +40,22 @@ public enum AtRestSeal {
     }
 
     /// Opens a sealed value with whichever KEK version it names.
-    public static func open(_ sealed: Data, context: AtRestContext,
-                            keyring: KeyEncryptionKeyring) throws(HallmarkCryptoError) -> Data {
+    public static func open(
+        _ sealed: Data, context: AtRestContext,
+        keyring: KeyEncryptionKeyring
+    ) throws(HallmarkCryptoError) -> Data {
         let version = try kekVersion(of: sealed)
         let header = Data(sealed.prefix(headerLength))
-        return try AESGCM256.open(AESGCM256.Sealed(combined: sealed.dropFirst(headerLength)),
-                                  key: keyring.key(version: version), aad: aad(header: header, context: context))
+        return try AESGCM256.open(
+            AESGCM256.Sealed(combined: sealed.dropFirst(headerLength)),
+            key: keyring.key(version: version), aad: aad(header: header, context: context))
     }
 
     /// Re-seals under the current KEK (returns the input when it already uses it).
-    public static func reseal(_ sealed: Data, context: AtRestContext,
-                              keyring: KeyEncryptionKeyring) throws(HallmarkCryptoError) -> Data {
+    public static func reseal(
+        _ sealed: Data, context: AtRestContext,
+        keyring: KeyEncryptionKeyring
+    ) throws(HallmarkCryptoError) -> Data {
         if try kekVersion(of: sealed) == keyring.currentVersion {
             _ = try open(sealed, context: context, keyring: keyring)
             return sealed
@@ -59,8 +67,10 @@ public enum AtRestSeal {
     /// `HMAC-SHA256(indexKey, "hallmark-blind-index-v1" ‖ lengthPrefixed(table, column) ‖ value)`.
     /// Use a dedicated index key (≥ 32 bytes), not a KEK: index keys cannot rotate without
     /// recomputing every index.
-    public static func blindIndex(_ value: some DataProtocol, table: String, column: String,
-                                  indexKey: some DataProtocol) throws(HallmarkCryptoError) -> Data {
+    public static func blindIndex(
+        _ value: some DataProtocol, table: String, column: String,
+        indexKey: some DataProtocol
+    ) throws(HallmarkCryptoError) -> Data {
         guard indexKey.count >= 32 else { throw HallmarkCryptoError(.invalidKey, "blind-index key must be ≥ 32 bytes") }
         var data = Data("hallmark-blind-index-v1".utf8)
         data.append(AtRestContext.lengthPrefixed([table, column]))

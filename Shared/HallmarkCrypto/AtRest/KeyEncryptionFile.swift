@@ -60,7 +60,8 @@ public struct KeyEncryptionFile: Sendable {
 
     /// A fresh text with one KEK (version 1), and an index key when asked, for development.
     public static func generateText(title: String, index: Bool) throws(HallmarkCryptoError) -> String {
-        var text = "# \(title) (development). Keep out of the database and of git.\n"
+        var text =
+            "# \(title) (development). Keep out of the database and of git.\n"
             + "kek.1=\(Hex.encode(try SecureRandom.bytes(32)))\n"
         if index { text += "index=\(Hex.encode(try SecureRandom.bytes(32)))\n" }
         return text

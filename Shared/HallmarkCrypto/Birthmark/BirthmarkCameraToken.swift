@@ -31,20 +31,24 @@ public struct BirthmarkCameraToken: Codable, Sendable, Hashable {
     }
 
     /// Camera side: seals a NUC hash. The nonce is random unless given (tests only).
-    public static func seal(nucHash: some DataProtocol, master: some DataProtocol, tableId: Int, keyIndex: Int,
-                            nonce: Data? = nil) throws(HallmarkCryptoError) -> BirthmarkCameraToken {
+    public static func seal(
+        nucHash: some DataProtocol, master: some DataProtocol, tableId: Int, keyIndex: Int,
+        nonce: Data? = nil
+    ) throws(HallmarkCryptoError) -> BirthmarkCameraToken {
         guard nucHash.count == 32 else { throw HallmarkCryptoError(.invalidLength, "NUC hash must be 32 bytes") }
         let key = try BirthmarkKeys.derive(master: master, keyIndex: keyIndex, format: .reference)
         let sealed = try AESGCM256.seal(Data(nucHash), key: key, nonce: nonce)
-        return BirthmarkCameraToken(ciphertext: Hex.encode(sealed.ciphertext), authTag: Hex.encode(sealed.tag),
-                                    nonce: Hex.encode(sealed.nonce), tableId: tableId, keyIndex: keyIndex)
+        return BirthmarkCameraToken(
+            ciphertext: Hex.encode(sealed.ciphertext), authTag: Hex.encode(sealed.tag),
+            nonce: Hex.encode(sealed.nonce), tableId: tableId, keyIndex: keyIndex)
     }
 
     /// The decoded binary parts; `malformedHex` / `invalidLength` on bad fields.
     public func sealedParts() throws(HallmarkCryptoError) -> AESGCM256.Sealed {
-        AESGCM256.Sealed(nonce: try Hex.decode(nonce, length: AESGCM256.nonceLength),
-                         ciphertext: try Hex.decode(ciphertext, length: 32),
-                         tag: try Hex.decode(authTag, length: AESGCM256.tagLength))
+        AESGCM256.Sealed(
+            nonce: try Hex.decode(nonce, length: AESGCM256.nonceLength),
+            ciphertext: try Hex.decode(ciphertext, length: 32),
+            tag: try Hex.decode(authTag, length: AESGCM256.tagLength))
     }
 
     /// Authority side: the NUC hash, given the table's master key.

@@ -29,8 +29,10 @@ public enum BirthmarkKeys {
 
     /// `HKDF(IKM = master, empty salt, info, 32)`. `invalidKey` unless the master is 32
     /// bytes; `invalidArgument` for an index outside 0...999.
-    public static func derive(master: some DataProtocol, keyIndex: Int,
-                              format: Format = .reference) throws(HallmarkCryptoError) -> Data {
+    public static func derive(
+        master: some DataProtocol, keyIndex: Int,
+        format: Format = .reference
+    ) throws(HallmarkCryptoError) -> Data {
         guard master.count == 32 else { throw HallmarkCryptoError(.invalidKey, "key-table master key must be 32 bytes") }
         guard keyIndices.contains(keyIndex) else {
             throw HallmarkCryptoError(.invalidArgument, "key index must be 0...999")

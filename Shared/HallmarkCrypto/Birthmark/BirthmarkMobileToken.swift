@@ -43,9 +43,11 @@ public struct BirthmarkMobileToken: Codable, Sendable, Hashable {
     /// Seals a NUC hash with pair `used` (0...2) of the three given pairs: the iOS app's
     /// layout by default, or the reference camera's packed one (the other pairs should then be
     /// decoys).
-    public static func seal(nucHash: some DataProtocol, master: some DataProtocol, tableReferences: [Int],
-                            keyIndices: [Int], used: Int, nonce: Data? = nil,
-                            packing: Packing = .mobile) throws(HallmarkCryptoError) -> BirthmarkMobileToken {
+    public static func seal(
+        nucHash: some DataProtocol, master: some DataProtocol, tableReferences: [Int],
+        keyIndices: [Int], used: Int, nonce: Data? = nil,
+        packing: Packing = .mobile
+    ) throws(HallmarkCryptoError) -> BirthmarkMobileToken {
         guard nucHash.count == 32 else { throw HallmarkCryptoError(.invalidLength, "NUC hash must be 32 bytes") }
         guard tableReferences.count == 3, keyIndices.count == 3, (0..<3).contains(used) else {
             throw HallmarkCryptoError(.invalidArgument, "these tokens carry exactly three (table, index) pairs")
@@ -60,8 +62,9 @@ public struct BirthmarkMobileToken: Codable, Sendable, Hashable {
             let sealed = try AESGCM256.seal(Data(nucHash), key: key, nonce: nonce)
             combined = sealed.ciphertext + sealed.nonce + sealed.tag
         }
-        return BirthmarkMobileToken(encryptedNucToken: Base64.encode(combined), tableReferences: tableReferences,
-                                    keyIndices: keyIndices)
+        return BirthmarkMobileToken(
+            encryptedNucToken: Base64.encode(combined), tableReferences: tableReferences,
+            keyIndices: keyIndices)
     }
 
     /// The (table, index) pairs, after shape checks.
@@ -89,8 +92,12 @@ public struct BirthmarkMobileToken: Codable, Sendable, Hashable {
             return (.mobile, try AESGCM256.Sealed(combined: bytes))
         case Packing.packedLength:
             let nonceEnd = 32 + AESGCM256.nonceLength
-            return (.packed, AESGCM256.Sealed(nonce: Data(bytes[32..<nonceEnd]), ciphertext: Data(bytes[0..<32]),
-                                              tag: Data(bytes[nonceEnd...])))
+            return (
+                .packed,
+                AESGCM256.Sealed(
+                    nonce: Data(bytes[32..<nonceEnd]), ciphertext: Data(bytes[0..<32]),
+                    tag: Data(bytes[nonceEnd...]))
+            )
         default:
             throw HallmarkCryptoError(.invalidLength, "token must be 60 (packed) or 92 (mobile) bytes")
         }

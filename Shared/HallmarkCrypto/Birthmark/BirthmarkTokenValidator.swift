@@ -62,19 +62,24 @@ public struct BirthmarkOpenedToken: Sendable, Hashable {
 public enum BirthmarkTokenValidator {
     /// Decrypts the token. `masterKeys` maps table id → 32-byte master key for the tables
     /// the authority has; missing tables give `unknown_table`.
-    public static func open(_ token: BirthmarkToken,
-                            masterKeys: [Int: Data]) -> Result<BirthmarkOpenedToken, BirthmarkTokenReason> {
+    public static func open(
+        _ token: BirthmarkToken,
+        masterKeys: [Int: Data]
+    ) -> Result<BirthmarkOpenedToken, BirthmarkTokenReason> {
         switch token {
         case .reference(let t):
             guard BirthmarkKeys.keyIndices.contains(t.keyIndex), t.tableId >= 0,
-                  let parts = try? t.sealedParts() else { return .failure(.malformed) }
+                let parts = try? t.sealedParts()
+            else { return .failure(.malformed) }
             guard let master = masterKeys[t.tableId], master.count == 32 else { return .failure(.unknownTable) }
             guard let key = try? BirthmarkKeys.derive(master: master, keyIndex: t.keyIndex, format: .reference),
-                  let nuc = try? AESGCM256.open(parts, key: key) else { return .failure(.authenticationFailed) }
+                let nuc = try? AESGCM256.open(parts, key: key)
+            else { return .failure(.authenticationFailed) }
             return .success(BirthmarkOpenedToken(nucHash: nuc, tableId: t.tableId, keyIndex: t.keyIndex))
         case .mobile(let t):
             guard let pairs = try? t.pairs(), (try? t.sealedParts()) != nil,
-                  pairs.allSatisfy({ BirthmarkKeys.keyIndices.contains($0.keyIndex) && $0.tableId >= 0 }) else {
+                pairs.allSatisfy({ BirthmarkKeys.keyIndices.contains($0.keyIndex) && $0.tableId >= 0 })
+            else {
                 return .failure(.malformed)
             }
             var anyKnown = false
@@ -85,7 +90,7 @@ public enum BirthmarkTokenValidator {
                 do {
                     let nuc = try t.open(master: master, keyIndex: pair.keyIndex)
                     return .success(BirthmarkOpenedToken(nucHash: nuc, tableId: pair.tableId, keyIndex: pair.keyIndex))
-                } catch where error.code != .authenticationFailed {
+                } catch  where error.code != .authenticationFailed {
                     openedBadPlaintext = true  // authentic, but not a 64-hex-digit fingerprint
                 } catch {}
             }
@@ -102,8 +107,10 @@ public enum BirthmarkTokenValidator {
     }
 
     /// Both steps with synchronous lookups.
-    public static func validate(_ token: BirthmarkToken, masterKeys: [Int: Data],
-                                device: (Data) -> BirthmarkDeviceRecord?) -> BirthmarkTokenOutcome {
+    public static func validate(
+        _ token: BirthmarkToken, masterKeys: [Int: Data],
+        device: (Data) -> BirthmarkDeviceRecord?
+    ) -> BirthmarkTokenOutcome {
         switch open(token, masterKeys: masterKeys) {
         case .failure(let reason): return .fail(reason)
         case .success(let opened): return judge(opened, device: device(opened.nucHash))

@@ -24,8 +24,9 @@ public struct ProvisioningAnswer: Codable, Sendable, Hashable {
 
     /// Creates an answer from binary master keys.
     public init(deviceSerial: String, masterKeys: [Int: Data]) {
-        self.init(deviceSerial: deviceSerial, tableAssignments: masterKeys.keys.sorted(),
-                  masterKeys: Dictionary(uniqueKeysWithValues: masterKeys.map { (String($0.key), Hex.encode($0.value)) }))
+        self.init(
+            deviceSerial: deviceSerial, tableAssignments: masterKeys.keys.sorted(),
+            masterKeys: Dictionary(uniqueKeysWithValues: masterKeys.map { (String($0.key), Hex.encode($0.value)) }))
     }
 
     /// The master keys decoded; `malformedHex`/`invalidLength`/`malformedJSON` on bad entries.

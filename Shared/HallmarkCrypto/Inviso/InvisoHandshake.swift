@@ -22,11 +22,16 @@ public enum InvisoHandshake {
 
     /// Gateway side: makes an ephemeral key pair (or uses `gatewayPrivateKey`, for tests) and
     /// derives the session key. Malformed or low-order client keys are rejected.
-    public static func respond(clientPublicKey: some DataProtocol,
-                               gatewayPrivateKey: Data? = nil) throws(HallmarkCryptoError) -> Response {
+    public static func respond(
+        clientPublicKey: some DataProtocol,
+        gatewayPrivateKey: Data? = nil
+    ) throws(HallmarkCryptoError) -> Response {
         let pair: X25519.KeyPair
-        if let gatewayPrivateKey { pair = try X25519.keyPair(privateKey: gatewayPrivateKey) }
-        else { pair = try X25519.generate() }
+        if let gatewayPrivateKey {
+            pair = try X25519.keyPair(privateKey: gatewayPrivateKey)
+        } else {
+            pair = try X25519.generate()
+        }
         let shared = try X25519.sharedSecret(privateKey: pair.privateKey, publicKey: clientPublicKey)
         return Response(sessionKey: try sessionKey(sharedSecret: shared), gatewayPublicKey: pair.publicKey)
     }
@@ -37,8 +42,10 @@ public enum InvisoHandshake {
     }
 
     /// Client side: the session key from the gateway's public key.
-    public static func clientSessionKey(clientPrivateKey: some DataProtocol,
-                                        gatewayPublicKey: some DataProtocol) throws(HallmarkCryptoError) -> Data {
+    public static func clientSessionKey(
+        clientPrivateKey: some DataProtocol,
+        gatewayPublicKey: some DataProtocol
+    ) throws(HallmarkCryptoError) -> Data {
         try sessionKey(sharedSecret: X25519.sharedSecret(privateKey: clientPrivateKey, publicKey: gatewayPublicKey))
     }
 }

@@ -25,14 +25,17 @@ public struct InvisoSession: Sendable {
     }
 
     /// Seals a message with a fresh random nonce (or `nonce`, for tests).
-    public func seal(_ plaintext: Data, direction: InvisoDirection, counter: UInt64,
-                     nonce: Data? = nil) throws(HallmarkCryptoError) -> InvisoWireMessage {
+    public func seal(
+        _ plaintext: Data, direction: InvisoDirection, counter: UInt64,
+        nonce: Data? = nil
+    ) throws(HallmarkCryptoError) -> InvisoWireMessage {
         guard counter <= InvisoWireMessage.maximumCounter else {
             throw HallmarkCryptoError(.invalidArgument, "E2EE-1 counter out of range")
         }
         let sealed = try AESGCM256.seal(plaintext, key: messageKey(direction: direction, counter: counter), nonce: nonce)
-        return InvisoWireMessage(counter: counter, nonce: Base64.encode(sealed.nonce),
-                                 ciphertext: Base64.encode(sealed.ciphertext), tag: Base64.encode(sealed.tag))
+        return InvisoWireMessage(
+            counter: counter, nonce: Base64.encode(sealed.nonce),
+            ciphertext: Base64.encode(sealed.ciphertext), tag: Base64.encode(sealed.tag))
     }
 
     /// Opens a message. The counter rule (`InvisoCounterRule`) is the caller's, checked
@@ -42,9 +45,10 @@ public struct InvisoSession: Sendable {
         guard message.counter <= InvisoWireMessage.maximumCounter else {
             throw HallmarkCryptoError(.malformedJSON, "E2EE-1 counter out of range")
         }
-        let sealed = AESGCM256.Sealed(nonce: try Base64.decode(message.nonce, length: AESGCM256.nonceLength),
-                                      ciphertext: try Base64.decode(message.ciphertext),
-                                      tag: try Base64.decode(message.tag, length: AESGCM256.tagLength))
+        let sealed = AESGCM256.Sealed(
+            nonce: try Base64.decode(message.nonce, length: AESGCM256.nonceLength),
+            ciphertext: try Base64.decode(message.ciphertext),
+            tag: try Base64.decode(message.tag, length: AESGCM256.tagLength))
         return try AESGCM256.open(sealed, key: messageKey(direction: direction, counter: message.counter))
     }
 }

@@ -12,8 +12,10 @@ public struct BirthmarkLogLeaf: Sendable, Hashable {
     public var parentHash: Data?
 
     /// Creates a leaf; `invalidLength` unless the hashes are 32 bytes.
-    public init(imageHash: Data, timestamp: UInt64, modificationLevel: UInt8,
-                parentHash: Data? = nil) throws(HallmarkCryptoError) {
+    public init(
+        imageHash: Data, timestamp: UInt64, modificationLevel: UInt8,
+        parentHash: Data? = nil
+    ) throws(HallmarkCryptoError) {
         guard imageHash.count == 32, parentHash.map({ $0.count == 32 }) ?? true else {
             throw HallmarkCryptoError(.invalidLength, "image hashes must be 32 bytes")
         }

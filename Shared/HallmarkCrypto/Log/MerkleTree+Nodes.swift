@@ -51,8 +51,9 @@ extension MerkleTree {
         if count == 0 { return emptyRoot }
         if count & (count - 1) == 0 { return try node(count.trailingZeroBitCount, start / count) }
         let k = split(count)
-        return nodeHash(try node(k.trailingZeroBitCount, start / k),
-                        try rangeRoot(start: start + k, count: count - k, node: node))
+        return nodeHash(
+            try node(k.trailingZeroBitCount, start / k),
+            try rangeRoot(start: start + k, count: count - k, node: node))
     }
 
     private static func path(_ m: Int, start: Int, count: Int, node: NodeLookup) throws -> [Data] {
@@ -66,8 +67,10 @@ extension MerkleTree {
             + [rangeRoot(start: start, count: k, node: node)]
     }
 
-    private static func subproof(_ m: Int, start: Int, count: Int, complete: Bool,
-                                 node: NodeLookup) throws -> [Data] {
+    private static func subproof(
+        _ m: Int, start: Int, count: Int, complete: Bool,
+        node: NodeLookup
+    ) throws -> [Data] {
         if m == count { return complete ? [] : [try rangeRoot(start: start, count: count, node: node)] }
         let k = split(count)
         if m <= k {

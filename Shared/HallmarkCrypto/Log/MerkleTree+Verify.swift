@@ -2,8 +2,10 @@ import Foundation
 
 extension MerkleTree {
     /// Verifies an audit path (RFC 9162 §2.1.3.2).
-    public static func verifyInclusion(leafHash: Data, leafIndex: Int, treeSize: Int, proof: [Data],
-                                       root: Data) -> Bool {
+    public static func verifyInclusion(
+        leafHash: Data, leafIndex: Int, treeSize: Int, proof: [Data],
+        root: Data
+    ) -> Bool {
         guard leafIndex >= 0, leafIndex < treeSize, proof.allSatisfy({ $0.count == 32 }) else { return false }
         var fn = leafIndex, sn = treeSize - 1
         var r = leafHash
@@ -22,8 +24,10 @@ extension MerkleTree {
 
     /// Verifies a consistency proof (RFC 9162 §2.1.4.2). An old size of 0 is consistent
     /// with anything given an empty proof; equal sizes need an empty proof and equal roots.
-    public static func verifyConsistency(oldSize: Int, newSize: Int, oldRoot: Data, newRoot: Data,
-                                         proof: [Data]) -> Bool {
+    public static func verifyConsistency(
+        oldSize: Int, newSize: Int, oldRoot: Data, newRoot: Data,
+        proof: [Data]
+    ) -> Bool {
         guard oldSize >= 0, oldSize <= newSize, proof.allSatisfy({ $0.count == 32 }) else { return false }
         if oldSize == 0 { return proof.isEmpty }
         if oldSize == newSize { return proof.isEmpty && ConstantTime.equal(oldRoot, newRoot) }

@@ -21,11 +21,13 @@ enum NativeAESGCM {
             }
         }
         guard ok, update(ctx, aad, into: nil, encrypt: true),
-              update(ctx, plaintext, into: &ciphertext, encrypt: true) else { return nil }
+            update(ctx, plaintext, into: &ciphertext, encrypt: true)
+        else { return nil }
         var final: Int32 = 0
         var scratch = [UInt8](repeating: 0, count: 16)
         guard EVP_EncryptFinal_ex(ctx, &scratch, &final) == 1,
-              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tag.count), &tag) == 1 else { return nil }
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tag.count), &tag) == 1
+        else { return nil }
         return (ciphertext, Data(tag))
     }
 
@@ -43,8 +45,9 @@ enum NativeAESGCM {
             }
         }
         guard ok, update(ctx, aad, into: nil, encrypt: false),
-              update(ctx, ciphertext, into: &plaintext, encrypt: false),
-              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tagBytes.count), &tagBytes) == 1 else { return nil }
+            update(ctx, ciphertext, into: &plaintext, encrypt: false),
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tagBytes.count), &tagBytes) == 1
+        else { return nil }
         var final: Int32 = 0
         var scratch = [UInt8](repeating: 0, count: 16)
         guard EVP_DecryptFinal_ex(ctx, &scratch, &final) == 1 else {
@@ -55,8 +58,10 @@ enum NativeAESGCM {
     }
 
     /// Feeds `input` in chunks; with `output` nil the input is associated data.
-    private static func update(_ ctx: OpaquePointer, _ input: Data, into output: UnsafeMutablePointer<Data>?,
-                               encrypt: Bool) -> Bool {
+    private static func update(
+        _ ctx: OpaquePointer, _ input: Data, into output: UnsafeMutablePointer<Data>?,
+        encrypt: Bool
+    ) -> Bool {
         guard !input.isEmpty else { return true }
         return input.withUnsafeBytes { inRaw -> Bool in
             let inBase = bytes(inRaw)!
@@ -65,7 +70,8 @@ enum NativeAESGCM {
                 while offset < inRaw.count {
                     let n = min(chunk, inRaw.count - offset)
                     var written: Int32 = 0
-                    let rc = encrypt
+                    let rc =
+                        encrypt
                         ? EVP_EncryptUpdate(ctx, out.map { $0 + offset }, &written, inBase + offset, Int32(n))
                         : EVP_DecryptUpdate(ctx, out.map { $0 + offset }, &written, inBase + offset, Int32(n))
                     guard rc == 1, out == nil || Int(written) == n else { return false }

@@ -10,8 +10,9 @@ enum NativeHMAC {
         withBytes(key) { k in
             withBytes(data) { d in
                 out.withUnsafeMutableBytes { o in
-                    hallmark_hmac_sha256(k.baseAddress, k.count, d.baseAddress, d.count,
-                                         o.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                    hallmark_hmac_sha256(
+                        k.baseAddress, k.count, d.baseAddress, d.count,
+                        o.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
             }
         }
@@ -25,8 +26,9 @@ enum NativeHMAC {
             withBytes(salt) { s in
                 withBytes(info) { n in
                     out.withUnsafeMutableBytes { o in
-                        hallmark_hkdf_sha256(i.baseAddress, i.count, s.baseAddress, s.count, n.baseAddress, n.count,
-                                             o.baseAddress!.assumingMemoryBound(to: UInt8.self), length)
+                        hallmark_hkdf_sha256(
+                            i.baseAddress, i.count, s.baseAddress, s.count, n.baseAddress, n.count,
+                            o.baseAddress!.assumingMemoryBound(to: UInt8.self), length)
                     }
                 }
             }

@@ -25,10 +25,11 @@ enum NativePBKDF2 {
         let rc = arena.withUnsafeMutableBufferPointer { buf -> Int32 in
             let base = buf.baseAddress!
             let jobs = zip(requests, offsets).map { r, o in
-                hallmark_pbkdf2_job(password: base + o.pw, password_len: r.password.count,
-                                    salt: base + o.salt, salt_len: r.salt.count,
-                                    iterations: UInt32(r.iterations),
-                                    out: base + o.out, out_len: r.keyLength)
+                hallmark_pbkdf2_job(
+                    password: base + o.pw, password_len: r.password.count,
+                    salt: base + o.salt, salt_len: r.salt.count,
+                    iterations: UInt32(r.iterations),
+                    out: base + o.out, out_len: r.keyLength)
             }
             return hallmark_pbkdf2_sha256_batch(jobs, jobs.count, impl)
         }
@@ -40,7 +41,8 @@ enum NativePBKDF2 {
     /// OpenSSL's PKCS5_PBKDF2_HMAC with SHA-256.
     static func openSSL(_ r: PBKDF2.Request) throws(HallmarkCryptoError) -> Data {
         guard r.iterations <= Int(Int32.max), r.password.count <= Int(Int32.max),
-              r.salt.count <= Int(Int32.max), r.keyLength <= Int(Int32.max) else {
+            r.salt.count <= Int(Int32.max), r.keyLength <= Int(Int32.max)
+        else {
             throw HallmarkCryptoError(.invalidArgument, "input too large for OpenSSL PBKDF2")
         }
         var out = [UInt8](repeating: 0, count: r.keyLength)
@@ -49,9 +51,10 @@ enum NativePBKDF2 {
         let rc = password.withUnsafeBufferPointer { pw in
             salt.withUnsafeBufferPointer { s in
                 pw.withMemoryRebound(to: CChar.self) { pwc in
-                    PKCS5_PBKDF2_HMAC(pwc.baseAddress, Int32(r.password.count),
-                                      s.baseAddress, Int32(r.salt.count),
-                                      Int32(r.iterations), EVP_sha256(), Int32(r.keyLength), &out)
+                    PKCS5_PBKDF2_HMAC(
+                        pwc.baseAddress, Int32(r.password.count),
+                        s.baseAddress, Int32(r.salt.count),
+                        Int32(r.iterations), EVP_sha256(), Int32(r.keyLength), &out)
                 }
             }
         }

@@ -53,8 +53,10 @@ public enum AESGCM256 {
 
     /// Seals `plaintext`. A fresh random nonce is drawn unless `nonce` is given.
     /// Parameters are concrete `Data` so calls from other modules stay specialized.
-    public static func seal(_ plaintext: Data, key: Data, nonce: Data? = nil, aad: Data = Data(),
-                            backend: Backend = .swiftCrypto) throws(HallmarkCryptoError) -> Sealed {
+    public static func seal(
+        _ plaintext: Data, key: Data, nonce: Data? = nil, aad: Data = Data(),
+        backend: Backend = .swiftCrypto
+    ) throws(HallmarkCryptoError) -> Sealed {
         let symmetric = try symmetricKey(key)
         let nonceBytes: Data
         if let nonce { nonceBytes = nonce } else { nonceBytes = try SecureRandom.bytes(nonceLength) }
@@ -72,16 +74,21 @@ public enum AESGCM256 {
     }
 
     /// Opens a sealed message; throws `authenticationFailed` if anything was altered.
-    public static func open(_ sealed: Sealed, key: Data, aad: Data = Data(),
-                            backend: Backend = .swiftCrypto) throws(HallmarkCryptoError) -> Data {
+    public static func open(
+        _ sealed: Sealed, key: Data, aad: Data = Data(),
+        backend: Backend = .swiftCrypto
+    ) throws(HallmarkCryptoError) -> Data {
         let symmetric = try symmetricKey(key)
         let gcmNonce = try gcmNonce(sealed.nonce)
         guard sealed.tag.count == tagLength else {
             throw HallmarkCryptoError(.invalidLength, "AES-GCM tag must be \(tagLength) bytes")
         }
         if backend == .openSSL {
-            guard let plaintext = NativeAESGCM.open(sealed.ciphertext, tag: sealed.tag, key: key,
-                                                    nonce: sealed.nonce, aad: aad) else {
+            guard
+                let plaintext = NativeAESGCM.open(
+                    sealed.ciphertext, tag: sealed.tag, key: key,
+                    nonce: sealed.nonce, aad: aad)
+            else {
                 throw HallmarkCryptoError(.authenticationFailed, "AES-GCM authentication failed")
             }
             return plaintext

@@ -13,7 +13,8 @@ public enum Base64 {
         // Foundation is lenient about some forms; insist on the canonical shape first.
         let utf8 = text.utf8
         guard utf8.count % 4 == 0, utf8.allSatisfy(isAlphabet),
-              let data = Data(base64Encoded: text), data.base64EncodedString() == text else {
+            let data = Data(base64Encoded: text), data.base64EncodedString() == text
+        else {
             throw HallmarkCryptoError(.malformedBase64, "not canonical padded base64")
         }
         if let length, data.count != length {
@@ -25,7 +26,7 @@ public enum Base64 {
     private static func isAlphabet(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
             true
         default: false
         }

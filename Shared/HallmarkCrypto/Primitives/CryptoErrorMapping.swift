@@ -2,8 +2,10 @@
 /// our typed-throws API stays typed and no library error text (which could describe
 /// inputs) leaks out.
 @inline(__always)
-func mapErrors<T>(_ code: HallmarkCryptoError.Code, _ reason: String,
-                  _ body: () throws -> T) throws(HallmarkCryptoError) -> T {
+func mapErrors<T>(
+    _ code: HallmarkCryptoError.Code, _ reason: String,
+    _ body: () throws -> T
+) throws(HallmarkCryptoError) -> T {
     do {
         return try body()
     } catch let error as HallmarkCryptoError {

@@ -30,10 +30,13 @@ public enum Ed25519 {
 
     /// True when `signature` is a valid signature of `message` by `publicKey`; false for any
     /// malformed key or signature.
-    public static func verify(signature: some DataProtocol, message: some DataProtocol,
-                              publicKey: some DataProtocol) -> Bool {
+    public static func verify(
+        signature: some DataProtocol, message: some DataProtocol,
+        publicKey: some DataProtocol
+    ) -> Bool {
         guard publicKey.count == 32, signature.count == 64,
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: Data(publicKey)) else { return false }
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: Data(publicKey))
+        else { return false }
         return key.isValidSignature(signature, for: message)
     }
 

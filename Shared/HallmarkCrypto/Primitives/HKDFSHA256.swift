@@ -9,8 +9,10 @@ public enum HKDFSHA256 {
     public static let maximumLength = 255 * 32
 
     /// Extract-then-expand.
-    public static func derive(ikm: some DataProtocol, salt: some DataProtocol = Data(),
-                              info: some DataProtocol = Data(), length: Int) throws(HallmarkCryptoError) -> Data {
+    public static func derive(
+        ikm: some DataProtocol, salt: some DataProtocol = Data(),
+        info: some DataProtocol = Data(), length: Int
+    ) throws(HallmarkCryptoError) -> Data {
         try checkLength(length)
         guard let key = NativeHMAC.hkdf(ikm: ikm, salt: salt, info: info, length: length) else {
             throw HallmarkCryptoError(.derivationFailed, "HKDF derivation failed")
@@ -19,17 +21,22 @@ public enum HKDFSHA256 {
     }
 
     /// Extract-then-expand through swift-crypto (the reference the fast path is tested against).
-    public static func referenceDerive(ikm: some DataProtocol, salt: some DataProtocol = Data(),
-                                       info: some DataProtocol = Data(), length: Int) throws(HallmarkCryptoError) -> Data {
+    public static func referenceDerive(
+        ikm: some DataProtocol, salt: some DataProtocol = Data(),
+        info: some DataProtocol = Data(), length: Int
+    ) throws(HallmarkCryptoError) -> Data {
         try checkLength(length)
-        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Data(ikm)), salt: salt,
-                                         info: info, outputByteCount: length)
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(ikm)), salt: salt,
+            info: info, outputByteCount: length)
         return key.withUnsafeBytes { Data($0) }
     }
 
     /// HKDF-Expand only, with `prk` used directly as the pseudorandom key.
-    public static func expand(prk: some DataProtocol, info: some DataProtocol = Data(),
-                              length: Int) throws(HallmarkCryptoError) -> Data {
+    public static func expand(
+        prk: some DataProtocol, info: some DataProtocol = Data(),
+        length: Int
+    ) throws(HallmarkCryptoError) -> Data {
         try checkLength(length)
         guard prk.count >= 32 else { throw HallmarkCryptoError(.invalidKey, "HKDF PRK shorter than 32 bytes") }
         let key = HKDF<SHA256>.expand(pseudoRandomKey: Data(prk), info: info, outputByteCount: length)

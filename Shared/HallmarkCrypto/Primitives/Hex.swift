@@ -28,8 +28,11 @@ public enum Hex {
             return out
         }
         guard let decoded else {
-            throw HallmarkCryptoError(.malformedHex, text.utf8.count % 2 == 0 ? "hex contains a non-hex character"
-                                                                             : "hex has an odd number of digits")
+            throw HallmarkCryptoError(
+                .malformedHex,
+                text.utf8.count % 2 == 0
+                    ? "hex contains a non-hex character"
+                    : "hex has an odd number of digits")
         }
         if let length, decoded.count != length {
             throw HallmarkCryptoError(.invalidLength, "expected \(length) bytes of hex, got \(decoded.count)")

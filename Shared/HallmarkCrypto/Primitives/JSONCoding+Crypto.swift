@@ -4,8 +4,10 @@ import HallmarkCore
 extension JSONCoding {
     /// Decodes a protocol document; a failure is `malformedJSON` naming `what` and the field
     /// path, never a value.
-    static func decode<T: Decodable>(_ type: T.Type, from data: some DataProtocol,
-                                     what: String) throws(HallmarkCryptoError) -> T {
+    static func decode<T: Decodable>(
+        _ type: T.Type, from data: some DataProtocol,
+        what: String
+    ) throws(HallmarkCryptoError) -> T {
         do {
             return try decode(type, from: data)
         } catch {

@@ -47,10 +47,13 @@ public enum PBKDF2 {
     public static var preferredBatch: Int { hasSHAExtensions ? 2 : 1 }
 
     /// Derives one key.
-    public static func deriveSHA256(password: some DataProtocol, salt: some DataProtocol, iterations: Int,
-                                    keyLength: Int = 32, backend: Backend = .fast) throws(HallmarkCryptoError) -> Data {
-        try deriveBatch([Request(password: password, salt: salt, iterations: iterations, keyLength: keyLength)],
-                        backend: backend)[0]
+    public static func deriveSHA256(
+        password: some DataProtocol, salt: some DataProtocol, iterations: Int,
+        keyLength: Int = 32, backend: Backend = .fast
+    ) throws(HallmarkCryptoError) -> Data {
+        try deriveBatch(
+            [Request(password: password, salt: salt, iterations: iterations, keyLength: keyLength)],
+            backend: backend)[0]
     }
 
     /// Derives several keys; results are in request order. On the fast backend the

@@ -27,8 +27,10 @@ public enum X25519 {
 
     /// X25519(privateKey, publicKey). Throws `invalidKey` on wrong lengths and
     /// `weakSharedSecret` when the result is all zeros (a low-order public key).
-    public static func sharedSecret(privateKey: some DataProtocol,
-                                    publicKey: some DataProtocol) throws(HallmarkCryptoError) -> Data {
+    public static func sharedSecret(
+        privateKey: some DataProtocol,
+        publicKey: some DataProtocol
+    ) throws(HallmarkCryptoError) -> Data {
         let priv = try parsePrivate(privateKey)
         guard publicKey.count == keyLength else {
             throw HallmarkCryptoError(.invalidKey, "X25519 public key must be 32 bytes")
@@ -46,8 +48,11 @@ public enum X25519 {
         return shared
     }
 
-    private static func parsePrivate(_ bytes: some DataProtocol) throws(HallmarkCryptoError)
-        -> Curve25519.KeyAgreement.PrivateKey {
+    private static func parsePrivate(
+        _ bytes: some DataProtocol
+    ) throws(HallmarkCryptoError)
+        -> Curve25519.KeyAgreement.PrivateKey
+    {
         guard bytes.count == keyLength else {
             throw HallmarkCryptoError(.invalidKey, "X25519 private key must be 32 bytes")
         }

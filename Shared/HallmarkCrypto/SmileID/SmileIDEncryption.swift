@@ -38,10 +38,12 @@ public enum SmileIDEncryption {
 
     /// Derives keys for several requests with one batched PBKDF2 call.
     public static func keys(secret: String, contexts: [KeyContext]) throws(HallmarkCryptoError) -> [Keys] {
-        let masters = try PBKDF2.deriveBatch(contexts.map {
-            PBKDF2.Request(password: Data(secret.utf8), salt: Data(($0.timestamp + ":" + $0.requestId).utf8),
-                           iterations: SmileIDSignature.iterations)
-        })
+        let masters = try PBKDF2.deriveBatch(
+            contexts.map {
+                PBKDF2.Request(
+                    password: Data(secret.utf8), salt: Data(($0.timestamp + ":" + $0.requestId).utf8),
+                    iterations: SmileIDSignature.iterations)
+            })
         return try masters.map { (master) throws(HallmarkCryptoError) in try keys(master: master) }
     }
 
@@ -56,23 +58,31 @@ public enum SmileIDEncryption {
     public static func salt(timestamp: String, requestId: String) -> Data { Data((timestamp + ":" + requestId).utf8) }
 
     /// Encrypts `plaintext` into an envelope. `iv` is random unless given (tests only).
-    public static func encrypt(_ plaintext: Data, secret: String, timestamp: String, requestId: String,
-                               iv: Data? = nil) throws(HallmarkCryptoError) -> SmileIDEnvelope {
-        try encrypt(plaintext, keys: keys(secret: secret, timestamp: timestamp, requestId: requestId),
-                    timestamp: timestamp, iv: iv)
+    public static func encrypt(
+        _ plaintext: Data, secret: String, timestamp: String, requestId: String,
+        iv: Data? = nil
+    ) throws(HallmarkCryptoError) -> SmileIDEnvelope {
+        try encrypt(
+            plaintext, keys: keys(secret: secret, timestamp: timestamp, requestId: requestId),
+            timestamp: timestamp, iv: iv)
     }
 
     /// Encrypts with already derived keys.
-    public static func encrypt(_ plaintext: Data, keys: Keys, timestamp: String,
-                               iv: Data? = nil) throws(HallmarkCryptoError) -> SmileIDEnvelope {
+    public static func encrypt(
+        _ plaintext: Data, keys: Keys, timestamp: String,
+        iv: Data? = nil
+    ) throws(HallmarkCryptoError) -> SmileIDEnvelope {
         let sealed = try AESGCM256.seal(plaintext, key: keys.encKey, nonce: iv)
-        return SmileIDEnvelope(iv: Base64.encode(sealed.nonce), authTag: Base64.encode(sealed.tag),
-                               encryptedData: Base64.encode(sealed.ciphertext), timestamp: timestamp)
+        return SmileIDEnvelope(
+            iv: Base64.encode(sealed.nonce), authTag: Base64.encode(sealed.tag),
+            encryptedData: Base64.encode(sealed.ciphertext), timestamp: timestamp)
     }
 
     /// Decrypts an envelope (the key is salted by the envelope's own timestamp).
-    public static func decrypt(_ envelope: SmileIDEnvelope, secret: String,
-                               requestId: String) throws(HallmarkCryptoError) -> Data {
+    public static func decrypt(
+        _ envelope: SmileIDEnvelope, secret: String,
+        requestId: String
+    ) throws(HallmarkCryptoError) -> Data {
         try checkHeader(envelope)
         let keys = try keys(secret: secret, timestamp: envelope.timestamp, requestId: requestId)
         return try decrypt(envelope, keys: keys)
@@ -81,15 +91,17 @@ public enum SmileIDEncryption {
     /// Decrypts with already derived keys.
     public static func decrypt(_ envelope: SmileIDEnvelope, keys: Keys) throws(HallmarkCryptoError) -> Data {
         try checkHeader(envelope)
-        let sealed = AESGCM256.Sealed(nonce: try Base64.decode(envelope.iv, length: AESGCM256.nonceLength),
-                                      ciphertext: try Base64.decode(envelope.encryptedData),
-                                      tag: try Base64.decode(envelope.authTag, length: AESGCM256.tagLength))
+        let sealed = AESGCM256.Sealed(
+            nonce: try Base64.decode(envelope.iv, length: AESGCM256.nonceLength),
+            ciphertext: try Base64.decode(envelope.encryptedData),
+            tag: try Base64.decode(envelope.authTag, length: AESGCM256.tagLength))
         return try AESGCM256.open(sealed, key: keys.encKey)
     }
 
     static func checkHeader(_ envelope: SmileIDEnvelope) throws(HallmarkCryptoError) {
         guard envelope.version == SmileIDEnvelope.currentVersion,
-              envelope.algorithm == SmileIDEnvelope.algorithmName else {
+            envelope.algorithm == SmileIDEnvelope.algorithmName
+        else {
             throw HallmarkCryptoError(.unsupportedVersion, "envelope must be version 1.0 with AES-256-GCM")
         }
     }

@@ -28,8 +28,10 @@ public struct SmileIDEnvelope: Codable, Sendable, Hashable {
     }
 
     /// Creates an envelope from its fields.
-    public init(version: String = currentVersion, algorithm: String = algorithmName, iv: String,
-                authTag: String, encryptedData: String, timestamp: String) {
+    public init(
+        version: String = currentVersion, algorithm: String = algorithmName, iv: String,
+        authTag: String, encryptedData: String, timestamp: String
+    ) {
         self.version = version
         self.algorithm = algorithm
         self.iv = iv

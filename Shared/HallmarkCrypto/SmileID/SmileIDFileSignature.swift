@@ -42,11 +42,14 @@ public enum SmileIDFileSignature {
     }
 
     /// Index of the secret version that reproduces `mac`, or nil.
-    public static func verify(mac: String, secrets: [String], timestamp: String,
-                              files: [File]) throws(HallmarkCryptoError) -> Int? {
+    public static func verify(
+        mac: String, secrets: [String], timestamp: String,
+        files: [File]
+    ) throws(HallmarkCryptoError) -> Int? {
         let expected = try Base64.decode(mac, length: 32)
-        return try SmileIDSignature.match(expected, secrets: secrets, timestamp: timestamp,
-                                          data: signingData(files: files))
+        return try SmileIDSignature.match(
+            expected, secrets: secrets, timestamp: timestamp,
+            data: signingData(files: files))
     }
 
     /// Verifies a file set against its `security_info.json` bytes.

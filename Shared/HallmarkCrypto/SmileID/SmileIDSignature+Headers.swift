@@ -25,10 +25,11 @@ extension SmileIDSignature {
 
     /// Whether `name` is an RFC 9110 token: 1 or more of `!#$%&'*+-.^_`|~`, digits and letters.
     public static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
-                || "!#$%&'*+-.^_`|~".utf8.contains(c)
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(c)
+            }
     }
 
     /// The canonical re-encoding of a JSON body, or nil when the body is not JSON.
@@ -42,13 +43,16 @@ extension SmileIDSignature {
     /// Foundation's `JSONSerialization` with `[.sortedKeys, .withoutEscapingSlashes]`, the
     /// encoding the iOS SDK signs.
     static func canonicalJSON(_ object: Any) throws(HallmarkCryptoError) -> Data {
-        guard JSONSerialization.isValidJSONObject(object) || object is String || object is NSNumber
-                || object is NSNull else {
+        guard
+            JSONSerialization.isValidJSONObject(object) || object is String || object is NSNumber
+                || object is NSNull
+        else {
             throw HallmarkCryptoError(.malformedJSON, "value cannot be written as JSON")
         }
         do {
-            return try JSONSerialization.data(withJSONObject: object,
-                                              options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+            return try JSONSerialization.data(
+                withJSONObject: object,
+                options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
         } catch {
             throw HallmarkCryptoError(.malformedJSON, "value cannot be written as JSON")
         }

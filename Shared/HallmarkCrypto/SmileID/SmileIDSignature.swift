@@ -34,13 +34,16 @@ public enum SmileIDSignature {
 
     /// The 32-byte HMAC key for given signing data.
     public static func key(secret: String, timestamp: String, dataCount: Int) throws(HallmarkCryptoError) -> Data {
-        try PBKDF2.deriveSHA256(password: Data(secret.utf8), salt: salt(dataCount: dataCount, timestamp: timestamp),
-                                iterations: iterations)
+        try PBKDF2.deriveSHA256(
+            password: Data(secret.utf8), salt: salt(dataCount: dataCount, timestamp: timestamp),
+            iterations: iterations)
     }
 
     /// The MAC (base64, 44 characters) for a request.
-    public static func sign(secret: String, timestamp: String, headers: [String: String]? = nil,
-                            payload: Data? = nil) throws(HallmarkCryptoError) -> String {
+    public static func sign(
+        secret: String, timestamp: String, headers: [String: String]? = nil,
+        payload: Data? = nil
+    ) throws(HallmarkCryptoError) -> String {
         try sign(secret: secret, timestamp: timestamp, data: signingData(headers: headers, payload: payload))
     }
 

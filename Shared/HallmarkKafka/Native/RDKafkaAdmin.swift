@@ -4,8 +4,10 @@ import rdkafka
 /// Topic administration through a short-lived producer handle.
 enum RDKafkaAdmin {
     /// Creates each topic that does not exist yet; existing ones are left as they are.
-    static func createTopics(_ names: [String], partitions: Int32, configuration: KafkaConfiguration,
-                             logger: Logger, timeoutMilliseconds: Int32) throws -> [String] {
+    static func createTopics(
+        _ names: [String], partitions: Int32, configuration: KafkaConfiguration,
+        logger: Logger, timeoutMilliseconds: Int32
+    ) throws -> [String] {
         var properties = configuration.baseProperties
         properties.merge(configuration.properties) { _, override in override }
         let client = try RDKafkaClient(role: .producer, properties: properties, context: RDKafkaContext(logger: logger))

@@ -24,8 +24,10 @@ final class RDKafkaClient: @unchecked Sendable {
     private let contextPointer: UnsafeMutableRawPointer
 
     /// Builds the configuration, installs callbacks and creates the handle.
-    init(role: Role, properties: [String: String], context: RDKafkaContext,
-         installCallbacks: (OpaquePointer) -> Void = { _ in }) throws {
+    init(
+        role: Role, properties: [String: String], context: RDKafkaContext,
+        installCallbacks: (OpaquePointer) -> Void = { _ in }
+    ) throws {
         try KafkaLibrary.requireSupportedVersion()
         guard let conf = rd_kafka_conf_new() else {
             throw KafkaError(.clientCreation, "rd_kafka_conf_new failed")
@@ -77,8 +79,10 @@ final class RDKafkaClient: @unchecked Sendable {
 }
 
 /// Routes librdkafka's own log lines (syslog levels) into swift-log.
-private func rdkafkaLog(_ rk: OpaquePointer?, _ level: Int32, _ facility: UnsafePointer<CChar>?,
-                        _ message: UnsafePointer<CChar>?) {
+private func rdkafkaLog(
+    _ rk: OpaquePointer?, _ level: Int32, _ facility: UnsafePointer<CChar>?,
+    _ message: UnsafePointer<CChar>?
+) {
     guard let context = RDKafkaClient.context(of: rk) else { return }
     let text = message.map { String(cString: $0) } ?? ""
     let fac = facility.map { String(cString: $0) } ?? ""

@@ -23,8 +23,10 @@ final class RDKafkaConsumer: @unchecked Sendable {
     /// (plus a callback's time) while it lives, fetching or not.
     let lastLoop = Atomic<UInt64>(0)
 
-    init(configuration: KafkaConfiguration, groupID: String, topics: [String], bufferCapacity: Int,
-         logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?) throws {
+    init(
+        configuration: KafkaConfiguration, groupID: String, topics: [String], bufferCapacity: Int,
+        logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?
+    ) throws {
         var properties = configuration.baseProperties
         properties["group.id"] = groupID
         properties["enable.auto.offset.store"] = "false"
@@ -51,8 +53,12 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     /// Subscribes and runs the poll loop on a new thread until ``close()``.
     func start(deliver: @escaping @Sendable (KafkaMessage) -> Void, finished: @escaping @Sendable () -> Void) throws {
-        guard state.compareExchange(expected: State.idle.rawValue, desired: State.running.rawValue,
-                                    ordering: .acquiringAndReleasing).exchanged else {
+        guard
+            state.compareExchange(
+                expected: State.idle.rawValue, desired: State.running.rawValue,
+                ordering: .acquiringAndReleasing
+            ).exchanged
+        else {
             throw KafkaError(.consumer, "consumer already started")
         }
         guard let list = rd_kafka_topic_partition_list_new(Int32(topics.count)) else {
@@ -120,8 +126,9 @@ final class RDKafkaConsumer: @unchecked Sendable {
         var tsType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         var raw = m
         let ts = rd_kafka_message_timestamp(&raw, &tsType)
-        return KafkaMessage(topic: topic, partition: m.partition, offset: m.offset, key: key, value: value,
-                            timestampMilliseconds: tsType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : ts)
+        return KafkaMessage(
+            topic: topic, partition: m.partition, offset: m.offset, key: key, value: value,
+            timestampMilliseconds: tsType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : ts)
     }
 
     /// Records that everything before `nextOffset` in that partition is processed.
@@ -227,8 +234,9 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     /// Asks the poll loop to commit, leave the group and end.
     func requestClose() {
-        _ = state.compareExchange(expected: State.running.rawValue, desired: State.closing.rawValue,
-                                  ordering: .acquiringAndReleasing)
+        _ = state.compareExchange(
+            expected: State.running.rawValue, desired: State.closing.rawValue,
+            ordering: .acquiringAndReleasing)
         credits.signal()
     }
 
@@ -236,9 +244,11 @@ final class RDKafkaConsumer: @unchecked Sendable {
 }
 
 /// Eager rebalance: revocation lets the listener finish in-flight work, then commits.
-private func rebalance(_ rk: OpaquePointer?, _ err: rd_kafka_resp_err_t,
-                       _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
-                       _ opaque: UnsafeMutableRawPointer?) {
+private func rebalance(
+    _ rk: OpaquePointer?, _ err: rd_kafka_resp_err_t,
+    _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+    _ opaque: UnsafeMutableRawPointer?
+) {
     guard let rk else { return }
     let context = RDKafkaClient.context(of: rk)
     let list = partitions.map { Array(RDKafkaConsumer.offsets(of: $0).keys) } ?? []

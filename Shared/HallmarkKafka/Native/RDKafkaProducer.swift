@@ -51,8 +51,10 @@ final class RDKafkaProducer: @unchecked Sendable {
         // this leaves room for the key and framing of one that fits.
         properties["message.max.bytes"] = String(configuration.maxMessageBytes + KafkaConfiguration.recordOverheadBytes)
         properties.merge(configuration.properties) { _, override in override }
-        client = try RDKafkaClient(role: .producer, properties: properties,
-                                   context: RDKafkaContext(logger: logger)) { conf in
+        client = try RDKafkaClient(
+            role: .producer, properties: properties,
+            context: RDKafkaContext(logger: logger)
+        ) { conf in
             rd_kafka_conf_set_dr_msg_cb(conf, deliveryReport)
         }
         let thread = Thread { [client, running, pollThreadDone] in
@@ -76,8 +78,9 @@ final class RDKafkaProducer: @unchecked Sendable {
         try topics.withLock { cache in
             if let topic = cache[name] { return topic }
             guard let topic = rd_kafka_topic_new(client.handle, name, nil) else {
-                throw KafkaError(.produce, "cannot open topic \(name)",
-                                 librdkafkaCode: rd_kafka_last_error().rawValue)
+                throw KafkaError(
+                    .produce, "cannot open topic \(name)",
+                    librdkafkaCode: rd_kafka_last_error().rawValue)
             }
             cache[name] = topic
             return topic
@@ -85,8 +88,10 @@ final class RDKafkaProducer: @unchecked Sendable {
     }
 
     /// Enqueues one message; the continuation resumes from the delivery report.
-    func produce(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
-                 continuation: CheckedContinuation<KafkaDeliveryReport, any Error>) -> Int32 {
+    func produce(
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
+        continuation: CheckedContinuation<KafkaDeliveryReport, any Error>
+    ) -> Int32 {
         let rkt: OpaquePointer
         do { rkt = try topicHandle(topic) } catch {
             continuation.resume(throwing: error)
@@ -102,20 +107,24 @@ final class RDKafkaProducer: @unchecked Sendable {
             return code != 0 ? code : RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue
         }
         group.added()
-        let code = produce(rkt, partition: message.partition, key: message.key, value: message.value,
-                           target: GroupDelivery(group))
+        let code = produce(
+            rkt, partition: message.partition, key: message.key, value: message.value,
+            target: GroupDelivery(group))
         if code != 0 { group.completed(nil) }  // not enqueued: the caller retries or throws
         return code
     }
 
-    private func produce(_ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8],
-                         target: DeliveryTarget) -> Int32 {
+    private func produce(
+        _ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8],
+        target: DeliveryTarget
+    ) -> Int32 {
         let box = Unmanaged.passRetained(target).toOpaque()
         let result: Int32 = value.withUnsafeBytes { v in
             func send(_ k: UnsafeRawBufferPointer?) -> Int32 {
-                rd_kafka_produce(rkt, partition ?? RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
-                                 UnsafeMutableRawPointer(mutating: v.baseAddress), v.count,
-                                 k?.baseAddress, k?.count ?? 0, box)
+                rd_kafka_produce(
+                    rkt, partition ?? RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                    UnsafeMutableRawPointer(mutating: v.baseAddress), v.count,
+                    k?.baseAddress, k?.count ?? 0, box)
             }
             if let key { return key.withUnsafeBytes { send($0) } }
             return send(nil)
@@ -136,15 +145,19 @@ final class RDKafkaProducer: @unchecked Sendable {
 
     static let queueFullCode: Int32 = RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue
     /// Codes that mean "this message can never be produced": retrying cannot help.
-    static let sizeCodes: Set<Int32> = [RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE.rawValue,
-                                        RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE.rawValue,
-                                        RD_KAFKA_RESP_ERR_INVALID_RECORD.rawValue]
+    static let sizeCodes: Set<Int32> = [
+        RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE.rawValue,
+        RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE.rawValue,
+        RD_KAFKA_RESP_ERR_INVALID_RECORD.rawValue,
+    ]
     static func describe(_ code: Int32) -> String { RDKafkaClient.describe(rd_kafka_resp_err_t(rawValue: code)) }
 }
 
 /// librdkafka calls this on the poll thread once per message, delivered or failed.
-private func deliveryReport(_ rk: OpaquePointer?, _ message: UnsafePointer<rd_kafka_message_t>?,
-                            _ opaque: UnsafeMutableRawPointer?) {
+private func deliveryReport(
+    _ rk: OpaquePointer?, _ message: UnsafePointer<rd_kafka_message_t>?,
+    _ opaque: UnsafeMutableRawPointer?
+) {
     guard let message, let raw = message.pointee._private else { return }
     Unmanaged<DeliveryTarget>.fromOpaque(raw).takeRetainedValue().delivered(message.pointee)
 }

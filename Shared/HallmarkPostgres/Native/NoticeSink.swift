@@ -18,9 +18,11 @@ let noticeReceiver: PQnoticeReceiver = { context, result in
         PQresultErrorField(result, Int32(code)).map { String(cString: $0) }
     }
     let sqlState = field(UInt8(ascii: "C")).flatMap(PostgresConnection.validSQLState)
-    sink.logger.debug("postgres notice", metadata: [
-        "postgres.severity": "\(field(UInt8(ascii: "V")) ?? "NOTICE")",
-        "postgres.sqlstate": "\(sqlState ?? "none")",
-        "postgres.condition": "\(sqlState.flatMap(PostgresConditionNames.name(for:)) ?? "unknown")",
-    ])
+    sink.logger.debug(
+        "postgres notice",
+        metadata: [
+            "postgres.severity": "\(field(UInt8(ascii: "V")) ?? "NOTICE")",
+            "postgres.sqlstate": "\(sqlState ?? "none")",
+            "postgres.condition": "\(sqlState.flatMap(PostgresConditionNames.name(for:)) ?? "unknown")",
+        ])
 }

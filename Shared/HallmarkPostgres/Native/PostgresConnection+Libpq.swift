@@ -14,11 +14,15 @@ extension PostgresConnection {
         // dbname is expanded as a URL/conninfo: it overrides the keywords before it (defaults)
         // and is overridden by those after it. TCP keepalives notice a vanished server within
         // about a minute instead of the kernel's two hours.
-        let keywords = ["keepalives_idle", "keepalives_interval", "keepalives_count",
-                        "dbname", "application_name", "connect_timeout", "client_encoding"]
-        let values = ["30", "10", "3",
-                      configuration.connectionString, configuration.applicationName,
-                      String(configuration.connectTimeoutSeconds), "UTF8"]
+        let keywords = [
+            "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "dbname", "application_name", "connect_timeout", "client_encoding",
+        ]
+        let values = [
+            "30", "10", "3",
+            configuration.connectionString, configuration.applicationName,
+            String(configuration.connectTimeoutSeconds), "UTF8",
+        ]
         let opened = withCStringArray(keywords) { k in withCStringArray(values) { v in PQconnectdbParams(k, v, 1) } }
         guard let handle = opened else {
             throw PostgresError(code: .connectionFailed, message: "libpq could not allocate a connection")
@@ -67,7 +71,9 @@ extension PostgresConnection {
             case .binary(let bytes):
                 let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
                 bytes.withUnsafeBytes { source in
-                    if let base = source.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: source.count) }
+                    if let base = source.baseAddress {
+                        UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: source.count)
+                    }
                 }
                 values.append(buffer)
                 lengths[index] = Int32(bytes.count)
@@ -132,8 +138,11 @@ extension PostgresConnection {
         if let sqlState {
             return .server(code, sqlState: sqlState, constraint: field(UInt8(ascii: "n")))
         }
-        return PostgresError(code: code, message: lost ? "the connection to the server was lost"
-                                                       : "the statement failed without a SQLSTATE")
+        return PostgresError(
+            code: code,
+            message: lost
+                ? "the connection to the server was lost"
+                : "the statement failed without a SQLSTATE")
     }
 
     /// The five upper-case letters and digits of a SQLSTATE, or nil.
@@ -145,8 +154,9 @@ extension PostgresConnection {
     private static func rows(from result: OpaquePointer) -> PostgresRows {
         let fieldCount = PQnfields(result), rowCount = PQntuples(result)
         let columns = (0..<fieldCount).map { column in
-            PostgresColumn(name: String(cString: PQfname(result, column)),
-                           dataType: PostgresDataType(UInt32(PQftype(result, column))))
+            PostgresColumn(
+                name: String(cString: PQfname(result, column)),
+                dataType: PostgresDataType(UInt32(PQftype(result, column))))
         }
         var cells: [[UInt8]?] = []
         cells.reserveCapacity(Int(rowCount) * Int(fieldCount))

@@ -37,8 +37,10 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private static let nextID = Locked(0)
 
-    init(id: Int, connection: OpaquePointer, queue: DispatchQueue, notices: NoticeSink,
-         cancelsOnTaskCancellation: Bool, logger: Logger) {
+    init(
+        id: Int, connection: OpaquePointer, queue: DispatchQueue, notices: NoticeSink,
+        cancelsOnTaskCancellation: Bool, logger: Logger
+    ) {
         self.cancelsOnTaskCancellation = cancelsOnTaskCancellation
         self.id = id
         self.connection = connection
@@ -61,16 +63,19 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Opens a connection; fails with ``PostgresError/Code/connectionFailed``.
     public static func connect(configuration: PostgresConfiguration, logger: Logger) async throws -> PostgresConnection {
-        let id = nextID.withLock { $0 += 1; return $0 }
+        let id = nextID.withLock {
+            $0 += 1; return $0
+        }
         var connectionLogger = logger
         connectionLogger[metadataKey: "postgres.connection"] = "\(id)"
         let logger = connectionLogger
         let queue = DispatchQueue(label: "hallmark.postgres.connection.\(id)")
         let opened: Result<PostgresConnection, PostgresError> = await withCheckedContinuation { continuation in
             queue.async {
-                continuation.resume(returning: Result { () throws(PostgresError) in
-                    try open(configuration, id: id, queue: queue, logger: logger)
-                })
+                continuation.resume(
+                    returning: Result { () throws(PostgresError) in
+                        try open(configuration, id: id, queue: queue, logger: logger)
+                    })
             }
         }
         let connection = try opened.get()

@@ -61,11 +61,13 @@ public struct AuditChainCheck: Sendable, Equatable {
         guard let headRow = head.first else {
             throw PostgresError(code: .invalidConfiguration, message: "\(schema) has no audit head row")
         }
-        var check = AuditChainCheck(records: 0, headSequence: try headRow.column(0, as: Int64.self),
-                                    headHash: try headRow.column(1, as: String.self), problem: nil)
+        var check = AuditChainCheck(
+            records: 0, headSequence: try headRow.column(0, as: Int64.self),
+            headHash: try headRow.column(1, as: String.self), problem: nil)
         var (last, previousHash) = (Int64(0), AuditRecord.genesisHash)
         while check.problem == nil {
-            let rows = try await pool.query("""
+            let rows = try await pool.query(
+                """
                 SELECT sequence, action, subject_index, record FROM \(unescaped: schema).hallmark_audit
                 WHERE sequence > \(last) ORDER BY sequence LIMIT \(pageSize)
                 """)
@@ -95,14 +97,17 @@ public struct AuditChainCheck: Sendable, Equatable {
     /// One row against the one before it.
     private enum Judgement { case intact(hash: String), broken(Problem) }
 
-    private static func judge(_ sequence: Int64, _ action: String, _ subject: String?, _ bytes: Data,
-                              after last: Int64, _ previousHash: String) -> Judgement {
+    private static func judge(
+        _ sequence: Int64, _ action: String, _ subject: String?, _ bytes: Data,
+        after last: Int64, _ previousHash: String
+    ) -> Judgement {
         guard sequence == last + 1 else { return .broken(.missing(sequence: last + 1)) }
         guard let record = try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)) else {
             return .broken(.unreadable(sequence: sequence))
         }
         guard record.sequence == UInt64(sequence), (try? record.computedHash()) == record.hash,
-              record.action.rawValue == action, record.subjectIndex == subject else {
+            record.action.rawValue == action, record.subjectIndex == subject
+        else {
             return .broken(.edited(sequence: sequence))
         }
         guard record.previousHash == previousHash else { return .broken(.unlinked(sequence: sequence)) }

@@ -34,35 +34,42 @@ public struct AuditTrail: Sendable {
     /// The trail's tables, as runtime migrations a service adds to its own: the chain, and
     /// the keys it last saw in force (``KeyRotationRecorder``).
     public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
-        [migration(schema: schema), .init(version: StageDatabase.runtimeVersions + 6, name: "hallmark_audit_keys", sql: """
-            CREATE TABLE \(schema).hallmark_audit_keys (
-                kind text NOT NULL,
-                key_id text NOT NULL,
-                check_value text NOT NULL,
-                is_current boolean NOT NULL,
-                PRIMARY KEY (kind, key_id)
-            );
-            """)]
+        [
+            migration(schema: schema),
+            .init(
+                version: StageDatabase.runtimeVersions + 6, name: "hallmark_audit_keys",
+                sql: """
+                    CREATE TABLE \(schema).hallmark_audit_keys (
+                        kind text NOT NULL,
+                        key_id text NOT NULL,
+                        check_value text NOT NULL,
+                        is_current boolean NOT NULL,
+                        PRIMARY KEY (kind, key_id)
+                    );
+                    """),
+        ]
     }
 
     static func migration(schema: String) -> PostgresMigrations.Migration {
-        .init(version: StageDatabase.runtimeVersions + 5, name: "hallmark_audit", sql: """
-            CREATE TABLE \(schema).hallmark_audit (
-                sequence bigint PRIMARY KEY CHECK (sequence > 0),
-                action text NOT NULL,
-                subject_index text,
-                recorded_at timestamptz NOT NULL DEFAULT now(),
-                record bytea NOT NULL
-            );
-            CREATE INDEX hallmark_audit_subject ON \(schema).hallmark_audit (subject_index)
-                WHERE subject_index IS NOT NULL;
-            CREATE TABLE \(schema).hallmark_audit_head (
-                single boolean PRIMARY KEY DEFAULT true CHECK (single),
-                sequence bigint NOT NULL CHECK (sequence >= 0),
-                hash text NOT NULL
-            );
-            INSERT INTO \(schema).hallmark_audit_head (sequence, hash) VALUES (0, '\(AuditRecord.genesisHash)');
-            """)
+        .init(
+            version: StageDatabase.runtimeVersions + 5, name: "hallmark_audit",
+            sql: """
+                CREATE TABLE \(schema).hallmark_audit (
+                    sequence bigint PRIMARY KEY CHECK (sequence > 0),
+                    action text NOT NULL,
+                    subject_index text,
+                    recorded_at timestamptz NOT NULL DEFAULT now(),
+                    record bytea NOT NULL
+                );
+                CREATE INDEX hallmark_audit_subject ON \(schema).hallmark_audit (subject_index)
+                    WHERE subject_index IS NOT NULL;
+                CREATE TABLE \(schema).hallmark_audit_head (
+                    single boolean PRIMARY KEY DEFAULT true CHECK (single),
+                    sequence bigint NOT NULL CHECK (sequence >= 0),
+                    hash text NOT NULL
+                );
+                INSERT INTO \(schema).hallmark_audit_head (sequence, hash) VALUES (0, '\(AuditRecord.genesisHash)');
+                """)
     }
 
     /// The key its records are published under: `service/schema`, one trail's. Records of
@@ -77,8 +84,10 @@ public struct AuditTrail: Sendable {
     /// an index key.
     public func subjectIndex(_ subject: String, type: AuditRecord.SubjectType) -> String? {
         guard let indexKey else { return nil }
-        return (try? AtRestSeal.blindIndex(Data(subject.utf8), table: "hallmark_audit", column: type.rawValue,
-                                           indexKey: indexKey)).map(Hex.encode)
+        return
+            (try? AtRestSeal.blindIndex(
+                Data(subject.utf8), table: "hallmark_audit", column: type.rawValue,
+                indexKey: indexKey)).map(Hex.encode)
     }
 
     /// What happened, before it is chained.
@@ -95,26 +104,33 @@ public struct AuditTrail: Sendable {
         public var keyID: String?
 
         /// An operator's action, by the key that signed it.
-        public static func byOperator(_ keyID: String, _ action: AuditRecord.Action,
-                                      subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
-                                      requestID: String?, outcome: AuditRecord.Outcome, reason: String? = nil) -> Entry {
-            Entry(actor: .operator, actorKeyID: keyID, action: action, subject: subject, tableID: tableID,
-                  requestID: requestID, outcome: outcome, reason: reason, keyID: nil)
+        public static func byOperator(
+            _ keyID: String, _ action: AuditRecord.Action,
+            subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
+            requestID: String?, outcome: AuditRecord.Outcome, reason: String? = nil
+        ) -> Entry {
+            Entry(
+                actor: .operator, actorKeyID: keyID, action: action, subject: subject, tableID: tableID,
+                requestID: requestID, outcome: outcome, reason: reason, keyID: nil)
         }
 
         /// The service's own action (a sweeper, an abuse threshold).
-        public static func byService(_ action: AuditRecord.Action,
-                                     subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
-                                     requestID: String? = nil, outcome: AuditRecord.Outcome = .succeeded,
-                                     reason: String? = nil) -> Entry {
-            Entry(actor: .service, actorKeyID: nil, action: action, subject: subject, tableID: tableID,
-                  requestID: requestID, outcome: outcome, reason: reason, keyID: nil)
+        public static func byService(
+            _ action: AuditRecord.Action,
+            subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
+            requestID: String? = nil, outcome: AuditRecord.Outcome = .succeeded,
+            reason: String? = nil
+        ) -> Entry {
+            Entry(
+                actor: .service, actorKeyID: nil, action: action, subject: subject, tableID: tableID,
+                requestID: requestID, outcome: outcome, reason: reason, keyID: nil)
         }
 
         /// A change to the keys the service holds, seen by the service (at start or reload).
         public static func keyChange(_ action: AuditRecord.Action, keyID: String, reason: String) -> Entry {
-            Entry(actor: .service, actorKeyID: nil, action: action, subject: nil, tableID: nil, requestID: nil,
-                  outcome: .succeeded, reason: reason, keyID: keyID)
+            Entry(
+                actor: .service, actorKeyID: nil, action: action, subject: nil, tableID: nil, requestID: nil,
+                outcome: .succeeded, reason: reason, keyID: keyID)
         }
     }
 
@@ -122,10 +138,13 @@ public struct AuditTrail: Sendable {
     /// commit first) and returns the record and its output for after the commit. The record's
     /// id is derived from `idSeed` (the command's id, say), so a retried transaction makes the
     /// same id.
-    public func append(_ entry: Entry, idSeed: String, on connection: PostgresConnection) async throws
+    public func append(
+        _ entry: Entry, idSeed: String, on connection: PostgresConnection
+    ) async throws
         -> (record: AuditRecord, output: StageOutput)
     {
-        let head = try await connection.query("""
+        let head = try await connection.query(
+            """
             SELECT sequence, hash FROM \(unescaped: schema).hallmark_audit_head FOR UPDATE
             """)
         guard let row = head.first else { throw PostgresError(code: .invalidConfiguration, message: "no audit head row") }
@@ -140,11 +159,13 @@ public struct AuditTrail: Sendable {
             subjectIndex: index, tableID: entry.tableID, requestID: entry.requestID, outcome: entry.outcome,
             reason: entry.reason, keyID: entry.keyID)
         let bytes = try JSONCoding.encode(record)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(unescaped: schema).hallmark_audit (sequence, action, subject_index, record)
             VALUES (\(Int64(record.sequence)), \(record.action.rawValue), \(record.subjectIndex), \(Data(bytes)))
             """)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             UPDATE \(unescaped: schema).hallmark_audit_head SET sequence = \(Int64(record.sequence)), hash = \(record.hash)
             """)
         return (record, StageOutput(topic: topic, key: Array(kafkaKey.utf8), value: bytes))

@@ -27,8 +27,10 @@ public struct KeyRotationRecorder: Service {
     /// - Parameters:
     ///   - keys: the keys held at start.
     ///   - reloads: the keys after each reload, when the service reloads them while running.
-    public init(trail: AuditTrail, pool: PostgresPool, producer: KafkaProducer, logger: Logger, keys: [KeySet],
-                reloads: AsyncStream<[KeySet]>? = nil) {
+    public init(
+        trail: AuditTrail, pool: PostgresPool, producer: KafkaProducer, logger: Logger, keys: [KeySet],
+        reloads: AsyncStream<[KeySet]>? = nil
+    ) {
         self.trail = trail
         self.pool = pool
         self.producer = producer
@@ -65,26 +67,31 @@ public struct KeyRotationRecorder: Service {
                 _ = try await connection.query("SELECT sequence FROM \(unescaped: schema).hallmark_audit_head FOR UPDATE")
                 var appended: [(record: AuditRecord, output: StageOutput)] = []
                 for set in sets {
-                    let rows = try await connection.query("""
+                    let rows = try await connection.query(
+                        """
                         SELECT key_id, check_value, is_current FROM \(unescaped: schema).hallmark_audit_keys
                         WHERE kind = \(set.action.rawValue)
                         """)
-                    let seen = Dictionary(uniqueKeysWithValues: try rows.decode((String, String, Bool).self).map {
-                        ($0.0, (checkValue: $0.1, isCurrent: $0.2))
-                    })
+                    let seen = Dictionary(
+                        uniqueKeysWithValues: try rows.decode((String, String, Bool).self).map {
+                            ($0.0, (checkValue: $0.1, isCurrent: $0.2))
+                        })
                     let changes = Self.changes(from: seen, to: set)
                     for change in changes {
-                        appended.append(try await trail.append(
-                            .keyChange(set.action, keyID: change.keyID, reason: change.reason.rawValue),
-                            idSeed: "\(set.action.rawValue)/\(change.keyID)/\(change.reason.rawValue)/\(UUID().uuidString)",
-                            on: connection))
+                        appended.append(
+                            try await trail.append(
+                                .keyChange(set.action, keyID: change.keyID, reason: change.reason.rawValue),
+                                idSeed: "\(set.action.rawValue)/\(change.keyID)/\(change.reason.rawValue)/\(UUID().uuidString)",
+                                on: connection))
                     }
                     guard !changes.isEmpty else { continue }
-                    try await connection.execute("""
+                    try await connection.execute(
+                        """
                         DELETE FROM \(unescaped: schema).hallmark_audit_keys WHERE kind = \(set.action.rawValue)
                         """)
                     for (id, check) in set.checkValues.sorted(by: { $0.key < $1.key }) {
-                        try await connection.execute("""
+                        try await connection.execute(
+                            """
                             INSERT INTO \(unescaped: schema).hallmark_audit_keys (kind, key_id, check_value, is_current)
                             VALUES (\(set.action.rawValue), \(id), \(check), \(id == set.current))
                             """)
@@ -94,17 +101,21 @@ public struct KeyRotationRecorder: Service {
             }
         }
         for (record, _) in appended {
-            let metadata: Logger.Metadata = ["action": "\(record.action.rawValue)", "key_id": "\(record.keyID ?? "")",
-                                             "change": "\(record.reason ?? "")", "audit_sequence": "\(record.sequence)"]
+            let metadata: Logger.Metadata = [
+                "action": "\(record.action.rawValue)", "key_id": "\(record.keyID ?? "")",
+                "change": "\(record.reason ?? "")", "audit_sequence": "\(record.sequence)",
+            ]
             if record.reason == Change.Reason.keyReplaced.rawValue {
-                logger.error("a key changed its value under the same id: what it sealed or signed cannot be checked with it any more",
-                             metadata: metadata)
+                logger.error(
+                    "a key changed its value under the same id: what it sealed or signed cannot be checked with it any more",
+                    metadata: metadata)
             } else {
                 logger.notice("key change recorded in the audit trail", metadata: metadata)
             }
         }
         if !appended.isEmpty {
-            try await producer.send(appended.map { KafkaOutgoingMessage(topic: $0.output.topic, key: $0.output.key, value: $0.output.value) })
+            try await producer.send(
+                appended.map { KafkaOutgoingMessage(topic: $0.output.topic, key: $0.output.key, value: $0.output.value) })
         }
         return appended.map(\.record)
     }

@@ -22,8 +22,9 @@ public struct KeySet: Sendable, Equatable {
     public init(_ action: AuditRecord.Action, keys: [(id: String, material: Data)], current: String) {
         precondition(action.isKeyRotation, "a key set is recorded under a …_rotation action")
         self.action = action
-        checkValues = Dictionary(keys.map { (Self.recordable($0.id), Self.checkValue(of: $0.material)) },
-                                 uniquingKeysWith: { first, _ in first })
+        checkValues = Dictionary(
+            keys.map { (Self.recordable($0.id), Self.checkValue(of: $0.material)) },
+            uniquingKeysWith: { first, _ in first })
         self.current = Self.recordable(current)
         precondition(checkValues[self.current] != nil, "the current key is one of the keys")
     }
@@ -31,7 +32,8 @@ public struct KeySet: Sendable, Equatable {
     /// A key id as records carry it: the id itself when the schema allows it, else a digest.
     static func recordable(_ id: String) -> String {
         let allowed = id.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F
+                || c == 0x2D
         }
         if allowed, (1...64).contains(id.utf8.count) { return id }
         return "id-" + Hex.encode(SHA256Hash.digest(Array(id.utf8)).prefix(16))

@@ -15,8 +15,10 @@ public struct MetricsPublisher: Service {
     let interval: Duration
     let logger: Logger
 
-    public init(registry: MetricsRegistry, producer: KafkaProducer, topic: String, service: String,
-                instance: String, interval: Duration = .seconds(10), logger: Logger) {
+    public init(
+        registry: MetricsRegistry, producer: KafkaProducer, topic: String, service: String,
+        instance: String, interval: Duration = .seconds(10), logger: Logger
+    ) {
         self.registry = registry
         self.producer = producer
         self.topic = topic

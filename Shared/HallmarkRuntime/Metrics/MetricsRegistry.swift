@@ -56,8 +56,10 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
     }
 
     /// Reads every metric; histograms then start a new interval.
-    public func snapshot() -> (counters: [MetricsSnapshot.Value], gauges: [MetricsSnapshot.Value],
-                               histograms: [MetricsSnapshot.Histogram]) {
+    public func snapshot() -> (
+        counters: [MetricsSnapshot.Value], gauges: [MetricsSnapshot.Value],
+        histograms: [MetricsSnapshot.Histogram]
+    ) {
         let all = metrics.withLock { $0 }
         var counters: [MetricsSnapshot.Value] = []
         var gauges: [MetricsSnapshot.Value] = []
@@ -85,10 +87,11 @@ struct MetricKey: Hashable, Comparable {
     }
 
     var dimensionMap: [String: String] {
-        Dictionary(dimensions.map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            return (parts[0], parts.count > 1 ? parts[1] : "")
-        }, uniquingKeysWith: { a, _ in a })
+        Dictionary(
+            dimensions.map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 ? parts[1] : "")
+            }, uniquingKeysWith: { a, _ in a })
     }
 
     static func < (a: MetricKey, b: MetricKey) -> Bool {

@@ -14,13 +14,17 @@ public protocol PrivacyHolder: Sendable {
     var subjectTypes: Set<PrivacyRequest.SubjectType> { get }
 
     /// Every row held about the subject, never key material; empty when nothing is held.
-    func export(_ type: PrivacyRequest.SubjectType, _ subject: String,
-                on connection: PostgresConnection) async throws -> [PrivacyResult.ExportRecord]
+    func export(
+        _ type: PrivacyRequest.SubjectType, _ subject: String,
+        on connection: PostgresConnection
+    ) async throws -> [PrivacyResult.ExportRecord]
 
     /// Deletes what is held about the subject; returns the rows deleted by source and what
     /// outlives the request, and until when (both empty when nothing is held: `not_found`).
-    func erase(_ type: PrivacyRequest.SubjectType, _ subject: String,
-               on connection: PostgresConnection) async throws -> PrivacyErasure
+    func erase(
+        _ type: PrivacyRequest.SubjectType, _ subject: String,
+        on connection: PostgresConnection
+    ) async throws -> PrivacyErasure
 }
 
 /// What an erasure did.

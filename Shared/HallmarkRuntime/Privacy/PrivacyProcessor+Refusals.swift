@@ -8,13 +8,15 @@ extension PrivacyProcessor {
     /// cannot be read has no answer a result's schema takes, and gets its rejected record only.
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         guard let action = message.fields["action"]?.string.flatMap(PrivacyRequest.Action.init(rawValue:)),
-              let type = message.fields["subject_type"]?.string.flatMap(PrivacyRequest.SubjectType.init(rawValue:)),
-              holder.subjectTypes.contains(type) else { return nil }
-        let result = PrivacyResult(id: RefusedMessage.placeID(message.id, message.kafka, "privacy-\(audit.service)"),
-                                   producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                   requestID: message.id, service: audit.service, instance: instance, action: action,
-                                   subjectType: type, status: .rejected,
-                                   reason: PrivacyResult.Reason(rawValue: message.resultReason) ?? .malformed)
+            let type = message.fields["subject_type"]?.string.flatMap(PrivacyRequest.SubjectType.init(rawValue:)),
+            holder.subjectTypes.contains(type)
+        else { return nil }
+        let result = PrivacyResult(
+            id: RefusedMessage.placeID(message.id, message.kafka, "privacy-\(audit.service)"),
+            producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.id, service: audit.service, instance: instance, action: action,
+            subjectType: type, status: .rejected,
+            reason: PrivacyResult.Reason(rawValue: message.resultReason) ?? .malformed)
         return [try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result)]
     }
 
@@ -25,13 +27,16 @@ extension PrivacyProcessor {
         let request = try message.decode(PrivacyRequest.self)
         guard holder.subjectTypes.contains(request.subjectType) else { return nil }
         let reason: PrivacyResult.Reason = isInWindow(request) ? .replayedCommand : .staleRequest
-        let result = PrivacyResult(id: RefusedMessage.placeID(message.header.id, message.kafka, "privacy-\(audit.service)"),
-                                   producedAt: Timestamp.now(), correlationID: message.correlationID,
-                                   requestID: message.header.id, service: audit.service, instance: instance,
-                                   action: request.action, subjectType: request.subjectType, status: .rejected, reason: reason)
-        return StageRejection(RejectionReason(reason.rawValue), "a replay of an answered privacy request", sending: [
-            try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result),
-            try securityEvent(message, reason, request.keyID),
-        ])
+        let result = PrivacyResult(
+            id: RefusedMessage.placeID(message.header.id, message.kafka, "privacy-\(audit.service)"),
+            producedAt: Timestamp.now(), correlationID: message.correlationID,
+            requestID: message.header.id, service: audit.service, instance: instance,
+            action: request.action, subjectType: request.subjectType, status: .rejected, reason: reason)
+        return StageRejection(
+            RejectionReason(reason.rawValue), "a replay of an answered privacy request",
+            sending: [
+                try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result),
+                try securityEvent(message, reason, request.keyID),
+            ])
     }
 }

@@ -34,9 +34,11 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
     ///   - operatorKey: the Ed25519 public key configured for a key id, or nil.
     ///   - windowSeconds: how far `produced_at` may lie from now.
     ///   - securityEvent: the service's `privacy_request_rejected` event for a refused request.
-    public init(holder: Holder, topics: PrivacyTopics, instance: String,
-                operatorKey: @escaping @Sendable (String) -> Data?, windowSeconds: Int,
-                securityEvent: @escaping @Sendable (StageMessage, PrivacyResult.Reason, String?) throws -> StageOutput) {
+    public init(
+        holder: Holder, topics: PrivacyTopics, instance: String,
+        operatorKey: @escaping @Sendable (String) -> Data?, windowSeconds: Int,
+        securityEvent: @escaping @Sendable (StageMessage, PrivacyResult.Reason, String?) throws -> StageOutput
+    ) {
         self.holder = holder
         self.topics = topics
         self.instance = instance
@@ -47,14 +49,17 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
 
     /// A `privacy_request_rejected` event on `topic`, for services without an event builder of
     /// their own; its id is derived from the request's, so a redelivery makes the same one.
-    public static func securityEvents(topic: String, service: String, instance: String)
+    public static func securityEvents(
+        topic: String, service: String, instance: String
+    )
         -> @Sendable (StageMessage, PrivacyResult.Reason, String?) throws -> StageOutput
     {
         { message, reason, keyID in
-            let event = SecurityEvent(id: MessageID.derived(from: message.header.id, "privacy-rejected-\(service)"),
-                                      producedAt: Timestamp.now(), service: service, instance: instance,
-                                      event: .privacyRequestRejected, severity: .critical, requestId: message.header.id,
-                                      reason: reason.rawValue, keyID: keyID)
+            let event = SecurityEvent(
+                id: MessageID.derived(from: message.header.id, "privacy-rejected-\(service)"),
+                producedAt: Timestamp.now(), service: service, instance: instance,
+                event: .privacyRequestRejected, severity: .critical, requestId: message.header.id,
+                reason: reason.rawValue, keyID: keyID)
             return try .json(topic: topic, key: nil, event)
         }
     }
@@ -83,9 +88,7 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let connection = context.connection else {
-            throw StageRejection(.processingFailed, "privacy requests need their transaction")
-        }
+        let connection = try context.transaction()
         var verdicts: [StageVerdict] = []
         for prepared in batch {
             switch prepared {
@@ -94,9 +97,13 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
             case .refuse(let message, let request, let reason, let detail):
                 var result = answer(message, request, .rejected)
                 result.reason = reason
-                verdicts.append(.rejected(StageRejection(RejectionReason(reason.rawValue), detail, sending: [
-                    try output(message, result), try securityEvent(message, reason, request.keyID),
-                ])))
+                verdicts.append(
+                    .rejected(
+                        StageRejection(
+                            RejectionReason(reason.rawValue), detail,
+                            sending: [
+                                try output(message, result), try securityEvent(message, reason, request.keyID),
+                            ])))
             case .act(let message, let request):
                 verdicts.append(.outputs(try await act(message, request, on: connection)))
             }
@@ -115,7 +122,9 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         throw StageRejection(.schemaViolation, violation.description, sending: [try securityEvent(message, reason, keyID)])
     }
 
-    private func act(_ message: StageMessage, _ request: PrivacyRequest, on connection: PostgresConnection) async throws
+    private func act(
+        _ message: StageMessage, _ request: PrivacyRequest, on connection: PostgresConnection
+    ) async throws
         -> [StageOutput]
     {
         var result = answer(message, request, .completed)
@@ -134,25 +143,33 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         }
         if !held { result.status = .notFound }
         let subject = (AuditRecord.SubjectType(request.subjectType), request.subject)
-        let audited = try await audit.append(.byOperator(request.keyID, request.action == .export ? .privacyExport : .privacyErase,
-                                                         subject: subject, requestID: request.id, outcome: .succeeded),
-                                             idSeed: request.id, on: connection)
+        let audited = try await audit.append(
+            .byOperator(
+                request.keyID, request.action == .export ? .privacyExport : .privacyErase,
+                subject: subject, requestID: request.id, outcome: .succeeded),
+            idSeed: request.id, on: connection)
         result.auditSequence = audited.record.sequence
         if request.action == .erase, let index = audited.record.subjectIndex {
             // The trail keeps its entries about the subject, by index only, for as long as it exists.
-            let count = try await connection.query("""
+            let count = try await connection.query(
+                """
                 SELECT count(*)::bigint FROM \(unescaped: audit.schema).hallmark_audit WHERE subject_index = \(index)
                 """)[0].column(0, as: Int64.self)
-            result.retained = (result.retained ?? []) + [.init(source: "\(audit.schema).hallmark_audit", count: count,
-                                                               why: .auditTrail)]
+            result.retained =
+                (result.retained ?? []) + [
+                    .init(
+                        source: "\(audit.schema).hallmark_audit", count: count,
+                        why: .auditTrail)
+                ]
         }
         return [try output(message, result), audited.output]
     }
 
     private func answer(_ message: StageMessage, _ request: PrivacyRequest, _ status: PrivacyResult.Status) -> PrivacyResult {
-        PrivacyResult(id: MessageID.derived(from: message.header.id, "privacy-\(audit.service)"), producedAt: Timestamp.now(),
-                      correlationID: message.correlationID, requestID: message.header.id, service: audit.service,
-                      instance: instance, action: request.action, subjectType: request.subjectType, status: status)
+        PrivacyResult(
+            id: MessageID.derived(from: message.header.id, "privacy-\(audit.service)"), producedAt: Timestamp.now(),
+            correlationID: message.correlationID, requestID: message.header.id, service: audit.service,
+            instance: instance, action: request.action, subjectType: request.subjectType, status: status)
     }
 
     private func output(_ message: StageMessage, _ result: PrivacyResult) throws -> StageOutput {
@@ -185,7 +202,8 @@ public struct PrivacyTopics: Sendable, Hashable {
     /// `HALLMARK_PRIVACY_REQUESTS_TOPIC` and `HALLMARK_PRIVACY_RESULTS_TOPIC` over the defaults.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> PrivacyTopics {
         let settings = Settings(env), defaults = PrivacyTopics()
-        return PrivacyTopics(requests: try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: defaults.requests),
-                             results: try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: defaults.results))
+        return PrivacyTopics(
+            requests: try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: defaults.requests),
+            results: try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: defaults.results))
     }
 }

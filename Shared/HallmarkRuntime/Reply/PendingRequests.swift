@@ -28,21 +28,23 @@ public struct PendingRequests: Sendable {
 
     /// The table, as a runtime migration the requesting service adds to its own.
     public static func migration(schema: String) -> PostgresMigrations.Migration {
-        .init(version: StageDatabase.runtimeVersions + 2, name: "hallmark_pending", sql: """
-            CREATE TABLE \(schema).hallmark_pending (
-                correlation_id uuid PRIMARY KEY,
-                request_topic text NOT NULL,
-                request_key bytea,
-                request bytea NOT NULL,
-                context bytea NOT NULL,
-                expired boolean NOT NULL DEFAULT false,
-                attempts integer NOT NULL DEFAULT 1,
-                created_at timestamptz NOT NULL DEFAULT now(),
-                next_send_at timestamptz NOT NULL,
-                deadline timestamptz NOT NULL
-            );
-            CREATE INDEX hallmark_pending_next_send ON \(schema).hallmark_pending (next_send_at);
-            """)
+        .init(
+            version: StageDatabase.runtimeVersions + 2, name: "hallmark_pending",
+            sql: """
+                CREATE TABLE \(schema).hallmark_pending (
+                    correlation_id uuid PRIMARY KEY,
+                    request_topic text NOT NULL,
+                    request_key bytea,
+                    request bytea NOT NULL,
+                    context bytea NOT NULL,
+                    expired boolean NOT NULL DEFAULT false,
+                    attempts integer NOT NULL DEFAULT 1,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    next_send_at timestamptz NOT NULL,
+                    deadline timestamptz NOT NULL
+                );
+                CREATE INDEX hallmark_pending_next_send ON \(schema).hallmark_pending (next_send_at);
+                """)
     }
 
     /// ``resendAfter`` and ``giveUpAfter`` in seconds, as the SQL intervals take them.
@@ -52,10 +54,13 @@ public struct PendingRequests: Sendable {
     /// Records `request` (the message to send, whose envelope carries `correlationID`) with the
     /// requester's own `context`, in the caller's transaction. Returns the request, for the
     /// caller's outputs: it is sent once the transaction commits.
-    public func record(_ request: StageOutput, correlationID: UUID, context: [UInt8],
-                       on connection: PostgresConnection) async throws -> StageOutput {
+    public func record(
+        _ request: StageOutput, correlationID: UUID, context: [UInt8],
+        on connection: PostgresConnection
+    ) async throws -> StageOutput {
         let (resend, giveUp) = (resendSeconds, giveUpSeconds)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(unescaped: schema).hallmark_pending
                 (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)
             VALUES (\(correlationID), \(request.topic), \(request.key.map { Data($0) }), \(Data(request.value)),
@@ -66,11 +71,14 @@ public struct PendingRequests: Sendable {
     }
 
     /// Records many requests with one statement (see ``record(_:correlationID:context:on:)``).
-    public func record(_ requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])],
-                       on connection: PostgresConnection) async throws {
+    public func record(
+        _ requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])],
+        on connection: PostgresConnection
+    ) async throws {
         guard !requests.isEmpty else { return }
         let (resend, giveUp) = (resendSeconds, giveUpSeconds)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(unescaped: schema).hallmark_pending
                 (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)
             SELECT c, t, NULLIF(k, ''::bytea), r, x, now() + \(resend) * interval '1 second', now() + \(giveUp) * interval '1 second'
@@ -86,7 +94,8 @@ public struct PendingRequests: Sendable {
     /// them. Ids with no waiting request (late, duplicate or unknown replies) are absent.
     public func take(_ correlationIDs: [UUID], on connection: PostgresConnection) async throws -> [UUID: PendingRequest] {
         guard !correlationIDs.isEmpty else { return [:] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             DELETE FROM \(unescaped: schema).hallmark_pending
             WHERE correlation_id = ANY(\(PostgresArray(correlationIDs))) AND NOT expired
             RETURNING correlation_id, context, attempts, created_at

@@ -30,9 +30,11 @@ public final class RequestRetrier: Service, Sendable {
     let resent: Counter
     let timedOut: Counter
 
-    public init(pending: PendingRequests, pool: PostgresPool, producer: KafkaProducer, service: String,
-                interval: Duration = .milliseconds(200), batch: Int = 1000, logger: Logger,
-                onTimeout: @escaping TimeoutHandler) {
+    public init(
+        pending: PendingRequests, pool: PostgresPool, producer: KafkaProducer, service: String,
+        interval: Duration = .milliseconds(200), batch: Int = 1000, logger: Logger,
+        onTimeout: @escaping TimeoutHandler
+    ) {
         self.pending = pending
         self.pool = pool
         self.producer = producer
@@ -62,7 +64,8 @@ public final class RequestRetrier: Service, Sendable {
         let schema = pending.schema
         let resendSeconds = pending.resendSeconds
         let (requests, expired) = try await pool.transaction { connection -> ([StageOutput], [PendingRequest]) in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT correlation_id, request_topic, request_key, request, context, attempts, created_at, expired,
                        deadline <= now()
                 FROM \(unescaped: schema).hallmark_pending
@@ -74,15 +77,18 @@ public final class RequestRetrier: Service, Sendable {
                 let (id, topic, key, request, context, attempts, created, wasExpired, due) =
                     try row.decode((UUID, String, Data?, Data, Data, Int32, Date, Bool, Bool).self)
                 if wasExpired || due {
-                    expired.append(PendingRequest(correlationID: id, context: [UInt8](context), attempts: Int(attempts),
-                                                  createdAt: created))
+                    expired.append(
+                        PendingRequest(
+                            correlationID: id, context: [UInt8](context), attempts: Int(attempts),
+                            createdAt: created))
                 } else {
                     requests.append(StageOutput(topic: topic, key: key.map { [UInt8]($0) }, value: [UInt8](request)))
                     resendIDs.append(id)
                 }
             }
             if !resendIDs.isEmpty {
-                try await connection.execute("""
+                try await connection.execute(
+                    """
                     UPDATE \(unescaped: schema).hallmark_pending
                     SET attempts = attempts + 1,
                         next_send_at = now() + \(resendSeconds) * power(2, least(attempts, 6)) * interval '1 second'
@@ -91,7 +97,8 @@ public final class RequestRetrier: Service, Sendable {
             }
             if !expired.isEmpty {
                 // A late reply no longer joins these; their rows go once their outcomes are sent.
-                try await connection.execute("""
+                try await connection.execute(
+                    """
                     UPDATE \(unescaped: schema).hallmark_pending SET expired = true,
                         next_send_at = now() + \(resendSeconds) * interval '1 second'
                     WHERE correlation_id = ANY(\(PostgresArray(expired.map(\.correlationID))))
@@ -105,7 +112,8 @@ public final class RequestRetrier: Service, Sendable {
         }
         if !expired.isEmpty {
             try await producer.send(try await onTimeout(expired))
-            try await pool.execute("""
+            try await pool.execute(
+                """
                 DELETE FROM \(unescaped: schema).hallmark_pending
                 WHERE correlation_id = ANY(\(PostgresArray(expired.map(\.correlationID)))) AND expired
                 """)

@@ -17,8 +17,9 @@ public struct OperatorKeys: Sendable, Hashable {
     /// Keys from parts; every key must be 32 bytes under a valid id.
     public init(_ keys: [String: Data] = [:]) throws(ConfigurationError) {
         for (id, key) in keys where !Self.isValidKeyID(id) || key.count != 32 {
-            throw ConfigurationError(variable: "operator keys",
-                                     reason: "key \(Redaction.name(id)) is not a 32-byte key under a valid id")
+            throw ConfigurationError(
+                variable: "operator keys",
+                reason: "key \(Redaction.name(id)) is not a 32-byte key under a valid id")
         }
         self.keys = keys
     }
@@ -36,7 +37,9 @@ public struct OperatorKeys: Sendable, Hashable {
 
     /// Reads `<prefix>_OPERATOR_KEYS_FILE`, else `<prefix>_OPERATOR_KEYS` (the prefix is the
     /// service's, e.g. `HALLMARK_SIGNER`); no keys when neither is set.
-    public static func fromEnvironment(_ env: [String: String], prefix: String = "HALLMARK_AUTHORITY")
+    public static func fromEnvironment(
+        _ env: [String: String], prefix: String = "HALLMARK_AUTHORITY"
+    )
         throws(ConfigurationError) -> OperatorKeys
     {
         let fileVariable = "\(prefix)_OPERATOR_KEYS_FILE"

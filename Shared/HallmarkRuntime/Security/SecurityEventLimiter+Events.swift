@@ -5,8 +5,10 @@ extension SecurityEventLimiter.Decision {
     /// a kind and the decision allows it, then the `rejection_rate` alert carrying the window's
     /// rejection count. `make` builds an event of a kind about the rejection (its id, subject
     /// and reason are the caller's).
-    public func events(kind: SecurityEvent.Kind?, windowSeconds: Int,
-                       make: (SecurityEvent.Kind) -> SecurityEvent) -> [SecurityEvent] {
+    public func events(
+        kind: SecurityEvent.Kind?, windowSeconds: Int,
+        make: (SecurityEvent.Kind) -> SecurityEvent
+    ) -> [SecurityEvent] {
         var events: [SecurityEvent] = []
         if event, let kind { events.append(make(kind)) }
         if let alert {

@@ -130,14 +130,18 @@ public final class SecurityEventLimiter: Sendable {
 
     private func closeGlobal(_ s: inout State, now: Date, all: Bool = false) {
         guard let start = s.globalStart, all || now.timeIntervalSince(start) >= window else { return }
-        if s.globalSuppressed > 0, s.due.count < Self.maxDue { s.due.append(Summary(subject: nil, count: s.globalSuppressed, windowStart: start)) }
+        if s.globalSuppressed > 0, s.due.count < Self.maxDue {
+            s.due.append(Summary(subject: nil, count: s.globalSuppressed, windowStart: start))
+        }
         s.globalStart = nil
         s.globalSent = 0
         s.globalSuppressed = 0
     }
 
     private func end(_ s: inout State, _ subject: String, _ w: SubjectWindow) {
-        if w.suppressed > 0, s.due.count < Self.maxDue { s.due.append(Summary(subject: subject, count: w.suppressed, windowStart: w.start)) }
+        if w.suppressed > 0, s.due.count < Self.maxDue {
+            s.due.append(Summary(subject: subject, count: w.suppressed, windowStart: w.start))
+        }
         s.subjects[subject] = nil
     }
 }

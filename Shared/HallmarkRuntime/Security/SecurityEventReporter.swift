@@ -14,9 +14,11 @@ public struct SecurityEventReporter: Service {
     let now: @Sendable () -> Date
 
     /// Reports `limiter`'s summaries through `producer`, each as `summary` makes it.
-    public init(limiter: SecurityEventLimiter, producer: KafkaProducer, logger: Logger,
-                now: @escaping @Sendable () -> Date = { Date() },
-                summary: @escaping @Sendable (SecurityEventLimiter.Summary) throws -> StageOutput) {
+    public init(
+        limiter: SecurityEventLimiter, producer: KafkaProducer, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() },
+        summary: @escaping @Sendable (SecurityEventLimiter.Summary) throws -> StageOutput
+    ) {
         self.limiter = limiter
         self.summary = summary
         self.producer = producer
@@ -43,9 +45,11 @@ public struct SecurityEventReporter: Service {
                 } catch {
                     attempt += 1
                     guard attempt < 5 else {
-                        logger.warning("security event summary not sent", metadata: [
-                            "count": "\(due.count)", "error": "\(ErrorPolicy.safeDescription(error))",
-                        ])
+                        logger.warning(
+                            "security event summary not sent",
+                            metadata: [
+                                "count": "\(due.count)", "error": "\(ErrorPolicy.safeDescription(error))",
+                            ])
                         break
                     }
                     try? await Task.sleep(for: .milliseconds(200 * attempt))

@@ -21,15 +21,18 @@ public struct SecurityEventSettings: Sendable, Equatable {
     public init() {}
 
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
-    public static func fromEnvironment(_ env: [String: String], prefix: String, subject: String)
+    public static func fromEnvironment(
+        _ env: [String: String], prefix: String, subject: String
+    )
         throws(ConfigurationError) -> SecurityEventSettings
     {
         let settings = Settings(env)
         var s = SecurityEventSettings()
         s.alertRejections = try settings.integer("\(prefix)ALERT_REJECTIONS", default: s.alertRejections, in: 1...1_000_000)
         s.window = TimeInterval(try settings.integer("\(prefix)ALERT_WINDOW_SECONDS", default: Int(s.window), in: 1...86_400))
-        s.eventsPerSubject = try settings.integer("\(prefix)EVENTS_PER_\(subject)", default: s.eventsPerSubject,
-                                                  in: 1...1_000_000)
+        s.eventsPerSubject = try settings.integer(
+            "\(prefix)EVENTS_PER_\(subject)", default: s.eventsPerSubject,
+            in: 1...1_000_000)
         s.eventsPerWindow = try settings.integer("\(prefix)EVENTS_PER_WINDOW", default: s.eventsPerWindow, in: 1...10_000_000)
         return s
     }

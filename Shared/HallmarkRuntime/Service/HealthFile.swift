@@ -89,8 +89,9 @@ public struct HealthFile: Service {
     }
 
     private func write(_ status: String, _ problems: [String]) {
-        let report = Report(status: status, checkedAt: Timestamp.now(), service: service, instance: instance,
-                            problems: problems)
+        let report = Report(
+            status: status, checkedAt: Timestamp.now(), service: service, instance: instance,
+            problems: problems)
         do {
             // .atomic: a temporary file in the same folder, renamed over the old one.
             try Data(JSONCoding.encode(report)).write(to: URL(fileURLWithPath: settings.path), options: .atomic)

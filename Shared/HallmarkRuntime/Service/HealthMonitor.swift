@@ -70,12 +70,16 @@ public final class HealthMonitor: Sendable {
         states.flatMap { s -> [Problem] in
             var found: [Problem] = []
             if let poll = s.sinceLastPoll, poll > stallLimit {
-                found.append(Problem(stage: s.name, kind: .notPolling,
-                                     description: "\(s.name): the consumer has not polled for \(seconds(poll)) s"))
+                found.append(
+                    Problem(
+                        stage: s.name, kind: .notPolling,
+                        description: "\(s.name): the consumer has not polled for \(seconds(poll)) s"))
             }
             if s.inFlight > 0, s.sinceProgress > stallLimit {
-                found.append(Problem(stage: s.name, kind: .noProgress,
-                                     description: "\(s.name): \(s.inFlight) in flight, none finished for \(seconds(s.sinceProgress)) s"))
+                found.append(
+                    Problem(
+                        stage: s.name, kind: .noProgress,
+                        description: "\(s.name): \(s.inFlight) in flight, none finished for \(seconds(s.sinceProgress)) s"))
             }
             return found
         }

@@ -16,8 +16,10 @@ public struct PeriodicSweeper: Service {
     ///   - what: names the rows in logs, e.g. `replay`.
     ///   - counter: the metric counting removed rows, e.g. `hallmark_signer_replay_expired_total`.
     ///   - sweep: removes one chunk and returns how many rows went.
-    public init(what: String, counter: String, service: String, interval: Duration, logger: Logger,
-                sweep: @escaping @Sendable () async throws -> Int) {
+    public init(
+        what: String, counter: String, service: String, interval: Duration, logger: Logger,
+        sweep: @escaping @Sendable () async throws -> Int
+    ) {
         self.what = what
         self.interval = interval
         self.logger = logger
@@ -34,7 +36,8 @@ public struct PeriodicSweeper: Service {
                     removed.increment(by: n)
                 } while n > 0 && !Task.isShuttingDownGracefully
             } catch {
-                logger.warning("\(what) sweep failed", metadata: ["error": "\((error as? PostgresError)?.description ?? "error")"])
+                logger.warning(
+                    "\(what) sweep failed", metadata: ["error": "\((error as? PostgresError)?.description ?? "error")"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }

@@ -22,10 +22,13 @@ public struct ServiceContext: Sendable {
 
     /// The stage configuration for `inputs`, from the environment, with this process's
     /// instance name and message limit.
-    public func stageConfiguration(inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
-                                   unitOfWork: StageUnitOfWork = .none) throws(ConfigurationError) -> StageConfiguration {
-        var config = try StageConfiguration.fromEnvironment(environment, service: service, inputs: inputs,
-                                                            dispatch: dispatch, unitOfWork: unitOfWork)
+    public func stageConfiguration(
+        inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
+        unitOfWork: StageUnitOfWork = .none
+    ) throws(ConfigurationError) -> StageConfiguration {
+        var config = try StageConfiguration.fromEnvironment(
+            environment, service: service, inputs: inputs,
+            dispatch: dispatch, unitOfWork: unitOfWork)
         config.instance = instance
         config.maxMessageBytes = kafka.maxMessageBytes
         return config
@@ -33,6 +36,9 @@ public struct ServiceContext: Sendable {
 
     /// A stage with this context's producer, database and logger.
     /// - Parameters:
+    ///   - name: the stage's name in its own flow settings
+    ///     (``StageConfiguration/overriding(for:in:)``: `HALLMARK_<SERVICE>_<NAME>_MAX_BATCH`, …);
+    ///     by default the group suffix without its dash, and none for a stage without one.
     ///   - groupSuffix: for a second stage in one process: appended to the consumer group
     ///     (e.g. `-sessions`), so each stage has its own group, partitions and lag.
     ///   - batchLinger: this stage's default for ``StageConfiguration/batchLinger`` when
@@ -41,17 +47,23 @@ public struct ServiceContext: Sendable {
     ///     may identify a device, whose rejected records then carry a digest and size only.
     ///   - outputKeyring: seals the answers the inbox keeps (``StageDatabase/outputKeyring``),
     ///     for a stage whose answers hold plaintext.
-    public func stage<P: StageProcessor>(_ processor: P, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
-                                         unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "",
-                                         batchLinger: Duration = .zero, copiesOriginals: Bool = true,
-                                         outputKeyring: KeyEncryptionKeyring? = nil) throws -> Stage<P> {
+    public func stage<P: StageProcessor>(
+        _ processor: P, name: String? = nil, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
+        unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "",
+        batchLinger: Duration = .zero, copiesOriginals: Bool = true,
+        outputKeyring: KeyEncryptionKeyring? = nil
+    ) throws -> Stage<P> {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
         configuration.groupID += groupSuffix
         configuration.rejectedCopiesOriginal = copiesOriginals
         if environment["HALLMARK_BATCH_LINGER_MS"] == nil { configuration.batchLinger = batchLinger }
+        if let name = name ?? (groupSuffix.isEmpty ? nil : String(groupSuffix.dropFirst())) {
+            configuration = try configuration.overriding(for: name, in: environment)
+        }
         var database = database
         if let outputKeyring { database?.outputKeyring = outputKeyring }
-        return Stage(configuration: configuration, kafka: kafka, producer: producer, database: database,
-                     processor: processor, logger: logger, health: health)
+        return Stage(
+            configuration: configuration, kafka: kafka, producer: producer, database: database,
+            processor: processor, logger: logger, health: health)
     }
 }

@@ -19,8 +19,10 @@ public enum ServiceRunner {
         public var schema: String?
         public var migrations: [PostgresMigrations.Migration]
 
-        public init(service: String, topics: [String], schema: String? = nil,
-                    migrations: [PostgresMigrations.Migration] = []) {
+        public init(
+            service: String, topics: [String], schema: String? = nil,
+            migrations: [PostgresMigrations.Migration] = []
+        ) {
             self.service = service
             self.topics = topics
             self.schema = schema
@@ -30,8 +32,10 @@ public enum ServiceRunner {
 
     /// Sets up and runs until shutdown; exits the process with a non-zero status and one clear
     /// line on stderr when start-up fails.
-    public static func run(_ definition: Definition,
-                           services makeServices: (ServiceContext) async throws -> [any Service]) async -> Never {
+    public static func run(
+        _ definition: Definition,
+        services makeServices: (ServiceContext) async throws -> [any Service]
+    ) async -> Never {
         let env = ProcessInfo.processInfo.environment
         let settings = Settings(env)
         let registry = MetricsRegistry()
@@ -42,7 +46,8 @@ public enum ServiceRunner {
         }
         MetricsSystem.bootstrap(registry)
         var logger = Logger(label: "hallmark.\(definition.service)")
-        let instance = settings.string("HALLMARK_INSTANCE")
+        let instance =
+            settings.string("HALLMARK_INSTANCE")
             ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         logger[metadataKey: "service"] = "\(definition.service)"
         logger[metadataKey: "instance"] = "\(instance)"
@@ -56,11 +61,14 @@ public enum ServiceRunner {
             try KafkaLibrary.requireSupportedVersion()
             let kafka = try KafkaConfiguration.fromEnvironment(env)
             let metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
-            let common = [try settings.topic("HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected"), metricsTopic,
-                          try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security")]
+            let common = [
+                try settings.topic("HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected"), metricsTopic,
+                try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security"),
+            ]
             let healthFile = try HealthFile.Settings.fromEnvironment(env)
-            let metricsInterval = try settings.milliseconds("HALLMARK_METRICS_INTERVAL_MS", default: .seconds(10),
-                                                            in: 100...3_600_000)
+            let metricsInterval = try settings.milliseconds(
+                "HALLMARK_METRICS_INTERVAL_MS", default: .seconds(10),
+                in: 100...3_600_000)
             // At least an hour: an inbox entry swept before its message stops being redelivered
             // would let that message's effects happen twice.
             let inboxRetention = Duration.seconds(
@@ -76,8 +84,9 @@ public enum ServiceRunner {
             if let schema = definition.schema {
                 // The service's own role and URL first (DESIGN §3), the shared variable second.
                 let own = "HALLMARK_\(definition.service.uppercased().replacingOccurrences(of: "-", with: "_"))_POSTGRES_URL"
-                let config = try PostgresConfiguration.fromEnvironment(env, urlVariables: [own, PostgresConfiguration.urlVariable],
-                                                                       applicationName: "hallmark-\(definition.service)")
+                let config = try PostgresConfiguration.fromEnvironment(
+                    env, urlVariables: [own, PostgresConfiguration.urlVariable],
+                    applicationName: "hallmark-\(definition.service)")
                 let p = PostgresPool(configuration: config, logger: logger)
                 pool = p
                 let db = StageDatabase(pool: p, schema: schema)
@@ -85,27 +94,36 @@ public enum ServiceRunner {
                 database = db
             }
             let health = HealthMonitor()
-            let context = ServiceContext(environment: env, service: definition.service, instance: instance,
-                                         logger: logger, kafka: kafka, producer: producer, database: database,
-                                         metrics: registry, health: health)
+            let context = ServiceContext(
+                environment: env, service: definition.service, instance: instance,
+                logger: logger, kafka: kafka, producer: producer, database: database,
+                metrics: registry, health: health)
             let publisher = MetricsPublisher(
                 registry: registry, producer: producer, topic: metricsTopic, service: definition.service,
                 instance: instance, interval: metricsInterval, logger: logger)
             var support: [any Service] = [publisher]
             if let settings = healthFile {
-                support.append(HealthFile(settings: settings, monitor: health, service: definition.service,
-                                          instance: instance, logger: logger))
+                support.append(
+                    HealthFile(
+                        settings: settings, monitor: health, service: definition.service,
+                        instance: instance, logger: logger))
             }
             if let database {
-                support.append(InboxSweeper(database: database, retention: inboxRetention, answerRetention: answerRetention,
-                                            logger: logger))
+                support.append(
+                    InboxSweeper(
+                        database: database, retention: inboxRetention, answerRetention: answerRetention,
+                        logger: logger))
             }
             // The group stops services in reverse order: stages first, the publisher last.
             let services: [any Service] = support + (try await makeServices(context))
-            let group = ServiceGroup(configuration: .init(
-                services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                                                failureTerminationBehavior: .gracefullyShutdownGroup) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: services.map {
+                        .init(
+                            service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                            failureTerminationBehavior: .gracefullyShutdownGroup)
+                    },
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             logger.info("service started", metadata: ["librdkafka": "\(KafkaLibrary.versionString)"])
             try await group.run()
             await publisher.publish()

@@ -64,7 +64,8 @@ struct Inbox: Sendable {
     /// Records the entries in the caller's transaction; returns the ids that were new (an id
     /// already there belongs to a message committed before).
     func record(_ entries: [Entry], on connection: PostgresConnection) async throws -> Set<UUID> {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO \(unescaped: schema).hallmark_inbox
                 (message_id, source_topic, source_partition, source_offset, digest, outputs)
             SELECT * FROM unnest(\(PostgresArray(entries.map(\.id))), \(PostgresArray(entries.map(\.topic))),
@@ -95,15 +96,17 @@ struct Inbox: Sendable {
 
     /// The records of `ids` (absent: never recorded, or swept).
     func records(_ ids: [UUID], pool: PostgresPool) async throws -> [UUID: Record] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT message_id, source_topic, digest, source_partition, source_offset, outputs
             FROM \(unescaped: schema).hallmark_inbox WHERE message_id = ANY(\(PostgresArray(ids)))
             """)
         var out: [UUID: Record] = [:]
         for (id, topic, digest, partition, offset, blob) in try rows.decode((UUID, String, Data?, Int32?, Int64?, Data?).self) {
             // A record this build cannot read was written by a newer one: no answer to re-send.
-            out[id] = Record(topic: topic, digest: digest.map(Array.init), partition: partition, offset: offset,
-                             outputs: blob.flatMap { open($0, id: id) }.flatMap(OutboxCodec.decode))
+            out[id] = Record(
+                topic: topic, digest: digest.map(Array.init), partition: partition, offset: offset,
+                outputs: blob.flatMap { open($0, id: id) }.flatMap(OutboxCodec.decode))
         }
         return out
     }

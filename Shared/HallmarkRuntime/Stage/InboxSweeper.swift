@@ -19,8 +19,10 @@ public struct InboxSweeper: Service {
     ///   - answerRetention: `HALLMARK_INBOX_ANSWER_RETENTION_HOURS`, default a day: a redelivery
     ///     later than that is refused `answer_expired` instead of answered again.
     ///   - interval: how often to sweep; default 10 minutes.
-    public init(database: StageDatabase, retention: Duration = .seconds(7 * 24 * 3600),
-                answerRetention: Duration = .seconds(24 * 3600), interval: Duration = .seconds(600), logger: Logger) {
+    public init(
+        database: StageDatabase, retention: Duration = .seconds(7 * 24 * 3600),
+        answerRetention: Duration = .seconds(24 * 3600), interval: Duration = .seconds(600), logger: Logger
+    ) {
         self.database = database
         self.retention = retention
         self.answerRetention = answerRetention
@@ -48,11 +50,13 @@ public struct InboxSweeper: Service {
     @discardableResult
     public func sweep() async throws -> Int {
         let seconds = Double(retention.components.seconds), answers = Double(answerRetention.components.seconds)
-        try await database.pool.execute("""
+        try await database.pool.execute(
+            """
             UPDATE \(unescaped: database.schema).hallmark_inbox SET outputs = NULL
             WHERE processed_at < now() - make_interval(secs => \(answers)) AND outputs IS NOT NULL
             """)
-        return try await database.pool.execute("""
+        return try await database.pool.execute(
+            """
             DELETE FROM \(unescaped: database.schema).hallmark_inbox
             WHERE processed_at < now() - make_interval(secs => \(seconds))
             """)

@@ -47,8 +47,8 @@ enum OutboxCodec {
             // -1 marks "no partition" and "no key"; anything below it, or a topic that is not
             // UTF-8, is a record this build did not write.
             guard let topicLength = u32(), let topicBytes = take(topicLength),
-                  let topic = String(validating: topicBytes, as: UTF8.self),
-                  let partition = i32(), partition >= -1, let keyLength = i32(), keyLength >= -1
+                let topic = String(validating: topicBytes, as: UTF8.self),
+                let partition = i32(), partition >= -1, let keyLength = i32(), keyLength >= -1
             else { return nil }
             var key: [UInt8]?
             if keyLength >= 0 {
@@ -56,8 +56,10 @@ enum OutboxCodec {
                 key = k
             }
             guard let valueLength = u32(), let value = take(valueLength) else { return nil }
-            outputs.append(StageOutput(topic: topic, key: key, value: value,
-                                       partition: partition >= 0 ? partition : nil))
+            outputs.append(
+                StageOutput(
+                    topic: topic, key: key, value: value,
+                    partition: partition >= 0 ? partition : nil))
         }
         return i == bytes.count ? outputs : nil
     }

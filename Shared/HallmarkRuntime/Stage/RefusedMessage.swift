@@ -25,8 +25,10 @@ public struct RefusedMessage: Sendable {
     private let replyTo: String?
     private let replyTopics: Set<String>
 
-    init(kafka: KafkaMessage, id: String, schema: String?, correlationID: String?, replyTo: String?,
-         fields: [String: JSONValue], reason: RejectionReason, replyTopics: Set<String>) {
+    init(
+        kafka: KafkaMessage, id: String, schema: String?, correlationID: String?, replyTo: String?,
+        fields: [String: JSONValue], reason: RejectionReason, replyTopics: Set<String>
+    ) {
         self.kafka = kafka
         self.id = id
         self.schema = schema
@@ -42,18 +44,21 @@ public struct RefusedMessage: Sendable {
     /// `reply_to` is left out, never carried into an answer.
     init?(reading kafka: KafkaMessage, reason: RejectionReason, replyTopics: Set<String>) {
         guard case .object(let fields)? = try? JSONReader.parse(kafka.value),
-              let id = fields["id"]?.string, UUID(text: id) != nil else { return nil }
+            let id = fields["id"]?.string, UUID(text: id) != nil
+        else { return nil }
         let correlationID = fields["correlation_id"]?.string.flatMap { EnvelopeHeader.isCorrelationID($0) ? $0 : nil }
         let replyTo = fields["reply_to"]?.string.flatMap { EnvelopeHeader.isTopicName($0) ? $0 : nil }
-        self.init(kafka: kafka, id: id, schema: fields["schema"]?.string, correlationID: correlationID,
-                  replyTo: replyTo, fields: fields, reason: reason, replyTopics: replyTopics)
+        self.init(
+            kafka: kafka, id: id, schema: fields["schema"]?.string, correlationID: correlationID,
+            replyTo: replyTo, fields: fields, reason: reason, replyTopics: replyTopics)
     }
 
     /// A message whose envelope was read.
     init(_ message: StageMessage, reason: RejectionReason) {
-        self.init(kafka: message.kafka, id: message.header.id, schema: message.header.schema,
-                  correlationID: message.header.correlationID, replyTo: message.header.replyTo,
-                  fields: message.fields, reason: reason, replyTopics: message.replyTopics)
+        self.init(
+            kafka: message.kafka, id: message.header.id, schema: message.header.schema,
+            correlationID: message.header.correlationID, replyTo: message.header.replyTo,
+            fields: message.fields, reason: reason, replyTopics: message.replyTopics)
     }
 
     /// The input's Kafka key as text.

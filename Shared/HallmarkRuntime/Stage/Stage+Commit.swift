@@ -43,10 +43,12 @@ extension Stage {
                 }
                 if pastShutdownGrace { return nil }
                 metrics.retries.increment()
-                logger.warning("processing failed; retrying", metadata: [
-                    "phase": "commit", "messages": "\(items.count)", "attempt": "\(attempt)",
-                    "error": "\(ErrorPolicy.safeDescription(error))",
-                ])
+                logger.warning(
+                    "processing failed; retrying",
+                    metadata: [
+                        "phase": "commit", "messages": "\(items.count)", "attempt": "\(attempt)",
+                        "error": "\(ErrorPolicy.safeDescription(error))",
+                    ])
                 try? await Task.sleep(for: backoff(attempt))
             }
         }
@@ -74,8 +76,10 @@ extension Stage {
     /// A message whose id is already in the inbox, or one whose result would be too large, is
     /// taken out and the transaction runs again without it, so neither leaves effects; the
     /// first is then judged against the record of its id (``sighted(_:_:)``).
-    private func commitTransactions(_ items: [(StageMessage, Processor.Prepared)], inbox: Inbox, pool: PostgresPool,
-                                    attempt: Int) async throws -> [CommitOutcome] {
+    private func commitTransactions(
+        _ items: [(StageMessage, Processor.Prepared)], inbox: Inbox, pool: PostgresPool,
+        attempt: Int
+    ) async throws -> [CommitOutcome] {
         var outcomes = [CommitOutcome?](repeating: nil, count: items.count)
         // An id seen twice in one unit: the first runs, the others are judged against it.
         var first: [UUID: Int] = [:]
@@ -90,8 +94,9 @@ extension Stage {
             let batch = remaining
             do {
                 let taken = try await pool.transaction { connection in
-                    try await transactionBody(batch, items, inbox: inbox, connection: connection, pool: pool,
-                                              attempt: attempt)
+                    try await transactionBody(
+                        batch, items, inbox: inbox, connection: connection, pool: pool,
+                        attempt: attempt)
                 }
                 for (i, outcome) in taken { outcomes[i] = outcome }
                 remaining = []
@@ -109,8 +114,9 @@ extension Stage {
         for i in again {
             let j = first[Self.uuid(items[i].0)]!
             let earlier = items[j].0
-            let record = Inbox.Record(topic: earlier.kafka.topic, digest: earlier.contentDigest,
-                                      partition: earlier.kafka.partition, offset: earlier.kafka.offset, outputs: nil)
+            let record = Inbox.Record(
+                topic: earlier.kafka.topic, digest: earlier.contentDigest,
+                partition: earlier.kafka.partition, offset: earlier.kafka.offset, outputs: nil)
             outcomes[i] = sighted(items[i].0, record, firstOutcome: outcomes[j])
         }
         return outcomes.map { $0! }
@@ -132,8 +138,11 @@ extension Stage {
             } catch let rejection as StageRejection {
                 return .rejected(rejection)
             } catch {
-                logger(for: message.kafka, id: message.header.id).warning("resent message not judged", metadata: [
-                    "error": "\(ErrorPolicy.safeDescription(error))"])
+                logger(for: message.kafka, id: message.header.id).warning(
+                    "resent message not judged",
+                    metadata: [
+                        "error": "\(ErrorPolicy.safeDescription(error))"
+                    ])
             }
             fallthrough
         case .redelivery:
@@ -156,7 +165,9 @@ extension Stage {
     /// `id_reused`, with a security event naming the id (never the bytes).
     func idReused(_ message: StageMessage, otherTopic: Bool) -> StageRejection {
         let relation = otherTopic ? "other_topic" : "other_bytes"
-        let detail = otherTopic ? "the id was already used on another topic of this service"
+        let detail =
+            otherTopic
+            ? "the id was already used on another topic of this service"
             : "the id was already used for other content on this topic"
         let event = SecurityEvent(
             id: RefusedMessage.placeID(message.header.id, message.kafka, "id-reused"),
@@ -169,8 +180,10 @@ extension Stage {
     }
 
     /// One transaction's work: the processor's effects, then the inbox records.
-    private func transactionBody(_ batch: [Int], _ items: [(StageMessage, Processor.Prepared)], inbox: Inbox,
-                                 connection: PostgresConnection, pool: PostgresPool, attempt: Int) async throws
+    private func transactionBody(
+        _ batch: [Int], _ items: [(StageMessage, Processor.Prepared)], inbox: Inbox,
+        connection: PostgresConnection, pool: PostgresPool, attempt: Int
+    ) async throws
         -> [Int: CommitOutcome]
     {
         let context = StageCommitContext(connection: connection, pool: pool, logger: logger, attempt: attempt)
@@ -191,8 +204,9 @@ extension Stage {
                 outputs = o
                 taken[i] = .processed(o)
             case .rejected(let rejection):
-                outputs = rejectionRecord(message.kafka, id: message.header.id, rejection,
-                                          refused: RefusedMessage(message, reason: rejection.reason))
+                outputs = rejectionRecord(
+                    message.kafka, id: message.header.id, rejection,
+                    refused: RefusedMessage(message, reason: rejection.reason))
                 taken[i] = .rejected(rejection, recorded: outputs)
             }
             let id = Self.uuid(message)
@@ -211,7 +225,9 @@ extension Stage {
     static func uuid(_ message: StageMessage) -> UUID { UUID(text: message.header.id)! }
 
     /// The processor's verdicts, exactly one per item.
-    private func verdicts(_ items: [(StageMessage, Processor.Prepared)], _ context: StageCommitContext) async throws
+    private func verdicts(
+        _ items: [(StageMessage, Processor.Prepared)], _ context: StageCommitContext
+    ) async throws
         -> [StageVerdict]
     {
         let verdicts = try await processor.commit(items.map(\.1), context: context)

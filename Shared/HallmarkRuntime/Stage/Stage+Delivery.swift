@@ -23,9 +23,11 @@ extension Stage {
                 attempt += 1
                 if pastShutdownGrace { return false }
                 metrics.retries.increment()
-                logger.warning("outputs not sent; retrying", metadata: [
-                    "messages": "\(unit.items.count)", "error": "\(ErrorPolicy.safeDescription(error))",
-                ])
+                logger.warning(
+                    "outputs not sent; retrying",
+                    metadata: [
+                        "messages": "\(unit.items.count)", "error": "\(ErrorPolicy.safeDescription(error))",
+                    ])
                 try? await Task.sleep(for: backoff(attempt))
             }
         }
@@ -45,13 +47,17 @@ extension Stage {
                         guard !replaced else {
                             // Even the rejected record was refused: the broker's limit is below
                             // a few KiB. Say so loudly, and move on rather than stall.
-                            logger(for: item.message, id: item.id).error("result and rejected record refused by the broker",
+                            logger(for: item.message, id: item.id).error(
+                                "result and rejected record refused by the broker",
                                 metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
                             break
                         }
                         replaced = true
-                        outputs = rejectedOutput(item.message, id: item.id, StageRejection(.oversized,
-                            "the broker refused its result: \(ErrorPolicy.safeDescription(error))"))
+                        outputs = rejectedOutput(
+                            item.message, id: item.id,
+                            StageRejection(
+                                .oversized,
+                                "the broker refused its result: \(ErrorPolicy.safeDescription(error))"))
                         continue
                     }
                     attempt += 1

@@ -25,8 +25,9 @@ extension Stage {
                 switch outcome {
                 case .prepared(let message, let prepared): pending.append((i, message, prepared))
                 case .rejected(let rejection):
-                    unit.items[i].outputs = rejectedOutput(kafka, id: message.header.id, rejection,
-                                                           refused: RefusedMessage(message, reason: rejection.reason))
+                    unit.items[i].outputs = rejectedOutput(
+                        kafka, id: message.header.id, rejection,
+                        refused: RefusedMessage(message, reason: rejection.reason))
                 }
             }
             // Long batches of CPU work: let the consumer's feeder and other workers run.
@@ -43,8 +44,9 @@ extension Stage {
             case .duplicate(let outputs):
                 unit.duplicates += 1
                 unit.items[index].outputs = outputs
-                logger(for: kafka, id: message.header.id).info("redelivery answered again",
-                                                               metadata: ["resent": "\(outputs.count)"])
+                logger(for: kafka, id: message.header.id).info(
+                    "redelivery answered again",
+                    metadata: ["resent": "\(outputs.count)"])
             case .rejected(let rejection, let recorded?):
                 // Made in its transaction and recorded with it: sent as recorded.
                 noteRejected(kafka, id: message.header.id, rejection)
@@ -60,7 +62,9 @@ extension Stage {
 
     /// A schema violation's rejected record, then the processor's typed answer to it, unless
     /// that would not fit.
-    private func settle(_ outputs: [StageOutput], for message: KafkaMessage, id: String, _ rejection: StageRejection)
+    private func settle(
+        _ outputs: [StageOutput], for message: KafkaMessage, id: String, _ rejection: StageRejection
+    )
         -> [StageOutput]
     {
         if let oversized = oversized(outputs) { return rejectedOutput(message, id: id, oversized) }
@@ -73,17 +77,20 @@ extension Stage {
         while true {
             do {
                 // The message's logger is built only when something logs (it costs per message).
-                let context = StageContext(stage: logger, message: message.kafka, id: message.header.id,
-                                           attempt: attempt, pool: database?.pool)
+                let context = StageContext(
+                    stage: logger, message: message.kafka, id: message.header.id,
+                    attempt: attempt, pool: database?.pool)
                 return .prepared(message, try await processor.prepare(message, context: context))
             } catch {
                 attempt += 1
                 if let rejection = rejection(for: error, attempts: attempt) { return .rejected(rejection) }
                 if pastShutdownGrace { return nil }
                 metrics.retries.increment()
-                logger(for: message.kafka, id: message.header.id).warning("processing failed; retrying", metadata: [
-                    "phase": "prepare", "attempt": "\(attempt)", "error": "\(ErrorPolicy.safeDescription(error))",
-                ])
+                logger(for: message.kafka, id: message.header.id).warning(
+                    "processing failed; retrying",
+                    metadata: [
+                        "phase": "prepare", "attempt": "\(attempt)", "error": "\(ErrorPolicy.safeDescription(error))",
+                    ])
                 try? await Task.sleep(for: backoff(attempt))
             }
         }

@@ -23,24 +23,30 @@ extension Stage {
         let replyTopics = configuration.replyTopics
         guard message.value.count <= configuration.maxMessageBytes else {
             // Read for its id only, so its caller hears `oversized` (the broker bounds the size).
-            return .refused(RefusedMessage(reading: message, reason: .oversized, replyTopics: replyTopics),
-                            StageRejection(.oversized, "\(message.value.count) bytes; the limit is \(configuration.maxMessageBytes)"))
+            return .refused(
+                RefusedMessage(reading: message, reason: .oversized, replyTopics: replyTopics),
+                StageRejection(.oversized, "\(message.value.count) bytes; the limit is \(configuration.maxMessageBytes)"))
         }
         let header: EnvelopeHeader, fields: [String: JSONValue]
         do {
             (header, fields) = try EnvelopeHeader.read(message.value)
         } catch {
-            return .refused(RefusedMessage(reading: message, reason: error.code, replyTopics: replyTopics),
-                            StageRejection(error.code, error.reason))
+            return .refused(
+                RefusedMessage(reading: message, reason: error.code, replyTopics: replyTopics),
+                StageRejection(error.code, error.reason))
         }
         let stageMessage = StageMessage(header: header, kafka: message, fields: fields, replyTopics: replyTopics)
         guard accepted[message.topic]?.contains(header.schema) == true else {
-            return .refused(RefusedMessage(stageMessage, reason: .unknownSchema), StageRejection(.unknownSchema,
-                "schema \(Redaction.name(header.schema)) is not taken from \(message.topic)"))
+            return .refused(
+                RefusedMessage(stageMessage, reason: .unknownSchema),
+                StageRejection(
+                    .unknownSchema,
+                    "schema \(Redaction.name(header.schema)) is not taken from \(message.topic)"))
         }
         guard let schema = MessageSchemas.schema(header.schema) else {
-            return .refused(RefusedMessage(stageMessage, reason: .unknownSchema),
-                            StageRejection(.unknownSchema, "no JSON Schema for \(header.schema)"))
+            return .refused(
+                RefusedMessage(stageMessage, reason: .unknownSchema),
+                StageRejection(.unknownSchema, "no JSON Schema for \(header.schema)"))
         }
         guard let violation = schema.validate(.object(fields)) else { return .accepted(stageMessage) }
         do {
@@ -50,17 +56,21 @@ extension Stage {
         } catch let rejection as StageRejection {
             return .refused(RefusedMessage(stageMessage, reason: rejection.reason), rejection)
         } catch {
-            logger(for: message, id: header.id).warning("no typed answer for an invalid message",
+            logger(for: message, id: header.id).warning(
+                "no typed answer for an invalid message",
                 metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
         }
-        return .refused(RefusedMessage(stageMessage, reason: .schemaViolation),
-                        StageRejection(.schemaViolation, violation.description))
+        return .refused(
+            RefusedMessage(stageMessage, reason: .schemaViolation),
+            StageRejection(.schemaViolation, violation.description))
     }
 
     /// The rejected-topic record for a message, counted and logged, then its answer on the
     /// result topic when its id is readable (`refused`), then the rejection's own outputs.
-    func rejectedOutput(_ message: KafkaMessage, id: String?, _ rejection: StageRejection,
-                        refused: RefusedMessage? = nil) -> [StageOutput] {
+    func rejectedOutput(
+        _ message: KafkaMessage, id: String?, _ rejection: StageRejection,
+        refused: RefusedMessage? = nil
+    ) -> [StageOutput] {
         noteRejected(message, id: id, rejection)
         return rejectionRecord(message, id: id, rejection, refused: refused)
     }
@@ -68,9 +78,11 @@ extension Stage {
     /// Counts and logs a rejection.
     func noteRejected(_ message: KafkaMessage, id: String?, _ rejection: StageRejection) {
         metrics.rejected(rejection.reason).increment()
-        logger(for: message, id: id).notice("message rejected", metadata: [
-            "reason": "\(rejection.reason)", "detail": "\(rejection.detail)",
-        ])
+        logger(for: message, id: id).notice(
+            "message rejected",
+            metadata: [
+                "reason": "\(rejection.reason)", "detail": "\(rejection.detail)",
+            ])
     }
 
     /// The rejected-topic record for a message; then, when its id is readable and the
@@ -79,8 +91,10 @@ extension Stage {
     /// outputs. The record always fits the producer's limit: a large original travels as its
     /// digest, size and first bytes. Its id derives from the message's id and place in its
     /// topic, so a redelivery makes the same record, and a replay or a reused id a new one.
-    func rejectionRecord(_ message: KafkaMessage, id: String?, _ rejection: StageRejection,
-                         refused: RefusedMessage? = nil) -> [StageOutput] {
+    func rejectionRecord(
+        _ message: KafkaMessage, id: String?, _ rejection: StageRejection,
+        refused: RefusedMessage? = nil
+    ) -> [StageOutput] {
         let record = RejectedRecord(
             id: MessageID.derived(from: "\(id ?? "-")@\(message.topic)/\(message.partition)/\(message.offset)", "rejected"),
             producedAt: Timestamp.now(), service: configuration.service, instance: configuration.instance,
@@ -90,8 +104,10 @@ extension Stage {
             copiesOriginal: configuration.rejectedCopiesOriginal)
         var outputs: [StageOutput] = []
         do {
-            outputs.append(KafkaOutgoingMessage(topic: configuration.rejectedTopic, key: message.key,
-                                                value: try JSONCoding.encode(record)))
+            outputs.append(
+                KafkaOutgoingMessage(
+                    topic: configuration.rejectedTopic, key: message.key,
+                    value: try JSONCoding.encode(record)))
         } catch {
             // Strings and integers always encode; were it ever to fail, the message still ends.
             logger(for: message, id: id).error("rejected record not written", metadata: ["error": "\(error)"])
@@ -109,7 +125,8 @@ extension Stage {
             guard let outputs = try processor.answer(refused: refused) else { return [] }
             return oversized(outputs) == nil ? outputs : []
         } catch {
-            logger(for: refused.kafka, id: refused.id).warning("no typed answer for a refused message",
+            logger(for: refused.kafka, id: refused.id).warning(
+                "no typed answer for a refused message",
                 metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
             return []
         }

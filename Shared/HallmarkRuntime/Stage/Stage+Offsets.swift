@@ -30,9 +30,11 @@ extension Stage {
                 do {
                     try consumer.storeOffset(partition, nextOffset: offset)
                 } catch {
-                    logger.warning("offset not stored", metadata: [
-                        "partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))",
-                    ])
+                    logger.warning(
+                        "offset not stored",
+                        metadata: [
+                            "partition": "\(partition)", "error": "\(ErrorPolicy.safeDescription(error))",
+                        ])
                 }
             }
         }
@@ -60,9 +62,10 @@ extension Stage {
             if tick % 20 == 0 {
                 let ends = consumer.highWatermarks()
                 let marks = tracker.withLock { $0.lowWaterMarks() }
-                metrics.consumerLag.set(marks.reduce(Int64(0)) { sum, mark in
-                    sum + max(0, (ends[mark.key] ?? mark.value) - mark.value)
-                })
+                metrics.consumerLag.set(
+                    marks.reduce(Int64(0)) { sum, mark in
+                        sum + max(0, (ends[mark.key] ?? mark.value) - mark.value)
+                    })
             }
             tick += 1
             try? await Task.sleep(for: .milliseconds(100))
@@ -78,8 +81,9 @@ extension Stage {
             // Parked messages of these partitions are the next owner's now.
             let dropped = dispatcher.withLock { $0 }?.dropParked(event.partitions) ?? []
             if !dropped.isEmpty {
-                logger.info("revoked partitions' waiting messages left for their next owner",
-                            metadata: ["messages": "\(dropped.count)"])
+                logger.info(
+                    "revoked partitions' waiting messages left for their next owner",
+                    metadata: ["messages": "\(dropped.count)"])
                 released(parked: dropped)
             }
             let deadline = ContinuousClock.now + configuration.revokeDrainTimeout

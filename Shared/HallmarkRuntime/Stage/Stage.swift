@@ -50,8 +50,10 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     /// - Parameters:
     ///   - database: the stage's schema and pool; required by a transactional unit of work.
     ///   - health: where to report liveness while running, if anywhere.
-    public init(configuration: StageConfiguration, kafka: KafkaConfiguration, producer: KafkaProducer,
-                database: StageDatabase?, processor: Processor, logger: Logger, health: HealthMonitor? = nil) {
+    public init(
+        configuration: StageConfiguration, kafka: KafkaConfiguration, producer: KafkaProducer,
+        database: StageDatabase?, processor: Processor, logger: Logger, health: HealthMonitor? = nil
+    ) {
         precondition(configuration.unitOfWork == .none || database != nil, "a transactional stage needs its database")
         self.configuration = configuration
         self.kafka = kafka
@@ -79,21 +81,28 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         let dispatcher = StageDispatcher(
             slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: Self.maxInFlightBytes,
             routing: lanes ? .exclusiveKeys : .fixed { [configuration] in Self.worker(of: $0, count: slots, configuration) },
-            pause: { [consumer, metrics] in consumer.pause($0); metrics.pausedPartitions.increment(by: Double($0.count)) },
-            resume: { [consumer, metrics] in consumer.resume($0); metrics.pausedPartitions.decrement(by: Double($0.count)) })
+            pause: { [consumer, metrics] in
+                consumer.pause($0); metrics.pausedPartitions.increment(by: Double($0.count))
+            },
+            resume: { [consumer, metrics] in
+                consumer.resume($0); metrics.pausedPartitions.decrement(by: Double($0.count))
+            })
         self.dispatcher.withLock { $0 = dispatcher }
         try consumer.start()
         lastProgress.store(Uptime.now(), ordering: .relaxed)
         let registration = health?.register { [self, consumer] in
-            HealthMonitor.StageState(name: configuration.groupID, sinceLastPoll: consumer.sinceLastPoll,
-                                     inFlight: tracker.withLock { $0.inFlight() },
-                                     sinceProgress: Uptime.since(lastProgress.load(ordering: .relaxed)))
+            HealthMonitor.StageState(
+                name: configuration.groupID, sinceLastPoll: consumer.sinceLastPoll,
+                inFlight: tracker.withLock { $0.inFlight() },
+                sinceProgress: Uptime.since(lastProgress.load(ordering: .relaxed)))
         }
-        logger.info("stage started", metadata: [
-            "topics": "\(configuration.inputTopics)", "group": "\(configuration.groupID)",
-            "dispatch": "\(configuration.dispatch)", "unit_of_work": "\(configuration.unitOfWork)",
-            "max_in_flight": "\(maxInFlight)",
-        ])
+        logger.info(
+            "stage started",
+            metadata: [
+                "topics": "\(configuration.inputTopics)", "group": "\(configuration.groupID)",
+                "dispatch": "\(configuration.dispatch)", "unit_of_work": "\(configuration.unitOfWork)",
+                "max_in_flight": "\(maxInFlight)",
+            ])
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await consumeAll(consumer, dispatcher, slots: slots)

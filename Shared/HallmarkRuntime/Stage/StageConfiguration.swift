@@ -63,13 +63,16 @@ public struct StageConfiguration: Sendable {
     /// On revocation, how long to wait for the partitions' in-flight messages. Default 10 s.
     public var revokeDrainTimeout: Duration
 
-    public init(service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
-                dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
-                rejectedTopic: String = "hallmark.rejected", securityTopic: String = "hallmark.security", replyTopics: Set<String> = [], maxInFlight: Int = 64,
-                laneDepth: Int = 8, maxBatch: Int = 1024, batchLinger: Duration = .zero, batchWorkers: Int = 4, batchesInFlight: Int = 4,
-                maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(50),
-                maxBackoff: Duration = .seconds(2), shutdownGrace: Duration = .seconds(20),
-                revokeDrainTimeout: Duration = .seconds(10)) {
+    public init(
+        service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
+        dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
+        rejectedTopic: String = "hallmark.rejected", securityTopic: String = "hallmark.security", replyTopics: Set<String> = [],
+        maxInFlight: Int = 64,
+        laneDepth: Int = 8, maxBatch: Int = 1024, batchLinger: Duration = .zero, batchWorkers: Int = 4, batchesInFlight: Int = 4,
+        maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(50),
+        maxBackoff: Duration = .seconds(2), shutdownGrace: Duration = .seconds(20),
+        revokeDrainTimeout: Duration = .seconds(10)
+    ) {
         self.service = service
         self.instance = instance ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         self.groupID = groupID ?? "hallmark-\(service)"
@@ -97,8 +100,10 @@ public struct StageConfiguration: Sendable {
     public var inputTopics: [String] { inputs.map(\.topic) }
 
     /// Applies the `HALLMARK_…` variables over the defaults.
-    public static func fromEnvironment(_ env: [String: String], service: String, inputs: [StageInput],
-                                       dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none)
+    public static func fromEnvironment(
+        _ env: [String: String], service: String, inputs: [StageInput],
+        dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none
+    )
         throws(ConfigurationError) -> StageConfiguration
     {
         let settings = Settings(env)
@@ -113,10 +118,33 @@ public struct StageConfiguration: Sendable {
         config.maxBatch = try settings.integer("HALLMARK_MAX_BATCH", default: config.maxBatch, in: 1...65_536)
         config.batchLinger = try settings.milliseconds("HALLMARK_BATCH_LINGER_MS", default: config.batchLinger, in: 0...10_000)
         config.batchWorkers = try settings.integer("HALLMARK_BATCH_WORKERS", default: config.batchWorkers, in: 1...1024)
-        config.maxMessageBytes = try settings.integer("HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
-                                                      in: 4096...(256 << 20))
-        config.shutdownGrace = try settings.milliseconds("HALLMARK_SHUTDOWN_GRACE_MS", default: config.shutdownGrace,
-                                                         in: 0...3_600_000)
+        config.maxMessageBytes = try settings.integer(
+            "HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
+            in: 4096...(256 << 20))
+        config.shutdownGrace = try settings.milliseconds(
+            "HALLMARK_SHUTDOWN_GRACE_MS", default: config.shutdownGrace,
+            in: 0...3_600_000)
+        return config
+    }
+
+    /// The flow settings one stage of a service may set apart from the others, as
+    /// `HALLMARK_<SERVICE>_<STAGE>_<SETTING>` (e.g. HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH or
+    /// HALLMARK_AGGREGATOR_TOKENS_BATCH_WORKERS), each falling back to `HALLMARK_<SETTING>`.
+    public static let perStageSettings = ["MAX_IN_FLIGHT", "LANE_DEPTH", "MAX_BATCH", "BATCH_LINGER_MS", "BATCH_WORKERS"]
+
+    /// This configuration with the stage's own flow settings applied (``perStageSettings``):
+    /// `HALLMARK_<SERVICE>_<STAGE>_<SETTING>` where set; elsewhere the value already chosen
+    /// (from `HALLMARK_<SETTING>` or the stage's default) stays.
+    public func overriding(for stage: String, in env: [String: String]) throws(ConfigurationError) -> StageConfiguration {
+        let settings = Settings(env)
+        let name = { (part: String) in String(part.uppercased().map { $0 == "-" ? "_" : $0 }) }
+        let prefix = "HALLMARK_\(name(service))_\(name(stage))_"
+        var config = self
+        config.maxInFlight = try settings.integer(prefix + "MAX_IN_FLIGHT", default: maxInFlight, in: 1...65_536)
+        config.laneDepth = try settings.integer(prefix + "LANE_DEPTH", default: laneDepth, in: 1...65_536)
+        config.maxBatch = try settings.integer(prefix + "MAX_BATCH", default: maxBatch, in: 1...65_536)
+        config.batchLinger = try settings.milliseconds(prefix + "BATCH_LINGER_MS", default: batchLinger, in: 0...10_000)
+        config.batchWorkers = try settings.integer(prefix + "BATCH_WORKERS", default: batchWorkers, in: 1...1024)
         return config
     }
 }

@@ -28,26 +28,36 @@ public struct StageDatabase: Sendable {
     /// outbox column, room on each page (from when sent outputs were cleared by an update), and
     /// each message's source and digest.
     public static func runtimeMigrations(schema: String) -> [PostgresMigrations.Migration] {
-        [.init(version: 0, name: "hallmark_inbox", sql: """
-            CREATE TABLE \(schema).hallmark_inbox (
-                message_id uuid PRIMARY KEY,
-                source_topic text NOT NULL,
-                processed_at timestamptz NOT NULL DEFAULT now()
-            );
-            CREATE INDEX hallmark_inbox_processed_at ON \(schema).hallmark_inbox (processed_at);
-            """),
-         .init(version: runtimeVersions + 1, name: "hallmark_inbox_outputs", sql: """
-            ALTER TABLE \(schema).hallmark_inbox ADD COLUMN outputs bytea;
-            """),
-         .init(version: runtimeVersions + 4, name: "hallmark_inbox_fillfactor", sql: """
-            ALTER TABLE \(schema).hallmark_inbox SET (fillfactor = 75);
-            """),
-         // Where each message came from and a digest of its bytes: a second message with a
-         // recorded id is a redelivery only if it is the same record (DESIGN §2, ids).
-         .init(version: runtimeVersions + 8, name: "hallmark_inbox_sightings", sql: """
-            ALTER TABLE \(schema).hallmark_inbox ADD COLUMN digest bytea,
-                ADD COLUMN source_partition integer, ADD COLUMN source_offset bigint;
-            """)]
+        [
+            .init(
+                version: 0, name: "hallmark_inbox",
+                sql: """
+                    CREATE TABLE \(schema).hallmark_inbox (
+                        message_id uuid PRIMARY KEY,
+                        source_topic text NOT NULL,
+                        processed_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE INDEX hallmark_inbox_processed_at ON \(schema).hallmark_inbox (processed_at);
+                    """),
+            .init(
+                version: runtimeVersions + 1, name: "hallmark_inbox_outputs",
+                sql: """
+                    ALTER TABLE \(schema).hallmark_inbox ADD COLUMN outputs bytea;
+                    """),
+            .init(
+                version: runtimeVersions + 4, name: "hallmark_inbox_fillfactor",
+                sql: """
+                    ALTER TABLE \(schema).hallmark_inbox SET (fillfactor = 75);
+                    """),
+            // Where each message came from and a digest of its bytes: a second message with a
+            // recorded id is a redelivery only if it is the same record (DESIGN §2, ids).
+            .init(
+                version: runtimeVersions + 8, name: "hallmark_inbox_sightings",
+                sql: """
+                    ALTER TABLE \(schema).hallmark_inbox ADD COLUMN digest bytea,
+                        ADD COLUMN source_partition integer, ADD COLUMN source_offset bigint;
+                    """),
+        ]
     }
 
     /// Applies the runtime's migrations and the service's own, once, under an advisory lock.
@@ -56,11 +66,14 @@ public struct StageDatabase: Sendable {
     /// - Throws: ``PostgresError`` `invalidConfiguration` when a service's own migration uses a
     ///   version of the runtime's range (runtime features are named `hallmark_…`).
     public func migrate(_ migrations: [PostgresMigrations.Migration], logger: Logger) async throws {
-        guard migrations.allSatisfy({ m in
-            m.version >= Self.runtimeVersions ? m.name.hasPrefix("hallmark_") : m.version >= 1
-        }) else {
-            throw PostgresError(code: .invalidConfiguration,
-                                message: "service migrations are numbered 1..<\(Self.runtimeVersions)")
+        guard
+            migrations.allSatisfy({ m in
+                m.version >= Self.runtimeVersions ? m.name.hasPrefix("hallmark_") : m.version >= 1
+            })
+        else {
+            throw PostgresError(
+                code: .invalidConfiguration,
+                message: "service migrations are numbered 1..<\(Self.runtimeVersions)")
         }
         let all = Self.runtimeMigrations(schema: schema) + migrations
         try await PostgresMigrations(schema: schema, migrations: all).apply(on: pool, logger: logger)

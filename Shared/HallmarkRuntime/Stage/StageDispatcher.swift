@@ -63,19 +63,23 @@ final class StageDispatcher: Sendable {
     let resume: @Sendable ([KafkaTopicPartition]) -> Void
     private let state: Mutex<State>
 
-    init(slots: Int, depth: Int, maxInFlight: Int, maxBytes: Int, routing: Routing,
-         pause: @escaping @Sendable ([KafkaTopicPartition]) -> Void,
-         resume: @escaping @Sendable ([KafkaTopicPartition]) -> Void) {
+    init(
+        slots: Int, depth: Int, maxInFlight: Int, maxBytes: Int, routing: Routing,
+        pause: @escaping @Sendable ([KafkaTopicPartition]) -> Void,
+        resume: @escaping @Sendable ([KafkaTopicPartition]) -> Void
+    ) {
         self.depth = max(1, depth)
         self.maxInFlight = max(1, maxInFlight)
         self.maxBytes = max(1, maxBytes)
         self.routing = routing
         self.pause = pause
         self.resume = resume
-        state = Mutex(State(queues: Array(repeating: [], count: slots), heads: Array(repeating: 0, count: slots),
-                            load: Array(repeating: 0, count: slots), takers: Array(repeating: nil, count: slots),
-                            takerLimits: Array(repeating: 1, count: slots),
-                            slotKey: Array(repeating: nil, count: slots), freeSlots: (0..<slots).reversed()))
+        state = Mutex(
+            State(
+                queues: Array(repeating: [], count: slots), heads: Array(repeating: 0, count: slots),
+                load: Array(repeating: 0, count: slots), takers: Array(repeating: nil, count: slots),
+                takerLimits: Array(repeating: 1, count: slots),
+                slotKey: Array(repeating: nil, count: slots), freeSlots: (0..<slots).reversed()))
     }
 
     /// Hands a message to its slot, or parks it. Waits only while the global bound is reached
@@ -201,7 +205,8 @@ final class StageDispatcher: Sendable {
 
     /// No more messages: takers get what their slots hold, then nil.
     func finish() {
-        let (takers, putter) = state.withLock { s -> ([CheckedContinuation<[KafkaMessage]?, Never>], CheckedContinuation<Void, Never>?) in
+        let (takers, putter) = state.withLock {
+            s -> ([CheckedContinuation<[KafkaMessage]?, Never>], CheckedContinuation<Void, Never>?) in
             s.finished = true
             let takers = s.takers.compactMap { $0 }
             s.takers = Array(repeating: nil, count: s.takers.count)
@@ -267,7 +272,9 @@ final class StageDispatcher: Sendable {
         return key
     }
 
-    private static func enqueue(_ message: KafkaMessage, slot: Int, _ s: inout State)
+    private static func enqueue(
+        _ message: KafkaMessage, slot: Int, _ s: inout State
+    )
         -> (CheckedContinuation<[KafkaMessage]?, Never>, [KafkaMessage])?
     {
         s.queues[slot].append(message)

@@ -34,8 +34,10 @@ public struct StageMessage: Sendable {
     /// The topics a `reply_to` may name (the stage's allowlist).
     var replyTopics: Set<String> { storage.replyTopics }
 
-    public init(header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue],
-                replyTopics: Set<String> = []) {
+    public init(
+        header: EnvelopeHeader, kafka: KafkaMessage, fields: [String: JSONValue],
+        replyTopics: Set<String> = []
+    ) {
         storage = Storage(header: header, kafka: kafka, fields: fields, replyTopics: replyTopics)
     }
 

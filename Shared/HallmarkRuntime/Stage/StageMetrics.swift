@@ -39,8 +39,9 @@ final class StageMetrics: Sendable {
     func rejected(_ reason: RejectionReason) -> Counter {
         rejected.withLock { cache in
             if let counter = cache[reason] { return counter }
-            let counter = Counter(label: "hallmark_stage_rejected_total",
-                                  dimensions: dims + [("reason", reason.rawValue)])
+            let counter = Counter(
+                label: "hallmark_stage_rejected_total",
+                dimensions: dims + [("reason", reason.rawValue)])
             cache[reason] = counter
             return counter
         }

@@ -100,6 +100,16 @@ public struct StageCommitContext: Sendable {
         self.logger = logger
         self.attempt = attempt
     }
+
+    /// The unit's open transaction, for a processor whose effects need one. A stage wired
+    /// without a unit of work gets a `processing_failed` rejection here, so its messages are
+    /// answered at once and never processed without their transaction.
+    public func transaction() throws(StageRejection) -> PostgresConnection {
+        guard let connection else {
+            throw StageRejection(.processingFailed, "the stage needs its unit-of-work transaction (perMessage or perBatch)")
+        }
+        return connection
+    }
 }
 
 /// What became of one message.

@@ -45,9 +45,11 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         /// Service name for metrics and logs.
         public var service: String
 
-        public init(name: String, schema: String, service: String, maxBatch: Int = 1000,
-                    linger: Duration = .milliseconds(100), idlePoll: Duration = .milliseconds(20),
-                    standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4) {
+        public init(
+            name: String, schema: String, service: String, maxBatch: Int = 1000,
+            linger: Duration = .milliseconds(100), idlePoll: Duration = .milliseconds(20),
+            standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4
+        ) {
             self.name = name
             self.schema = schema
             self.service = service
@@ -81,26 +83,32 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     /// lives until the broker acknowledges them, and compressing it was a fifth of the
     /// aggregator writer's database time (`hallmark bench aggregator`, pg_stat_statements).
     public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
-        [migration(schema: schema),
-         .init(version: StageDatabase.runtimeVersions + 7, name: "hallmark_writer_outbox_uncompressed", sql: """
-            ALTER TABLE \(schema).hallmark_writer_outbox ALTER COLUMN outputs SET STORAGE EXTERNAL;
-            """)]
+        [
+            migration(schema: schema),
+            .init(
+                version: StageDatabase.runtimeVersions + 7, name: "hallmark_writer_outbox_uncompressed",
+                sql: """
+                    ALTER TABLE \(schema).hallmark_writer_outbox ALTER COLUMN outputs SET STORAGE EXTERNAL;
+                    """),
+        ]
     }
 
     static func migration(schema: String) -> PostgresMigrations.Migration {
-        .init(version: StageDatabase.runtimeVersions + 3, name: "hallmark_writer", sql: """
-            CREATE TABLE \(schema).hallmark_writer (
-                name text PRIMARY KEY,
-                epoch bigint NOT NULL,
-                position bigint NOT NULL CHECK (position >= 0)
-            );
-            CREATE TABLE \(schema).hallmark_writer_outbox (
-                name text NOT NULL,
-                position bigint NOT NULL,
-                outputs bytea NOT NULL,
-                PRIMARY KEY (name, position)
-            );
-            """)
+        .init(
+            version: StageDatabase.runtimeVersions + 3, name: "hallmark_writer",
+            sql: """
+                CREATE TABLE \(schema).hallmark_writer (
+                    name text PRIMARY KEY,
+                    epoch bigint NOT NULL,
+                    position bigint NOT NULL CHECK (position >= 0)
+                );
+                CREATE TABLE \(schema).hallmark_writer_outbox (
+                    name text NOT NULL,
+                    position bigint NOT NULL,
+                    outputs bytea NOT NULL,
+                    PRIMARY KEY (name, position)
+                );
+                """)
     }
 
     /// Items were added: look now rather than at the next poll.
@@ -145,12 +153,14 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                     lastCheck = .now
                 }
                 let (maxBatch, linger) = (configuration.maxBatch, configuration.linger)
-                let batch = try await writeBatch(lease, closeEarly: { count in
-                    if count >= maxBatch { return true }
-                    let now = ContinuousClock.now
-                    if oldestSeen == nil { oldestSeen = now }
-                    return now - oldestSeen! >= linger
-                })
+                let batch = try await writeBatch(
+                    lease,
+                    closeEarly: { count in
+                        if count >= maxBatch { return true }
+                        let now = ContinuousClock.now
+                        if oldestSeen == nil { oldestSeen = now }
+                        return now - oldestSeen! >= linger
+                    })
                 switch batch {
                 case .written(let outputs, let position, let count):
                     oldestSeen = nil
@@ -190,7 +200,8 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
             let batch = try await log.append(items, at: start, on: connection)
             try await lease.advance(to: start + Int64(batch.appended), on: connection)
             let outputs = batch.outputs
-            try await connection.execute("""
+            try await connection.execute(
+                """
                 INSERT INTO \(unescaped: configuration.schema).hallmark_writer_outbox (name, position, outputs)
                 VALUES (\(configuration.name), \(start), \(OutboxCodec.encode(outputs)))
                 """)
@@ -211,14 +222,16 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                 enqueued = nil
                 // A result the broker can never take would stall the log: say so and move on.
                 if ErrorPolicy.isPermanent(error) {
-                    logger.error("writer outputs refused by the broker", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
+                    logger.error(
+                        "writer outputs refused by the broker", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
                     break
                 }
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(min(2000, 50 << min(attempt, 6))))
             }
         }
-        try await pool.execute("""
+        try await pool.execute(
+            """
             DELETE FROM \(unescaped: configuration.schema).hallmark_writer_outbox
             WHERE name = \(configuration.name) AND position = \(position)
             """)
@@ -226,7 +239,8 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
     /// What an earlier leader committed and may not have sent, oldest first.
     private func resendOutbox() async throws {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT position, outputs FROM \(unescaped: configuration.schema).hallmark_writer_outbox
             WHERE name = \(configuration.name) ORDER BY position
             """)

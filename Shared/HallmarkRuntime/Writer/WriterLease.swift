@@ -20,28 +20,31 @@ final class WriterLease: Sendable {
 
     /// The lead, or nil when another replica holds it.
     static func acquire<C>(_ configuration: C, pool: PostgresPool, logger: Logger) async throws -> WriterLease?
-        where C: WriterLeaseConfiguration
-    {
+    where C: WriterLeaseConfiguration {
         let connection = try await PostgresConnection.connect(configuration: pool.configuration, logger: logger)
-        let got = try await connection.query("""
+        let got = try await connection.query(
+            """
             SELECT pg_try_advisory_lock(hashtext(\(configuration.schema)), hashtext(\(configuration.name)))
             """)
         guard try got[0].column(0, as: Bool.self) else { return nil }
         // Fencing: every batch must carry this epoch; a stale leader's carry an older one.
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             INSERT INTO \(unescaped: configuration.schema).hallmark_writer AS w (name, epoch, position)
             VALUES (\(configuration.name), 1, 0)
             ON CONFLICT (name) DO UPDATE SET epoch = w.epoch + 1
             RETURNING epoch
             """)
-        return WriterLease(connection: connection, epoch: try rows[0].column(0, as: Int64.self), name: configuration.name,
-                           schema: configuration.schema)
+        return WriterLease(
+            connection: connection, epoch: try rows[0].column(0, as: Int64.self), name: configuration.name,
+            schema: configuration.schema)
     }
 
     /// The head, locked for the caller's transaction, if this lease is still the current one.
     /// Throws ``WriterFenced`` when a newer leader took over.
     func head(on connection: PostgresConnection) async throws -> Int64 {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT position FROM \(unescaped: schema).hallmark_writer
             WHERE name = \(name) AND epoch = \(epoch) FOR UPDATE
             """)
@@ -51,7 +54,8 @@ final class WriterLease: Sendable {
 
     /// Moves the locked head to `position` (after ``head(on:)`` in the same transaction).
     func advance(to position: Int64, on connection: PostgresConnection) async throws {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             UPDATE \(unescaped: schema).hallmark_writer SET position = \(position)
             WHERE name = \(name) AND epoch = \(epoch) RETURNING position
             """)

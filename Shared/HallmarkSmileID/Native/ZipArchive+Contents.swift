@@ -55,8 +55,10 @@ extension ZipArchive {
     }
 
     /// Raw inflate of `input`; each call gets output room for `allowed() + 1` bytes at most.
-    static func inflate(_ input: UnsafeRawBufferPointer, allowed: () -> Int,
-                        _ deliver: (UnsafeRawBufferPointer) throws -> Void) throws {
+    static func inflate(
+        _ input: UnsafeRawBufferPointer, allowed: () -> Int,
+        _ deliver: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         var stream = z_stream()
         guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw SmileIDError(.unavailable, "the inflater could not start")
@@ -69,8 +71,9 @@ extension ZipArchive {
         while true {
             if stream.avail_in == 0 && fed < input.count {
                 let n = min(input.count - fed, Int(UInt32.max))
-                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.advanced(by: fed)
-                    .assumingMemoryBound(to: Bytef.self))
+                stream.next_in = UnsafeMutablePointer(
+                    mutating: input.baseAddress!.advanced(by: fed)
+                        .assumingMemoryBound(to: Bytef.self))
                 stream.avail_in = UInt32(n)
                 fed += n
             }

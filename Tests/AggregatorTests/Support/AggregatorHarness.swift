@@ -71,8 +71,10 @@ final class AggregatorHarness: Sendable {
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        let outputs = [a.provisionOutput, g.submissionOutput, g.checkpoints, g.verifyOutput, a.tokenInput, a.tokenOutput,
-                       topic("rejected"), topic("authority.rejected"), a.securityTopic, a.auditTopic]
+        let outputs = [
+            a.provisionOutput, g.submissionOutput, g.checkpoints, g.verifyOutput, a.tokenInput, a.tokenOutput,
+            topic("rejected"), topic("authority.rejected"), a.securityTopic, a.auditTopic,
+        ]
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
             outputs + [a.provisionInput, a.adminInput, g.submissionInput, g.verifyInput, topic("metrics")], partitions: 4)
         let temp = FileManager.default.temporaryDirectory
@@ -86,9 +88,11 @@ final class AggregatorHarness: Sendable {
         try signingKey.write(to: signingKeyFile)
         idKey = try SubmissionIDKey.generate()
         try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
-        try await TableGenerator(pool: pool, schema: a.schema,
-                                 secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
-            .generate(count: tables)
+        try await TableGenerator(
+            pool: pool, schema: a.schema,
+            secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile])
+        )
+        .generate(count: tables)
         let w = try AnswerWatcher(kafka: kafka, topics: outputs, fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
@@ -97,13 +101,15 @@ final class AggregatorHarness: Sendable {
     /// Starts an authority in this world and waits until it consumes.
     func startAuthority(_ name: String) async throws -> ServiceProcess {
         let c = authority
-        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: c.placementEnvironment.merging([
-            "HALLMARK_REJECTED_TOPIC": authorityRejected,
-            "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-agg-authority-\(id)",
-            "HALLMARK_INSTANCE": name, "HALLMARK_AUTHORITY_KEK_FILE": secretsFile,
-            "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300", "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
-            "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
-        ]) { _, new in new })
+        let process = try ServiceProcess(
+            "hallmark-authority", name: "\(id)-\(name)",
+            environment: c.placementEnvironment.merging([
+                "HALLMARK_REJECTED_TOPIC": authorityRejected,
+                "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-agg-authority-\(id)",
+                "HALLMARK_INSTANCE": name, "HALLMARK_AUTHORITY_KEK_FILE": secretsFile,
+                "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300", "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
+                "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
+            ]) { _, new in new })
         try await process.waitForLog("stage started")
         return process
     }
@@ -111,12 +117,14 @@ final class AggregatorHarness: Sendable {
     /// Starts an aggregator in this world and waits until its three stages consume.
     func startAggregator(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
         let g = aggregator
-        let process = try ServiceProcess("hallmark-aggregator", name: "\(id)-\(name)", environment: g.placementEnvironment.merging([
-            "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": signingKeyFile, "HALLMARK_AGGREGATOR_ID_KEY": idKey.base64,
-            "HALLMARK_REJECTED_TOPIC": rejected,
-            "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-aggregator-\(id)",
-            "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
-        ]) { _, new in new }.merging(extra) { _, new in new })
+        let process = try ServiceProcess(
+            "hallmark-aggregator", name: "\(id)-\(name)",
+            environment: g.placementEnvironment.merging([
+                "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": signingKeyFile, "HALLMARK_AGGREGATOR_ID_KEY": idKey.base64,
+                "HALLMARK_REJECTED_TOPIC": rejected,
+                "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-aggregator-\(id)",
+                "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "8", "HALLMARK_LOG_LEVEL": "info",
+            ]) { _, new in new }.merging(extra) { _, new in new })
         try await process.waitForLog("stage started", count: 3)
         return process
     }
@@ -128,16 +136,21 @@ final class AggregatorHarness: Sendable {
 
     /// A camera provisioned through the running authority.
     func provisioned(_ serial: String) async throws -> ProvisioningFile {
-        guard case .provisioned(let file) = try await CameraProvisioner(producer: producer, watcher: watcher, topic: authority.provisionInput)
-            .provision(serial: serial, timeout: .seconds(60)) else { throw HarnessError("\(serial) rejected") }
+        guard
+            case .provisioned(let file) = try await CameraProvisioner(
+                producer: producer, watcher: watcher, topic: authority.provisionInput
+            )
+            .provision(serial: serial, timeout: .seconds(60))
+        else { throw HarnessError("\(serial) rejected") }
         return file
     }
 
     /// Sends submissions (keyed by their id, as a camera would pick any key).
     func send(_ submissions: [Submission]) async throws {
-        try await producer.send(submissions.map {
-            KafkaOutgoingMessage(topic: aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
-        })
+        try await producer.send(
+            submissions.map {
+                KafkaOutgoingMessage(topic: aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
+            })
     }
 
     /// The answers to these submission ids, waiting up to `timeout` for all of them.
@@ -145,7 +158,8 @@ final class AggregatorHarness: Sendable {
         _ = await watcher.wait(timeout: timeout) { w in ids.allSatisfy { !w.answers(for: $0).isEmpty } }
         var out: [String: SubmissionResult] = [:]
         for id in ids {
-            if let bytes = watcher.answers(for: id).first, let result = try? JSONCoding.decode(SubmissionResult.self, from: bytes) {
+            if let bytes = watcher.answers(for: id).first, let result = try? JSONCoding.decode(SubmissionResult.self, from: bytes)
+            {
                 out[id] = result
             }
         }
@@ -162,7 +176,8 @@ final class AggregatorHarness: Sendable {
     /// The bytes of every submission result for a request id so far.
     func resultBytes(_ id: String) -> [[UInt8]] {
         watcher.answers(for: id).filter {
-            (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["schema"] as? String == SubmissionResult.schemaName
+            (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["schema"] as? String
+                == SubmissionResult.schemaName
         }
     }
 
@@ -204,15 +219,18 @@ final class AggregatorHarness: Sendable {
 
     /// Sends a signed admin command to the authority.
     func sendAdmin(_ command: AdminCommand) async throws {
-        try await producer.send(topic: authority.adminInput, key: Array("admin".utf8),
-                                value: try JSONCoding.encode(try operatorKey.sign(command)))
+        try await producer.send(
+            topic: authority.adminInput, key: Array("admin".utf8),
+            value: try JSONCoding.encode(try operatorKey.sign(command)))
     }
 
     /// The log's leaves as stored: (index, image hash hex), by index.
     func storedLeaves() async throws -> [(Int64, String)] {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT leaf_index, encode(image_hash, 'hex') FROM \(unescaped: aggregator.schema).leaves ORDER BY leaf_index
-            """).decode((Int64, String).self)
+            """
+        ).decode((Int64, String).self)
     }
 
     func close() async {

@@ -8,8 +8,9 @@ enum TopicKeys {
     static func read(_ topic: String, kafka: KafkaConfiguration, count: Int) async throws -> Set<String> {
         var config = kafka
         config.properties["auto.offset.reset"] = "earliest"
-        let consumer = try KafkaConsumer(configuration: config, groupID: "test-keys-\(UInt64.random(in: 0...UInt64.max))",
-                                         topics: [topic], logger: Logger(label: "topic-keys"))
+        let consumer = try KafkaConsumer(
+            configuration: config, groupID: "test-keys-\(UInt64.random(in: 0...UInt64.max))",
+            topics: [topic], logger: Logger(label: "topic-keys"))
         try consumer.start()
         let reader = Task {
             var keys = Set<String>(), seen = 0

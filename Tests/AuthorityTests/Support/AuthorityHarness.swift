@@ -58,14 +58,21 @@ final class AuthorityHarness: Sendable {
         operatorKey = try OperatorKeyFile.generate(keyID: "test-operator")
         operatorKeysFile = FileManager.default.temporaryDirectory.appendingPathComponent("authority-\(id).operators").path
         _ = FileManager.default.createFile(atPath: operatorKeysFile, contents: Data((try operatorKey.publicEntry + "\n").utf8))
-        try await StageDatabase(pool: pool, schema: c.schema).migrate(AuthorityMigrations.all(schema: c.schema),
-                                                                     logger: logger)
-        try await TableGenerator(pool: pool, schema: c.schema,
-                                 secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]))
-            .generate(count: tables)
-        let w = try AnswerWatcher(kafka: kafka, topics: [c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic,
-                                                         c.auditTopic, c.privacy.results],
-                                  fromStart: true, logger: logger)
+        try await StageDatabase(pool: pool, schema: c.schema).migrate(
+            AuthorityMigrations.all(schema: c.schema),
+            logger: logger)
+        try await TableGenerator(
+            pool: pool, schema: c.schema,
+            secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile])
+        )
+        .generate(count: tables)
+        let w = try AnswerWatcher(
+            kafka: kafka,
+            topics: [
+                c.provisionOutput, c.tokenOutput, c.securityTopic, rejectedTopic,
+                c.auditTopic, c.privacy.results,
+            ],
+            fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
     }
@@ -77,14 +84,16 @@ final class AuthorityHarness: Sendable {
     /// Starts an authority process in this harness's world and waits until it consumes.
     func start(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
         let c = configuration
-        let process = try ServiceProcess("hallmark-authority", name: "\(id)-\(name)", environment: c.placementEnvironment.merging([
-            "HALLMARK_REJECTED_TOPIC": rejected,
-            "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "2000",
-            "HALLMARK_GROUP_ID": "test-authority-\(id)", "HALLMARK_INSTANCE": name,
-            "HALLMARK_AUTHORITY_KEK_FILE": secretsFile, "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300",
-            "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
-            "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-        ]) { _, new in new }.merging(extra) { _, new in new })
+        let process = try ServiceProcess(
+            "hallmark-authority", name: "\(id)-\(name)",
+            environment: c.placementEnvironment.merging([
+                "HALLMARK_REJECTED_TOPIC": rejected,
+                "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "2000",
+                "HALLMARK_GROUP_ID": "test-authority-\(id)", "HALLMARK_INSTANCE": name,
+                "HALLMARK_AUTHORITY_KEK_FILE": secretsFile, "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS": "300",
+                "HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE": operatorKeysFile,
+                "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+            ]) { _, new in new }.merging(extra) { _, new in new })
         try await process.waitForLog("stage started")
         return process
     }
@@ -98,8 +107,11 @@ final class AuthorityHarness: Sendable {
     /// Sends a provisioning request as given and waits for its result.
     func provisionRaw(_ request: ProvisionRequest) async throws -> ProvisionResult {
         try await producer.send(topic: configuration.provisionInput, key: nil, value: try JSONCoding.encode(request))
-        guard let answer = await watcher.answer(for: request.id, on: configuration.provisionOutput,
-                                                timeout: .seconds(60)) else {
+        guard
+            let answer = await watcher.answer(
+                for: request.id, on: configuration.provisionOutput,
+                timeout: .seconds(60))
+        else {
             throw HarnessError("no provisioning answer to \(request.id)")
         }
         return try JSONDecoder().decode(ProvisionResult.self, from: Data(answer))

@@ -10,9 +10,11 @@ import HallmarkFuzzTargets
 //   HALLMARK_FUZZ_TARGET=NAME hallmark-fuzz [libFuzzer flags] CORPUS...
 
 @_silgen_name("LLVMFuzzerRunDriver")
-func runDriver(_ argc: UnsafeMutablePointer<CInt>,
-               _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-               _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+func runDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
 
 /// The target this process fuzzes, read once.
 let selected: FuzzTarget? = ProcessInfo.processInfo.environment["HALLMARK_FUZZ_TARGET"].flatMap(FuzzTarget.named)

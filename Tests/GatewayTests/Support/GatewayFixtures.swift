@@ -11,17 +11,28 @@ enum GatewayFixtures {
 
     /// Two "images" (bytes that are not UTF-8, with CRs and LFs, and a near-delimiter) and
     /// the two metadata fields, plus a plain field.
-    static func multipart(partnerParams: String = #"{"job_id":"job-1","user_id":"user-1"}"#,
-                          metadata: String? = #"[{"name":"sdk","value":"iOS"}]"#) -> Data {
+    static func multipart(
+        partnerParams: String = #"{"job_id":"job-1","user_id":"user-1"}"#,
+        metadata: String? = #"[{"name":"sdk","value":"iOS"}]"#
+    ) -> Data {
         var parts: [MultipartBody.Part] = [
-            .init(rawHeaders: Array("Content-Disposition: form-data; name=\"selfie_image\"; filename=\"selfie.jpg\"\r\nContent-Type: image/jpeg".utf8),
-                  body: [0xff, 0xd8, 0xff, 0xe0] + Array("\r\n--\(boundary.dropLast())x\r\n".utf8) + (0..<512).map { UInt8($0 % 251) }),
+            .init(
+                rawHeaders: Array(
+                    "Content-Disposition: form-data; name=\"selfie_image\"; filename=\"selfie.jpg\"\r\nContent-Type: image/jpeg"
+                        .utf8),
+                body: [0xff, 0xd8, 0xff, 0xe0] + Array("\r\n--\(boundary.dropLast())x\r\n".utf8)
+                    + (0..<512).map { UInt8($0 % 251) }),
             .init(field: "partner_params", contentType: "application/json", body: Array(partnerParams.utf8)),
-            .init(rawHeaders: Array("Content-Disposition: form-data; name=\"liveness_images\"; filename=\"l1.jpg\"\r\nContent-Type: image/jpeg".utf8),
-                  body: [0xff, 0xd8] + (0..<2048).map { UInt8(($0 * 7) % 256) }),
+            .init(
+                rawHeaders: Array(
+                    "Content-Disposition: form-data; name=\"liveness_images\"; filename=\"l1.jpg\"\r\nContent-Type: image/jpeg"
+                        .utf8),
+                body: [0xff, 0xd8] + (0..<2048).map { UInt8(($0 * 7) % 256) }),
             .init(rawHeaders: Array("Content-Disposition: form-data; name=\"user_id\"".utf8), body: Array("user-1".utf8)),
         ]
-        if let metadata { parts.insert(.init(field: "metadata", contentType: "application/json", body: Array(metadata.utf8)), at: 2) }
+        if let metadata {
+            parts.insert(.init(field: "metadata", contentType: "application/json", body: Array(metadata.utf8)), at: 2)
+        }
         var body = try! MultipartBody(parsing: Array("--\(boundary)--\r\n".utf8), boundary: boundary)
         body.parts = parts
         return Data(body.bytes)

@@ -24,13 +24,17 @@ extension GatewayHarness {
         try key.write(to: keyFile)
         try Data((try key.publicEntry + "\n").utf8).write(to: folder.appendingPathComponent("operators"))
         try Data(Base64.encode(try SecureRandom.bytes(32)).utf8).write(to: folder.appendingPathComponent("index.key"))
-        let topics = ["HALLMARK_PRIVACY_REQUESTS_TOPIC": topic("privacy.in"), "HALLMARK_PRIVACY_RESULTS_TOPIC": topic("privacy.out"),
-                      "HALLMARK_AUDIT_TOPIC": topic("audit")]
+        let topics = [
+            "HALLMARK_PRIVACY_REQUESTS_TOPIC": topic("privacy.in"), "HALLMARK_PRIVACY_RESULTS_TOPIC": topic("privacy.out"),
+            "HALLMARK_AUDIT_TOPIC": topic("audit"),
+        ]
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
             [topic("privacy.in"), topic("privacy.out"), topic("audit")], partitions: 2)
-        return Privacy(key: key, keyFile: keyFile, topics: topics, gateway: topics.merging([
-            "HALLMARK_GATEWAY_OPERATOR_KEYS_FILE": folder.appendingPathComponent("operators").path,
-            "HALLMARK_GATEWAY_INDEX_KEY_FILE": folder.appendingPathComponent("index.key").path,
-        ]) { $1 })
+        return Privacy(
+            key: key, keyFile: keyFile, topics: topics,
+            gateway: topics.merging([
+                "HALLMARK_GATEWAY_OPERATOR_KEYS_FILE": folder.appendingPathComponent("operators").path,
+                "HALLMARK_GATEWAY_INDEX_KEY_FILE": folder.appendingPathComponent("index.key").path,
+            ]) { $1 })
     }
 }

@@ -52,11 +52,16 @@ final class GatewayHarness: Sendable {
         }
         try Data(signing.utf8).write(to: secretsDirectory.appendingPathComponent("signing-version"))
         kek = try KeyEncryptionFile.generateText(title: "test", index: false)
-        let answers = ["encrypt.out", "decrypt.out", "rejected", "metrics", "sign.out", "verify.out", "handshake.out",
-                       "plaintext.out", "outbound.out"].map { Self.topic(id, $0) }
+        let answers = [
+            "encrypt.out", "decrypt.out", "rejected", "metrics", "sign.out", "verify.out", "handshake.out",
+            "plaintext.out", "outbound.out",
+        ].map { Self.topic(id, $0) }
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
-            answers + ["encrypt.in", "decrypt.in", "sign.in", "verify.in", "security", "handshake.in", "inbound.in",
-                       "outbound.in"].map { Self.topic(id, $0) }, partitions: 4)
+            answers
+                + [
+                    "encrypt.in", "decrypt.in", "sign.in", "verify.in", "security", "handshake.in", "inbound.in",
+                    "outbound.in",
+                ].map { Self.topic(id, $0) }, partitions: 4)
         let w = try AnswerWatcher(kafka: kafka, topics: answers, fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
@@ -67,18 +72,23 @@ final class GatewayHarness: Sendable {
 
     /// Starts a gateway in this world and waits until its stage consumes.
     func startGateway(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
-        let process = try ServiceProcess("hallmark-gateway", name: "\(id)-\(name)", environment: [
-            "HALLMARK_GATEWAY_ENCRYPT_INPUT": encryptInput, "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": encryptOutput,
-            "HALLMARK_GATEWAY_DECRYPT_INPUT": decryptInput, "HALLMARK_GATEWAY_DECRYPT_OUTPUT": decryptOutput,
-            "HALLMARK_GATEWAY_SECRETS_DIR": secretsDirectory.path, "HALLMARK_GROUP_ID": "test-gateway-\(id)-\(name)",
-            "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_SECURITY_TOPIC": topic("security"),
-            "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "1000", "HALLMARK_INSTANCE": name,
-            "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_GATEWAY_HANDSHAKE_INPUT": topic("handshake.in"), "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT": topic("handshake.out"),
-            "HALLMARK_GATEWAY_INBOUND_INPUT": topic("inbound.in"), "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT": topic("plaintext.out"),
-            "HALLMARK_GATEWAY_OUTBOUND_INPUT": topic("outbound.in"), "HALLMARK_GATEWAY_OUTBOUND_OUTPUT": topic("outbound.out"),
-            "HALLMARK_GATEWAY_SCHEMA": "gateway_\(id)", "HALLMARK_GATEWAY_KEK": kek,
-        ].merging(extra) { _, new in new })
+        let process = try ServiceProcess(
+            "hallmark-gateway", name: "\(id)-\(name)",
+            environment: [
+                "HALLMARK_GATEWAY_ENCRYPT_INPUT": encryptInput, "HALLMARK_GATEWAY_ENCRYPT_OUTPUT": encryptOutput,
+                "HALLMARK_GATEWAY_DECRYPT_INPUT": decryptInput, "HALLMARK_GATEWAY_DECRYPT_OUTPUT": decryptOutput,
+                "HALLMARK_GATEWAY_SECRETS_DIR": secretsDirectory.path, "HALLMARK_GROUP_ID": "test-gateway-\(id)-\(name)",
+                "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_SECURITY_TOPIC": topic("security"),
+                "HALLMARK_METRICS_TOPIC": metrics, "HALLMARK_METRICS_INTERVAL_MS": "1000", "HALLMARK_INSTANCE": name,
+                "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+                "HALLMARK_GATEWAY_HANDSHAKE_INPUT": topic("handshake.in"),
+                "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT": topic("handshake.out"),
+                "HALLMARK_GATEWAY_INBOUND_INPUT": topic("inbound.in"),
+                "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT": topic("plaintext.out"),
+                "HALLMARK_GATEWAY_OUTBOUND_INPUT": topic("outbound.in"),
+                "HALLMARK_GATEWAY_OUTBOUND_OUTPUT": topic("outbound.out"),
+                "HALLMARK_GATEWAY_SCHEMA": "gateway_\(id)", "HALLMARK_GATEWAY_KEK": kek,
+            ].merging(extra) { _, new in new })
         // Two stages: ENC-1 envelopes and E2EE-1 sessions.
         try await process.waitForLog("stage started", count: 2)
         return process
@@ -87,15 +97,17 @@ final class GatewayHarness: Sendable {
     /// Starts a signer that signs what arrives on `signInput` (encrypt results included) and
     /// verifies its own sign results.
     func startSigner(_ name: String) async throws -> ServiceProcess {
-        let process = try ServiceProcess("hallmark-signer", name: "\(id)-\(name)", environment: [
-            "HALLMARK_SIGNER_SIGN_INPUT": signInput, "HALLMARK_SIGNER_SIGN_OUTPUT": topic("verify.in"),
-            "HALLMARK_SIGNER_VERIFY_INPUT": topic("verify.in"), "HALLMARK_SIGNER_VERIFY_OUTPUT": verifyOutput,
-            "HALLMARK_SIGNER_SIGN_SCHEMAS": "\(SignRequest.schemaName),\(EncryptResult.schemaName)",
-            "HALLMARK_SIGNER_SCHEMA": "signer_\(id)", "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
-            "HALLMARK_GROUP_ID": "test-gateway-signer-\(id)", "HALLMARK_REJECTED_TOPIC": rejected,
-            "HALLMARK_SECURITY_TOPIC": topic("security"), "HALLMARK_METRICS_TOPIC": topic("signer.metrics"),
-            "HALLMARK_INSTANCE": name, "HALLMARK_LOG_LEVEL": "info",
-        ])
+        let process = try ServiceProcess(
+            "hallmark-signer", name: "\(id)-\(name)",
+            environment: [
+                "HALLMARK_SIGNER_SIGN_INPUT": signInput, "HALLMARK_SIGNER_SIGN_OUTPUT": topic("verify.in"),
+                "HALLMARK_SIGNER_VERIFY_INPUT": topic("verify.in"), "HALLMARK_SIGNER_VERIFY_OUTPUT": verifyOutput,
+                "HALLMARK_SIGNER_SIGN_SCHEMAS": "\(SignRequest.schemaName),\(EncryptResult.schemaName)",
+                "HALLMARK_SIGNER_SCHEMA": "signer_\(id)", "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
+                "HALLMARK_GROUP_ID": "test-gateway-signer-\(id)", "HALLMARK_REJECTED_TOPIC": rejected,
+                "HALLMARK_SECURITY_TOPIC": topic("security"), "HALLMARK_METRICS_TOPIC": topic("signer.metrics"),
+                "HALLMARK_INSTANCE": name, "HALLMARK_LOG_LEVEL": "info",
+            ])
         try await process.waitForLog("stage started")
         return process
     }
@@ -109,8 +121,10 @@ final class GatewayHarness: Sendable {
     }
 
     /// The first answer to `id` on `topic`, decoded.
-    func answer<T: Decodable>(_ type: T.Type, to id: String, on topic: String,
-                              timeout: Duration = .seconds(90)) async throws -> T {
+    func answer<T: Decodable>(
+        _ type: T.Type, to id: String, on topic: String,
+        timeout: Duration = .seconds(90)
+    ) async throws -> T {
         guard let bytes = await watcher.answer(for: id, on: topic, timeout: timeout) else {
             throw HarnessError("no answer to \(id) on \(topic)")
         }
@@ -143,7 +157,8 @@ final class GatewayHarness: Sendable {
         for bytes in watcher.messages(on: metrics).reversed() {
             guard let snapshot = try? JSONCoding.decode(MetricsSnapshot.self, from: bytes) else { continue }
             if let c = snapshot.counters.first(where: { counter in
-                counter.name == name && dimensions.allSatisfy { counter.dimensions[$0.key] == $0.value } }) {
+                counter.name == name && dimensions.allSatisfy { counter.dimensions[$0.key] == $0.value }
+            }) {
                 return c.value
             }
         }

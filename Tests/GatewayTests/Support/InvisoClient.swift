@@ -16,19 +16,23 @@ struct InvisoClient {
     }
 
     func handshake() -> E2EEHandshake {
-        E2EEHandshake(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-                      clientPublicKey: pair.publicKey.base64EncodedString())
+        E2EEHandshake(
+            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
+            clientPublicKey: pair.publicKey.base64EncodedString())
     }
 
     mutating func complete(_ result: E2EEHandshakeResult) throws {
         let gatewayKey = try Base64.decode(result.gatewayPublicKey ?? "", length: 32)
-        session = try InvisoSession(sessionKey: InvisoHandshake.clientSessionKey(clientPrivateKey: pair.privateKey,
-                                                                                 gatewayPublicKey: gatewayKey))
+        session = try InvisoSession(
+            sessionKey: InvisoHandshake.clientSessionKey(
+                clientPrivateKey: pair.privateKey,
+                gatewayPublicKey: gatewayKey))
     }
 
     func inbound(_ text: String, counter: UInt64) throws -> E2EEInbound {
-        E2EEInbound(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-                    message: try session!.seal(Data(text.utf8), direction: .clientToGateway, counter: counter))
+        E2EEInbound(
+            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
+            message: try session!.seal(Data(text.utf8), direction: .clientToGateway, counter: counter))
     }
 
     func open(_ outbound: E2EEOutbound) throws -> String {

@@ -25,8 +25,10 @@ final class DispatcherFixture: Sendable {
     }
     private let flows = FlowLog()
 
-    init(slots: Int, depth: Int, maxInFlight: Int = 1_000, maxBytes: Int = 1 << 30,
-         routing: StageDispatcher.Routing? = nil) {
+    init(
+        slots: Int, depth: Int, maxInFlight: Int = 1_000, maxBytes: Int = 1 << 30,
+        routing: StageDispatcher.Routing? = nil
+    ) {
         let flows = self.flows
         dispatcher = StageDispatcher(
             slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: maxBytes,
@@ -43,8 +45,9 @@ final class DispatcherFixture: Sendable {
     /// A message of partition `partition` at `offset` for `slot`, with `bytes` of value
     /// (``StageDispatcher/size(of:)`` adds its key and 64 bytes).
     static func message(_ partition: Int32, _ offset: Int64, slot: Int, bytes: Int = 10) -> KafkaMessage {
-        KafkaMessage(topic: "t", partition: partition, offset: offset, key: [UInt8(slot)],
-                     value: [UInt8](repeating: 0x61, count: bytes))
+        KafkaMessage(
+            topic: "t", partition: partition, offset: offset, key: [UInt8(slot)],
+            value: [UInt8](repeating: 0x61, count: bytes))
     }
 
     /// Starts `put` and runs it as far as it goes: `returned` tells whether it had to wait.

@@ -30,23 +30,28 @@ final class StageHarness: Sendable {
         kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         producer = try KafkaProducer(configuration: kafka, logger: logger)
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics([input, output, rejected, metrics], partitions: 4)
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
+            [input, output, rejected, metrics], partitions: 4)
     }
 
     /// Starts a probe process in this harness's world.
     func startProbe(_ name: String, _ extra: [String: String] = [:]) throws -> ServiceProcess {
-        try ServiceProcess("hallmark", arguments: ["probe"], name: "\(id)-\(name)", environment: [
-            "HALLMARK_PROBE_INPUT": input, "HALLMARK_PROBE_OUTPUT": output, "HALLMARK_PROBE_SCHEMA": schema,
-            "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_INSTANCE": name,
-            "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_METRICS_INTERVAL_MS": "2000", "HALLMARK_METRICS_TOPIC": metrics,
-        ].merging(extra) { _, new in new })
+        try ServiceProcess(
+            "hallmark", arguments: ["probe"], name: "\(id)-\(name)",
+            environment: [
+                "HALLMARK_PROBE_INPUT": input, "HALLMARK_PROBE_OUTPUT": output, "HALLMARK_PROBE_SCHEMA": schema,
+                "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_INSTANCE": name,
+                "HALLMARK_POSTGRES_POOL_SIZE": "12", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+                "HALLMARK_METRICS_INTERVAL_MS": "2000", "HALLMARK_METRICS_TOPIC": metrics,
+            ].merging(extra) { _, new in new })
     }
 
     /// A valid probe request.
     static func request(n: Int, id: String = MessageID.random(), fail: String? = nil) -> [UInt8] {
         let failField = fail.map { #","fail":"\#($0)""# } ?? ""
-        return Array(#"{"schema":"hallmark.probe.request.v1","id":"\#(id)","produced_at":"\#(Timestamp.now())","n":\#(n)\#(failField)}"#.utf8)
+        return Array(
+            #"{"schema":"hallmark.probe.request.v1","id":"\#(id)","produced_at":"\#(Timestamp.now())","n":\#(n)\#(failField)}"#
+                .utf8)
     }
 
     /// Sends `count` valid requests spread over `keys` keys; returns their ids.
@@ -57,8 +62,9 @@ final class StageHarness: Sendable {
             for (i, id) in ids.enumerated() {
                 if i >= 2000 { try await group.next() }
                 group.addTask {
-                    try await self.producer.send(topic: self.input, key: Array("key-\(i % keys)".utf8),
-                                                 value: Self.request(n: first + i, id: id))
+                    try await self.producer.send(
+                        topic: self.input, key: Array("key-\(i % keys)".utf8),
+                        value: Self.request(n: first + i, id: id))
                 }
             }
             try await group.waitForAll()
@@ -73,8 +79,9 @@ final class StageHarness: Sendable {
             for k in 0..<keys {
                 group.addTask {
                     for i in 0..<perKey {
-                        try await self.producer.send(topic: self.input, key: Array("key-\(k)".utf8),
-                                                     value: Self.request(n: i))
+                        try await self.producer.send(
+                            topic: self.input, key: Array("key-\(k)".utf8),
+                            value: Self.request(n: i))
                     }
                 }
             }
@@ -86,7 +93,8 @@ final class StageHarness: Sendable {
     func effects() async throws -> (rows: Int, distinct: Int) {
         do {
             let rows = try await pool.withRetry(attempts: 20) {
-                try await pool.query("SELECT count(*)::bigint, count(DISTINCT message_id)::bigint FROM \(unescaped: schema).effects")
+                try await pool.query(
+                    "SELECT count(*)::bigint, count(DISTINCT message_id)::bigint FROM \(unescaped: schema).effects")
             }
             let (all, distinct) = try rows[0].decode((Int64, Int64).self)
             return (Int(all), Int(distinct))
@@ -132,8 +140,9 @@ final class StageHarness: Sendable {
 
     /// Reads a topic from the start until `done` holds or `timeout` passed.
     func read(_ topic: String, timeout: Duration, until done: ([KafkaMessage]) -> Bool) async throws -> [KafkaMessage] {
-        let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
-                                         bufferCapacity: 4096, logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
+            bufferCapacity: 4096, logger: logger)
         try consumer.start()
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -154,8 +163,9 @@ final class StageHarness: Sendable {
     /// broker says of its end offsets (Tansu's can lag a record fetches already return).
     /// Without, the read ends at the end offsets the broker reports.
     func readAll(_ topic: String, sentinels: Bool = true, timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
-        let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
-                                         bufferCapacity: 4096, logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
+            bufferCapacity: 4096, logger: logger)
         var ends = try await consumer.endOffsets(of: topic)
         let marker = Array("hallmark-test-sentinel-\(UUID())".utf8)
         if sentinels {

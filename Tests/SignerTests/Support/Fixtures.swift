@@ -18,27 +18,36 @@ enum Fixtures {
     static let vectorDMAC = "7SkcJKyTMJ8YPk0myAFnb4ZqRCj2S5azfXqzinBVRDc="
 
     /// Headers of a request from `partner`, signed with `secret` at `timestamp`.
-    static func signedHeaders(secret: String, timestamp: String = Timestamp.now(), partner: String = "partner-1",
-                              body: Data, extra: [String: String] = [:]) throws -> [String: String] {
-        var headers = ["Content-Type": "application/json", "SmileID-Partner-ID": partner,
-                       "SmileID-Source-SDK": "iOS", "SmileID-Request-Timestamp": timestamp]
+    static func signedHeaders(
+        secret: String, timestamp: String = Timestamp.now(), partner: String = "partner-1",
+        body: Data, extra: [String: String] = [:]
+    ) throws -> [String: String] {
+        var headers = [
+            "Content-Type": "application/json", "SmileID-Partner-ID": partner,
+            "SmileID-Source-SDK": "iOS", "SmileID-Request-Timestamp": timestamp,
+        ]
         headers.merge(extra) { _, new in new }
-        headers["SmileID-Request-Mac"] = try SmileIDSignature.sign(secret: secret, timestamp: timestamp,
-                                                                   headers: headers, payload: body)
+        headers["SmileID-Request-Mac"] = try SmileIDSignature.sign(
+            secret: secret, timestamp: timestamp,
+            headers: headers, payload: body)
         return headers
     }
 
     static func verify(_ headers: [String: String], body: Data, id: String = MessageID.random()) -> VerifyRequest {
-        VerifyRequest(id: id, producedAt: Timestamp.now(), method: "POST", path: "/v1/submit_job", headers: headers,
-                      bodyB64: body.base64EncodedString())
+        VerifyRequest(
+            id: id, producedAt: Timestamp.now(), method: "POST", path: "/v1/submit_job", headers: headers,
+            bodyB64: body.base64EncodedString())
     }
 
     /// The SIGN-FILES MAC of vector D's files under `secret` at `timestamp`.
     static func zipMAC(secret: String, timestamp: String) throws -> String {
-        try SmileIDFileSignature.sign(secret: secret, timestamp: timestamp, files: [
-            .init(name: "info.json", contents: Data(#"{"a":1}"#.utf8)), .init(name: "si_liveness_1.jpg", contents: Data("LIV".utf8)),
-            .init(name: "si_selfie_1.jpg", contents: Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("JPEGDATA".utf8)),
-        ])
+        try SmileIDFileSignature.sign(
+            secret: secret, timestamp: timestamp,
+            files: [
+                .init(name: "info.json", contents: Data(#"{"a":1}"#.utf8)),
+                .init(name: "si_liveness_1.jpg", contents: Data("LIV".utf8)),
+                .init(name: "si_selfie_1.jpg", contents: Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("JPEGDATA".utf8)),
+            ])
     }
 
     /// Vector D's zip: `info.json`, `si_liveness_1.jpg`, `si_selfie_1.jpg` and `security_info.json`
@@ -46,12 +55,15 @@ enum Fixtures {
     static func vectorDZip(infoJSON: String) throws -> Data {
         let archive = try Archive(data: Data(), accessMode: .create)
         let files: [(String, Data)] = [
-            ("security_info.json", Data(infoJSON.utf8)), ("si_selfie_1.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("JPEGDATA".utf8)),
+            ("security_info.json", Data(infoJSON.utf8)),
+            ("si_selfie_1.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("JPEGDATA".utf8)),
             ("info.json", Data(#"{"a":1}"#.utf8)), ("si_liveness_1.jpg", Data("LIV".utf8)),
         ]
         for (name, contents) in files {
-            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(contents.count),
-                                 compressionMethod: .deflate) { position, size in
+            try archive.addEntry(
+                with: name, type: .file, uncompressedSize: Int64(contents.count),
+                compressionMethod: .deflate
+            ) { position, size in
                 contents.subdata(in: Int(position)..<(Int(position) + size))
             }
         }

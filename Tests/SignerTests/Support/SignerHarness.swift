@@ -59,15 +59,17 @@ final class SignerHarness: Sendable {
 
     /// Starts a signer in this harness's world and waits until its consumer started.
     func startSigner(_ name: String, _ extra: [String: String] = [:]) async throws -> ServiceProcess {
-        let process = try ServiceProcess("hallmark-signer", name: "\(id)-\(name)", environment: [
-            "HALLMARK_SIGNER_SIGN_INPUT": signInput, "HALLMARK_SIGNER_SIGN_OUTPUT": signOutput,
-            "HALLMARK_SIGNER_VERIFY_INPUT": verifyInput, "HALLMARK_SIGNER_VERIFY_OUTPUT": verifyOutput,
-            "HALLMARK_SIGNER_SCHEMA": schema, "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
-            "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_SECURITY_TOPIC": security,
-            "HALLMARK_METRICS_TOPIC": metricsTopic, "HALLMARK_INSTANCE": name,
-            "HALLMARK_POSTGRES_POOL_SIZE": "16", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
-            "HALLMARK_METRICS_INTERVAL_MS": "1000",
-        ].merging(extra) { _, new in new })
+        let process = try ServiceProcess(
+            "hallmark-signer", name: "\(id)-\(name)",
+            environment: [
+                "HALLMARK_SIGNER_SIGN_INPUT": signInput, "HALLMARK_SIGNER_SIGN_OUTPUT": signOutput,
+                "HALLMARK_SIGNER_VERIFY_INPUT": verifyInput, "HALLMARK_SIGNER_VERIFY_OUTPUT": verifyOutput,
+                "HALLMARK_SIGNER_SCHEMA": schema, "HALLMARK_SIGNER_SECRETS_DIR": secretsDirectory.path,
+                "HALLMARK_GROUP_ID": group, "HALLMARK_REJECTED_TOPIC": rejected, "HALLMARK_SECURITY_TOPIC": security,
+                "HALLMARK_METRICS_TOPIC": metricsTopic, "HALLMARK_INSTANCE": name,
+                "HALLMARK_POSTGRES_POOL_SIZE": "16", "HALLMARK_MAX_IN_FLIGHT": "32", "HALLMARK_LOG_LEVEL": "info",
+                "HALLMARK_METRICS_INTERVAL_MS": "1000",
+            ].merging(extra) { _, new in new })
         try await process.waitForLog("stage started")
         return process
     }
@@ -81,10 +83,13 @@ final class SignerHarness: Sendable {
     }
 
     /// Reads `topic` from the start until `done` holds or `timeout` passed; JSON objects only.
-    func read(_ topic: String, timeout: Duration = .seconds(90),
-              until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
-        let consumer = try KafkaConsumer(configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
-                                         bufferCapacity: 4096, logger: logger)
+    func read(
+        _ topic: String, timeout: Duration = .seconds(90),
+        until done: ([[String: Any]]) -> Bool
+    ) async throws -> [[String: Any]] {
+        let consumer = try KafkaConsumer(
+            configuration: kafka, groupID: "reader-\(UUID())", topics: [topic],
+            bufferCapacity: 4096, logger: logger)
         try consumer.start()
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -103,7 +108,9 @@ final class SignerHarness: Sendable {
     }
 
     /// Results on `topic` keyed by request id, read until every id in `ids` has one.
-    func results(_ topic: String, for ids: [String], timeout: Duration = .seconds(90)) async throws
+    func results(
+        _ topic: String, for ids: [String], timeout: Duration = .seconds(90)
+    ) async throws
         -> [String: [[String: Any]]]
     {
         let wanted = Set(ids)

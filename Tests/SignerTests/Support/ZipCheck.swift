@@ -14,8 +14,10 @@ enum ZipCheck {
 
     /// What reading `body` gave: `read`, `plain` (no security_info.json) or the refusal's
     /// reason; any error other than a `.zip` refusal is recorded as a test failure.
-    static func outcome(_ body: Data, limits: ZipLimits = limits, within bound: Duration = .seconds(5),
-                        sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    static func outcome(
+        _ body: Data, limits: ZipLimits = limits, within bound: Duration = .seconds(5),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String {
         let start = ContinuousClock.now
         defer {
             let took = ContinuousClock.now - start

@@ -69,20 +69,24 @@ struct ZipForge {
                 localExtra.le64(entry.descriptor ? 0 : localDeclared)
                 localExtra.le64(entry.descriptor ? 0 : compressed)
             }
-            out.le(UInt32(0x0403_4B50), UInt16(45), entry.localFlags ?? flags, entry.localMethod ?? entry.method,
-                   UInt16(0), UInt16(0x21))
+            out.le(
+                UInt32(0x0403_4B50), UInt16(45), entry.localFlags ?? flags, entry.localMethod ?? entry.method,
+                UInt16(0), UInt16(0x21))
             if entry.descriptor {
                 out.le(UInt32(0), UInt32(entry.zip64 ? 0xFFFF_FFFF : 0), UInt32(entry.zip64 ? 0xFFFF_FFFF : 0))
             } else {
-                out.le(localCRC, entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: compressed),
-                       entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: localDeclared))
+                out.le(
+                    localCRC, entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: compressed),
+                    entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: localDeclared))
             }
             out.le(UInt16(localName.count), UInt16(localExtra.count))
             out += localName + localExtra + data
             if entry.descriptor {
                 if entry.descriptorSignature { out.le(UInt32(0x0807_4B50)) }
                 out.le(crc)
-                if entry.zip64 { out.le64(compressed); out.le64(declared) } else {
+                if entry.zip64 {
+                    out.le64(compressed); out.le64(declared)
+                } else {
                     out.le(UInt32(truncatingIfNeeded: compressed), UInt32(truncatingIfNeeded: declared))
                 }
             }
@@ -95,10 +99,12 @@ struct ZipForge {
                 extra.le64(compressed)
                 extra.le64(UInt64(entry.offsetOverride ?? offset))
             }
-            central.le(UInt32(0x0201_4B50), entry.versionMadeBy, UInt16(45), flags, entry.method, UInt16(0), UInt16(0x21),
-                       crc)
-            central.le(entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: compressed),
-                       entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: declared))
+            central.le(
+                UInt32(0x0201_4B50), entry.versionMadeBy, UInt16(45), flags, entry.method, UInt16(0), UInt16(0x21),
+                crc)
+            central.le(
+                entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: compressed),
+                entry.zip64 ? 0xFFFF_FFFF : UInt32(truncatingIfNeeded: declared))
             central.le(UInt16(name.count), UInt16(extra.count), UInt16(0), UInt16(0), UInt16(0))
             central.le(entry.externalAttributes, entry.zip64 ? 0xFFFF_FFFF : (entry.offsetOverride ?? offset))
             central += name + extra
@@ -123,8 +129,10 @@ enum Deflate {
     /// and byte-aligned).
     static func raw(_ data: Data, flush: Int32 = Z_FINISH, level: Int32 = 9) -> Data {
         var stream = z_stream()
-        precondition(deflateInit2_(&stream, level, Z_DEFLATED, -MAX_WBITS, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                                   Int32(MemoryLayout<z_stream>.size)) == Z_OK)
+        precondition(
+            deflateInit2_(
+                &stream, level, Z_DEFLATED, -MAX_WBITS, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                Int32(MemoryLayout<z_stream>.size)) == Z_OK)
         defer { deflateEnd(&stream) }
         var input = [UInt8](data)
         var out = Data()
