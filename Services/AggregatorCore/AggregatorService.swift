@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkMessages
 import HallmarkRuntime
 import Logging
 import ServiceLifecycle
@@ -49,7 +50,9 @@ public enum AggregatorService {
             pending: pending, pool: pool, producer: context.producer, service: "aggregator",
             logger: context.logger
         ) { expired in
-            try await TokenResultJoiner.timedOut(expired, schema: schema, pool: pool, metrics: metrics)
+            let answers = try await SubmissionLedger(schema: schema).timedOut(expired, on: pool)
+            for _ in answers { metrics.submission(SubmissionResult.Reason.validationTimeout.rawValue) }
+            return answers
         }
         let intake = SubmissionIntake(
             configuration: c, idKey: idKey, instance: context.instance, pending: pending,
@@ -63,7 +66,7 @@ public enum AggregatorService {
             keys: [
                 KeySet(.checkpointKeyRotation, keys: [(key.keyID, key.publicKey)], current: key.keyID)
             ])
-        let submissions = SubmissionTable(schema: c.schema)
+        let submissions = SubmissionLedger(schema: c.schema)
         let sweeper = PeriodicSweeper(
             what: "answered submission", counter: "hallmark_aggregator_answers_expired_total",
             service: "aggregator", interval: c.sweepInterval, logger: context.logger

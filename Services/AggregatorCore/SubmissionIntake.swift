@@ -30,7 +30,7 @@ public struct SubmissionIntake: StageProcessor {
     /// A submission to record and the request to the authority about its token.
     public struct Ask: Sendable {
         let message: StageMessage
-        let row: SubmissionTable.Row
+        let row: SubmissionRecord
         /// The message's ``StageMessage/contentDigest``.
         let digest: Data
         let provenance: Provenance
@@ -74,7 +74,7 @@ public struct SubmissionIntake: StageProcessor {
             id: idKey.derive(from: id, "token-request"), producedAt: Timestamp.now(),
             token: token, correlationID: correlation, replyTo: configuration.tokenResults)
         // The id as written: answers carry it so (a uuid column reads back lower case).
-        let row = SubmissionTable.Row(
+        let row = SubmissionRecord(
             id: id, requestID: message.header.id, entries: submission.entries,
             capturedAt: submission.timestamp, correlationID: message.correlationID,
             replyTopic: message.replyTopic(or: configuration.submissionOutput),
@@ -97,10 +97,10 @@ public struct SubmissionIntake: StageProcessor {
         guard let pool = context.pool else { throw StageRejection(.processingFailed, "intake needs its database") }
         var asks: [Ask] = []
         for case .validate(let ask) in batch { asks.append(ask) }
-        let table = SubmissionTable(schema: configuration.schema)
+        let ledger = SubmissionLedger(schema: configuration.schema)
         let (decisions, refused) = try await pool.transaction { connection in
-            let fresh = try await table.insert(asks.map { ($0.row, $0.digest) }, on: connection)
-            let seen = try await table.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
+            let fresh = try await ledger.record(asks.map { ($0.row, $0.digest) }, on: connection)
+            let seen = try await ledger.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
             let logged = try await loggedLevels(asks.filter { fresh[$0.row.id] != nil }, on: connection)
             var taken = Set<UUID>()
             let decisions: [Decision] = asks.map { ask in
@@ -116,20 +116,19 @@ public struct SubmissionIntake: StageProcessor {
                 // Rows from before digests know no bytes: taken for a redelivery.
                 if let digest = recorded?.digest, digest != ask.digest { return .reused }
                 guard let answer = recorded?.answer else { return .inProgress }
-                return .again(StageOutput(topic: answer.topic, key: answer.key, value: answer.value))
+                return .again(answer)
             }
-            var requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])] = []
-            var refused: [(id: UUID, destination: SubmissionTable.Destination, value: [UInt8])] = []
+            var requests: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
+            var refused: [SubmissionRecord] = []
             for (ask, decision) in zip(asks, decisions) {
                 switch decision {
-                case .ask: requests.append((ask.request, ask.correlationID, Array(ask.row.id.lowercasedText.utf8)))
-                case .invalidProvenance: refused.append((ask.row.id, destination(ask.row), try invalidProvenance(ask.row)))
+                case .ask: requests.append((ask.request, ask.correlationID, .init(submission: ask.row.id)))
+                case .invalidProvenance: refused.append(ask.row)
                 default: break
                 }
             }
             try await pending.record(requests, on: connection)
-            let outputs = try await table.record(refused, on: connection)
-            return (decisions, Dictionary(zip(refused.map(\.id), outputs)) { first, _ in first })
+            return (decisions, try await ledger.refuse(refused, on: connection))
         }
         var next = decisions.makeIterator()
         return try batch.map { prepared in
@@ -161,20 +160,6 @@ public struct SubmissionIntake: StageProcessor {
         let leaves = try await LogStore(schema: configuration.schema)
             .leaves(parents.compactMap { try? Hex.decode($0, length: 32) }, on: connection)
         return Dictionary(leaves.map { (Hex.encode($0.key), Int($0.value.leaf.modificationLevel)) }) { first, _ in first }
-    }
-
-    private func destination(_ row: SubmissionTable.Row) -> SubmissionTable.Destination {
-        .init(requestID: row.requestID, correlationID: row.correlationID, topic: row.replyTopic, key: row.replyKey)
-    }
-
-    /// A recorded submission's `invalid_provenance` answer: the same bytes but `produced_at`
-    /// whenever made, with the id every answer of the submission has.
-    private func invalidProvenance(_ row: SubmissionTable.Row) throws -> [UInt8] {
-        try JSONCoding.encode(
-            SubmissionResult(
-                id: SubmissionTable.resultID(row.id), producedAt: Timestamp.now(),
-                correlationID: row.correlationID, requestID: row.requestID,
-                reason: .invalidProvenance))
     }
 
     /// `id_reused` for a message whose id was recorded for other content, and a security event.

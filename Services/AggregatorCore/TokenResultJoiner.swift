@@ -42,12 +42,12 @@ public struct TokenResultJoiner: StageProcessor {
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         let connection = try context.transaction()
         let joined = try await pending.take(batch.compactMap { UUID(text: $0.result.correlationId) }, on: connection)
-        let table = SubmissionTable(schema: configuration.schema)
+        let ledger = SubmissionLedger(schema: configuration.schema)
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
         // Each message's submission when it failed, to hand it its answer below.
         let failedAt: [UUID?] = batch.map { item in
             guard let correlation = UUID(text: item.result.correlationId), let request = joined[correlation],
-                let submission = UUID(text: String(decoding: request.context, as: UTF8.self))
+                let submission = SubmissionLedger.question(of: request)?.submission
             else {
                 metrics.unmatchedReplies.increment()
                 return nil
@@ -59,24 +59,11 @@ public struct TokenResultJoiner: StageProcessor {
             failed.append((submission, SubmissionResult.Reason(item.result.reason ?? .malformed)))
             return submission
         }
-        try await table.enqueue(passed, on: connection)
-        let answers = try await table.reject(failed, on: connection)
+        try await ledger.queue(passed, on: connection)
+        let answers = try await ledger.reject(failed, on: connection)
         for (id, reason) in failed where answers[id] != nil { metrics.submission(reason.rawValue) }
         if !passed.isEmpty { writer?() }
         return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] }.map { [$0] } ?? []) }
     }
 
-    /// The answer for submissions whose token the authority never judged in time: recorded,
-    /// then sent by the retrier.
-    static func timedOut(
-        _ requests: [PendingRequest], schema: String, pool: PostgresPool,
-        metrics: AggregatorMetrics
-    ) async throws -> [StageOutput] {
-        let ids = requests.compactMap { UUID(text: String(decoding: $0.context, as: UTF8.self)) }
-        let answers = try await pool.transaction { connection in
-            try await SubmissionTable(schema: schema).reject(ids.map { ($0, .validationTimeout) }, on: connection)
-        }
-        for _ in answers { metrics.submission(SubmissionResult.Reason.validationTimeout.rawValue) }
-        return ids.compactMap { answers[$0] }
-    }
 }

@@ -12,7 +12,8 @@ import Synchronization
 ///    `duplicate` with their existing leaf index and take no position;
 /// 2. appends the rest as leaves, storing every perfect subtree each one completes;
 /// 3. signs a checkpoint of the new tree head and stores it;
-/// 4. records each submission's answer, so the same id asked again gets it again.
+/// 4. records each submission's answer in the ``SubmissionLedger`` (queued → answered), so the
+///    same id asked again gets it again.
 /// The outputs (the checkpoint, then the answers) are sent only after the commit, so no
 /// `accepted` answer ever names a leaf its checkpoint does not cover.
 public struct TransparencyLog: OrderedWriterLog {
@@ -20,6 +21,7 @@ public struct TransparencyLog: OrderedWriterLog {
     public typealias Item = SubmissionRecord
 
     let store: LogStore
+    let ledger: SubmissionLedger
     let key: CheckpointSigningKey
     let checkpointTopic: String
     let metrics: AggregatorMetrics
@@ -29,32 +31,18 @@ public struct TransparencyLog: OrderedWriterLog {
 
     public init(schema: String, key: CheckpointSigningKey, checkpointTopic: String, metrics: AggregatorMetrics) {
         store = LogStore(schema: schema)
+        ledger = SubmissionLedger(schema: schema)
         self.key = key
         self.checkpointTopic = checkpointTopic
         self.metrics = metrics
     }
 
     public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
-        try await connection.query(
-            """
-            SELECT count(*) FROM (SELECT 1 FROM \(unescaped: store.schema).submissions WHERE status = 'queued' LIMIT \(limit)) q
-            """)[0].column(0, as: Int.self)
+        try await ledger.queuedCount(limit: limit, on: connection)
     }
 
     public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
-        let rows = try await connection.query(
-            """
-            SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
-            FROM \(unescaped: store.schema).submissions s WHERE s.status = 'queued'
-            ORDER BY s.queued_seq LIMIT \(limit)
-            """)
-        let columns = try rows.decode((UUID, String?, Data, Int64, String, String, Data?).self)
-        return try columns.map { id, request, entries, captured, correlation, topic, key in
-            Item(
-                id: id, requestID: request,
-                entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
-                capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
-        }
+        try await ledger.queued(limit: limit, on: connection)
     }
 
     public func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
@@ -104,19 +92,9 @@ public struct TransparencyLog: OrderedWriterLog {
                 id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"), producedAt: Timestamp.now(), signed)
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
         }
-        let results = zip(items, placed).map { item, leaves in
-            (
-                item.id,
-                SubmissionTable.Destination(
-                    requestID: item.requestID, correlationID: item.correlationID, topic: item.replyTopic,
-                    key: item.replyKey),
-                SubmissionResult(
-                    id: SubmissionTable.resultID(item.id), producedAt: Timestamp.now(), correlationID: item.correlationID,
-                    requestID: item.requestID, leaves: leaves, treeSize: UInt64(size))
-            )
-        }
-        for (_, _, result) in results { metrics.submission(result.status.rawValue) }
-        outputs += try await SubmissionTable(schema: store.schema).answer(results, on: connection)
+        let answered = try await ledger.answerLogged(Array(zip(items, placed)), treeSize: UInt64(size), on: connection)
+        for result in answered.results { metrics.submission(result.status.rawValue) }
+        outputs += answered.outputs
         cached.value.withLock { $0 = frontier }
         metrics.treeSize.set(Double(size))
         return OrderedWriterBatch(appended: leaves.count, outputs: outputs)

@@ -56,7 +56,7 @@ public enum ProbeAskService {
             logger: context.logger
         ) { expired in
             try expired.map { request in
-                let state = try JSONCoding.decode(ProbeAskState.self, from: request.context)
+                let state = try request.context(as: ProbeAskState.self)
                 return try ProbeReplyJoiner.answer(state, instance: instance, topic: answers, outcome: "timed_out")
             }
         }

@@ -40,7 +40,7 @@ public struct ProbeAsker: StageProcessor {
                 .outputs([
                     try await pending.record(
                         output, correlationID: UUID(text: correlation)!,
-                        context: try JSONCoding.encode(state), on: connection)
+                        context: state, on: connection)
                 ]))
         }
         return verdicts

@@ -37,7 +37,7 @@ public struct ProbeReplyJoiner: StageProcessor {
                 context.logger.info("reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID)"])
                 return .outputs([])
             }
-            let state = try JSONCoding.decode(ProbeAskState.self, from: request.context)
+            let state = try request.context(as: ProbeAskState.self)
             return .outputs([try Self.answer(state, instance: instance, topic: answerTopic)])
         }
     }

@@ -30,11 +30,11 @@ struct AggregatorRetentionTests {
                 """)
             return ids
         }
-        let aged = try await insert(2_500, status: "answered", hoursAgo: 200)
-        let fresh = try await insert(10, status: "answered", hoursAgo: 100)
+        let aged = try await insert(2_500, status: SubmissionLedger.Status.answered.rawValue, hoursAgo: 200)
+        let fresh = try await insert(10, status: SubmissionLedger.Status.answered.rawValue, hoursAgo: 100)
         let waiting =
             try await insert(5, status: "validating", hoursAgo: 300) + (try await insert(5, status: "queued", hoursAgo: 300))
-        let table = SubmissionTable(schema: schema)
+        let table = SubmissionLedger(schema: schema)
         var swept: [Int] = []
         while true {
             let n = try await table.sweepAnswered(olderThan: .seconds(168 * 3600), limit: 1_000, on: pool)

@@ -138,9 +138,9 @@ struct TransparencyLogTests {
         let database = StageDatabase(pool: pool, schema: schema)
         try await database.migrate(AggregatorMigrations.all(schema: schema).filter { $0.version != 2 }, logger: logger)
         let items = (0..<5).map { _ in Self.item([Hex.encode(try! SecureRandom.bytes(32))]) }
-        let table = SubmissionTable(schema: schema)
+        let ledger = SubmissionLedger(schema: schema)
         try await pool.withConnection { connection in
-            _ = try await table.insert(items.map { ($0, Data(count: 32)) }, on: connection)
+            _ = try await ledger.record(items.map { ($0, Data(count: 32)) }, on: connection)
             // Queued in an order unrelated to their ids; the last one is still being validated.
             for item in items.dropLast().reversed() {
                 try await connection.execute(
@@ -160,7 +160,7 @@ struct TransparencyLogTests {
         #expect(batch.appended == 4)
         #expect(try await pool.withConnection { try await log.waitingCount(limit: 10, on: $0) } == 0)
         // Validated later, it joins the queue behind them.
-        try await pool.withConnection { try await table.enqueue([items[4].id], on: $0) }
+        try await pool.withConnection { try await ledger.queue([items[4].id], on: $0) }
         #expect(try await pool.withConnection { try await log.waiting(limit: 10, on: $0) }.map(\.id) == [items[4].id])
         await Self.drop(pool, schema)
     }

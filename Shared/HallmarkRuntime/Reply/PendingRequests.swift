@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 
@@ -52,10 +53,27 @@ public struct PendingRequests: Sendable {
     var giveUpSeconds: Double { Double(giveUpAfter.nanoseconds) / 1e9 }
 
     /// Records `request` (the message to send, whose envelope carries `correlationID`) with the
-    /// requester's own `context`, in the caller's transaction. Returns the request, for the
-    /// caller's outputs: it is sent once the transaction commits.
-    public func record(
-        _ request: StageOutput, correlationID: UUID, context: [UInt8],
+    /// requester's own `context` (kept as JSON, read back with ``PendingRequest/context(as:)``),
+    /// in the caller's transaction. Returns the request, for the caller's outputs: it is sent
+    /// once the transaction commits.
+    public func record<Context: Encodable>(
+        _ request: StageOutput, correlationID: UUID, context: Context,
+        on connection: PostgresConnection
+    ) async throws -> StageOutput {
+        try await record(request, correlationID: correlationID, bytes: try JSONCoding.encode(context), on: connection)
+    }
+
+    /// Records many requests with one statement (see ``record(_:correlationID:context:on:)``).
+    public func record<Context: Encodable>(
+        _ requests: [(request: StageOutput, correlationID: UUID, context: Context)],
+        on connection: PostgresConnection
+    ) async throws {
+        try await record(
+            bytes: try requests.map { ($0.request, $0.correlationID, try JSONCoding.encode($0.context)) }, on: connection)
+    }
+
+    func record(
+        _ request: StageOutput, correlationID: UUID, bytes context: [UInt8],
         on connection: PostgresConnection
     ) async throws -> StageOutput {
         let (resend, giveUp) = (resendSeconds, giveUpSeconds)
@@ -70,9 +88,8 @@ public struct PendingRequests: Sendable {
         return request
     }
 
-    /// Records many requests with one statement (see ``record(_:correlationID:context:on:)``).
-    public func record(
-        _ requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])],
+    func record(
+        bytes requests: [(request: StageOutput, correlationID: UUID, context: [UInt8])],
         on connection: PostgresConnection
     ) async throws {
         guard !requests.isEmpty else { return }
@@ -117,10 +134,22 @@ public struct PendingRequests: Sendable {
 public struct PendingRequest: Sendable, Equatable {
     /// The request's `correlation_id` (its reply carries the same).
     public let correlationID: UUID
-    /// The requester's own state, as recorded with the request.
+    /// The requester's own state, as recorded with the request (JSON; see ``context(as:)``).
     public let context: [UInt8]
     /// How many times the request was sent.
     public let attempts: Int
     /// When it was recorded.
     public let createdAt: Date
+
+    public init(correlationID: UUID, context: [UInt8], attempts: Int, createdAt: Date) {
+        self.correlationID = correlationID
+        self.context = context
+        self.attempts = attempts
+        self.createdAt = createdAt
+    }
+
+    /// The requester's context, as ``PendingRequests/record(_:correlationID:context:on:)`` kept it.
+    public func context<Context: Decodable>(as type: Context.Type) throws -> Context {
+        try JSONCoding.decode(type, from: context)
+    }
 }

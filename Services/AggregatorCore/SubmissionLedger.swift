@@ -1,0 +1,290 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+
+/// A submission's life, in `submissions` (``AggregatorMigrations``): the one owner of the table,
+/// its states and every transition, and the one maker of a submission's final answer.
+///
+/// ```
+/// record ─▶ validating ─ queue (the authority's PASS) ─▶ queued ─ answerLogged (the log) ─▶ answered ─ sweep ─▶ gone
+///                │                                                                              ▲
+///                └─ refuse (invalid_provenance) · reject (the authority's FAIL) · timedOut ─────┘
+/// ```
+///
+/// Every answer is recorded with its row, so the same submission sent again gets it again, and
+/// every answer of one submission has the same id (``resultID(_:)``). The row keeps the hashes,
+/// the capture time and where the answer goes; never the token, a device signature, GPS or owner
+/// hash.
+public struct SubmissionLedger: Sendable {
+    /// Where a submission is in its life (the `status` column). The statements below write these
+    /// values as SQL literals, not bound parameters, so the planner matches the partial index on
+    /// `status` (`submissions_queued`) in every cached plan; this file is the only one that
+    /// names them (`SubmissionLedgerTests` checks each against the table's constraint).
+    public enum Status: String, Sendable, CaseIterable {
+        /// Recorded; its token is with the authority.
+        case validating
+        /// Passed; waiting for the log writer (in `queued_seq` order).
+        case queued
+        /// Its final answer is recorded (`result`).
+        case answered
+    }
+
+    /// What the intake asks the authority about, kept with the pending token request
+    /// (``PendingRequests``) and handed back with the authority's answer.
+    public struct Question: Codable, Sendable, Equatable {
+        public let submission: UUID
+    }
+
+    let schema: String
+
+    public init(schema: String) { self.schema = schema }
+
+    /// The id of a submission's final answer: derived, so every path that answers it (and
+    /// every re-send) gives the same id.
+    public static func resultID(_ submission: UUID) -> String {
+        MessageID.derived(from: submission.lowercasedText, "result")
+    }
+
+    /// Where a submission's answer goes.
+    struct Destination: Sendable {
+        /// The submission's id as it wrote it.
+        let requestID: String
+        let correlationID: String
+        let topic: String
+        let key: [UInt8]?
+
+        init(requestID: String, correlationID: String, topic: String, key: [UInt8]?) {
+            (self.requestID, self.correlationID, self.topic, self.key) = (requestID, correlationID, topic, key)
+        }
+
+        init(_ record: SubmissionRecord) {
+            self.init(
+                requestID: record.requestID, correlationID: record.correlationID, topic: record.replyTopic,
+                key: record.replyKey)
+        }
+    }
+
+    /// A submission's final answer, refused with `reason`.
+    static func result(_ id: UUID, to destination: Destination, reason: SubmissionResult.Reason) -> SubmissionResult {
+        SubmissionResult(
+            id: resultID(id), producedAt: Timestamp.now(), correlationID: destination.correlationID,
+            requestID: destination.requestID, reason: reason)
+    }
+
+    /// A submission's final answer once the log placed its hashes.
+    static func result(
+        _ id: UUID, to destination: Destination, leaves: [SubmissionResult.Leaf], treeSize: UInt64
+    )
+        -> SubmissionResult
+    {
+        SubmissionResult(
+            id: resultID(id), producedAt: Timestamp.now(), correlationID: destination.correlationID,
+            requestID: destination.requestID, leaves: leaves, treeSize: treeSize)
+    }
+
+    // MARK: validating
+
+    /// Records new submissions, `validating`, with the digest of each one's message; returns the
+    /// ids that were new with the digest recorded for each (a batch may hold an id twice: one
+    /// row wins). The others were seen before.
+    func record(
+        _ rows: [(row: SubmissionRecord, digest: Data)], on connection: PostgresConnection
+    ) async throws
+        -> [UUID: Data]
+    {
+        guard !rows.isEmpty else { return [:] }
+        let entries = try rows.map { Data(try JSONCoding.encode($0.row.entries)) }
+        let result = try await connection.query(
+            """
+            INSERT INTO \(unescaped: schema).submissions
+                (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest)
+            SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d
+            FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
+                        \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
+                        \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
+                        \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID))),
+                        \(PostgresArray(rows.map(\.digest))))
+                AS s(i, e, c, r, t, k, q, d)
+            ON CONFLICT (submission_id) DO NOTHING
+            RETURNING submission_id, digest
+            """)
+        return Dictionary(try result.decode((UUID, Data).self)) { first, _ in first }
+    }
+
+    /// What is recorded of a submission seen before: the digest of the message first recorded
+    /// under its id (nil for rows from before digests), and its answer, with where it goes,
+    /// once it has one.
+    struct Seen: Sendable {
+        let digest: Data?
+        let answer: StageOutput?
+    }
+
+    /// The recorded digests and answers of these submissions.
+    func seen(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Seen] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT submission_id, digest, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
+            WHERE submission_id = ANY(\(PostgresArray(ids)))
+            """)
+        var out: [UUID: Seen] = [:]
+        for (id, digest, topic, key, result) in try rows.decode((UUID, Data?, String, Data?, Data?).self) {
+            out[id] = Seen(
+                digest: digest,
+                answer: result.map { StageOutput(topic: topic, key: key.map { [UInt8]($0) }, value: [UInt8]($0)) })
+        }
+        return out
+    }
+
+    // MARK: validating → queued
+
+    /// The authority passed these submissions' tokens: they wait for the log, in this order.
+    func queue(_ ids: [UUID], on connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        // Numbered in a materialized, ordered scan: nextval in a query the planner may flatten
+        // or sort after would number them in any order.
+        try await connection.execute(
+            """
+            WITH ordered AS MATERIALIZED (
+                SELECT i FROM unnest(\(PostgresArray(ids))) WITH ORDINALITY AS u(i, o) ORDER BY o),
+            numbered AS MATERIALIZED (SELECT i, nextval('\(unescaped: schema).queued_seq') AS n FROM ordered)
+            UPDATE \(unescaped: schema).submissions s SET status = 'queued', queued_seq = q.n
+            FROM numbered q
+            WHERE s.submission_id = q.i AND s.status = 'validating'
+            """)
+    }
+
+    /// The queued submissions, oldest first, up to `limit` (the log writer's next batch).
+    func queued(limit: Int, on connection: PostgresConnection) async throws -> [SubmissionRecord] {
+        let rows = try await connection.query(
+            """
+            SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
+            FROM \(unescaped: schema).submissions s WHERE s.status = 'queued'
+            ORDER BY s.queued_seq LIMIT \(limit)
+            """)
+        let columns = try rows.decode((UUID, String?, Data, Int64, String, String, Data?).self)
+        return try columns.map { id, request, entries, captured, correlation, topic, key in
+            SubmissionRecord(
+                id: id, requestID: request,
+                entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
+                capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
+        }
+    }
+
+    /// How many submissions are queued, counting no further than `limit`.
+    func queuedCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
+        try await connection.query(
+            """
+            SELECT count(*) FROM (
+                SELECT 1 FROM \(unescaped: schema).submissions WHERE status = 'queued' LIMIT \(limit)) q
+            """)[0].column(0, as: Int.self)
+    }
+
+    // MARK: → answered
+
+    /// The log placed these queued submissions' hashes: their answers, recorded and returned as
+    /// the outputs to send, in order.
+    func answerLogged(
+        _ placed: [(record: SubmissionRecord, leaves: [SubmissionResult.Leaf])], treeSize: UInt64,
+        on connection: PostgresConnection
+    ) async throws -> (results: [SubmissionResult], outputs: [StageOutput]) {
+        let answers = placed.map { record, leaves in
+            (record.id, Destination(record), Self.result(record.id, to: Destination(record), leaves: leaves, treeSize: treeSize))
+        }
+        return (answers.map(\.2), try await answer(answers, on: connection))
+    }
+
+    /// Recorded submissions whose hashes break the provenance rule, answered
+    /// `invalid_provenance` without asking the authority; the outputs by submission.
+    func refuse(_ records: [SubmissionRecord], on connection: PostgresConnection) async throws -> [UUID: StageOutput] {
+        let answers = records.map {
+            ($0.id, Destination($0), Self.result($0.id, to: Destination($0), reason: .invalidProvenance))
+        }
+        return Dictionary(zip(answers.map(\.0), try await answer(answers, on: connection))) { first, _ in first }
+    }
+
+    /// Answers submissions `rejected` with their reasons (those with no row are skipped): the
+    /// authority's FAIL, or `validation_timeout`. Returns the outputs by submission.
+    func reject(
+        _ rejections: [(id: UUID, reason: SubmissionResult.Reason)], on connection: PostgresConnection
+    )
+        async throws -> [UUID: StageOutput]
+    {
+        let destinations = try await destinations(rejections.map(\.id), on: connection)
+        let answers = rejections.compactMap { id, reason in
+            destinations[id].map { (id, $0, Self.result(id, to: $0, reason: reason)) }
+        }
+        return Dictionary(zip(answers.map(\.0), try await answer(answers, on: connection))) { first, _ in first }
+    }
+
+    /// Token requests the authority never answered in time (``RequestRetrier``): their
+    /// submissions are answered `validation_timeout`, in one transaction; the outputs to send.
+    func timedOut(_ requests: [PendingRequest], on pool: PostgresPool) async throws -> [StageOutput] {
+        let ids = requests.compactMap { Self.question(of: $0)?.submission }
+        let answers = try await pool.transaction { connection in
+            try await reject(ids.map { ($0, .validationTimeout) }, on: connection)
+        }
+        return ids.compactMap { answers[$0] }
+    }
+
+    /// The submission a pending token request asked about; nil for a context that is none.
+    static func question(of request: PendingRequest) -> Question? {
+        if let question = try? request.context(as: Question.self) { return question }
+        // Recorded before the context was typed: the submission id as text.
+        return UUID(text: String(decoding: request.context, as: UTF8.self)).map(Question.init(submission:))
+    }
+
+    /// Where each submission's answer goes.
+    private func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT submission_id, COALESCE(request_id, submission_id::text), correlation_id, reply_topic, reply_key
+            FROM \(unescaped: schema).submissions WHERE submission_id = ANY(\(PostgresArray(ids)))
+            """)
+        var out: [UUID: Destination] = [:]
+        for (id, request, correlation, topic, key) in try rows.decode((UUID, String, String, String, Data?).self) {
+            out[id] = Destination(requestID: request, correlationID: correlation, topic: topic, key: key.map { [UInt8]($0) })
+        }
+        return out
+    }
+
+    /// Records final answers (so the same id asked again gets them again) and returns each as
+    /// the output to send, in the given order.
+    private func answer(
+        _ answers: [(UUID, Destination, SubmissionResult)], on connection: PostgresConnection
+    )
+        async throws -> [StageOutput]
+    {
+        guard !answers.isEmpty else { return [] }
+        let values = try answers.map { Data(try JSONCoding.encode($0.2)) }
+        try await connection.execute(
+            """
+            UPDATE \(unescaped: schema).submissions s
+            SET status = 'answered', result = a.result, queued_seq = NULL
+            FROM unnest(\(PostgresArray(answers.map(\.0))), \(PostgresArray(values))) AS a(id, result)
+            WHERE s.submission_id = a.id
+            """)
+        return zip(answers, values).map { StageOutput(topic: $0.1.topic, key: $0.1.key, value: [UInt8]($1)) }
+    }
+
+    // MARK: answered → gone
+
+    /// Deletes up to `limit` answered submissions older than `retention`; returns how many went.
+    /// Only answers go: a submission still validating or queued is never touched. A submission
+    /// sent again after its row went is validated again and, its hash being in the log,
+    /// answered `duplicate` with its leaf index. No index on the age: the sweep's scan is
+    /// cheaper than one more index entry on every answer, the log's hottest write.
+    func sweepAnswered(olderThan retention: Duration, limit: Int, on pool: PostgresPool) async throws -> Int {
+        try await pool.execute(
+            """
+            DELETE FROM \(unescaped: schema).submissions WHERE submission_id IN (
+                SELECT submission_id FROM \(unescaped: schema).submissions
+                WHERE status = 'answered'
+                  AND created_at < now() - make_interval(secs => \(Double(retention.components.seconds)))
+                LIMIT \(limit))
+            """)
+    }
+}
