@@ -76,13 +76,17 @@ let package = Package(
             path: "Shared/HallmarkRuntime"),
         .target(
             name: "HallmarkSmileID",
-            dependencies: ["HallmarkCore", "HallmarkCrypto", "zlib", log, metrics, lifecycle, unixSignals],
+            dependencies: ["HallmarkCore", "HallmarkCrypto", log, metrics, lifecycle, unixSignals],
             path: "Shared/HallmarkSmileID"),
+        // The strict zip reader of SIGN-FILES uploads, with its memory budget and worker pool.
+        .target(
+            name: "HallmarkZip", dependencies: ["HallmarkCrypto", "zlib", log, metrics, lifecycle],
+            path: "Shared/HallmarkZip"),
 
         .target(
             name: "SignerCore",
             dependencies: [
-                "HallmarkRuntime", "HallmarkSmileID", "HallmarkMessages", "HallmarkCrypto",
+                "HallmarkRuntime", "HallmarkSmileID", "HallmarkZip", "HallmarkMessages", "HallmarkCrypto",
                 "HallmarkPostgres", log, metrics, lifecycle,
             ],
             path: "Services/SignerCore"),
@@ -93,7 +97,7 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
-                "HallmarkRuntime", "HallmarkSmileID", "HallmarkMessages", "HallmarkCrypto", log, metrics,
+                "HallmarkRuntime", "HallmarkSmileID", "HallmarkZip", "HallmarkMessages", "HallmarkCrypto", log, metrics,
                 lifecycle,
             ],
             path: "Services/GatewayCore"),
@@ -170,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayCore", "SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient",
+                "GatewayCore", "SignerCore", "HallmarkSmileID", "HallmarkZip", "HallmarkCLICore", "HallmarkClient",
                 "HallmarkTestSupport",
             ],
             path: "Tests/GatewayTests", linkerSettings: rpath),
@@ -185,7 +189,7 @@ let package = Package(
             name: "HallmarkFuzzTargets",
             dependencies: [
                 "HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
-                "HallmarkSmileID", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log,
+                "HallmarkSmileID", "HallmarkZip", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log,
             ],
             path: "Tests/FuzzTargets"),
         .testTarget(
@@ -206,7 +210,8 @@ let package = Package(
         .testTarget(
             name: "SignerTests",
             dependencies: [
-                "SignerCore", "HallmarkSmileID", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "zlib", zip,
+                "SignerCore", "HallmarkSmileID", "HallmarkZip", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport",
+                "zlib", zip,
             ],
             path: "Tests/SignerTests", linkerSettings: rpath),
     ],

@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkSmileID
+import HallmarkZip
 
 /// SIGN-1 / SIGN-FILES verification of one request, except the replay check (phase 2; see
 /// ``ReplayStore``). Cheap checks run first, so a stale or headerless request costs no PBKDF2.
@@ -45,7 +46,7 @@ public struct RequestVerifier: Sendable {
             let read: ZipUploadReader.Read
             do {
                 read = try await zips.read(body)
-            } catch let error as SmileIDError where error.code == .zip {
+            } catch let error as ZipError where error.code == .invalid {
                 return .rejected(.malformed)
             }
             if case .upload(let upload, let reservation) = read {

@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkMessages
 import HallmarkRuntime
 import HallmarkSmileID
+import HallmarkZip
 import Logging
 
 /// The signer's settings, each from a `HALLMARK_SIGNER_…` variable with a default.

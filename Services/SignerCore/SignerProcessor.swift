@@ -5,6 +5,7 @@ import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 import HallmarkSmileID
+import HallmarkZip
 import Logging
 
 /// The signer stage (DESIGN §2): requests on the sign input are signed, requests on the verify

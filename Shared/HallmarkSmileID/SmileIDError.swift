@@ -1,4 +1,5 @@
-/// A failure of the shared SmileID machinery: secrets, key derivation, zip uploads.
+/// A failure of the shared SmileID machinery: secrets and key derivation (zip uploads have
+/// their own, `ZipError`, in HallmarkZip).
 ///
 /// The description names what failed and why, never a secret value or a file's contents.
 public struct SmileIDError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -8,9 +9,6 @@ public struct SmileIDError: Error, Sendable, Equatable, CustomStringConvertible 
         case secrets
         /// The PBKDF2 pool is stopped or a derivation failed.
         case derivation
-        /// A zip upload is unreadable, too large, or breaks a limit: the input's fault, and
-        /// final (a verify request gets `malformed`).
-        case zip
         /// A worker pool is stopped or out of resources: not the input's fault.
         case unavailable
     }

@@ -3,6 +3,7 @@ import GatewayCore
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkSmileID
+import HallmarkZip
 import Logging
 import SignerCore
 

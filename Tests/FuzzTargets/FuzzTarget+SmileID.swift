@@ -3,6 +3,7 @@ import GatewayCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkSmileID
+import HallmarkZip
 import HallmarkTestSupport
 import SignerCore
 

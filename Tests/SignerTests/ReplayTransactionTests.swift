@@ -56,7 +56,10 @@ struct ReplayTransactionTests {
                 offset: 0, key: nil, value: bytes), fields: fields)
         let log = Logger(label: "t")
         let prepared = try await processor.prepare(message, context: StageContext(logger: log, pool: pgPool))
-        let verdicts = try await processor.commit([prepared], context: StageCommitContext(pool: pgPool, logger: log))
+        // In its own transaction, as the stage's per-message unit of work runs it.
+        let verdicts = try await pgPool.transaction { connection in
+            try await processor.commit([prepared], context: StageCommitContext(connection: connection, pool: pgPool, logger: log))
+        }
         guard case .outputs(let outputs) = verdicts[0] else { return "rejected message" }
         let result = try JSONCoding.decode(VerifyResult.self, from: outputs[0].value)
         return result.reason ?? result.verdict

@@ -1,4 +1,5 @@
 import HallmarkSmileID
+import HallmarkZip
 import Foundation
 import HallmarkCrypto
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkSmileID
+import HallmarkZip
 import Logging
 import Synchronization
 import HallmarkTestSupport
@@ -31,7 +32,7 @@ struct ZipMemoryBudgetTests {
         #expect(budget.used == 30)
         heldSmall.release()
         #expect(budget.used == 0 && budget.peak == 80)
-        await #expect(throws: SmileIDError.self) { try await budget.reserve(101) }
+        await #expect(throws: ZipError.self) { try await budget.reserve(101) }
         // A reservation dropped without release() is given back when freed.
         do { _ = try await budget.reserve(50) }
         #expect(budget.used == 0)
@@ -77,7 +78,7 @@ struct ZipMemoryBudgetTests {
         let pool = ZipWorkerPool(workers: 1, logger: Logger(label: "test"))
         #expect(try await pool.perform { 7 } == 7)
         pool.stop()
-        let error = await #expect(throws: SmileIDError.self) { try await pool.perform { 8 } }
+        let error = await #expect(throws: ZipError.self) { try await pool.perform { 8 } }
         #expect(error?.code == .unavailable)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
 import HallmarkSmileID
+import HallmarkZip
 import HallmarkTestSupport
 import Testing
 import ZIPFoundation

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkSmileID
+import HallmarkZip
 import HallmarkTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkSmileID
+import HallmarkZip
 
 /// ENC-1 decryption of one received request. Cheap checks come first (headers, envelope
 /// shape, timestamp window), so a malformed or stale request costs no PBKDF2; then every

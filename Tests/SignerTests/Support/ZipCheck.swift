@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkSmileID
+import HallmarkZip
 import Testing
 
 /// Reads archives for the zip tests and reports what became of them, timed.
@@ -25,7 +26,7 @@ enum ZipCheck {
         }
         do {
             return try ZipUpload.read(body, limits: limits) == nil ? "plain" : "read"
-        } catch let error as SmileIDError where error.code == .zip {
+        } catch let error as ZipError where error.code == .invalid {
             return error.reason
         } catch {
             Issue.record("not a zip refusal: \(error)", sourceLocation: sourceLocation)
@@ -41,7 +42,7 @@ enum ZipCheck {
         do {
             try archive.contents(of: archive.entries[0]) { bytes += $0.count }
             return (bytes, nil)
-        } catch let error as SmileIDError {
+        } catch let error as ZipError {
             return (bytes, error.reason)
         }
     }

@@ -6,7 +6,7 @@ import Metrics
 /// ``ZipLimits/maxEntries``), the memory the read will hold is reserved from the shared
 /// ``ZipMemoryBudget``, and the inflating runs on the ``ZipWorkerPool``.
 ///
-/// A refusal throws ``SmileIDError`` `.zip`, whose reason names the broken rule or limit and
+/// A refusal throws ``ZipError`` `.invalid`, whose reason names the broken rule or limit and
 /// never a name or content; the caller answers it (the signer: `malformed`). Other errors
 /// (`CancellationError`, a stopped pool) are not the input's fault.
 public struct ZipUploadReader: Sendable {
@@ -39,7 +39,7 @@ public struct ZipUploadReader: Sendable {
             let reservation = try await budget.reserve(plan.reservation)
             let upload = try await pool.perform { try ZipUpload.read(plan) }
             return .upload(upload, reservation: reservation)
-        } catch let error as SmileIDError where error.code == .zip {
+        } catch let error as ZipError where error.code == .invalid {
             refused.increment()
             logger.debug("zip upload refused", metadata: ["reason": "\(error.reason)"])
             throw error

@@ -2,7 +2,7 @@ import Foundation
 
 /// Bounds-checked little-endian reads over an archive's bytes, with overflow-checked offset
 /// arithmetic: every read outside the body, and every sum that would overflow, throws a
-/// ``SmileIDError`` naming only what was being read.
+/// ``ZipError`` naming only what was being read.
 struct ZipBytes {
     let data: Data
 
@@ -38,17 +38,17 @@ struct ZipBytes {
 
     static func add(_ a: Int, _ b: Int, _ what: String) throws -> Int {
         let (sum, overflow) = a.addingReportingOverflow(b)
-        guard !overflow else { throw SmileIDError(.zip, "\(what): an offset or size overflows") }
+        guard !overflow else { throw ZipError(.invalid, "\(what): an offset or size overflows") }
         return sum
     }
 
     /// A 64-bit field as an `Int`, refusing values that do not fit.
     static func int(_ value: UInt64, _ what: String) throws -> Int {
-        guard let int = Int(exactly: value) else { throw SmileIDError(.zip, "\(what): a size or offset is out of range") }
+        guard let int = Int(exactly: value) else { throw ZipError(.invalid, "\(what): a size or offset is out of range") }
         return int
     }
 
-    static func truncated(_ what: String) -> SmileIDError {
-        SmileIDError(.zip, "\(what) lies outside the archive (truncated or a bad offset)")
+    static func truncated(_ what: String) -> ZipError {
+        ZipError(.invalid, "\(what) lies outside the archive (truncated or a bad offset)")
     }
 }

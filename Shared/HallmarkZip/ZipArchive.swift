@@ -10,7 +10,7 @@ import Foundation
 /// stream cut short (an empty read at the end of the data is retried until the stream ends,
 /// and zlib is told each read is a full buffer). Each is harmless for files one made oneself
 /// and a lever for a hostile upload. This reader is small enough to check line by line and
-/// refuses, as a ``SmileIDError`` with code `.zip`, anything it cannot read unambiguously:
+/// refuses, as a ``ZipError`` with code `.invalid`, anything it cannot read unambiguously:
 ///
 /// - the end record must close the body exactly (a comment is allowed, trailing bytes are
 ///   not); ZIP64 end records and multi-disk archives are refused (no upload within the
@@ -35,7 +35,7 @@ public struct ZipArchive: Sendable {
     public let entries: [ZipEntry]
     public let limits: ZipLimits
 
-    /// Parses `body`'s structure (no inflating). Throws ``SmileIDError`` `.zip` naming the
+    /// Parses `body`'s structure (no inflating). Throws ``ZipError`` `.invalid` naming the
     /// broken rule or limit, never a name or any content.
     public init(_ body: Data, limits: ZipLimits) throws {
         let bytes = ZipBytes(data: body)
@@ -47,18 +47,18 @@ public struct ZipArchive: Sendable {
         if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF
             || (end >= 20 && (try? bytes.u32(end - 20, what)) == Self.zip64LocatorSignature)
         {
-            throw SmileIDError(.zip, "ZIP64 archives are refused (no upload within the limits needs one)")
+            throw ZipError(.invalid, "ZIP64 archives are refused (no upload within the limits needs one)")
         }
         guard try bytes.u16(end + 4, what) == 0, try bytes.u16(end + 6, what) == 0,
             try bytes.u16(end + 8, what) == count
         else {
-            throw SmileIDError(.zip, "multi-disk archives are refused")
+            throw ZipError(.invalid, "multi-disk archives are refused")
         }
         guard count <= limits.maxEntries else {
-            throw SmileIDError(.zip, "the archive has more than \(limits.maxEntries) entries")
+            throw ZipError(.invalid, "the archive has more than \(limits.maxEntries) entries")
         }
         guard try ZipBytes.add(directoryOffset, directorySize, what) == end else {
-            throw SmileIDError(.zip, "the central directory does not end where the end record starts")
+            throw ZipError(.invalid, "the central directory does not end where the end record starts")
         }
         var centrals: [ZipHeaders.Central] = []
         var offset = directoryOffset
@@ -67,7 +67,7 @@ public struct ZipArchive: Sendable {
             centrals.append(central)
             offset = next
         }
-        guard offset == end else { throw SmileIDError(.zip, "the central directory's size disagrees with its records") }
+        guard offset == end else { throw ZipError(.invalid, "the central directory's size disagrees with its records") }
         let entries = try centrals.map { try ZipHeaders.entry(bytes, $0) }
         try Self.checkLayout(entries, directoryOffset: directoryOffset, limits: limits)
         self.body = body
@@ -77,7 +77,7 @@ public struct ZipArchive: Sendable {
 
     /// The offset of the end record: the last signature whose comment ends the body exactly.
     static func endRecord(_ bytes: ZipBytes) throws -> Int {
-        guard bytes.count >= 22 else { throw SmileIDError(.zip, "the archive is shorter than an end record") }
+        guard bytes.count >= 22 else { throw ZipError(.invalid, "the archive is shorter than an end record") }
         let last = bytes.count - 22
         let found: Int? = bytes.data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int? in
             for at in stride(from: last, through: max(0, last - 0xFFFF), by: -1) {
@@ -87,7 +87,7 @@ public struct ZipArchive: Sendable {
             }
             return nil
         }
-        guard let found else { throw SmileIDError(.zip, "no end of central directory record closes the archive") }
+        guard let found else { throw ZipError(.invalid, "no end of central directory record closes the archive") }
         return found
     }
 
@@ -97,21 +97,21 @@ public struct ZipArchive: Sendable {
         var position = 0
         for entry in entries.sorted(by: { $0.span.lowerBound < $1.span.lowerBound }) {
             guard entry.span.lowerBound == position else {
-                throw SmileIDError(.zip, "entries overlap or leave gaps between them")
+                throw ZipError(.invalid, "entries overlap or leave gaps between them")
             }
             position = entry.span.upperBound
         }
         guard position == directoryOffset else {
-            throw SmileIDError(.zip, "entries overlap or leave gaps before the central directory")
+            throw ZipError(.invalid, "entries overlap or leave gaps before the central directory")
         }
         guard Set(entries.map(\.name)).count == entries.count else {
-            throw SmileIDError(.zip, "two entries have the same name")
+            throw ZipError(.invalid, "two entries have the same name")
         }
         var declared = 0
         for entry in entries {
             declared = try ZipBytes.add(declared, entry.declaredSize, "the declared sizes")
             guard declared <= limits.maxInflatedBytes else {
-                throw SmileIDError(.zip, "the entries declare more than the \(limits.maxInflatedBytes)-byte cap")
+                throw ZipError(.invalid, "the entries declare more than the \(limits.maxInflatedBytes)-byte cap")
             }
         }
     }

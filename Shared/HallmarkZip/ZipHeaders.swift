@@ -27,7 +27,7 @@ enum ZipHeaders {
     static func central(_ bytes: ZipBytes, at offset: Int, limits: ZipLimits) throws -> (Central, next: Int) {
         let what = "a central directory record"
         guard try bytes.u32(offset, what) == centralSignature else {
-            throw SmileIDError(.zip, "\(what) has no signature")
+            throw ZipError(.invalid, "\(what) has no signature")
         }
         let flags = try bytes.u16(offset + 8, what)
         let methodRaw = try bytes.u16(offset + 10, what)
@@ -40,10 +40,10 @@ enum ZipHeaders {
         _ = try bytes.range(offset, next - offset, what)
 
         guard flags & ~ZipEntry.allowedFlags == 0 else {
-            throw SmileIDError(.zip, flags & 0x2041 != 0 ? "an entry is encrypted" : "an entry has unsupported flags")
+            throw ZipError(.invalid, flags & 0x2041 != 0 ? "an entry is encrypted" : "an entry has unsupported flags")
         }
         guard let method = ZipEntry.Method(rawValue: methodRaw) else {
-            throw SmileIDError(.zip, "an entry uses a compression method other than stored or deflate")
+            throw ZipError(.invalid, "an entry uses a compression method other than stored or deflate")
         }
         let (name, isDirectory) = try ZipEntry.validatedName(nameBytes, maxBytes: limits.maxNameBytes)
         try ZipEntry.checkKind(
@@ -54,7 +54,7 @@ enum ZipHeaders {
         var zip64 = try zip64Fields(extra)
         func resolve(_ raw: UInt64, _ marker: UInt64) throws -> UInt64 {
             guard raw == marker else { return raw }
-            guard !zip64.isEmpty else { throw SmileIDError(.zip, "an entry's ZIP64 field is missing") }
+            guard !zip64.isEmpty else { throw ZipError(.invalid, "an entry's ZIP64 field is missing") }
             return zip64.removeFirst()
         }
         let declared64 = try resolve(try bytes.uint(4, at: offset + 24, what), marker32)
@@ -63,11 +63,11 @@ enum ZipHeaders {
         let diskRaw = try bytes.uint(2, at: offset + 34, what)
         let disk = diskRaw == 0xFFFF ? zip64.first ?? 1 : diskRaw  // what is left of the ZIP64 field is the disk
         guard disk == 0 else {
-            throw SmileIDError(.zip, "multi-disk archives are refused")
+            throw ZipError(.invalid, "multi-disk archives are refused")
         }
         // A declared size is refused outright past the cap; within it, it is still only a claim.
         guard declared64 <= UInt64(limits.maxInflatedBytes) else {
-            throw SmileIDError(.zip, "an entry declares more than the \(limits.maxInflatedBytes)-byte cap")
+            throw ZipError(.invalid, "an entry declares more than the \(limits.maxInflatedBytes)-byte cap")
         }
         let central = Central(
             flags: flags, method: method, crc32: try bytes.u32(offset + 16, what),
@@ -75,9 +75,9 @@ enum ZipHeaders {
             declaredSize: try ZipBytes.int(declared64, what),
             headerOffset: try ZipBytes.int(headerOffset64, what),
             nameBytes: nameBytes, name: name, isDirectory: isDirectory)
-        guard !isDirectory || central.declaredSize == 0 else { throw SmileIDError(.zip, "a folder entry declares content") }
+        guard !isDirectory || central.declaredSize == 0 else { throw ZipError(.invalid, "a folder entry declares content") }
         guard method != .stored || central.compressedSize == central.declaredSize else {
-            throw SmileIDError(.zip, "a stored entry's sizes disagree")
+            throw ZipError(.invalid, "a stored entry's sizes disagree")
         }
         return (central, next)
     }
@@ -86,7 +86,7 @@ enum ZipHeaders {
     static func entry(_ bytes: ZipBytes, _ central: Central) throws -> ZipEntry {
         let what = "a local header"
         let offset = central.headerOffset
-        guard try bytes.u32(offset, what) == localSignature else { throw SmileIDError(.zip, "\(what) has no signature") }
+        guard try bytes.u32(offset, what) == localSignature else { throw ZipError(.invalid, "\(what) has no signature") }
         let flags = try bytes.u16(offset + 6, what)
         let methodRaw = try bytes.u16(offset + 8, what)
         let nameLength = try bytes.u16(offset + 26, what)
@@ -94,7 +94,7 @@ enum ZipHeaders {
         let nameBytes = try bytes.bytes(offset + 30, nameLength, what)
         let extra = try bytes.bytes(offset + 30 + nameLength, extraLength, what)
         guard flags == central.flags, methodRaw == central.method.rawValue, nameBytes == central.nameBytes else {
-            throw SmileIDError(.zip, "a local header disagrees with the central directory (flags, method or name)")
+            throw ZipError(.invalid, "a local header disagrees with the central directory (flags, method or name)")
         }
         let dataStart = try ZipBytes.add(offset + 30 + nameLength, extraLength, what)
         let data = try bytes.range(dataStart, central.compressedSize, "an entry's data")
@@ -104,7 +104,7 @@ enum ZipHeaders {
         var declared = try bytes.uint(4, at: offset + 22, what)
         var compressed = try bytes.uint(4, at: offset + 18, what)
         if declared == marker32 || compressed == marker32 {
-            guard zip64.count >= 2 else { throw SmileIDError(.zip, "a local header's ZIP64 sizes are missing") }
+            guard zip64.count >= 2 else { throw ZipError(.invalid, "a local header's ZIP64 sizes are missing") }
             (declared, compressed) = (zip64[0], zip64[1])
         }
         let crc = try bytes.u32(offset + 14, what)
@@ -119,11 +119,11 @@ enum ZipHeaders {
                 && (declared == 0 || declared == UInt64(central.declaredSize))
                 && (compressed == 0 || compressed == UInt64(central.compressedSize))
             guard unknownOrAgrees else {
-                throw SmileIDError(.zip, "a local header disagrees with the central directory (sizes or CRC)")
+                throw ZipError(.invalid, "a local header disagrees with the central directory (sizes or CRC)")
             }
             end = try descriptorEnd(bytes, at: data.upperBound, central, wide: !zip64.isEmpty)
         } else if !agrees {
-            throw SmileIDError(.zip, "a local header disagrees with the central directory (sizes or CRC)")
+            throw ZipError(.invalid, "a local header disagrees with the central directory (sizes or CRC)")
         }
         return ZipEntry(
             name: central.name, isDirectory: central.isDirectory, method: central.method,
@@ -149,7 +149,7 @@ enum ZipHeaders {
                 return base + 4 + 2 * width
             }
         }
-        throw SmileIDError(.zip, "a data descriptor disagrees with the central directory or is missing")
+        throw ZipError(.invalid, "a data descriptor disagrees with the central directory or is missing")
     }
 
     /// The 64-bit values of a ZIP64 extended-information field (id 1), in order; empty when

@@ -11,7 +11,7 @@ extension ZipArchive {
     /// entry declared, so it stops at the first byte past `declaredSize` (a lie) and the
     /// consumer never sees more than the declared size. The deflate stream must end exactly
     /// at the end of the compressed bytes, the output must reach the declared size and match
-    /// the CRC-32. Anything else throws ``SmileIDError`` `.zip`; nothing loops on bad input
+    /// the CRC-32. Anything else throws ``ZipError`` `.invalid`; nothing loops on bad input
     /// (every zlib call either makes progress or ends the read). Blocking CPU work: call it
     /// from a ``ZipWorkerPool`` thread, not from a task.
     public func contents(of entry: ZipEntry, _ consume: (UnsafeRawBufferPointer) throws -> Void) throws {
@@ -22,7 +22,7 @@ extension ZipArchive {
             guard chunk.count <= allowed else {
                 // Hand over what was declared, then stop: the next byte is the lie.
                 if allowed > 0 { try deliver(UnsafeRawBufferPointer(rebasing: chunk[..<allowed])) }
-                throw SmileIDError(.zip, "an entry inflates past its declared size")
+                throw ZipError(.invalid, "an entry inflates past its declared size")
             }
             if let base = chunk.baseAddress, !chunk.isEmpty {
                 crc = zlib.crc32(crc, base.assumingMemoryBound(to: Bytef.self), UInt32(chunk.count))
@@ -43,15 +43,15 @@ extension ZipArchive {
             case .deflated:
                 guard !input.isEmpty else {  // some writers store an empty file so; anything else is cut off
                     if entry.declaredSize == 0 { return }
-                    throw SmileIDError(.zip, "an entry's deflate stream is truncated")
+                    throw ZipError(.invalid, "an entry's deflate stream is truncated")
                 }
                 try Self.inflate(input, allowed: { entry.declaredSize - produced }, deliver)
             }
         }
         guard produced == entry.declaredSize else {
-            throw SmileIDError(.zip, "an entry inflates to less than its declared size")
+            throw ZipError(.invalid, "an entry inflates to less than its declared size")
         }
-        guard crc == UInt(entry.crc32) else { throw SmileIDError(.zip, "an entry fails its CRC-32") }
+        guard crc == UInt(entry.crc32) else { throw ZipError(.invalid, "an entry fails its CRC-32") }
     }
 
     /// Raw inflate of `input`; each call gets output room for `allowed() + 1` bytes at most.
@@ -61,7 +61,7 @@ extension ZipArchive {
     ) throws {
         var stream = z_stream()
         guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw SmileIDError(.unavailable, "the inflater could not start")
+            throw ZipError(.unavailable, "the inflater could not start")
         }
         defer { inflateEnd(&stream) }
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 1)
@@ -87,17 +87,17 @@ extension ZipArchive {
             switch status {
             case Z_STREAM_END:
                 guard stream.avail_in == 0, fed == input.count else {
-                    throw SmileIDError(.zip, "an entry has bytes after its deflate stream")
+                    throw ZipError(.invalid, "an entry has bytes after its deflate stream")
                 }
                 return
             case Z_OK:
                 guard got > 0 || stream.avail_in != before else {
-                    throw SmileIDError(.zip, "an entry's deflate stream makes no progress")
+                    throw ZipError(.invalid, "an entry's deflate stream makes no progress")
                 }
             case Z_BUF_ERROR where stream.avail_in == 0 && fed == input.count:
-                throw SmileIDError(.zip, "an entry's deflate stream is truncated")
+                throw ZipError(.invalid, "an entry's deflate stream is truncated")
             default:
-                throw SmileIDError(.zip, "an entry's deflate stream is corrupt")
+                throw ZipError(.invalid, "an entry's deflate stream is corrupt")
             }
         }
     }

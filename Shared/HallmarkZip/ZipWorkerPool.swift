@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// ``perform(_:)`` queues a job and suspends the caller until a thread ran it. The threads
 /// start with the first job or with ``run()``; as a `Service`, the pool stops at shutdown
-/// and fails what is still queued (``SmileIDError`` `.unavailable`, not the input's fault).
+/// and fails what is still queued (``ZipError`` `.unavailable`, not the input's fault).
 public final class ZipWorkerPool: Service, Sendable {
     public let workers: Int
     let logger: Logger
@@ -48,7 +48,7 @@ public final class ZipWorkerPool: Service, Sendable {
             }
             condition.signal()
             condition.unlock()
-            if !accepted { job.fail(SmileIDError(.unavailable, "the zip worker pool is stopped")) }
+            if !accepted { job.fail(ZipError(.unavailable, "the zip worker pool is stopped")) }
         }
     }
 
@@ -71,7 +71,7 @@ public final class ZipWorkerPool: Service, Sendable {
         }
         condition.broadcast()
         condition.unlock()
-        for job in pending { job.fail(SmileIDError(.unavailable, "the zip worker pool stopped")) }
+        for job in pending { job.fail(ZipError(.unavailable, "the zip worker pool stopped")) }
     }
 
     private func startThreads() {

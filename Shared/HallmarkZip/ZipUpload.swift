@@ -53,19 +53,19 @@ public struct ZipUpload: Sendable {
         let files = archive.entries.filter { !$0.isDirectory }
         let infos = files.filter { $0.fileName == securityInfoName }
         guard let info = infos.first else { return nil }
-        guard infos.count == 1 else { throw SmileIDError(.zip, "\(securityInfoName) appears more than once") }
+        guard infos.count == 1 else { throw ZipError(.invalid, "\(securityInfoName) appears more than once") }
         guard info.declaredSize <= maxSecurityInfoBytes else {
-            throw SmileIDError(.zip, "\(securityInfoName) declares more than \(maxSecurityInfoBytes) bytes")
+            throw ZipError(.invalid, "\(securityInfoName) declares more than \(maxSecurityInfoBytes) bytes")
         }
         guard Set(files.map(\.fileName)).count == files.count else {
-            throw SmileIDError(.zip, "two files have the same name once folders are dropped")
+            throw ZipError(.invalid, "two files have the same name once folders are dropped")
         }
         let signed = files.filter { $0.fileName != securityInfoName }
             .sorted { Array($0.fileName.utf8).lexicographicallyPrecedes(Array($1.fileName.utf8)) }
         var signedBytes = 0
         for file in signed {
             let size = isBase64(file.fileName) ? base64Length(file.declaredSize) : file.declaredSize
-            guard let size else { throw SmileIDError(.zip, "the signed size overflows") }
+            guard let size else { throw ZipError(.invalid, "the signed size overflows") }
             signedBytes = try ZipBytes.add(signedBytes, size, "the signed size")
         }
         return Plan(
@@ -75,14 +75,14 @@ public struct ZipUpload: Sendable {
     }
 
     /// Inflates `plan`'s entries (blocking CPU work: run it on a ``ZipWorkerPool``). Throws
-    /// ``SmileIDError`` `.zip` at the first broken rule; never holds more than the reservation.
+    /// ``ZipError`` `.invalid` at the first broken rule; never holds more than the reservation.
     public static func read(_ plan: Plan) throws -> ZipUpload {
         let archive = plan.archive
         let cap = archive.limits.maxInflatedBytes
         var inflated = 0
         func count(_ n: Int) throws {
             inflated = try ZipBytes.add(inflated, n, "the inflated size")
-            guard inflated <= cap else { throw SmileIDError(.zip, "the files inflate past the \(cap)-byte cap") }
+            guard inflated <= cap else { throw ZipError(.invalid, "the files inflate past the \(cap)-byte cap") }
         }
         for folder in plan.folders { try archive.contents(of: folder) { try count($0.count) } }
         var signing = Data(capacity: plan.signedBytes)
@@ -107,7 +107,7 @@ public struct ZipUpload: Sendable {
             info.append(chunk.assumingMemoryBound(to: UInt8.self))
         }
         // Each entry produced exactly its declared size, so this holds; checked all the same.
-        guard signing.count == plan.signedBytes else { throw SmileIDError(.zip, "the signed size changed while reading") }
+        guard signing.count == plan.signedBytes else { throw ZipError(.invalid, "the signed size changed while reading") }
         return ZipUpload(signingData: signing, securityInfo: info, fileNames: plan.files.map(\.fileName))
     }
 

@@ -44,22 +44,22 @@ extension ZipEntry {
     /// relative (no leading `/`), with no empty, `.` or `..` component. A trailing `/` marks
     /// a folder.
     static func validatedName(_ bytes: Data, maxBytes: Int) throws -> (name: String, isDirectory: Bool) {
-        guard !bytes.isEmpty else { throw SmileIDError(.zip, "an entry has an empty name") }
+        guard !bytes.isEmpty else { throw ZipError(.invalid, "an entry has an empty name") }
         guard bytes.count <= maxBytes else {
-            throw SmileIDError(.zip, "an entry name is longer than \(maxBytes) bytes")
+            throw ZipError(.invalid, "an entry name is longer than \(maxBytes) bytes")
         }
         guard let name = String(validating: bytes, as: UTF8.self) else {
-            throw SmileIDError(.zip, "an entry name is not valid UTF-8")
+            throw ZipError(.invalid, "an entry name is not valid UTF-8")
         }
         guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) else {
-            throw SmileIDError(.zip, "an entry name contains a control character or a backslash")
+            throw ZipError(.invalid, "an entry name contains a control character or a backslash")
         }
         let isDirectory = name.hasSuffix("/")
         let path = isDirectory ? name.dropLast() : Substring(name)
-        guard !path.hasPrefix("/") else { throw SmileIDError(.zip, "an entry name is an absolute path") }
+        guard !path.hasPrefix("/") else { throw ZipError(.invalid, "an entry name is an absolute path") }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-            throw SmileIDError(.zip, "an entry name has an empty, '.' or '..' component")
+            throw ZipError(.invalid, "an entry name has an empty, '.' or '..' component")
         }
         return (name, isDirectory)
     }
@@ -71,10 +71,10 @@ extension ZipEntry {
         if host == 3 || host == 19 {  // Unix, macOS: the mode is in the high 16 bits
             let kind = (external >> 16) & 0xF000
             guard kind == 0 || kind == (isDirectory ? 0x4000 : 0x8000) else {
-                throw SmileIDError(.zip, "an entry is neither a regular file nor a folder (a link or device)")
+                throw ZipError(.invalid, "an entry is neither a regular file nor a folder (a link or device)")
             }
         } else if external & 0x10 != 0, !isDirectory {  // MS-DOS directory attribute on a file name
-            throw SmileIDError(.zip, "an entry is marked as a folder but its name is a file's")
+            throw ZipError(.invalid, "an entry is marked as a folder but its name is a file's")
         }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// does not fit waits, first come first served (a large one is not overtaken forever by
 /// small ones), until running reads release theirs; each of those finishes in bounded time
 /// (inflation is capped, PBKDF2 and HMAC are bounded), so every wait ends. A request larger
-/// than the whole budget is refused at once (`SmileIDError` `.zip`); configurations are
+/// than the whole budget is refused at once (`ZipError` `.invalid`); configurations are
 /// checked so a zip within the cap always fits (``ZipLimits/largestReservation``).
 public final class ZipMemoryBudget: Sendable {
     /// Bytes all reservations together may hold.
@@ -53,7 +53,7 @@ public final class ZipMemoryBudget: Sendable {
     /// when the task is cancelled while waiting (nothing is then held).
     public func reserve(_ bytes: Int) async throws -> ZipReservation {
         guard bytes <= capacity else {
-            throw SmileIDError(.zip, "the upload needs more than the whole \(capacity)-byte zip memory budget")
+            throw ZipError(.invalid, "the upload needs more than the whole \(capacity)-byte zip memory budget")
         }
         let bytes = max(0, bytes)
         let (granted, id): (Bool, Int) = state.withLock { s in
