@@ -58,7 +58,10 @@ public struct SizeMatrix {
         paddings: [Padding] = [.whitespace], timeout: Duration = .seconds(180),
         make: (String, Int?) throws -> [UInt8]
     ) async throws -> Report {
-        struct Sent { let id: String; let partition: Int32; let offset: Int64; let label: String?; var key = "" }
+        struct Sent {
+            let id: String, partition: Int32, offset: Int64, label: String?
+            var key = "", size = 0
+        }
         var sent: [Sent] = []
         for padding in paddings {
             for (i, size) in Self.sizes(limit: limit).enumerated() {
@@ -67,7 +70,8 @@ public struct SizeMatrix {
                 var big = try make(id, padding == .content ? size : nil)
                 if padding == .whitespace, big.count < size { big += Array(repeating: 0x20, count: size - big.count) }
                 let at = try await producer.send(topic: topic, key: Array(key.utf8), value: big)
-                sent.append(Sent(id: id, partition: at.partition, offset: at.offset, label: "\(big.count) \(padding)"))
+                sent.append(
+                    Sent(id: id, partition: at.partition, offset: at.offset, label: "\(big.count) \(padding)", size: big.count))
                 for k in [key, other] {
                     let small = UUID().uuidString.lowercased()
                     let report = try await producer.send(topic: topic, key: Array(k.utf8), value: try make(small, nil))
@@ -76,6 +80,13 @@ public struct SizeMatrix {
             }
         }
         // Outcomes until every message has one, or the time is up (then what is missing stalled).
+        // A message over the limit is refused, so it has a rejected record as well as, with a
+        // readable id, a rejected result; the two topics are written independently, and reading
+        // on once its result is in keeps the record from being missed.
+        func complete(_ s: Sent) -> Bool {
+            guard let found = outcomes[s.id] else { return false }
+            return s.size <= limit || found.contains { !$0.hasPrefix("result") }
+        }
         var outcomes: [String: [String]] = [:]
         var seen: [String: [Int32: Int64]] = [:]
         var answers = Set<String>()
@@ -112,7 +123,7 @@ public struct SizeMatrix {
         }
         for await message in consumer.messages {
             record(message, fromResults: message.topic == results)
-            if sent.allSatisfy({ outcomes[$0.id] != nil }) { break }
+            if sent.allSatisfy(complete) { break }
         }
         timer.cancel()
         await consumer.close()
