@@ -11,7 +11,7 @@ final class GatewayMetrics: Sendable {
     /// Decrypt requests refused, by reason (`authentication_failed` is tampering or a wrong key).
     let decryptRejected: [DecryptResult.Reason: Counter]
     /// Encrypt requests answered `rejected`, by reason (the encrypt result schema's codes).
-    private let encryptRejections: [String: Counter]
+    let encryptRejections: [EncryptResult.RejectionReason: Counter]
     /// Plaintext bytes encrypted and decrypted.
     let encryptedBytes: Counter
     let decryptedBytes: Counter
@@ -32,13 +32,10 @@ final class GatewayMetrics: Sendable {
                 ($0, Counter(label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
             })
         encryptRejections = Dictionary(
-            uniqueKeysWithValues: EnvelopeProcessor.encryptRejectionReasons.map {
-                ($0, Counter(label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims + [("reason", $0)]))
+            uniqueKeysWithValues: EncryptResult.RejectionReason.allCases.map {
+                ($0, Counter(label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
             })
         encryptedBytes = Counter(label: "hallmark_gateway_encrypted_bytes_total", dimensions: dims)
         decryptedBytes = Counter(label: "hallmark_gateway_decrypted_bytes_total", dimensions: dims)
     }
-
-    /// The counter of encrypt rejections for `reason` (one of ``EnvelopeProcessor/encryptRejectionReasons``).
-    func encryptRejected(_ reason: String) -> Counter { encryptRejections[reason] ?? encryptRejections["malformed"]! }
 }

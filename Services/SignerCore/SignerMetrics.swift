@@ -8,7 +8,7 @@ final class SignerMetrics: Sendable {
     let rejected: [VerifyReason: Counter]
     let securityEvents: Counter
     /// Sign requests answered `rejected`, by reason (the sign result schema's codes).
-    private let signRejections: [String: Counter]
+    let signRejections: [SignResult.RejectionReason: Counter]
     let inFlight: Meter
     /// Milliseconds between a request's broker timestamp and its processing.
     let consumerLag: Recorder
@@ -22,14 +22,11 @@ final class SignerMetrics: Sendable {
                 ($0, Counter(label: "hallmark_signer_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
             })
         signRejections = Dictionary(
-            uniqueKeysWithValues: SignerProcessor.signRejectionReasons.map {
-                ($0, Counter(label: "hallmark_signer_sign_rejected_total", dimensions: dims + [("reason", $0)]))
+            uniqueKeysWithValues: SignResult.RejectionReason.allCases.map {
+                ($0, Counter(label: "hallmark_signer_sign_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
             })
         securityEvents = Counter(label: "hallmark_signer_security_events_total", dimensions: dims)
         inFlight = Meter(label: "hallmark_signer_in_flight", dimensions: dims)
         consumerLag = Recorder(label: "hallmark_signer_consumer_lag_ms", dimensions: dims)
     }
-
-    /// The counter of sign rejections for `reason` (one of ``SignerProcessor/signRejectionReasons``).
-    func signRejected(_ reason: String) -> Counter { signRejections[reason] ?? signRejections["malformed"]! }
 }

@@ -106,7 +106,7 @@ extension SignerProcessor {
         if message.kafka.topic == configuration.signInput {
             let result = rejection(
                 message.resultID, message.header.id, message.correlationID,
-                reason: CarrierRejection<SignResult>.upstreamRejected, upstream: reason)
+                reason: RequestCarrier.upstreamRejected, upstream: reason)
             return try .json(topic: message.replyTopic(or: configuration.signOutput), key: key, result)
         }
         metrics.rejected[.upstreamRejected]?.increment()
@@ -117,21 +117,15 @@ extension SignerProcessor {
         return try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result)
     }
 
-    /// The codes a rejected sign result can carry (its schema's `reason`).
-    static let signRejectionReasons: Set<String> = [
-        "malformed", "oversized", "id_reused", "processing_failed",
-        CarrierRejection<SignResult>.upstreamRejected,
-    ]
-
     /// A rejected sign result, counted: `reason` when the schema lists it, else `malformed`.
     func rejection(
         _ id: String, _ requestID: String, _ correlationID: String, reason: String,
         upstream: String? = nil
     ) -> CarrierRejection<SignResult> {
-        let reason = Self.signRejectionReasons.contains(reason) ? reason : "malformed"
-        metrics.signRejected(reason).increment()
-        return CarrierRejection(
+        let rejection = CarrierRejection<SignResult>(
             id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
-            reason: reason, upstreamReason: upstream)
+            reason: .init(code: reason), upstreamReason: upstream)
+        metrics.signRejections[rejection.reason]?.increment()
+        return rejection
     }
 }

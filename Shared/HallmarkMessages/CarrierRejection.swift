@@ -6,11 +6,9 @@ import HallmarkCore
 /// readable id is answered on its stage's result topic too).
 ///
 /// `Result` names the schema: `CarrierRejection<SignResult>` is a rejected sign result.
-public struct CarrierRejection<Result: HallmarkMessage>: HallmarkMessage, Equatable {
+public struct CarrierRejection<Result: RejectableResult>: HallmarkMessage, Equatable {
     /// The result's schema: a rejection is one of its forms.
     public static var schemaName: String { Result.schemaName }
-    /// The reason of a rejection that answers a rejected result given as the request.
-    public static var upstreamRejected: String { "upstream_rejected" }
 
     public var schema = Result.schemaName
     public var id: String
@@ -21,12 +19,12 @@ public struct CarrierRejection<Result: HallmarkMessage>: HallmarkMessage, Equata
     public var requestID: String
     public var status = "rejected"
     /// A code the result's schema lists (`malformed`, `oversized`, `id_reused`, …).
-    public var reason: String
+    public var reason: Result.RejectionReason
     /// With `upstream_rejected`: the reason the rejected result carried.
     public var upstreamReason: String?
 
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, reason: String,
+        id: String, producedAt: String, correlationID: String, requestID: String, reason: Result.RejectionReason,
         upstreamReason: String? = nil
     ) {
         self.id = id
@@ -46,7 +44,26 @@ public struct CarrierRejection<Result: HallmarkMessage>: HallmarkMessage, Equata
     }
 }
 
+/// A result with a rejected form: its schema lists the reasons it can carry.
+public protocol RejectableResult: HallmarkMessage {
+    associatedtype RejectionReason: CarrierRejectionReason
+}
+
+/// The codes a rejected result can carry; a code its schema does not list is `malformed`.
+public protocol CarrierRejectionReason: RawRepresentable<String>, CaseIterable, Codable, Hashable, Sendable {
+    static var malformed: Self { get }
+    static var upstreamRejected: Self { get }
+}
+
+extension CarrierRejectionReason {
+    /// `code` when the schema lists it, else `malformed`.
+    public init(code: String) { self = Self(rawValue: code) ?? .malformed }
+}
+
 extension RequestCarrier {
+    /// The reason of a rejection that answers a rejected result given as the request.
+    public static let upstreamRejected = "upstream_rejected"
+
     /// The reason a carrier's members say it is a rejected result (a `status` or `verdict` of
     /// `rejected`), which holds no request to pass on; nil for a request. A rejection that
     /// was itself `upstream_rejected` gives its `upstream_reason`, so the first stage's cause
@@ -55,7 +72,7 @@ extension RequestCarrier {
     public static func rejection(in fields: [String: JSONValue]) -> String? {
         guard fields["status"]?.string == "rejected" || fields["verdict"]?.string == "rejected" else { return nil }
         var reason = fields["reason"]?.string
-        if reason == CarrierRejection<SignResult>.upstreamRejected { reason = fields["upstream_reason"]?.string }
+        if reason == upstreamRejected { reason = fields["upstream_reason"]?.string }
         guard let reason, isCode(reason) else { return "malformed" }
         return reason
     }

@@ -2,8 +2,19 @@
 /// ready for the signer. `encrypted` says whether ENC-1 was applied; a request that passed
 /// through as it came says why (``PassthroughReason``), so a plaintext request is never taken
 /// for an encrypted one.
-public struct EncryptResult: HallmarkMessage, Hashable {
+public struct EncryptResult: RejectableResult, Hashable {
     public static let schemaName = "hallmark.encrypt.result.v1"
+
+    /// Why an encrypt request was refused (the rejected form's `reason`).
+    public enum RejectionReason: String, CarrierRejectionReason {
+        case malformed, oversized
+        /// A multipart body that cannot be split into its parts.
+        case malformedMultipart = "malformed_multipart"
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
+        /// The request was itself a rejected result; `upstream_reason` carries its cause.
+        case upstreamRejected = "upstream_rejected"
+    }
 
     /// What `Content-Type` made of an encrypted request.
     public enum RequestType: String, Codable, Sendable, CaseIterable {

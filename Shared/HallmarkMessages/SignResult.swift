@@ -1,7 +1,16 @@
 /// `hallmark.sign.result.v1`: the signed request, ready to send or to feed a verify stage
 /// (a request carrier: `method`, `path`, `headers`, `body_b64`).
-public struct SignResult: HallmarkMessage, Equatable {
+public struct SignResult: RejectableResult, Equatable {
     public static let schemaName = "hallmark.sign.result.v1"
+
+    /// Why a sign request was refused (the rejected form's `reason`).
+    public enum RejectionReason: String, CarrierRejectionReason {
+        case malformed, oversized
+        case idReused = "id_reused"
+        case processingFailed = "processing_failed"
+        /// The request was itself a rejected result; `upstream_reason` carries its cause.
+        case upstreamRejected = "upstream_rejected"
+    }
 
     public var schema = SignResult.schemaName
     public var id: String

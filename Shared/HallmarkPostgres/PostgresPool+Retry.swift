@@ -1,7 +1,9 @@
+import HallmarkCore
+
 extension PostgresPool {
     /// Runs `body`, retrying it when it fails with a connection-class error
     /// (``PostgresError/isConnectionError``), waiting `initialBackoff`, then twice as long each
-    /// time. Other errors, and the last attempt's error, are rethrown.
+    /// time (at most 5 s). Other errors, and the last attempt's error, are rethrown.
     ///
     /// `body` may run more than once: make it idempotent (e.g. a whole transaction).
     public func withRetry<T>(
@@ -10,21 +12,17 @@ extension PostgresPool {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> T
     ) async throws -> T {
-        var delay = initialBackoff
-        var attempt = 1
-        while true {
-            do {
-                return try await body()
-            } catch let error as PostgresError where error.isConnectionError && attempt < attempts {
+        let policy = RetryPolicy(initialDelay: initialBackoff, maxDelay: max(initialBackoff, .seconds(5)), maxAttempts: attempts)
+        return try await policy.run { _ in
+            try await body()
+        } onFailure: { error, failures in
+            guard let error = error as? PostgresError, error.isConnectionError else { throw error }
+            if failures < attempts {
                 logger.warning(
                     "retrying after a connection failure",
-                    metadata: [
-                        "postgres.attempt": "\(attempt)", "postgres.error": "\(error)",
-                    ])
-                try await Task.sleep(for: delay)
-                delay *= 2
-                attempt += 1
+                    metadata: ["postgres.attempt": "\(failures)", "postgres.error": "\(error)"])
             }
+            return .retry
         }
     }
 }

@@ -247,7 +247,7 @@ struct GatewayHostileInputTests {
                     // No request in it: nothing half-encrypted can be chained on.
                     let result = try answers.first.map { try JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: $0) }
                     let expected = code == "malformed_multipart" ? code : "malformed"
-                    #expect(result?.status == "rejected" && result?.reason == expected, "\(String(describing: result))")
+                    #expect(result?.status == "rejected" && result?.reason.rawValue == expected, "\(String(describing: result))")
                     #expect(answers.first.flatMap { try? JSONReader.parse($0)["headers"] } == nil)
                 }
             case .encrypted:

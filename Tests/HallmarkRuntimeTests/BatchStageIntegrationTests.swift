@@ -42,8 +42,7 @@ struct BatchStageIntegrationTests {
         var config = StageConfiguration(
             service: "batch-test", inputs: [StageInput(topic: h.input, schemas: [ProbeRequest.schemaName])],
             groupID: h.group, dispatch: .partitionBatches, rejectedTopic: h.rejected,
-            maxBatch: 64, batchWorkers: 3, initialBackoff: .milliseconds(1),
-            maxBackoff: .milliseconds(5))
+            maxBatch: 64, batchWorkers: 3, retry: RetryPolicy(initialDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
         config.instance = "batch-\(h.id)"
         return Stage(
             configuration: config, kafka: h.kafka, producer: h.producer, database: nil, processor: processor,

@@ -46,7 +46,7 @@ extension MessageExamples {
                 "rejected",
                 CarrierRejection<EncryptResult>(
                     id: id(), producedAt: now(), correlationID: request,
-                    requestID: request, reason: "malformed_multipart")),
+                    requestID: request, reason: .malformedMultipart)),
             Example(
                 "request",
                 DecryptRequest(

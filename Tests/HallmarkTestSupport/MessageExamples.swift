@@ -116,11 +116,11 @@ public enum MessageExamples {
                 "rejected",
                 CarrierRejection<SignResult>(
                     id: id(), producedAt: now(), correlationID: "job-1",
-                    requestID: request, reason: "malformed")),
+                    requestID: request, reason: .malformed)),
             Example(
                 "rejected upstream",
                 CarrierRejection<SignResult>(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request, reason: "upstream_rejected",
+                    id: id(), producedAt: now(), correlationID: request, requestID: request, reason: .upstreamRejected,
                     upstreamReason: "malformed_multipart")),
             Example(
                 "request",

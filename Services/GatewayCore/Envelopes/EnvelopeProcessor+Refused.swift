@@ -24,21 +24,15 @@ extension EnvelopeProcessor {
 }
 
 extension EnvelopeProcessor {
-    /// The codes a rejected encrypt result can carry (its schema's `reason`).
-    static let encryptRejectionReasons: Set<String> = [
-        "malformed", GatewayRejection.malformedMultipart.rawValue, "oversized", "id_reused", "processing_failed",
-        CarrierRejection<EncryptResult>.upstreamRejected,
-    ]
-
     /// A rejected encrypt result, counted: `reason` when the schema lists it, else `malformed`.
     func rejection(
         _ id: String, _ requestID: String, _ correlationID: String, reason: String,
         upstream: String? = nil
     ) -> CarrierRejection<EncryptResult> {
-        let reason = Self.encryptRejectionReasons.contains(reason) ? reason : "malformed"
-        metrics.encryptRejected(reason).increment()
-        return CarrierRejection(
+        let rejection = CarrierRejection<EncryptResult>(
             id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
-            reason: reason, upstreamReason: upstream)
+            reason: .init(code: reason), upstreamReason: upstream)
+        metrics.encryptRejections[rejection.reason]?.increment()
+        return rejection
     }
 }

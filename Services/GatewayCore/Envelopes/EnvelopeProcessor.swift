@@ -60,7 +60,7 @@ public struct EnvelopeProcessor: StageProcessor {
                     message,
                     rejection(
                         message.resultID, message.header.id, message.correlationID,
-                        reason: CarrierRejection<EncryptResult>.upstreamRejected, upstream: reason))
+                        reason: RequestCarrier.upstreamRejected, upstream: reason))
             }
             metrics.decryptRejected[.upstreamRejected]?.increment()
             return .decrypted(

@@ -93,7 +93,7 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
                 // A refusal (the rejected form) or something unreadable: a sample must be encrypted.
                 let refusal = try? JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: bytes)
                 print(String(decoding: bytes, as: UTF8.self))
-                tally["rejected \(refusal?.reason ?? "?")", default: 0] += 1
+                tally["rejected \(refusal?.reason.rawValue ?? "?")", default: 0] += 1
                 wrong += 1
                 continue
             }

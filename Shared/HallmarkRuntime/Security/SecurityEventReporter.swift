@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import Logging
 import ServiceLifecycle
@@ -33,27 +34,19 @@ public struct SecurityEventReporter: Service {
         }
     }
 
+    /// A summary gets five tries in about 2.4 s, so one that cannot go does not hold the rest.
+    static let sendRetry = RetryPolicy(initialDelay: .milliseconds(200), maxDelay: .seconds(1), maxAttempts: 5)
+
     /// Sends what is due; a summary that cannot be sent after a few tries is logged (its count
     /// with it) rather than holding the others.
     func report(all: Bool) async {
         for due in limiter.summaries(now: now(), all: all) {
-            var attempt = 0
-            while true {
-                do {
-                    try await producer.send([try summary(due)])
-                    break
-                } catch {
-                    attempt += 1
-                    guard attempt < 5 else {
-                        logger.warning(
-                            "security event summary not sent",
-                            metadata: [
-                                "count": "\(due.count)", "error": "\(ErrorPolicy.safeDescription(error))",
-                            ])
-                        break
-                    }
-                    try? await Task.sleep(for: .milliseconds(200 * attempt))
-                }
+            do {
+                try await Self.sendRetry.run { _ in try await producer.send([try summary(due)]) }
+            } catch {
+                logger.warning(
+                    "security event summary not sent",
+                    metadata: ["count": "\(due.count)", "error": "\(ErrorPolicy.safeDescription(error))"])
             }
         }
     }

@@ -25,32 +25,28 @@ extension Stage {
     /// Retries transient failures without limit and others `limit` times; a batch that keeps
     /// failing is split, so only the poison message is rejected (`processing_failed`).
     private func commitRetrying(_ items: [(StageMessage, Processor.Prepared)], limit: Int) async -> [CommitOutcome]? {
-        var attempt = 0
-        while true {
-            do {
-                return try await commitOnce(items, attempt: attempt)
-            } catch {
-                attempt += 1
-                if let rejection = rejection(for: error, attempts: attempt, limit: limit) {
-                    guard items.count > 1 else { return [.rejected(rejection)] }
-                    var all: [CommitOutcome] = []
-                    for item in items {
-                        // The batch already failed enough: each message gets two tries.
-                        guard let one = await commitRetrying([item], limit: 2) else { return nil }
-                        all += one
-                    }
-                    return all
+        try? await retryPolicy.run { failures -> [CommitOutcome]? in
+            try await commitOnce(items, attempt: failures)
+        } onFailure: { error, failures in
+            if let rejection = rejection(for: error, attempts: failures, limit: limit) {
+                guard items.count > 1 else { return .stop([.rejected(rejection)]) }
+                var all: [CommitOutcome] = []
+                for item in items {
+                    // The batch already failed enough: each message gets two tries.
+                    guard let one = await commitRetrying([item], limit: 2) else { return .stop(nil) }
+                    all += one
                 }
-                if pastShutdownGrace { return nil }
-                metrics.retries.increment()
-                logger.warning(
-                    "processing failed; retrying",
-                    metadata: [
-                        "phase": "commit", "messages": "\(items.count)", "attempt": "\(attempt)",
-                        "error": "\(ErrorPolicy.safeDescription(error))",
-                    ])
-                try? await Task.sleep(for: backoff(attempt))
+                return .stop(all)
             }
+            if pastShutdownGrace { return .stop(nil) }
+            metrics.retries.increment()
+            logger.warning(
+                "processing failed; retrying",
+                metadata: [
+                    "phase": "commit", "messages": "\(items.count)", "attempt": "\(failures)",
+                    "error": "\(ErrorPolicy.safeDescription(error))",
+                ])
+            return .retry
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkMessages
 import Logging
@@ -73,26 +74,22 @@ extension Stage {
 
     /// Phase 1 with retries; nil when shutdown's grace ran out.
     func prepare(_ message: StageMessage) async -> PrepareOutcome<Processor.Prepared>? {
-        var attempt = 0
-        while true {
-            do {
-                // The message's logger is built only when something logs (it costs per message).
-                let context = StageContext(
-                    stage: logger, message: message.kafka, id: message.header.id,
-                    attempt: attempt, pool: database?.pool)
-                return .prepared(message, try await processor.prepare(message, context: context))
-            } catch {
-                attempt += 1
-                if let rejection = rejection(for: error, attempts: attempt) { return .rejected(rejection) }
-                if pastShutdownGrace { return nil }
-                metrics.retries.increment()
-                logger(for: message.kafka, id: message.header.id).warning(
-                    "processing failed; retrying",
-                    metadata: [
-                        "phase": "prepare", "attempt": "\(attempt)", "error": "\(ErrorPolicy.safeDescription(error))",
-                    ])
-                try? await Task.sleep(for: backoff(attempt))
-            }
+        try? await retryPolicy.run { failures -> PrepareOutcome<Processor.Prepared>? in
+            // The message's logger is built only when something logs (it costs per message).
+            let context = StageContext(
+                stage: logger, message: message.kafka, id: message.header.id,
+                attempt: failures, pool: database?.pool)
+            return .prepared(message, try await processor.prepare(message, context: context))
+        } onFailure: { error, failures in
+            if let rejection = rejection(for: error, attempts: failures) { return .stop(.rejected(rejection)) }
+            if pastShutdownGrace { return .stop(nil) }
+            metrics.retries.increment()
+            logger(for: message.kafka, id: message.header.id).warning(
+                "processing failed; retrying",
+                metadata: [
+                    "phase": "prepare", "attempt": "\(failures)", "error": "\(ErrorPolicy.safeDescription(error))",
+                ])
+            return .retry
         }
     }
 

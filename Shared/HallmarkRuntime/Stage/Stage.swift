@@ -222,9 +222,12 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         return shutdownDeadline.withLock { $0.map { ContinuousClock.now >= $0 } ?? false }
     }
 
-    func backoff(_ attempt: Int) -> Duration {
-        let factor = 1 << min(max(attempt - 1, 0), 16)
-        return min(configuration.initialBackoff * factor, configuration.maxBackoff)
+    /// The stage's retries: its pauses, with no limit of their own (each phase decides when to
+    /// stop: a rejection, or shutdown's grace).
+    var retryPolicy: RetryPolicy {
+        var policy = configuration.retry
+        policy.maxAttempts = nil
+        return policy
     }
 
     /// The stage's logger carrying a message's source (and its id, when known).

@@ -53,10 +53,10 @@ public struct StageConfiguration: Sendable {
     public var maxMessageBytes: Int
     /// Attempts before an unexpected (non-transient) error rejects a message. Default 5.
     public var maxAttempts: Int
-    /// First retry delay, doubled per attempt up to ``maxBackoff``. Default 50 ms.
-    public var initialBackoff: Duration
-    /// Longest retry delay. Default 2 s.
-    public var maxBackoff: Duration
+    /// The pause between tries of a failed phase: 50 ms, doubled per failure up to 2 s by
+    /// default. Its attempts are unbounded here: transient failures retry until shutdown's
+    /// grace, and ``maxAttempts`` bounds the others (the policy's own limit is not used).
+    public var retry: RetryPolicy
     /// After SIGTERM, how long in-flight messages may keep retrying transient failures before
     /// they are left unacknowledged for the next consumer. `HALLMARK_SHUTDOWN_GRACE_MS`, default 20 s.
     public var shutdownGrace: Duration
@@ -69,8 +69,8 @@ public struct StageConfiguration: Sendable {
         rejectedTopic: String = "hallmark.rejected", securityTopic: String = "hallmark.security", replyTopics: Set<String> = [],
         maxInFlight: Int = 64,
         laneDepth: Int = 8, maxBatch: Int = 1024, batchLinger: Duration = .zero, batchWorkers: Int = 4, batchesInFlight: Int = 4,
-        maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(50),
-        maxBackoff: Duration = .seconds(2), shutdownGrace: Duration = .seconds(20),
+        maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, retry: RetryPolicy = RetryPolicy(),
+        shutdownGrace: Duration = .seconds(20),
         revokeDrainTimeout: Duration = .seconds(10)
     ) {
         self.service = service
@@ -90,8 +90,7 @@ public struct StageConfiguration: Sendable {
         self.batchesInFlight = batchesInFlight
         self.maxMessageBytes = maxMessageBytes
         self.maxAttempts = maxAttempts
-        self.initialBackoff = initialBackoff
-        self.maxBackoff = maxBackoff
+        self.retry = retry
         self.shutdownGrace = shutdownGrace
         self.revokeDrainTimeout = revokeDrainTimeout
     }

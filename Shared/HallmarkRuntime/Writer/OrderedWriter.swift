@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 import Logging
@@ -209,26 +210,21 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         }
     }
 
+    /// Sends are retried until acknowledged: the log cannot go on without them.
+    private static var sendRetry: RetryPolicy { RetryPolicy(initialDelay: .milliseconds(100), maxDelay: .seconds(2)) }
+
     /// Sends a committed batch's outputs (or waits for those already enqueued) until
     /// acknowledged, then forgets its outbox row.
     private func send(_ outputs: [StageOutput], position: Int64, enqueued: KafkaDeliveryGroup? = nil) async throws {
-        var attempt = 0
         var enqueued = enqueued
-        while true {
-            do {
-                if let group = enqueued { try await group.wait() } else { try await producer.send(outputs) }
-                break
-            } catch {
-                enqueued = nil
-                // A result the broker can never take would stall the log: say so and move on.
-                if ErrorPolicy.isPermanent(error) {
-                    logger.error(
-                        "writer outputs refused by the broker", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
-                    break
-                }
-                attempt += 1
-                try await Task.sleep(for: .milliseconds(min(2000, 50 << min(attempt, 6))))
-            }
+        try await Self.sendRetry.run { _ in
+            if let group = enqueued { try await group.wait() } else { try await producer.send(outputs) }
+        } onFailure: { error, _ in
+            enqueued = nil
+            // A result the broker can never take would stall the log: say so and move on.
+            guard ErrorPolicy.isPermanent(error) else { return .retry }
+            logger.error("writer outputs refused by the broker", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
+            return .stop(())
         }
         try await pool.execute(
             """
