@@ -33,8 +33,7 @@ public struct LogVerifier: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let pool = context.pool else { throw StageRejection(.processingFailed, "verification needs its database") }
-        return try await pool.withConnection { connection in
+        return try await context.database().withConnection { connection in
             // The checkpoint first: a leaf appended after it is answered as of it (not_found).
             let latest = try await store.latestCheckpoint(on: connection)
             let hashes = batch.compactMap { $0.request.imageHash.flatMap { try? Hex.decode($0, length: 32) } }

@@ -94,7 +94,7 @@ public struct SubmissionIntake: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        guard let pool = context.pool else { throw StageRejection(.processingFailed, "intake needs its database") }
+        let pool = try context.database()
         var asks: [Ask] = []
         for case .validate(let ask) in batch { asks.append(ask) }
         let ledger = SubmissionLedger(schema: configuration.schema)

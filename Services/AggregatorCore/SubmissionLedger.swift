@@ -191,7 +191,8 @@ public struct SubmissionLedger: Sendable {
         on connection: PostgresConnection
     ) async throws -> (results: [SubmissionResult], outputs: [StageOutput]) {
         let answers = placed.map { record, leaves in
-            (record.id, Destination(record), Self.result(record.id, to: Destination(record), leaves: leaves, treeSize: treeSize))
+            let to = Destination(record)
+            return (record.id, to, Self.result(record.id, to: to, leaves: leaves, treeSize: treeSize))
         }
         return (answers.map(\.2), try await answer(answers, on: connection))
     }
@@ -199,8 +200,9 @@ public struct SubmissionLedger: Sendable {
     /// Recorded submissions whose hashes break the provenance rule, answered
     /// `invalid_provenance` without asking the authority; the outputs by submission.
     func refuse(_ records: [SubmissionRecord], on connection: PostgresConnection) async throws -> [UUID: StageOutput] {
-        let answers = records.map {
-            ($0.id, Destination($0), Self.result($0.id, to: Destination($0), reason: .invalidProvenance))
+        let answers = records.map { record in
+            let to = Destination(record)
+            return (record.id, to, Self.result(record.id, to: to, reason: .invalidProvenance))
         }
         return Dictionary(zip(answers.map(\.0), try await answer(answers, on: connection))) { first, _ in first }
     }

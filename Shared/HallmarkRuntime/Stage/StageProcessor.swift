@@ -110,6 +110,13 @@ public struct StageCommitContext: Sendable {
         }
         return connection
     }
+
+    /// The stage's pool, for a processor that manages its own transactions. A stage wired
+    /// without a database gets a `processing_failed` rejection here.
+    public func database() throws(StageRejection) -> PostgresPool {
+        guard let pool else { throw StageRejection(.processingFailed, "the stage needs its database") }
+        return pool
+    }
 }
 
 /// What became of one message.
