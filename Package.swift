@@ -150,6 +150,9 @@ let package = Package(
             name: "HallmarkTestSupport",
             dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", log],
             path: "Tests/HallmarkTestSupport"),
+        .target(
+            name: "HallmarkStageTesting", dependencies: ["HallmarkKafka", "HallmarkRuntime"],
+            path: "Tests/HallmarkStageTesting"),
         .testTarget(
             name: "HallmarkMessagesTests",
             dependencies: ["HallmarkMessages", "HallmarkCore", "HallmarkCrypto", "HallmarkTestSupport"],
@@ -165,7 +168,9 @@ let package = Package(
             path: "Tests/HallmarkPostgresTests", linkerSettings: rpath),
         .testTarget(
             name: "HallmarkRuntimeTests",
-            dependencies: ["HallmarkRuntime", "ProbeCore", "HallmarkTestSupport", "HallmarkSubprocess"],
+            dependencies: [
+                "HallmarkRuntime", "ProbeCore", "HallmarkTestSupport", "HallmarkStageTesting", "HallmarkSubprocess",
+            ],
             path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
         .testTarget(
             name: "AuthorityTests",

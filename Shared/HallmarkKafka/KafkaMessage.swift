@@ -8,12 +8,13 @@ public struct KafkaMessage: Sendable {
     /// Broker or producer timestamp in milliseconds since 1970, when known.
     public let timestampMilliseconds: Int64?
     /// The consumer's assignment generation when the message was fetched (see ``KafkaRebalanceEvent``).
-    public internal(set) var generation: UInt64 = 0
+    public internal(set) var generation: UInt64
 
     public init(
         topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
-        timestampMilliseconds: Int64? = nil
+        timestampMilliseconds: Int64? = nil, generation: UInt64 = 0
     ) {
+        self.generation = generation
         self.topic = topic
         self.partition = partition
         self.offset = offset

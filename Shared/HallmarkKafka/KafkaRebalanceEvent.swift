@@ -10,4 +10,10 @@ public struct KafkaRebalanceEvent: Sendable {
     /// in (``KafkaMessage/generation``), so a reader can tell messages fetched before a partition
     /// was revoked and assigned again from those fetched after.
     public let generation: UInt64
+
+    public init(kind: Kind, partitions: [KafkaTopicPartition], generation: UInt64) {
+        self.kind = kind
+        self.partitions = partitions
+        self.generation = generation
+    }
 }

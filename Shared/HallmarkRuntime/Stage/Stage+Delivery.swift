@@ -9,7 +9,7 @@ extension Stage {
     /// (the broker refuses a result as too large) sends message by message, and a message whose
     /// result is refused gets a rejected record instead: nothing stalls. False only when
     /// shutdown's grace ran out first.
-    func deliver(_ unit: StageUnit, enqueued: KafkaDeliveryGroup? = nil) async -> Bool {
+    func deliver(_ unit: StageUnit, enqueued: (any StageDelivery)? = nil) async -> Bool {
         guard !unit.outputs.isEmpty else { return true }
         switch await send(unit.outputs, enqueued: enqueued, messages: unit.items.count) {
         case .sent: return true
@@ -52,7 +52,7 @@ extension Stage {
     }
 
     /// Sends `outputs` (or waits for `enqueued`, the first time) until acknowledged.
-    private func send(_ outputs: [StageOutput], enqueued: KafkaDeliveryGroup? = nil, messages: Int) async -> Sent {
+    private func send(_ outputs: [StageOutput], enqueued: (any StageDelivery)? = nil, messages: Int) async -> Sent {
         var group = enqueued
         let sent = try? await retryPolicy.run { _ -> Sent in
             if let group { try await group.wait() } else { try await producer.send(outputs) }

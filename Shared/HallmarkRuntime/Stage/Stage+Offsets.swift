@@ -13,7 +13,7 @@ extension Stage {
     }
 
     /// A delivered unit: count it, store each partition's new low-water mark.
-    func finish(_ unit: StageUnit, _ consumer: KafkaConsumer) {
+    func finish(_ unit: StageUnit, _ consumer: any StageSource) {
         lastProgress.store(Uptime.now(), ordering: .relaxed)
         metrics.processed.increment(by: unit.processed)
         if unit.duplicates > 0 { metrics.duplicates.increment(by: unit.duplicates) }
@@ -56,7 +56,7 @@ extension Stage {
 
     /// Every 2 s, sets the lag gauge: messages between each partition's lowest unfinished
     /// offset and its end. Checks for shutdown often so it never delays it.
-    func reportLag(of consumer: KafkaConsumer) async {
+    func reportLag(of consumer: any StageSource) async {
         var tick = 0
         while !isStopping {
             if tick % 20 == 0 {

@@ -28,8 +28,9 @@ import Synchronization
 ///   offsets, and leaves the group.
 public final class Stage<Processor: StageProcessor>: Service, Sendable {
     let configuration: StageConfiguration
-    let kafka: KafkaConfiguration
-    let producer: KafkaProducer
+    let transport: StageTransport
+    /// Where outputs go (the transport's sink).
+    let producer: any StageSink
     let database: StageDatabase?
     let processor: Processor
     let logger: Logger
@@ -50,14 +51,24 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     /// - Parameters:
     ///   - database: the stage's schema and pool; required by a transactional unit of work.
     ///   - health: where to report liveness while running, if anywhere.
-    public init(
+    public convenience init(
         configuration: StageConfiguration, kafka: KafkaConfiguration, producer: KafkaProducer,
+        database: StageDatabase?, processor: Processor, logger: Logger, health: HealthMonitor? = nil
+    ) {
+        self.init(
+            configuration: configuration, transport: .kafka(kafka, producer: producer, logger: logger),
+            database: database, processor: processor, logger: logger, health: health)
+    }
+
+    /// A stage over any source and sink (``StageTransport``), e.g. an in-memory pair in tests.
+    public init(
+        configuration: StageConfiguration, transport: StageTransport,
         database: StageDatabase?, processor: Processor, logger: Logger, health: HealthMonitor? = nil
     ) {
         precondition(configuration.unitOfWork == .none || database != nil, "a transactional stage needs its database")
         self.configuration = configuration
-        self.kafka = kafka
-        self.producer = producer
+        self.transport = transport
+        producer = transport.sink
         self.database = database
         self.processor = processor
         self.logger = logger
@@ -74,10 +85,11 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         // Batch workers hold what awaits acknowledgement too; lanes hold one message at work.
         let depth = lanes ? configuration.laneDepth : configuration.maxBatch * (configuration.batchesInFlight + 1)
         let maxInFlight = lanes ? configuration.maxInFlight : slots * depth
-        let consumer = try KafkaConsumer(
-            configuration: kafka, groupID: configuration.groupID, topics: configuration.inputTopics,
-            bufferCapacity: lanes ? max(64, configuration.maxInFlight * 2) : max(64, configuration.maxBatch * 4),
-            logger: logger, rebalanceListener: { [self] event in rebalanced(event) })
+        let consumer = try transport.source(
+            StageSourceRequest(
+                groupID: configuration.groupID, topics: configuration.inputTopics,
+                bufferCapacity: lanes ? max(64, configuration.maxInFlight * 2) : max(64, configuration.maxBatch * 4),
+                rebalanceListener: { [self] event in rebalanced(event) }))
         let dispatcher = StageDispatcher(
             slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: Self.maxInFlightBytes,
             routing: lanes ? .exclusiveKeys : .fixed { [configuration] in Self.worker(of: $0, count: slots, configuration) },
@@ -122,7 +134,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     /// message is still let in alone.
     static var maxInFlightBytes: Int { 256 << 20 }
 
-    private func consumeAll(_ consumer: KafkaConsumer, _ dispatcher: StageDispatcher, slots: Int) async {
+    private func consumeAll<Source: StageSource>(_ consumer: Source, _ dispatcher: StageDispatcher, slots: Int) async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.reportLag(of: consumer) }
             for slot in 0..<slots {
@@ -151,7 +163,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     }
 
     /// Key lanes: one message at a time, acknowledged before the lane's next.
-    private func runLane(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: KafkaConsumer) async {
+    private func runLane(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: any StageSource) async {
         while let messages = await dispatcher.take(slot: slot, limit: 1) {
             let start = ContinuousClock.now
             if let unit = await execute(messages), await deliver(unit) {
@@ -166,7 +178,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     }
 
     /// Partition batches: while a batch's outputs await acknowledgement, the next is processed.
-    private func runBatches(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: KafkaConsumer) async {
+    private func runBatches(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: any StageSource) async {
         let pending = AsyncSemaphore(max(1, configuration.batchesInFlight))
         await withDiscardingTaskGroup { group in
             while var batch = await dispatcher.take(slot: slot, limit: configuration.maxBatch) {
@@ -182,7 +194,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
                 metrics.processingTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
                 await pending.acquire()
                 // Enqueued here, in batch order; only the wait for acknowledgements overlaps.
-                var delivery: KafkaDeliveryGroup?
+                var delivery: (any StageDelivery)?
                 if let unit { delivery = try? await producer.enqueue(unit.outputs) }
                 group.addTask {
                     defer {
@@ -208,7 +220,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
 
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    private func beginShutdown(_ consumer: KafkaConsumer) {
+    private func beginShutdown(_ consumer: any StageSource) {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shutdownDeadline.withLock { $0 = .now + configuration.shutdownGrace }
         logger.info("stopping: finishing in-flight messages")

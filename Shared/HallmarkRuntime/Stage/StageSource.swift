@@ -1,0 +1,92 @@
+import HallmarkKafka
+import Logging
+
+/// Where a stage's messages come from: one member of a consumer group, with its assignment.
+///
+/// ``HallmarkKafka/KafkaConsumer`` is the real one. An in-memory one (the test support
+/// module's `MemoryBroker`) runs the whole stage loop — dispatch, retries, rejections,
+/// offsets, shutdown — with no broker, the way NIOEmbedded stands in for a socket.
+public protocol StageSource: AnyObject, Sendable {
+    associatedtype Messages: AsyncSequence<KafkaMessage, Never> & Sendable
+
+    /// The fetched messages, in each partition's order; ends after ``beginClose()``.
+    var messages: Messages { get }
+    /// Joins the group; assignments are reported to the rebalance listener it was opened with.
+    func start() throws
+    /// Stops fetching these partitions (their lanes are full).
+    func pause(_ partitions: [KafkaTopicPartition])
+    /// Fetches these partitions again.
+    func resume(_ partitions: [KafkaTopicPartition])
+    /// Marks everything before `nextOffset` done, for the next commit.
+    func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws
+    /// Each assigned partition's end offset, as last known.
+    func highWatermarks() -> [KafkaTopicPartition: Int64]
+    /// Time since the source last polled, for liveness; nil before it starts.
+    var sinceLastPoll: Duration? { get }
+    /// Starts leaving the group: partitions are revoked (the listener drains them) and the
+    /// message sequence ends.
+    func beginClose()
+    /// Waits until the source has left the group, its stored offsets committed.
+    func close() async
+}
+
+/// How a stage opens its source when it starts.
+public struct StageSourceRequest: Sendable {
+    /// The consumer group, and the topics it reads.
+    public let groupID: String, topics: [String]
+    /// Messages fetched ahead of the stage at most.
+    public let bufferCapacity: Int
+    /// Called on the source's thread for every assignment change; on `revoked` it returns
+    /// once the partitions' in-flight messages are done and their offsets stored.
+    public let rebalanceListener: @Sendable (KafkaRebalanceEvent) -> Void
+}
+
+/// Where a stage's outputs go: ``HallmarkKafka/KafkaProducer``, or an in-memory sink.
+public protocol StageSink: Sendable {
+    associatedtype Delivery: StageDelivery
+
+    /// The largest message (key and value) the sink takes.
+    var maxMessageBytes: Int { get }
+    /// Sends and waits until every message is acknowledged.
+    func send(_ messages: [KafkaOutgoingMessage]) async throws
+    /// Queues messages in order; the returned delivery waits for their acknowledgements.
+    func enqueue(_ messages: [KafkaOutgoingMessage]) async throws -> Delivery
+}
+
+/// Messages queued by a ``StageSink``.
+public protocol StageDelivery: Sendable {
+    /// Returns once all are acknowledged; throws the first failure.
+    func wait() async throws
+}
+
+extension StageSink {
+    /// Whether a message of this size can be sent at all.
+    public func fits(key: [UInt8]?, value: [UInt8]) -> Bool { (key?.count ?? 0) + value.count <= maxMessageBytes }
+}
+
+/// A stage's two ends.
+public struct StageTransport: Sendable {
+    /// Opens the stage's source when it starts.
+    public let source: @Sendable (StageSourceRequest) throws -> any StageSource
+    /// Where outputs go.
+    public let sink: any StageSink
+
+    public init(source: @escaping @Sendable (StageSourceRequest) throws -> any StageSource, sink: any StageSink) {
+        self.source = source
+        self.sink = sink
+    }
+
+    /// A Kafka consumer in the group, and the producer.
+    public static func kafka(_ configuration: KafkaConfiguration, producer: KafkaProducer, logger: Logger) -> StageTransport {
+        StageTransport(
+            source: { request in
+                try KafkaConsumer(
+                    configuration: configuration, groupID: request.groupID, topics: request.topics,
+                    bufferCapacity: request.bufferCapacity, logger: logger, rebalanceListener: request.rebalanceListener)
+            }, sink: producer)
+    }
+}
+
+extension KafkaConsumer: StageSource {}
+extension KafkaProducer: StageSink {}
+extension KafkaDeliveryGroup: StageDelivery {}
