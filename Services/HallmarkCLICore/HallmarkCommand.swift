@@ -10,7 +10,7 @@ public struct HallmarkCommand: AsyncParsableCommand {
             CryptoCommand.self, BenchCommand.self, ProbeCommand.self, ProbeAskCommand.self, ProbeWriterCommand.self,
             TrafficCommand.self,
             AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self,
-            TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self,
+            TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self, ConfigCommand.self,
         ])
 
     public init() {}

@@ -6,48 +6,33 @@ import HallmarkSmileID
 import HallmarkZip
 import Logging
 
-/// The signer's settings, each from a `HALLMARK_SIGNER_…` variable with a default.
-///
-/// | variable | default | meaning |
-/// |---|---|---|
-/// | `HALLMARK_SIGNER_SIGN_INPUT` | `smileid.sign.requests` | sign requests consumed |
-/// | `HALLMARK_SIGNER_SIGN_OUTPUT` | `smileid.sign.results` | sign results produced |
-/// | `HALLMARK_SIGNER_VERIFY_INPUT` | `smileid.verify.requests` | verify requests consumed |
-/// | `HALLMARK_SIGNER_VERIFY_OUTPUT` | `smileid.verify.results` | verify results produced |
-/// | `HALLMARK_SECURITY_TOPIC` | `hallmark.security` | security events |
-/// | `HALLMARK_SIGNER_SCHEMA` | `signer` | PostgreSQL schema (inbox, replay table) |
-/// | `HALLMARK_SIGNER_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS` | see ``SmileIDKeySettings`` | secrets and PBKDF2 |
-/// | `HALLMARK_SIGNER_WINDOW_SECONDS` | 300 | timestamp window (±) and replay memory |
-/// | `HALLMARK_SIGNER_SWEEP_SECONDS` | 30 | expired replay entries removed this often |
-/// | `HALLMARK_SIGNER_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`, `…_EVENTS_PER_PARTNER`, `…_EVENTS_PER_WINDOW` | 20, 60, 10, 200 | security event limits (``SecurityEventSettings``): `bad_mac`/`replayed_request` events per partner |
-/// | `HALLMARK_SIGNER_MAX_ZIP_BYTES` | 64 MiB | bytes one zip upload may inflate to, all entries together (counted as inflated) |
-/// | `HALLMARK_SIGNER_MAX_ZIP_ENTRIES` | 256 | entries one zip upload may have |
-/// | `HALLMARK_SIGNER_ZIP_MEMORY_BYTES` | 256 MiB | memory all zip uploads in flight may hold together; at least 4/3 of `…_MAX_ZIP_BYTES` |
-/// | `HALLMARK_SIGNER_ZIP_WORKERS` | 1 | threads that inflate zips and MAC them |
-///
-/// | `HALLMARK_SIGNER_SIGN_SCHEMAS` | `hallmark.sign.request.v1` | schemas taken on the sign input (request carriers) |
-/// | `HALLMARK_SIGNER_VERIFY_SCHEMAS` | `hallmark.verify.request.v1,hallmark.sign.result.v1` | schemas taken on the verify input |
+/// The signer's settings: its own ``Variable``s, then the shared ones it reads through
+/// ``SmileIDKeySettings`` (`HALLMARK_SIGNER_SECRETS_DIR`, `…_SECRET_<VERSION>`,
+/// `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS`),
+/// ``SecurityEventSettings`` (`HALLMARK_SIGNER_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`,
+/// `…_EVENTS_PER_PARTNER`, `…_EVENTS_PER_WINDOW`), ``OperatorKeys``, the audit index key and
+/// ``PrivacyTopics``. `hallmark config` lists the declared ones with their values.
 public struct SignerConfiguration: Sendable {
-    public var signInput = "smileid.sign.requests"
-    public var signOutput = "smileid.sign.results"
-    public var verifyInput = "smileid.verify.requests"
-    public var verifyOutput = "smileid.verify.results"
-    public var securityTopic = "hallmark.security"
-    public var schema = "signer"
+    public var signInput = Variable.signInput.defaultValue
+    public var signOutput = Variable.signOutput.defaultValue
+    public var verifyInput = Variable.verifyInput.defaultValue
+    public var verifyOutput = Variable.verifyOutput.defaultValue
+    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
+    public var schema = Variable.schema.defaultValue
     /// Secrets and PBKDF2 (`HALLMARK_SIGNER_SECRETS_DIR`, `…_WORKERS`, …).
     public var keys = SmileIDKeySettings(prefix: "HALLMARK_SIGNER_")
-    public var timestampWindow: TimeInterval = 300
-    public var sweepInterval: Duration = .seconds(30)
+    public var timestampWindow = TimeInterval(Variable.window.defaultValue)
+    public var sweepInterval = Variable.sweep.defaultValue
     /// Request carriers taken on the sign input.
-    public var signSchemas: Set<String> = [SignRequest.schemaName]
+    public var signSchemas = Variable.signSchemas.defaultValue
     /// Request carriers taken on the verify input: a sign result is verified as it is.
-    public var verifySchemas: Set<String> = [VerifyRequest.schemaName, SignResult.schemaName]
+    public var verifySchemas = Variable.verifySchemas.defaultValue
     /// Security event limits, per partner (`HALLMARK_SIGNER_ALERT_REJECTIONS`, …).
     public var events = SecurityEventSettings()
-    public var maxZipBytes = 64 << 20
-    public var maxZipEntries = 256
-    public var zipMemoryBytes = 256 << 20
-    public var zipWorkers = 1
+    public var maxZipBytes = Variable.maxZipBytes.defaultValue
+    public var maxZipEntries = Variable.maxZipEntries.defaultValue
+    public var zipMemoryBytes = Variable.zipMemoryBytes.defaultValue
+    public var zipWorkers = Variable.zipWorkers.defaultValue
     /// Operators whose keys may sign privacy requests (`HALLMARK_SIGNER_OPERATOR_KEYS_FILE` or
     /// `…_OPERATOR_KEYS`). With them, an index key and a database, the signer answers privacy
     /// requests about partners.
@@ -67,40 +52,81 @@ public struct SignerConfiguration: Sendable {
 
     public init() {}
 
+    /// The signer's own variables, each declared once.
+    public enum Variable {
+        public static let signInput = Setting.topic(
+            "HALLMARK_SIGNER_SIGN_INPUT", default: "smileid.sign.requests", doc: "sign requests consumed")
+        public static let signOutput = Setting.topic(
+            "HALLMARK_SIGNER_SIGN_OUTPUT", default: "smileid.sign.results", doc: "sign results produced")
+        public static let verifyInput = Setting.topic(
+            "HALLMARK_SIGNER_VERIFY_INPUT", default: "smileid.verify.requests",
+            doc: "verify requests consumed (not the sign input)")
+        public static let verifyOutput = Setting.topic(
+            "HALLMARK_SIGNER_VERIFY_OUTPUT", default: "smileid.verify.results", doc: "verify results produced")
+        public static let schema = Setting.identifier(
+            "HALLMARK_SIGNER_SCHEMA", default: "signer", doc: "PostgreSQL schema (inbox, replay table)")
+        public static let window = Setting.integer(
+            "HALLMARK_SIGNER_WINDOW_SECONDS", default: 300, in: 1...(100 * 366 * 86_400),
+            doc: "timestamp window (±) and replay memory, in seconds")
+        public static let sweep = Setting.seconds(
+            "HALLMARK_SIGNER_SWEEP_SECONDS", default: .seconds(30), in: 1...86_400,
+            doc: "how often expired replay entries are removed")
+        public static let maxZipBytes = Setting.integer(
+            "HALLMARK_SIGNER_MAX_ZIP_BYTES", default: 64 << 20, in: 1...(1 << 30),
+            doc: "bytes one zip upload may inflate to, all entries together")
+        public static let maxZipEntries = Setting.integer(
+            "HALLMARK_SIGNER_MAX_ZIP_ENTRIES", default: 256, in: 1...65_535, doc: "entries one zip upload may have")
+        public static let zipMemoryBytes = Setting.integer(
+            "HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: 256 << 20, in: 1...(1 << 40),
+            doc: "memory all zip uploads in flight may hold together; at least 4/3 of the zip limit")
+        public static let zipWorkers = Setting.integer(
+            "HALLMARK_SIGNER_ZIP_WORKERS", default: 1, in: 1...64, doc: "threads that inflate zips and MAC them")
+        public static let signSchemas = Setting.requestCarriers(
+            "HALLMARK_SIGNER_SIGN_SCHEMAS", default: [SignRequest.schemaName], doc: "schemas taken on the sign input")
+        public static let verifySchemas = Setting.requestCarriers(
+            "HALLMARK_SIGNER_VERIFY_SCHEMAS", default: [VerifyRequest.schemaName, SignResult.schemaName],
+            doc: "schemas taken on the verify input")
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public static var all: [SettingDescription] {
+            [
+                signInput.description, signOutput.description, verifyInput.description, verifyOutput.description,
+                schema.description, window.description, sweep.description, maxZipBytes.description,
+                maxZipEntries.description, zipMemoryBytes.description, zipWorkers.description, signSchemas.description,
+                verifySchemas.description,
+            ]
+        }
+    }
+
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SignerConfiguration {
         let settings = Settings(env)
         var c = SignerConfiguration()
-        c.signInput = try settings.topic("HALLMARK_SIGNER_SIGN_INPUT", default: c.signInput)
-        c.signOutput = try settings.topic("HALLMARK_SIGNER_SIGN_OUTPUT", default: c.signOutput)
-        c.verifyInput = try settings.topic("HALLMARK_SIGNER_VERIFY_INPUT", default: c.verifyInput)
-        c.verifyOutput = try settings.topic("HALLMARK_SIGNER_VERIFY_OUTPUT", default: c.verifyOutput)
-        c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.signInput = try settings.value(Variable.signInput)
+        c.signOutput = try settings.value(Variable.signOutput)
+        c.verifyInput = try settings.value(Variable.verifyInput)
+        c.verifyOutput = try settings.value(Variable.verifyOutput)
+        c.securityTopic = try settings.value(StageConfiguration.Variable.securityTopic)
         guard c.signInput != c.verifyInput else {
-            throw ConfigurationError(variable: "HALLMARK_SIGNER_VERIFY_INPUT", reason: "must differ from the sign input")
+            throw ConfigurationError(variable: Variable.verifyInput.name, reason: "must differ from the sign input")
         }
-        c.schema = try settings.identifier("HALLMARK_SIGNER_SCHEMA", default: c.schema)
+        c.schema = try settings.value(Variable.schema)
         c.keys = try SmileIDKeySettings.fromEnvironment(env, prefix: "HALLMARK_SIGNER_")
-        c.timestampWindow = TimeInterval(
-            try settings.integer(
-                "HALLMARK_SIGNER_WINDOW_SECONDS", default: 300,
-                in: 1...(100 * 366 * 86_400)))
-        c.sweepInterval = try settings.seconds("HALLMARK_SIGNER_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
+        c.timestampWindow = TimeInterval(try settings.value(Variable.window))
+        c.sweepInterval = try settings.value(Variable.sweep)
         c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_SIGNER_", subject: "PARTNER")
-        c.maxZipBytes = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_BYTES", default: c.maxZipBytes, in: 1...(1 << 30))
-        c.maxZipEntries = try settings.integer("HALLMARK_SIGNER_MAX_ZIP_ENTRIES", default: c.maxZipEntries, in: 1...65_535)
-        c.zipMemoryBytes = try settings.integer(
-            "HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: c.zipMemoryBytes,
-            in: 1...(1 << 40))
+        c.maxZipBytes = try settings.value(Variable.maxZipBytes)
+        c.maxZipEntries = try settings.value(Variable.maxZipEntries)
+        c.zipMemoryBytes = try settings.value(Variable.zipMemoryBytes)
         guard c.zipMemoryBytes >= c.zipLimits.largestReservation else {
             throw ConfigurationError(
-                variable: "HALLMARK_SIGNER_ZIP_MEMORY_BYTES",
-                reason: "must hold one zip at HALLMARK_SIGNER_MAX_ZIP_BYTES signed as base64: "
+                variable: Variable.zipMemoryBytes.name,
+                reason: "must hold one zip at \(Variable.maxZipBytes.name) signed as base64: "
                     + "at least \(c.zipLimits.largestReservation)")
         }
-        c.zipWorkers = try settings.integer("HALLMARK_SIGNER_ZIP_WORKERS", default: c.zipWorkers, in: 1...64)
-        c.signSchemas = try settings.requestCarriers("HALLMARK_SIGNER_SIGN_SCHEMAS", default: c.signSchemas)
-        c.verifySchemas = try settings.requestCarriers("HALLMARK_SIGNER_VERIFY_SCHEMAS", default: c.verifySchemas)
+        c.zipWorkers = try settings.value(Variable.zipWorkers)
+        c.signSchemas = try settings.value(Variable.signSchemas)
+        c.verifySchemas = try settings.value(Variable.verifySchemas)
         c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_SIGNER")
         c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_SIGNER")
         c.privacy = try PrivacyTopics.fromEnvironment(env)

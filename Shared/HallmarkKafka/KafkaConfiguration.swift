@@ -5,43 +5,42 @@ import HallmarkCore
 /// Defaults suit the local Tansu broker (DESIGN.md §4): short session and heartbeat timeouts
 /// make the first group assignment take about a second instead of about 23.
 public struct KafkaConfiguration: Sendable {
-    /// `bootstrap.servers`. Default `127.0.0.1:9092`.
+    /// `bootstrap.servers` (``Variable/brokers``).
     public var brokers: String
-    /// `client.id`, shown in broker logs. Default `hallmark`.
+    /// `client.id` (``Variable/clientID``).
     public var clientID: String
-    /// `session.timeout.ms` for consumer groups. Default 2000.
+    /// `session.timeout.ms` for consumer groups (``Variable/sessionTimeout``).
     public var sessionTimeoutMilliseconds: Int
-    /// `heartbeat.interval.ms` for consumer groups. Default 500.
+    /// `heartbeat.interval.ms` for consumer groups (``Variable/heartbeat``).
     public var heartbeatIntervalMilliseconds: Int
-    /// How often stored offsets are committed (`auto.commit.interval.ms`). Default 1000.
+    /// `auto.commit.interval.ms` (``Variable/commitInterval``).
     public var commitIntervalMilliseconds: Int
-    /// `fetch.wait.max.ms`: how long the broker may hold a fetch. Default 10: Tansu waits the
-    /// full time even when data is there, so librdkafka's 500 ms would add that to latency.
+    /// `fetch.wait.max.ms` (``Variable/fetchWait``): Tansu waits the full time even when data
+    /// is there, so librdkafka's 500 ms would add that to latency.
     public var fetchWaitMaxMilliseconds: Int
-    /// `linger.ms`: how long a producer waits to fill a batch. Default 2. Longer batches mean
-    /// fewer produce requests: at 5,000 msgs/s, 10 ms cut Tansu's CPU by about a fifth on 4
-    /// partitions and by almost half on 2 (docs/operations.md §2), for up to 8 ms more per hop.
+    /// `linger.ms` (``Variable/linger``). Longer batches mean fewer produce requests: at 5,000
+    /// msgs/s, 10 ms cut Tansu's CPU by about a fifth on 4 partitions and by almost half on 2
+    /// (docs/operations.md §2), for up to 8 ms more per hop.
     public var lingerMilliseconds: Int
-    /// Partition count used when Hallmark creates a missing topic. Default 4.
+    /// Partitions of a topic Hallmark creates (``Variable/partitions``).
     public var defaultPartitions: Int
-    /// The largest message value Hallmark produces or accepts, in bytes: producers refuse
-    /// larger values before they reach the broker, and topics Hallmark creates take values up
-    /// to it (`max.message.bytes`, with room for the record's key and framing).
-    /// `HALLMARK_MAX_MESSAGE_BYTES`, default 1 MiB.
+    /// The largest message value Hallmark produces or accepts (``Variable/maxMessageBytes``):
+    /// producers refuse larger values before they reach the broker, and topics Hallmark
+    /// creates take values up to it (`max.message.bytes`, with room for the key and framing).
     public var maxMessageBytes: Int
     /// Any further librdkafka property; applied last, so it overrides everything above.
     public var properties: [String: String]
 
     public init(
-        brokers: String = "127.0.0.1:9092",
-        clientID: String = "hallmark",
-        sessionTimeoutMilliseconds: Int = 2000,
-        heartbeatIntervalMilliseconds: Int = 500,
-        commitIntervalMilliseconds: Int = 1000,
-        fetchWaitMaxMilliseconds: Int = 10,
-        lingerMilliseconds: Int = 2,
-        defaultPartitions: Int = 4,
-        maxMessageBytes: Int = 1 << 20,
+        brokers: String = Variable.brokers.defaultValue,
+        clientID: String = Variable.clientID.defaultValue,
+        sessionTimeoutMilliseconds: Int = Variable.sessionTimeout.defaultValue,
+        heartbeatIntervalMilliseconds: Int = Variable.heartbeat.defaultValue,
+        commitIntervalMilliseconds: Int = Variable.commitInterval.defaultValue,
+        fetchWaitMaxMilliseconds: Int = Variable.fetchWait.defaultValue,
+        lingerMilliseconds: Int = Variable.linger.defaultValue,
+        defaultPartitions: Int = Variable.partitions.defaultValue,
+        maxMessageBytes: Int = Variable.maxMessageBytes.defaultValue,
         properties: [String: String] = [:]
     ) {
         self.brokers = brokers
@@ -56,35 +55,61 @@ public struct KafkaConfiguration: Sendable {
         self.properties = properties
     }
 
-    /// Reads `HALLMARK_KAFKA_BROKERS`, `HALLMARK_KAFKA_CLIENT_ID`, `HALLMARK_KAFKA_PARTITIONS`,
-    /// `HALLMARK_KAFKA_SESSION_TIMEOUT_MS`, `HALLMARK_KAFKA_HEARTBEAT_MS`,
-    /// `HALLMARK_KAFKA_COMMIT_INTERVAL_MS`, `HALLMARK_KAFKA_FETCH_WAIT_MS`, `HALLMARK_KAFKA_LINGER_MS`,
-    /// `HALLMARK_MAX_MESSAGE_BYTES`
-    /// and the escape hatch `HALLMARK_KAFKA_PROPERTIES`: librdkafka properties as `name=value`
-    /// pairs separated by commas or newlines (e.g. `linger.ms=5,compression.type=lz4`).
+    /// The variables, each declared once (`hallmark config` lists them).
+    public enum Variable {
+        public static let brokers = Setting.text(
+            "HALLMARK_KAFKA_BROKERS", default: "127.0.0.1:9092", doc: "Kafka bootstrap servers (`bootstrap.servers`)")
+        public static let clientID = Setting.text(
+            "HALLMARK_KAFKA_CLIENT_ID", default: "hallmark", doc: "`client.id`, shown in broker logs")
+        public static let partitions = Setting.integer(
+            "HALLMARK_KAFKA_PARTITIONS", default: 4, in: 1...10_000, doc: "partitions of a topic Hallmark creates")
+        public static let sessionTimeout = Setting.integer(
+            "HALLMARK_KAFKA_SESSION_TIMEOUT_MS", default: 2000, in: 1...3_600_000,
+            doc: "consumer group `session.timeout.ms` (short: the first assignment takes about a second, not 23)")
+        public static let heartbeat = Setting.integer(
+            "HALLMARK_KAFKA_HEARTBEAT_MS", default: 500, in: 1...3_600_000, doc: "consumer group `heartbeat.interval.ms`")
+        public static let commitInterval = Setting.integer(
+            "HALLMARK_KAFKA_COMMIT_INTERVAL_MS", default: 1000, in: 1...3_600_000,
+            doc: "how often stored offsets are committed (`auto.commit.interval.ms`)")
+        public static let fetchWait = Setting.integer(
+            "HALLMARK_KAFKA_FETCH_WAIT_MS", default: 10, in: 0...300_000,
+            doc: "how long the broker may hold a fetch (`fetch.wait.max.ms`)")
+        public static let linger = Setting.integer(
+            "HALLMARK_KAFKA_LINGER_MS", default: 2, in: 0...60_000, doc: "how long a producer waits to fill a batch (`linger.ms`)"
+        )
+        /// Up to 256 MiB: librdkafka's own ceiling on a message is 1,000,000,000 bytes.
+        public static let maxMessageBytes = Setting.integer(
+            "HALLMARK_MAX_MESSAGE_BYTES", default: 1 << 20, in: 4096...(256 << 20),
+            doc: "the largest message Hallmark produces or accepts; larger inputs and results are `oversized`")
+        public static let properties = Setting.optionalText(
+            "HALLMARK_KAFKA_PROPERTIES",
+            doc: "further librdkafka properties, `name=value` separated by commas or newlines; applied last"
+        ).secret()
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public static var all: [SettingDescription] {
+            [
+                brokers.description, clientID.description, partitions.description, sessionTimeout.description,
+                heartbeat.description, commitInterval.description, fetchWait.description, linger.description,
+                maxMessageBytes.description, properties.description,
+            ]
+        }
+    }
+
+    /// Reads the ``Variable``s; a value out of range throws, naming the variable.
     public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> KafkaConfiguration {
         let settings = Settings(environment)
         var config = KafkaConfiguration()
-        config.brokers = settings.string("HALLMARK_KAFKA_BROKERS", default: config.brokers)
-        config.clientID = settings.string("HALLMARK_KAFKA_CLIENT_ID", default: config.clientID)
-        config.defaultPartitions = try settings.integer(
-            "HALLMARK_KAFKA_PARTITIONS", default: config.defaultPartitions,
-            in: 1...10_000)
-        config.sessionTimeoutMilliseconds = try settings.integer(
-            "HALLMARK_KAFKA_SESSION_TIMEOUT_MS", default: config.sessionTimeoutMilliseconds, in: 1...3_600_000)
-        config.heartbeatIntervalMilliseconds = try settings.integer(
-            "HALLMARK_KAFKA_HEARTBEAT_MS", default: config.heartbeatIntervalMilliseconds, in: 1...3_600_000)
-        config.commitIntervalMilliseconds = try settings.integer(
-            "HALLMARK_KAFKA_COMMIT_INTERVAL_MS", default: config.commitIntervalMilliseconds, in: 1...3_600_000)
-        config.fetchWaitMaxMilliseconds = try settings.integer(
-            "HALLMARK_KAFKA_FETCH_WAIT_MS", default: config.fetchWaitMaxMilliseconds, in: 0...300_000)
-        config.lingerMilliseconds = try settings.integer(
-            "HALLMARK_KAFKA_LINGER_MS", default: config.lingerMilliseconds, in: 0...60_000)
-        // Up to 256 MiB: librdkafka's own ceiling on a message is 1,000,000,000 bytes.
-        config.maxMessageBytes = try settings.integer(
-            "HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
-            in: 4096...(256 << 20))
-        if let raw = settings.string("HALLMARK_KAFKA_PROPERTIES") {
+        config.brokers = try settings.value(Variable.brokers)
+        config.clientID = try settings.value(Variable.clientID)
+        config.defaultPartitions = try settings.value(Variable.partitions)
+        config.sessionTimeoutMilliseconds = try settings.value(Variable.sessionTimeout)
+        config.heartbeatIntervalMilliseconds = try settings.value(Variable.heartbeat)
+        config.commitIntervalMilliseconds = try settings.value(Variable.commitInterval)
+        config.fetchWaitMaxMilliseconds = try settings.value(Variable.fetchWait)
+        config.lingerMilliseconds = try settings.value(Variable.linger)
+        config.maxMessageBytes = try settings.value(Variable.maxMessageBytes)
+        if let raw = try settings.value(Variable.properties) {
             config.properties = try parseProperties(raw)
         }
         return config

@@ -1,3 +1,4 @@
+import Foundation
 import HallmarkCore
 
 extension Settings {
@@ -10,5 +11,18 @@ extension Settings {
                 variable: name, reason: "must list request-carrier schemas: \(RequestCarrier.schemas.sorted())")
         }
         return names
+    }
+}
+
+extension Setting where Value == Set<String> {
+    /// Request-carrier schema names (``RequestCarrier/schemas``), comma-separated.
+    public static func requestCarriers(_ name: String, default value: Set<String>, doc: String) -> Setting {
+        Setting(
+            name, default: value, accepted: "request-carrier schemas: \(RequestCarrier.schemas.sorted())", doc: doc,
+            show: { $0.sorted().joined(separator: ",") }
+        ) { raw in
+            let names = Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            return !names.isEmpty && names.isSubset(of: RequestCarrier.schemas) ? names : nil
+        }
     }
 }

@@ -56,7 +56,7 @@ public struct ServiceContext: Sendable {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
         configuration.groupID += groupSuffix
         configuration.rejectedCopiesOriginal = copiesOriginals
-        if environment["HALLMARK_BATCH_LINGER_MS"] == nil { configuration.batchLinger = batchLinger }
+        if environment[StageConfiguration.Variable.batchLinger.name] == nil { configuration.batchLinger = batchLinger }
         if let name = name ?? (groupSuffix.isEmpty ? nil : String(groupSuffix.dropFirst())) {
             configuration = try configuration.overriding(for: name, in: environment)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkKafka
 
 /// How a stage consumes and processes. Every field has a documented default; the tunable
 /// ones come from `HALLMARK_…` variables (``fromEnvironment(_:service:inputs:)``).
@@ -66,11 +67,13 @@ public struct StageConfiguration: Sendable {
     public init(
         service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
         dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
-        rejectedTopic: String = "hallmark.rejected", securityTopic: String = "hallmark.security", replyTopics: Set<String> = [],
-        maxInFlight: Int = 64,
-        laneDepth: Int = 8, maxBatch: Int = 1024, batchLinger: Duration = .zero, batchWorkers: Int = 4, batchesInFlight: Int = 4,
-        maxMessageBytes: Int = 1 << 20, maxAttempts: Int = 5, retry: RetryPolicy = RetryPolicy(),
-        shutdownGrace: Duration = .seconds(20),
+        rejectedTopic: String = Variable.rejectedTopic.defaultValue,
+        securityTopic: String = Variable.securityTopic.defaultValue, replyTopics: Set<String> = [],
+        maxInFlight: Int = Variable.maxInFlight.defaultValue, laneDepth: Int = Variable.laneDepth.defaultValue,
+        maxBatch: Int = Variable.maxBatch.defaultValue, batchLinger: Duration = Variable.batchLinger.defaultValue,
+        batchWorkers: Int = Variable.batchWorkers.defaultValue, batchesInFlight: Int = 4,
+        maxMessageBytes: Int = KafkaConfiguration.Variable.maxMessageBytes.defaultValue, maxAttempts: Int = 5,
+        retry: RetryPolicy = RetryPolicy(), shutdownGrace: Duration = Variable.shutdownGrace.defaultValue,
         revokeDrainTimeout: Duration = .seconds(10)
     ) {
         self.service = service
@@ -98,7 +101,78 @@ public struct StageConfiguration: Sendable {
     /// The topics consumed.
     public var inputTopics: [String] { inputs.map(\.topic) }
 
-    /// Applies the `HALLMARK_…` variables over the defaults.
+    /// The variables, each declared once (`hallmark config` lists them).
+    public enum Variable {
+        public static let instance = Setting.optionalText(
+            "HALLMARK_INSTANCE", doc: "this process's name within its service (default `<host>-<pid>`)")
+        public static let groupID = Setting.optionalText(
+            "HALLMARK_GROUP_ID", doc: "the consumer group (default `hallmark-<service>`)")
+        public static let rejectedTopic = Setting.topic(
+            "HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected", doc: "where refused messages are recorded")
+        public static let securityTopic = Setting.topic(
+            "HALLMARK_SECURITY_TOPIC", default: "hallmark.security", doc: "security events")
+        public static let replyTopics = Setting.topics(
+            "HALLMARK_REPLY_TOPICS", default: [], doc: "topics a message's `reply_to` may name")
+        public static let maxInFlight = Setting.integer(
+            "HALLMARK_MAX_IN_FLIGHT", default: 64, in: 1...65_536, doc: "messages queued in lanes or at work at once")
+        public static let laneDepth = Setting.integer(
+            "HALLMARK_LANE_DEPTH", default: 8, in: 1...65_536,
+            doc: "messages one key lane may hold; past it the partition is paused")
+        public static let maxBatch = Setting.integer(
+            "HALLMARK_MAX_BATCH", default: 1024, in: 1...65_536, doc: "batch stages: most messages in one batch")
+        public static let batchLinger = Setting.milliseconds(
+            "HALLMARK_BATCH_LINGER_MS", default: .zero, in: 0...10_000,
+            doc: "batch stages: how long a worker that found less than a batch waits for more")
+        public static let batchWorkers = Setting.integer(
+            "HALLMARK_BATCH_WORKERS", default: 4, in: 1...1024, doc: "batch stages: batches processed concurrently")
+        public static let shutdownGrace = Setting.milliseconds(
+            "HALLMARK_SHUTDOWN_GRACE_MS", default: .seconds(20), in: 0...3_600_000,
+            doc: "after SIGTERM, how long in-flight messages may keep retrying")
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public static var all: [SettingDescription] {
+            [
+                instance.description, groupID.description, rejectedTopic.description, securityTopic.description,
+                replyTopics.description, maxInFlight.description, laneDepth.description, maxBatch.description,
+                batchLinger.description, batchWorkers.description, shutdownGrace.description,
+            ]
+        }
+
+        /// A stage's own flow variables (`HALLMARK_<SERVICE>_<STAGE>_<SETTING>`), each falling
+        /// back to the service's.
+        public static func flow(service: String, stage: String) -> [SettingDescription] {
+            let o = Overrides(service: service, stage: stage)
+            return [
+                o.maxInFlight.description, o.laneDepth.description, o.maxBatch.description, o.batchLinger.description,
+                o.batchWorkers.description,
+            ]
+        }
+    }
+
+    /// The flow settings one stage of a service may set apart from the others, as
+    /// `HALLMARK_<SERVICE>_<STAGE>_<SETTING>` (e.g. HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH or
+    /// HALLMARK_AGGREGATOR_TOKENS_BATCH_WORKERS), each falling back to `HALLMARK_<SETTING>`.
+    struct Overrides {
+        let maxInFlight, laneDepth, maxBatch, batchWorkers: Setting<Int>
+        let batchLinger: Setting<Duration>
+
+        init(service: String, stage: String) {
+            let name = { (part: String) in String(part.uppercased().map { $0 == "-" ? "_" : $0 }) }
+            let prefix = "HALLMARK_\(name(service))_\(name(stage))_"
+            func own<V>(_ setting: Setting<V>) -> Setting<V> {
+                setting.renamed(
+                    prefix + setting.name.dropFirst("HALLMARK_".count),
+                    doc: "the \(stage) stage's own \(setting.name) (default: that)")
+            }
+            maxInFlight = own(Variable.maxInFlight)
+            laneDepth = own(Variable.laneDepth)
+            maxBatch = own(Variable.maxBatch)
+            batchLinger = own(Variable.batchLinger)
+            batchWorkers = own(Variable.batchWorkers)
+        }
+    }
+
+    /// Applies the ``Variable``s over the defaults.
     public static func fromEnvironment(
         _ env: [String: String], service: String, inputs: [StageInput],
         dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none
@@ -107,43 +181,33 @@ public struct StageConfiguration: Sendable {
     {
         let settings = Settings(env)
         var config = StageConfiguration(service: service, inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
-        if let v = settings.string("HALLMARK_INSTANCE") { config.instance = v }
-        if let v = settings.string("HALLMARK_GROUP_ID") { config.groupID = v }
-        config.rejectedTopic = try settings.topic("HALLMARK_REJECTED_TOPIC", default: config.rejectedTopic)
-        config.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: config.securityTopic)
-        config.replyTopics = Set(try settings.topics("HALLMARK_REPLY_TOPICS", default: []))
-        config.maxInFlight = try settings.integer("HALLMARK_MAX_IN_FLIGHT", default: config.maxInFlight, in: 1...65_536)
-        config.laneDepth = try settings.integer("HALLMARK_LANE_DEPTH", default: config.laneDepth, in: 1...65_536)
-        config.maxBatch = try settings.integer("HALLMARK_MAX_BATCH", default: config.maxBatch, in: 1...65_536)
-        config.batchLinger = try settings.milliseconds("HALLMARK_BATCH_LINGER_MS", default: config.batchLinger, in: 0...10_000)
-        config.batchWorkers = try settings.integer("HALLMARK_BATCH_WORKERS", default: config.batchWorkers, in: 1...1024)
-        config.maxMessageBytes = try settings.integer(
-            "HALLMARK_MAX_MESSAGE_BYTES", default: config.maxMessageBytes,
-            in: 4096...(256 << 20))
-        config.shutdownGrace = try settings.milliseconds(
-            "HALLMARK_SHUTDOWN_GRACE_MS", default: config.shutdownGrace,
-            in: 0...3_600_000)
+        if let v = try settings.value(Variable.instance) { config.instance = v }
+        if let v = try settings.value(Variable.groupID) { config.groupID = v }
+        config.rejectedTopic = try settings.value(Variable.rejectedTopic)
+        config.securityTopic = try settings.value(Variable.securityTopic)
+        config.replyTopics = Set(try settings.value(Variable.replyTopics))
+        config.maxInFlight = try settings.value(Variable.maxInFlight)
+        config.laneDepth = try settings.value(Variable.laneDepth)
+        config.maxBatch = try settings.value(Variable.maxBatch)
+        config.batchLinger = try settings.value(Variable.batchLinger)
+        config.batchWorkers = try settings.value(Variable.batchWorkers)
+        config.maxMessageBytes = try settings.value(KafkaConfiguration.Variable.maxMessageBytes)
+        config.shutdownGrace = try settings.value(Variable.shutdownGrace)
         return config
     }
 
-    /// The flow settings one stage of a service may set apart from the others, as
-    /// `HALLMARK_<SERVICE>_<STAGE>_<SETTING>` (e.g. HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH or
-    /// HALLMARK_AGGREGATOR_TOKENS_BATCH_WORKERS), each falling back to `HALLMARK_<SETTING>`.
-    public static let perStageSettings = ["MAX_IN_FLIGHT", "LANE_DEPTH", "MAX_BATCH", "BATCH_LINGER_MS", "BATCH_WORKERS"]
-
-    /// This configuration with the stage's own flow settings applied (``perStageSettings``):
+    /// This configuration with the stage's own flow settings applied (``Overrides``):
     /// `HALLMARK_<SERVICE>_<STAGE>_<SETTING>` where set; elsewhere the value already chosen
     /// (from `HALLMARK_<SETTING>` or the stage's default) stays.
     public func overriding(for stage: String, in env: [String: String]) throws(ConfigurationError) -> StageConfiguration {
         let settings = Settings(env)
-        let name = { (part: String) in String(part.uppercased().map { $0 == "-" ? "_" : $0 }) }
-        let prefix = "HALLMARK_\(name(service))_\(name(stage))_"
+        let own = Overrides(service: service, stage: stage)
         var config = self
-        config.maxInFlight = try settings.integer(prefix + "MAX_IN_FLIGHT", default: maxInFlight, in: 1...65_536)
-        config.laneDepth = try settings.integer(prefix + "LANE_DEPTH", default: laneDepth, in: 1...65_536)
-        config.maxBatch = try settings.integer(prefix + "MAX_BATCH", default: maxBatch, in: 1...65_536)
-        config.batchLinger = try settings.milliseconds(prefix + "BATCH_LINGER_MS", default: batchLinger, in: 0...10_000)
-        config.batchWorkers = try settings.integer(prefix + "BATCH_WORKERS", default: batchWorkers, in: 1...1024)
+        config.maxInFlight = try settings.valueIfSet(own.maxInFlight) ?? maxInFlight
+        config.laneDepth = try settings.valueIfSet(own.laneDepth) ?? laneDepth
+        config.maxBatch = try settings.valueIfSet(own.maxBatch) ?? maxBatch
+        config.batchLinger = try settings.valueIfSet(own.batchLinger) ?? batchLinger
+        config.batchWorkers = try settings.valueIfSet(own.batchWorkers) ?? batchWorkers
         return config
     }
 }
