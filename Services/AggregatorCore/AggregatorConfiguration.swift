@@ -1,54 +1,105 @@
 import Foundation
 import HallmarkCore
+import HallmarkRuntime
 
-/// The aggregator's settings, from `HALLMARK_AGGREGATOR_…` variables over documented defaults.
+/// The aggregator's settings: its own ``Variable``s, the shared security and audit topics, and
+/// the id key (``SubmissionIDKey``: `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else
+/// `HALLMARK_AGGREGATOR_ID_KEY`; required to run).
 public struct AggregatorConfiguration: Sendable {
-    /// Camera bundles. `HALLMARK_AGGREGATOR_SUBMISSION_INPUT`, default `birthmark.submissions`.
-    public var submissionInput = "birthmark.submissions"
-    /// Submission answers. `HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT`, default `birthmark.submission.results`.
-    public var submissionOutput = "birthmark.submission.results"
-    /// Where tokens go to the authority. `HALLMARK_AGGREGATOR_TOKEN_REQUESTS`, default `birthmark.token.requests`.
-    public var tokenRequests = "birthmark.token.requests"
-    /// The authority's PASS/FAIL answers. `HALLMARK_AGGREGATOR_TOKEN_RESULTS`, default `birthmark.token.results`.
-    public var tokenResults = "birthmark.token.results"
-    /// Signed checkpoints. `HALLMARK_AGGREGATOR_CHECKPOINTS`, default `birthmark.checkpoints`.
-    public var checkpoints = "birthmark.checkpoints"
-    /// Verification questions. `HALLMARK_AGGREGATOR_VERIFY_INPUT`, default `birthmark.verify.requests`.
-    public var verifyInput = "birthmark.verify.requests"
-    /// Verification answers. `HALLMARK_AGGREGATOR_VERIFY_OUTPUT`, default `birthmark.verify.results`.
-    public var verifyOutput = "birthmark.verify.results"
-    /// `HALLMARK_AGGREGATOR_SCHEMA`, default `aggregator`.
-    public var schema = "aggregator"
+    /// Camera bundles.
+    public var submissionInput = Variable.submissionInput.defaultValue
+    /// Submission answers.
+    public var submissionOutput = Variable.submissionOutput.defaultValue
+    /// Where tokens go to the authority.
+    public var tokenRequests = Variable.tokenRequests.defaultValue
+    /// The authority's PASS/FAIL answers.
+    public var tokenResults = Variable.tokenResults.defaultValue
+    /// Signed checkpoints.
+    public var checkpoints = Variable.checkpoints.defaultValue
+    /// Verification questions.
+    public var verifyInput = Variable.verifyInput.defaultValue
+    /// Verification answers.
+    public var verifyOutput = Variable.verifyOutput.defaultValue
+    public var schema = Variable.schema.defaultValue
     /// The authority a `CameraSubmission`'s `manufacturer_cert.authority_id` must name.
-    /// `HALLMARK_AGGREGATOR_AUTHORITY_ID`, default `HALLMARK_AUTHORITY`.
-    public var authorityID = "HALLMARK_AUTHORITY"
-    /// The checkpoint signing key (``CheckpointSigningKey``), never from the database.
-    /// `HALLMARK_AGGREGATOR_SIGNING_KEY_FILE`; required to run.
+    public var authorityID = Variable.authorityID.defaultValue
+    /// The checkpoint signing key's file (``CheckpointSigningKey``), never from the database;
+    /// required to run.
     public var signingKeyFile: String?
-    /// Leaves' submissions per log batch. `HALLMARK_AGGREGATOR_BATCH`, default 1000.
-    public var maxBatch = 1000
-    /// Longest a validated submission waits for its batch. `HALLMARK_AGGREGATOR_LINGER_MS`, default 100.
-    public var linger: Duration = .milliseconds(100)
-    /// Re-send a token request unanswered this long. `HALLMARK_AGGREGATOR_RESEND_MS`, default 5000.
-    public var resendAfter: Duration = .seconds(5)
+    /// Leaves' submissions per log batch.
+    public var maxBatch = Variable.batch.defaultValue
+    /// Longest a validated submission waits for its batch.
+    public var linger = Variable.linger.defaultValue
+    /// Re-send a token request unanswered this long.
+    public var resendAfter = Variable.resend.defaultValue
     /// Answer `validation_timeout` when the authority has not answered this long.
-    /// `HALLMARK_AGGREGATOR_GIVE_UP_MS`, default 600000 (10 minutes).
-    public var giveUpAfter: Duration = .seconds(600)
+    public var giveUpAfter = Variable.giveUp.defaultValue
     /// How long an answered submission is kept, so the same id sent again gets the same answer;
-    /// then it is swept (the log keeps its leaves). `HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS`,
-    /// default 168 (7 days, the inbox's retention).
-    public var answerRetention: Duration = .seconds(7 * 24 * 3600)
-    /// How often the answer sweeper runs. `HALLMARK_AGGREGATOR_SWEEP_SECONDS`, default 300.
-    public var sweepInterval: Duration = .seconds(300)
-    /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`, default `hallmark.audit`.
+    /// then it is swept (the log keeps its leaves).
+    public var answerRetention = Duration.seconds(3600 * Variable.answerRetentionHours.defaultValue)
+    /// How often the answer sweeper runs.
+    public var sweepInterval = Variable.sweep.defaultValue
+    /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`.
     public var auditTopic = "hallmark.audit"
-    /// Security events (an id reused for other bytes). `HALLMARK_SECURITY_TOPIC`, default `hallmark.security`.
-    public var securityTopic = "hallmark.security"
+    /// Security events (an id reused for other bytes). `HALLMARK_SECURITY_TOPIC`.
+    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// The key of the ids that cross the privacy split (``SubmissionIDKey``).
-    /// `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else `HALLMARK_AGGREGATOR_ID_KEY`; required to run.
     public var idKey: SubmissionIDKey?
 
     public init() {}
+
+    /// The aggregator's own variables, each declared once.
+    public enum Variable {
+        public static let submissionInput = Setting.topic(
+            "HALLMARK_AGGREGATOR_SUBMISSION_INPUT", default: "birthmark.submissions", doc: "camera bundles consumed")
+        public static let submissionOutput = Setting.topic(
+            "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT", default: "birthmark.submission.results", doc: "submission answers")
+        public static let tokenRequests = Setting.topic(
+            "HALLMARK_AGGREGATOR_TOKEN_REQUESTS", default: "birthmark.token.requests", doc: "where tokens go to the authority")
+        public static let tokenResults = Setting.topic(
+            "HALLMARK_AGGREGATOR_TOKEN_RESULTS", default: "birthmark.token.results", doc: "the authority's PASS/FAIL answers")
+        public static let checkpoints = Setting.topic(
+            "HALLMARK_AGGREGATOR_CHECKPOINTS", default: "birthmark.checkpoints", doc: "signed checkpoints")
+        public static let verifyInput = Setting.topic(
+            "HALLMARK_AGGREGATOR_VERIFY_INPUT", default: "birthmark.verify.requests", doc: "verification questions")
+        public static let verifyOutput = Setting.topic(
+            "HALLMARK_AGGREGATOR_VERIFY_OUTPUT", default: "birthmark.verify.results", doc: "verification answers")
+        public static let schema = Setting.identifier(
+            "HALLMARK_AGGREGATOR_SCHEMA", default: "aggregator", doc: "PostgreSQL schema")
+        public static let authorityID = Setting.text(
+            "HALLMARK_AGGREGATOR_AUTHORITY_ID", default: "HALLMARK_AUTHORITY",
+            doc: "the authority a submission's manufacturer_cert.authority_id must name")
+        public static let signingKeyFile = Setting.optionalText(
+            "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE", doc: "the checkpoint signing key's file; required to run")
+        public static let batch = Setting.integer(
+            "HALLMARK_AGGREGATOR_BATCH", default: 1000, in: 1...10_000, doc: "submissions per log batch")
+        public static let linger = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_LINGER_MS", default: .milliseconds(100), in: 1...60_000,
+            doc: "longest a validated submission waits for its batch")
+        public static let resend = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_RESEND_MS", default: .seconds(5), in: 10...3_600_000,
+            doc: "a token request unanswered this long is sent again")
+        public static let giveUp = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_GIVE_UP_MS", default: .seconds(600), in: 100...604_800_000,
+            doc: "unanswered by the authority this long: validation_timeout")
+        public static let answerRetentionHours = Setting.integer(
+            "HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS", default: 7 * 24, in: 1...87_600,
+            doc: "hours an answered submission is kept, so its id sent again gets the same answer")
+        public static let sweep = Setting.seconds(
+            "HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: .seconds(300), in: 1...86_400,
+            doc: "how often the answer sweeper runs")
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public static var all: [SettingDescription] {
+            [
+                submissionInput.description, submissionOutput.description, tokenRequests.description,
+                tokenResults.description, checkpoints.description, verifyInput.description, verifyOutput.description,
+                schema.description, authorityID.description, signingKeyFile.description, batch.description,
+                linger.description, resend.description, giveUp.description, answerRetentionHours.description,
+                sweep.description,
+            ]
+        }
+    }
 
     /// Every topic the service consumes or produces (created at start-up when missing).
     public var topics: [String] {
@@ -59,12 +110,12 @@ public struct AggregatorConfiguration: Sendable {
     /// configuration does: what a test or a bench hands the process it starts.
     public var placementEnvironment: [String: String] {
         [
-            "HALLMARK_AGGREGATOR_SCHEMA": schema, "HALLMARK_AGGREGATOR_SUBMISSION_INPUT": submissionInput,
-            "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT": submissionOutput, "HALLMARK_AGGREGATOR_TOKEN_REQUESTS": tokenRequests,
-            "HALLMARK_AGGREGATOR_TOKEN_RESULTS": tokenResults, "HALLMARK_AGGREGATOR_CHECKPOINTS": checkpoints,
-            "HALLMARK_AGGREGATOR_VERIFY_INPUT": verifyInput, "HALLMARK_AGGREGATOR_VERIFY_OUTPUT": verifyOutput,
-            "HALLMARK_AGGREGATOR_AUTHORITY_ID": authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic,
-            "HALLMARK_SECURITY_TOPIC": securityTopic,
+            Variable.schema.name: schema, Variable.submissionInput.name: submissionInput,
+            Variable.submissionOutput.name: submissionOutput, Variable.tokenRequests.name: tokenRequests,
+            Variable.tokenResults.name: tokenResults, Variable.checkpoints.name: checkpoints,
+            Variable.verifyInput.name: verifyInput, Variable.verifyOutput.name: verifyOutput,
+            Variable.authorityID.name: authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic,
+            StageConfiguration.Variable.securityTopic.name: securityTopic,
         ]
     }
 
@@ -72,36 +123,28 @@ public struct AggregatorConfiguration: Sendable {
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AggregatorConfiguration {
         let s = Settings(env)
         var c = AggregatorConfiguration()
-        c.submissionInput = try s.topic("HALLMARK_AGGREGATOR_SUBMISSION_INPUT", default: c.submissionInput)
-        c.submissionOutput = try s.topic("HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT", default: c.submissionOutput)
-        c.tokenRequests = try s.topic("HALLMARK_AGGREGATOR_TOKEN_REQUESTS", default: c.tokenRequests)
-        c.tokenResults = try s.topic("HALLMARK_AGGREGATOR_TOKEN_RESULTS", default: c.tokenResults)
-        c.checkpoints = try s.topic("HALLMARK_AGGREGATOR_CHECKPOINTS", default: c.checkpoints)
-        c.verifyInput = try s.topic("HALLMARK_AGGREGATOR_VERIFY_INPUT", default: c.verifyInput)
-        c.verifyOutput = try s.topic("HALLMARK_AGGREGATOR_VERIFY_OUTPUT", default: c.verifyOutput)
+        c.submissionInput = try s.value(Variable.submissionInput)
+        c.submissionOutput = try s.value(Variable.submissionOutput)
+        c.tokenRequests = try s.value(Variable.tokenRequests)
+        c.tokenResults = try s.value(Variable.tokenResults)
+        c.checkpoints = try s.value(Variable.checkpoints)
+        c.verifyInput = try s.value(Variable.verifyInput)
+        c.verifyOutput = try s.value(Variable.verifyOutput)
         let inputs = [c.submissionInput, c.tokenResults, c.verifyInput]
         guard Set(inputs).count == inputs.count else {
             throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_*_INPUT", reason: "every input topic must be different")
         }
-        c.schema = try s.identifier("HALLMARK_AGGREGATOR_SCHEMA", default: c.schema)
-        c.authorityID = s.string("HALLMARK_AGGREGATOR_AUTHORITY_ID", default: c.authorityID)
-        guard !c.authorityID.isEmpty else {
-            throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_AUTHORITY_ID", reason: "must not be empty")
-        }
-        c.signingKeyFile = s.string("HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
-        c.maxBatch = try s.integer("HALLMARK_AGGREGATOR_BATCH", default: c.maxBatch, in: 1...10_000)
-        c.linger = try s.milliseconds("HALLMARK_AGGREGATOR_LINGER_MS", default: c.linger, in: 1...60_000)
-        c.resendAfter = try s.milliseconds("HALLMARK_AGGREGATOR_RESEND_MS", default: c.resendAfter, in: 10...3_600_000)
-        c.giveUpAfter = try s.milliseconds("HALLMARK_AGGREGATOR_GIVE_UP_MS", default: c.giveUpAfter, in: 100...604_800_000)
-        c.answerRetention = .seconds(
-            3600
-                * (try s.integer(
-                    "HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS",
-                    default: Int(c.answerRetention.components.seconds / 3600),
-                    in: 1...87_600)))
-        c.sweepInterval = try s.seconds("HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
+        c.schema = try s.value(Variable.schema)
+        c.authorityID = try s.value(Variable.authorityID)
+        c.signingKeyFile = try s.value(Variable.signingKeyFile)
+        c.maxBatch = try s.value(Variable.batch)
+        c.linger = try s.value(Variable.linger)
+        c.resendAfter = try s.value(Variable.resend)
+        c.giveUpAfter = try s.value(Variable.giveUp)
+        c.answerRetention = .seconds(3600 * (try s.value(Variable.answerRetentionHours)))
+        c.sweepInterval = try s.value(Variable.sweep)
         c.auditTopic = try s.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
-        c.securityTopic = try s.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.securityTopic = try s.value(StageConfiguration.Variable.securityTopic)
         c.idKey = try SubmissionIDKey.fromEnvironment(env)
         return c
     }

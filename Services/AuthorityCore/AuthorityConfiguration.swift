@@ -2,61 +2,99 @@ import Foundation
 import HallmarkCore
 import HallmarkRuntime
 
-/// The authority's settings, from `HALLMARK_AUTHORITY_…` variables (defaults in brackets).
+/// The authority's settings: its own ``Variable``s, then ``OperatorKeys``
+/// (`HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE` or `…_OPERATOR_KEYS`; it refuses to start without
+/// one), ``PrivacyTopics`` and the shared security and audit topics.
 public struct AuthorityConfiguration: Sendable, Hashable {
-    /// PostgreSQL schema. `HALLMARK_AUTHORITY_SCHEMA` [`authority`].
-    public var schema = "authority"
-    /// `HALLMARK_AUTHORITY_PROVISION_INPUT` [`birthmark.provision.requests`].
-    public var provisionInput = "birthmark.provision.requests"
-    /// `HALLMARK_AUTHORITY_PROVISION_OUTPUT` [`birthmark.provision.results`].
-    public var provisionOutput = "birthmark.provision.results"
-    /// `HALLMARK_AUTHORITY_TOKEN_INPUT` [`birthmark.token.requests`].
-    public var tokenInput = "birthmark.token.requests"
-    /// `HALLMARK_AUTHORITY_TOKEN_OUTPUT` [`birthmark.token.results`].
-    public var tokenOutput = "birthmark.token.results"
-    /// `HALLMARK_AUTHORITY_ADMIN_INPUT` [`birthmark.authority.admin`].
-    public var adminInput = "birthmark.authority.admin"
-    /// Security events. `HALLMARK_SECURITY_TOPIC` [`hallmark.security`].
-    public var securityTopic = "hallmark.security"
-    /// Audit records (``AuditTrail``). `HALLMARK_AUDIT_TOPIC` [`hallmark.audit`].
+    /// PostgreSQL schema.
+    public var schema = Variable.schema.defaultValue
+    public var provisionInput = Variable.provisionInput.defaultValue
+    public var provisionOutput = Variable.provisionOutput.defaultValue
+    public var tokenInput = Variable.tokenInput.defaultValue
+    public var tokenOutput = Variable.tokenOutput.defaultValue
+    public var adminInput = Variable.adminInput.defaultValue
+    /// Security events (`HALLMARK_SECURITY_TOPIC`).
+    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
+    /// Audit records (``AuditTrail``). `HALLMARK_AUDIT_TOPIC`.
     public var auditTopic = "hallmark.audit"
-    /// Privacy requests and answers. `HALLMARK_PRIVACY_REQUESTS_TOPIC`
-    /// [`hallmark.privacy.requests`], `HALLMARK_PRIVACY_RESULTS_TOPIC` [`hallmark.privacy.results`].
+    /// Privacy requests and answers (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `HALLMARK_PRIVACY_RESULTS_TOPIC`).
     public var privacy = PrivacyTopics()
     /// How long a validated token's nonce+ciphertext is remembered for replay detection.
-    /// `HALLMARK_AUTHORITY_REPLAY_WINDOW_S` [86400].
-    public var replayWindowSeconds = 86_400
+    public var replayWindowSeconds = Variable.replayWindow.defaultValue
     /// Validations per device per rolling 24 h that raise a warning.
-    /// `HALLMARK_AUTHORITY_WARN_THRESHOLD` [8000].
-    public var warnThreshold = 8_000
+    public var warnThreshold = Variable.warnThreshold.defaultValue
     /// Validations per device per rolling 24 h that blacklist it.
-    /// `HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD` [10000].
-    public var blacklistThreshold = 10_000
-    /// Devices kept in the in-memory cache. `HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE` [100000].
-    public var deviceCacheSize = 100_000
-    /// How long a cached device is trusted; bounds how late another replica sees an admin
-    /// change. `HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS` [2000].
-    public var deviceCacheTTLMilliseconds = 2_000
+    public var blacklistThreshold = Variable.blacklistThreshold.defaultValue
+    /// Devices kept in the in-memory cache.
+    public var deviceCacheSize = Variable.deviceCacheSize.defaultValue
+    /// How long a cached device is trusted; bounds how late another replica sees an admin change.
+    public var deviceCacheTTLMilliseconds = Variable.deviceCacheTTL.defaultValue
     /// Pause between re-sealing passes (rows under an old KEK).
-    /// `HALLMARK_AUTHORITY_RESEAL_INTERVAL_S` [60].
-    public var resealIntervalSeconds = 60
+    public var resealIntervalSeconds = Variable.resealInterval.defaultValue
     /// How often validation counts are flushed to PostgreSQL.
-    /// `HALLMARK_AUTHORITY_COUNT_FLUSH_MS` [1000].
-    public var countFlushMilliseconds = 1_000
-    /// Rows re-sealed per transaction. `HALLMARK_AUTHORITY_RESEAL_BATCH` [200].
-    public var resealBatch = 200
-    /// The operators' public keys that may sign admin commands (``OperatorKeys``):
-    /// `HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE` or `HALLMARK_AUTHORITY_OPERATOR_KEYS`. The
-    /// service refuses to start without one.
+    public var countFlushMilliseconds = Variable.countFlush.defaultValue
+    /// Rows re-sealed per transaction.
+    public var resealBatch = Variable.resealBatch.defaultValue
+    /// The operators' public keys that may sign admin commands (``OperatorKeys``).
     public var operatorKeys = OperatorKeys.none
     /// How far an admin command's `produced_at` may lie in the past or the future; outside it
     /// the command is `stale_command`. At most 30 minutes, so a replay inside the window is
     /// always still in the inbox (kept at least an hour), which makes it a no-op.
-    /// `HALLMARK_AUTHORITY_ADMIN_WINDOW_S` [300].
-    public var adminWindowSeconds = 300
+    public var adminWindowSeconds = Variable.adminWindow.defaultValue
 
     /// The defaults.
     public init() {}
+
+    /// The authority's own variables, each declared once.
+    public enum Variable {
+        public static let schema = Setting.identifier("HALLMARK_AUTHORITY_SCHEMA", default: "authority", doc: "PostgreSQL schema")
+        public static let provisionInput = Setting.topic(
+            "HALLMARK_AUTHORITY_PROVISION_INPUT", default: "birthmark.provision.requests", doc: "provision requests consumed")
+        public static let provisionOutput = Setting.topic(
+            "HALLMARK_AUTHORITY_PROVISION_OUTPUT", default: "birthmark.provision.results", doc: "provision results produced")
+        public static let tokenInput = Setting.topic(
+            "HALLMARK_AUTHORITY_TOKEN_INPUT", default: "birthmark.token.requests", doc: "token validation requests consumed")
+        public static let tokenOutput = Setting.topic(
+            "HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: "birthmark.token.results", doc: "token validation results produced")
+        public static let adminInput = Setting.topic(
+            "HALLMARK_AUTHORITY_ADMIN_INPUT", default: "birthmark.authority.admin", doc: "signed admin commands consumed")
+        public static let replayWindow = Setting.integer(
+            "HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: 86_400, in: 1...(366 * 86_400),
+            doc: "seconds a validated token is remembered for replay detection")
+        public static let warnThreshold = Setting.integer(
+            "HALLMARK_AUTHORITY_WARN_THRESHOLD", default: 8_000, in: 1...100_000_000,
+            doc: "validations per device per rolling 24 h that raise a warning")
+        public static let blacklistThreshold = Setting.integer(
+            "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD", default: 10_000, in: 1...100_000_000,
+            doc: "validations per device per rolling 24 h that blacklist it (above the warning)")
+        public static let deviceCacheSize = Setting.integer(
+            "HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", default: 100_000, in: 1...100_000_000,
+            doc: "devices kept in the in-memory cache")
+        public static let deviceCacheTTL = Setting.integer(
+            "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS", default: 2_000, in: 1...3_600_000,
+            doc: "milliseconds a cached device is trusted (how late another replica sees an admin change)")
+        public static let resealInterval = Setting.integer(
+            "HALLMARK_AUTHORITY_RESEAL_INTERVAL_S", default: 60, in: 1...86_400,
+            doc: "seconds between re-sealing passes over rows under an old KEK")
+        public static let resealBatch = Setting.integer(
+            "HALLMARK_AUTHORITY_RESEAL_BATCH", default: 200, in: 1...100_000, doc: "rows re-sealed per transaction")
+        public static let countFlush = Setting.integer(
+            "HALLMARK_AUTHORITY_COUNT_FLUSH_MS", default: 1_000, in: 10...3_600_000,
+            doc: "milliseconds between flushes of validation counts to PostgreSQL")
+        public static let adminWindow = Setting.integer(
+            "HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: 300, in: 1...1800,
+            doc: "seconds an admin command's produced_at may be off; outside it, stale_command")
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public static var all: [SettingDescription] {
+            [
+                schema.description, provisionInput.description, provisionOutput.description, tokenInput.description,
+                tokenOutput.description, adminInput.description, replayWindow.description, warnThreshold.description,
+                blacklistThreshold.description, deviceCacheSize.description, deviceCacheTTL.description,
+                resealInterval.description, resealBatch.description, countFlush.description, adminWindow.description,
+            ]
+        }
+    }
 
     /// Every input topic.
     public var inputTopics: [String] { [provisionInput, tokenInput, adminInput, privacy.requests] }
@@ -67,10 +105,10 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     /// does: what a test or a bench hands the process it starts.
     public var placementEnvironment: [String: String] {
         [
-            "HALLMARK_AUTHORITY_SCHEMA": schema, "HALLMARK_AUTHORITY_PROVISION_INPUT": provisionInput,
-            "HALLMARK_AUTHORITY_PROVISION_OUTPUT": provisionOutput, "HALLMARK_AUTHORITY_TOKEN_INPUT": tokenInput,
-            "HALLMARK_AUTHORITY_TOKEN_OUTPUT": tokenOutput, "HALLMARK_AUTHORITY_ADMIN_INPUT": adminInput,
-            "HALLMARK_SECURITY_TOPIC": securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic,
+            Variable.schema.name: schema, Variable.provisionInput.name: provisionInput,
+            Variable.provisionOutput.name: provisionOutput, Variable.tokenInput.name: tokenInput,
+            Variable.tokenOutput.name: tokenOutput, Variable.adminInput.name: adminInput,
+            StageConfiguration.Variable.securityTopic.name: securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic,
             "HALLMARK_PRIVACY_REQUESTS_TOPIC": privacy.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": privacy.results,
         ]
     }
@@ -79,45 +117,28 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AuthorityConfiguration {
         let settings = Settings(env)
         var c = AuthorityConfiguration()
-        c.schema = try settings.identifier("HALLMARK_AUTHORITY_SCHEMA", default: c.schema)
-        c.provisionInput = try settings.topic("HALLMARK_AUTHORITY_PROVISION_INPUT", default: c.provisionInput)
-        c.provisionOutput = try settings.topic("HALLMARK_AUTHORITY_PROVISION_OUTPUT", default: c.provisionOutput)
-        c.tokenInput = try settings.topic("HALLMARK_AUTHORITY_TOKEN_INPUT", default: c.tokenInput)
-        c.tokenOutput = try settings.topic("HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: c.tokenOutput)
-        c.adminInput = try settings.topic("HALLMARK_AUTHORITY_ADMIN_INPUT", default: c.adminInput)
-        c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.schema = try settings.value(Variable.schema)
+        c.provisionInput = try settings.value(Variable.provisionInput)
+        c.provisionOutput = try settings.value(Variable.provisionOutput)
+        c.tokenInput = try settings.value(Variable.tokenInput)
+        c.tokenOutput = try settings.value(Variable.tokenOutput)
+        c.adminInput = try settings.value(Variable.adminInput)
+        c.securityTopic = try settings.value(StageConfiguration.Variable.securityTopic)
         c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
         c.privacy = try PrivacyTopics.fromEnvironment(env)
-        c.replayWindowSeconds = try settings.integer(
-            "HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: c.replayWindowSeconds,
-            in: 1...(366 * 86_400))
-        c.warnThreshold = try settings.integer(
-            "HALLMARK_AUTHORITY_WARN_THRESHOLD", default: c.warnThreshold,
-            in: 1...100_000_000)
-        c.blacklistThreshold = try settings.integer(
-            "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
-            default: c.blacklistThreshold, in: 1...100_000_000)
-        c.deviceCacheSize = try settings.integer(
-            "HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", default: c.deviceCacheSize,
-            in: 1...100_000_000)
-        c.deviceCacheTTLMilliseconds = try settings.integer(
-            "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS",
-            default: c.deviceCacheTTLMilliseconds, in: 1...3_600_000)
-        c.resealIntervalSeconds = try settings.integer(
-            "HALLMARK_AUTHORITY_RESEAL_INTERVAL_S",
-            default: c.resealIntervalSeconds, in: 1...86_400)
-        c.resealBatch = try settings.integer("HALLMARK_AUTHORITY_RESEAL_BATCH", default: c.resealBatch, in: 1...100_000)
-        c.countFlushMilliseconds = try settings.integer(
-            "HALLMARK_AUTHORITY_COUNT_FLUSH_MS",
-            default: c.countFlushMilliseconds, in: 10...3_600_000)
-        c.adminWindowSeconds = try settings.integer(
-            "HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: c.adminWindowSeconds,
-            in: 1...1800)
+        c.replayWindowSeconds = try settings.value(Variable.replayWindow)
+        c.warnThreshold = try settings.value(Variable.warnThreshold)
+        c.blacklistThreshold = try settings.value(Variable.blacklistThreshold)
+        c.deviceCacheSize = try settings.value(Variable.deviceCacheSize)
+        c.deviceCacheTTLMilliseconds = try settings.value(Variable.deviceCacheTTL)
+        c.resealIntervalSeconds = try settings.value(Variable.resealInterval)
+        c.resealBatch = try settings.value(Variable.resealBatch)
+        c.countFlushMilliseconds = try settings.value(Variable.countFlush)
+        c.adminWindowSeconds = try settings.value(Variable.adminWindow)
         c.operatorKeys = try OperatorKeys.fromEnvironment(env)
         guard c.blacklistThreshold > c.warnThreshold else {
             throw ConfigurationError(
-                variable: "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD",
-                reason: "must be above HALLMARK_AUTHORITY_WARN_THRESHOLD")
+                variable: Variable.blacklistThreshold.name, reason: "must be above \(Variable.warnThreshold.name)")
         }
         return c
     }

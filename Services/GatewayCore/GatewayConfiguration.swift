@@ -4,49 +4,35 @@ import HallmarkMessages
 import HallmarkRuntime
 import HallmarkSmileID
 
-/// The gateway's settings, each from a `HALLMARK_GATEWAY_…` variable with a default. The
-/// encryption policy has its own file and variables (``EncryptionPolicy``).
-///
-/// | variable | default | meaning |
-/// |---|---|---|
-/// | `HALLMARK_GATEWAY_ENCRYPT_INPUT` | `smileid.encrypt.requests` | encrypt requests consumed |
-/// | `HALLMARK_GATEWAY_ENCRYPT_OUTPUT` | `smileid.encrypt.results` | encrypt results produced |
-/// | `HALLMARK_GATEWAY_DECRYPT_INPUT` | `smileid.decrypt.requests` | decrypt requests consumed |
-/// | `HALLMARK_GATEWAY_DECRYPT_OUTPUT` | `smileid.decrypt.results` | decrypt results produced |
-/// | `HALLMARK_GATEWAY_HANDSHAKE_INPUT` / `_OUTPUT` | `e2ee.handshakes` / `e2ee.handshake.results` | E2EE-1 handshakes |
-/// | `HALLMARK_GATEWAY_INBOUND_INPUT` / `HALLMARK_GATEWAY_PLAINTEXT_OUTPUT` | `e2ee.inbound` / `e2ee.plaintext` | client→gateway messages |
-/// | `HALLMARK_GATEWAY_OUTBOUND_INPUT` / `_OUTPUT` | `e2ee.outbound.requests` / `e2ee.outbound` | gateway→client messages |
-/// | `HALLMARK_GATEWAY_SCHEMA` | `gateway` | PostgreSQL schema (sessions, inbox) |
-/// | `HALLMARK_GATEWAY_KEK_FILE` / `HALLMARK_GATEWAY_KEK` | — | the KEKs sealing session keys (``KeyEncryptionFile``) |
-/// | `HALLMARK_GATEWAY_SESSION_TTL_SECONDS` | 86400 | a session's lifetime from its handshake |
-/// | `HALLMARK_GATEWAY_SWEEP_SECONDS` | 60 | expired sessions (and their keys) deleted this often |
-/// | `HALLMARK_GATEWAY_ENCRYPT_SCHEMAS` | `hallmark.encrypt.request.v1` | request carriers taken on the encrypt input |
-/// | `HALLMARK_GATEWAY_DECRYPT_SCHEMAS` | `hallmark.decrypt.request.v1` | request carriers taken on the decrypt input |
-/// | `HALLMARK_GATEWAY_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION`, `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS` | see ``SmileIDKeySettings`` | secrets (the signing version encrypts) and PBKDF2 |
-/// | `HALLMARK_GATEWAY_WINDOW_SECONDS` | 300 | ± seconds a decrypted envelope's timestamp may be from now |
-/// | `HALLMARK_SECURITY_TOPIC` | `hallmark.security` | security events |
-/// | `HALLMARK_GATEWAY_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`, `…_EVENTS_PER_SUBJECT`, `…_EVENTS_PER_WINDOW` | 20, 60, 10, 200 | security event limits (``SecurityEventSettings``), per E2EE-1 session and per ENC-1 partner |
+/// The gateway's settings: its own ``Variable``s, the encryption policy's
+/// (``EncryptionPolicy``), and the shared ones it reads through ``SmileIDKeySettings``
+/// (`HALLMARK_GATEWAY_SECRETS_DIR`, `…_SECRET_<VERSION>`, `…_SIGNING_VERSION` (it encrypts),
+/// `…_WORKERS`, `…_BATCH`, `…_KEY_CACHE_SIZE`, `…_KEY_CACHE_TTL_SECONDS`),
+/// ``SecurityEventSettings`` (`HALLMARK_GATEWAY_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`,
+/// `…_EVENTS_PER_SUBJECT`, `…_EVENTS_PER_WINDOW`, per E2EE-1 session and per ENC-1 partner),
+/// the KEKs sealing session keys (`HALLMARK_GATEWAY_KEK_FILE` / `HALLMARK_GATEWAY_KEK`,
+/// ``KeyEncryptionFile``), ``OperatorKeys``, the audit index key and ``PrivacyTopics``.
 public struct GatewayConfiguration: Sendable {
-    public var encryptInput = "smileid.encrypt.requests"
-    public var encryptOutput = "smileid.encrypt.results"
-    public var decryptInput = "smileid.decrypt.requests"
-    public var decryptOutput = "smileid.decrypt.results"
-    public var handshakeInput = "e2ee.handshakes"
-    public var handshakeOutput = "e2ee.handshake.results"
-    public var inboundInput = "e2ee.inbound"
-    public var plaintextOutput = "e2ee.plaintext"
-    public var outboundInput = "e2ee.outbound.requests"
-    public var outboundOutput = "e2ee.outbound"
-    public var schema = "gateway"
-    public var sessionTTL: TimeInterval = 86_400
-    public var sweepInterval: Duration = .seconds(60)
-    public var encryptSchemas: Set<String> = [EncryptRequest.schemaName]
-    public var decryptSchemas: Set<String> = [DecryptRequest.schemaName]
+    public var encryptInput = Variable.encryptInput.defaultValue
+    public var encryptOutput = Variable.encryptOutput.defaultValue
+    public var decryptInput = Variable.decryptInput.defaultValue
+    public var decryptOutput = Variable.decryptOutput.defaultValue
+    public var handshakeInput = Variable.handshakeInput.defaultValue
+    public var handshakeOutput = Variable.handshakeOutput.defaultValue
+    public var inboundInput = Variable.inboundInput.defaultValue
+    public var plaintextOutput = Variable.plaintextOutput.defaultValue
+    public var outboundInput = Variable.outboundInput.defaultValue
+    public var outboundOutput = Variable.outboundOutput.defaultValue
+    public var schema = Variable.schema.defaultValue
+    public var sessionTTL = TimeInterval(Variable.sessionTTL.defaultValue)
+    public var sweepInterval = Variable.sweep.defaultValue
+    public var encryptSchemas = Variable.encryptSchemas.defaultValue
+    public var decryptSchemas = Variable.decryptSchemas.defaultValue
     /// Secrets and PBKDF2 (`HALLMARK_GATEWAY_SECRETS_DIR`, `…_WORKERS`, …).
     public var keys = SmileIDKeySettings(prefix: "HALLMARK_GATEWAY_")
-    public var timestampWindow: TimeInterval = 300
+    public var timestampWindow = TimeInterval(Variable.window.defaultValue)
     public var policy = EncryptionPolicy()
-    public var securityTopic = "hallmark.security"
+    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// Operators whose keys may sign privacy requests (`HALLMARK_GATEWAY_OPERATOR_KEYS_FILE` or
     /// `…_OPERATOR_KEYS`). With them and an index key (`HALLMARK_GATEWAY_INDEX_KEY_FILE`, else
     /// the KEK file's `index=` entry), the gateway answers privacy requests about sessions.
@@ -62,42 +48,88 @@ public struct GatewayConfiguration: Sendable {
 
     public init() {}
 
+    /// The gateway's own variables, each declared once.
+    public enum Variable {
+        public static let encryptInput = Setting.topic(
+            "HALLMARK_GATEWAY_ENCRYPT_INPUT", default: "smileid.encrypt.requests", doc: "encrypt requests consumed")
+        public static let encryptOutput = Setting.topic(
+            "HALLMARK_GATEWAY_ENCRYPT_OUTPUT", default: "smileid.encrypt.results", doc: "encrypt results produced")
+        public static let decryptInput = Setting.topic(
+            "HALLMARK_GATEWAY_DECRYPT_INPUT", default: "smileid.decrypt.requests", doc: "decrypt requests consumed")
+        public static let decryptOutput = Setting.topic(
+            "HALLMARK_GATEWAY_DECRYPT_OUTPUT", default: "smileid.decrypt.results", doc: "decrypt results produced")
+        public static let handshakeInput = Setting.topic(
+            "HALLMARK_GATEWAY_HANDSHAKE_INPUT", default: "e2ee.handshakes", doc: "E2EE-1 handshakes consumed")
+        public static let handshakeOutput = Setting.topic(
+            "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT", default: "e2ee.handshake.results", doc: "E2EE-1 handshake results")
+        public static let inboundInput = Setting.topic(
+            "HALLMARK_GATEWAY_INBOUND_INPUT", default: "e2ee.inbound", doc: "client→gateway messages consumed")
+        public static let plaintextOutput = Setting.topic(
+            "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT", default: "e2ee.plaintext", doc: "client→gateway messages, decrypted")
+        public static let outboundInput = Setting.topic(
+            "HALLMARK_GATEWAY_OUTBOUND_INPUT", default: "e2ee.outbound.requests", doc: "gateway→client messages to seal")
+        public static let outboundOutput = Setting.topic(
+            "HALLMARK_GATEWAY_OUTBOUND_OUTPUT", default: "e2ee.outbound", doc: "gateway→client messages, sealed")
+        public static let schema = Setting.identifier(
+            "HALLMARK_GATEWAY_SCHEMA", default: "gateway", doc: "PostgreSQL schema (sessions, inbox)")
+        public static let sessionTTL = Setting.integer(
+            "HALLMARK_GATEWAY_SESSION_TTL_SECONDS", default: 86_400, in: 1...(366 * 86_400),
+            doc: "a session's lifetime from its handshake, in seconds")
+        public static let sweep = Setting.seconds(
+            "HALLMARK_GATEWAY_SWEEP_SECONDS", default: .seconds(60), in: 1...86_400,
+            doc: "how often expired sessions (and their keys) are deleted")
+        public static let encryptSchemas = Setting.requestCarriers(
+            "HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: [EncryptRequest.schemaName],
+            doc: "request carriers taken on the encrypt input")
+        public static let decryptSchemas = Setting.requestCarriers(
+            "HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: [DecryptRequest.schemaName],
+            doc: "request carriers taken on the decrypt input")
+        public static let window = Setting.integer(
+            "HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300, in: 1...(100 * 366 * 86_400),
+            doc: "± seconds a decrypted envelope's timestamp may be from now")
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public static var all: [SettingDescription] {
+            [
+                encryptInput.description, encryptOutput.description, decryptInput.description,
+                decryptOutput.description, handshakeInput.description, handshakeOutput.description,
+                inboundInput.description, plaintextOutput.description, outboundInput.description,
+                outboundOutput.description, schema.description, sessionTTL.description, sweep.description,
+                encryptSchemas.description, decryptSchemas.description, window.description,
+            ]
+        }
+    }
+
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
         let settings = Settings(env)
         var c = GatewayConfiguration()
-        c.encryptInput = try settings.topic("HALLMARK_GATEWAY_ENCRYPT_INPUT", default: c.encryptInput)
-        c.encryptOutput = try settings.topic("HALLMARK_GATEWAY_ENCRYPT_OUTPUT", default: c.encryptOutput)
-        c.decryptInput = try settings.topic("HALLMARK_GATEWAY_DECRYPT_INPUT", default: c.decryptInput)
-        c.decryptOutput = try settings.topic("HALLMARK_GATEWAY_DECRYPT_OUTPUT", default: c.decryptOutput)
+        c.encryptInput = try settings.value(Variable.encryptInput)
+        c.encryptOutput = try settings.value(Variable.encryptOutput)
+        c.decryptInput = try settings.value(Variable.decryptInput)
+        c.decryptOutput = try settings.value(Variable.decryptOutput)
         guard c.encryptInput != c.decryptInput else {
-            throw ConfigurationError(variable: "HALLMARK_GATEWAY_DECRYPT_INPUT", reason: "must differ from the encrypt input")
+            throw ConfigurationError(variable: Variable.decryptInput.name, reason: "must differ from the encrypt input")
         }
-        c.handshakeInput = try settings.topic("HALLMARK_GATEWAY_HANDSHAKE_INPUT", default: c.handshakeInput)
-        c.handshakeOutput = try settings.topic("HALLMARK_GATEWAY_HANDSHAKE_OUTPUT", default: c.handshakeOutput)
-        c.inboundInput = try settings.topic("HALLMARK_GATEWAY_INBOUND_INPUT", default: c.inboundInput)
-        c.plaintextOutput = try settings.topic("HALLMARK_GATEWAY_PLAINTEXT_OUTPUT", default: c.plaintextOutput)
-        c.outboundInput = try settings.topic("HALLMARK_GATEWAY_OUTBOUND_INPUT", default: c.outboundInput)
-        c.outboundOutput = try settings.topic("HALLMARK_GATEWAY_OUTBOUND_OUTPUT", default: c.outboundOutput)
+        c.handshakeInput = try settings.value(Variable.handshakeInput)
+        c.handshakeOutput = try settings.value(Variable.handshakeOutput)
+        c.inboundInput = try settings.value(Variable.inboundInput)
+        c.plaintextOutput = try settings.value(Variable.plaintextOutput)
+        c.outboundInput = try settings.value(Variable.outboundInput)
+        c.outboundOutput = try settings.value(Variable.outboundOutput)
         let inputs = [c.encryptInput, c.decryptInput, c.handshakeInput, c.inboundInput, c.outboundInput]
         guard Set(inputs).count == inputs.count else {
             throw ConfigurationError(variable: "HALLMARK_GATEWAY_*_INPUT", reason: "every input topic must be different")
         }
-        c.schema = try settings.identifier("HALLMARK_GATEWAY_SCHEMA", default: c.schema)
-        c.sessionTTL = TimeInterval(
-            try settings.integer(
-                "HALLMARK_GATEWAY_SESSION_TTL_SECONDS", default: 86_400,
-                in: 1...(366 * 86_400)))
-        c.sweepInterval = try settings.seconds("HALLMARK_GATEWAY_SWEEP_SECONDS", default: c.sweepInterval, in: 1...86_400)
-        c.encryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: c.encryptSchemas)
-        c.decryptSchemas = try settings.requestCarriers("HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: c.decryptSchemas)
+        c.schema = try settings.value(Variable.schema)
+        c.sessionTTL = TimeInterval(try settings.value(Variable.sessionTTL))
+        c.sweepInterval = try settings.value(Variable.sweep)
+        c.encryptSchemas = try settings.value(Variable.encryptSchemas)
+        c.decryptSchemas = try settings.value(Variable.decryptSchemas)
         c.keys = try SmileIDKeySettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_")
-        c.timestampWindow = TimeInterval(
-            try settings.integer(
-                "HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300,
-                in: 1...(100 * 366 * 86_400)))
+        c.timestampWindow = TimeInterval(try settings.value(Variable.window))
         c.policy = try EncryptionPolicy.fromEnvironment(env)
-        c.securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: c.securityTopic)
+        c.securityTopic = try settings.value(StageConfiguration.Variable.securityTopic)
         c.events = try SecurityEventSettings.fromEnvironment(env, prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT")
         c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_GATEWAY")
         c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_GATEWAY")

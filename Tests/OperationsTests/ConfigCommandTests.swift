@@ -1,3 +1,6 @@
+import AggregatorCore
+import AuthorityCore
+import GatewayCore
 import HallmarkCLICore
 import HallmarkCore
 import HallmarkKafka
@@ -11,11 +14,14 @@ import Testing
 struct ConfigCommandTests {
     @Test func theListingHasEveryDeclaredVariableAndHidesSecrets() {
         let text = ConfigCommand.listing(
-            service: .signer,
+            service: nil,
             environment: [
                 "HALLMARK_SIGNER_ZIP_WORKERS": "3", "HALLMARK_KAFKA_PROPERTIES": "sasl.password=hunter2",
             ])
-        let declared = KafkaConfiguration.Variable.all + StageConfiguration.Variable.all + SignerConfiguration.Variable.all
+        let declared =
+            KafkaConfiguration.Variable.all + StageConfiguration.Variable.all + SignerConfiguration.Variable.all
+            + GatewayConfiguration.Variable.all + AuthorityConfiguration.Variable.all + AggregatorConfiguration.Variable.all
+        #expect(Set(declared.map(\.name)).count == declared.count, "a variable is declared twice")
         for v in declared { #expect(text.contains("\n\(v.name)"), "\(v.name) is not listed") }
         #expect(text.contains("HALLMARK_SIGNER_ZIP_WORKERS  (default 1)  = 3"))
         #expect(text.contains("HALLMARK_KAFKA_PROPERTIES  = (set)") && !text.contains("hunter2"))

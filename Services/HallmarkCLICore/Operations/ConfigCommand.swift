@@ -58,6 +58,11 @@ public struct ConfigCommand: ParsableCommand {
             ),
         ]
         if service == nil || service == .signer { sections.append(("signer", SignerConfiguration.Variable.all)) }
+        if service == nil || service == .gateway { sections.append(("gateway", GatewayConfiguration.Variable.all)) }
+        if service == nil || service == .authority { sections.append(("authority", AuthorityConfiguration.Variable.all)) }
+        if service == nil || service == .aggregator {
+            sections.append(("aggregator", AggregatorConfiguration.Variable.all))
+        }
         return sections
     }
 
