@@ -90,6 +90,11 @@ public struct GatewayConfiguration: Sendable {
 
         /// Every variable, in the order `hallmark config` lists them.
         public static var all: [SettingDescription] {
+            own + SmileIDKeySettings.Variables(prefix: "HALLMARK_GATEWAY_").all
+                + SecurityEventSettings.Variables(prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT").all
+        }
+
+        static var own: [SettingDescription] {
             [
                 encryptInput.description, encryptOutput.description, decryptInput.description,
                 decryptOutput.description, handshakeInput.description, handshakeOutput.description,

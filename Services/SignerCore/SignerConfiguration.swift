@@ -89,6 +89,11 @@ public struct SignerConfiguration: Sendable {
 
         /// Every variable, in the order `hallmark config` lists them.
         public static var all: [SettingDescription] {
+            own + SmileIDKeySettings.Variables(prefix: "HALLMARK_SIGNER_").all
+                + SecurityEventSettings.Variables(prefix: "HALLMARK_SIGNER_", subject: "PARTNER").all
+        }
+
+        static var own: [SettingDescription] {
             [
                 signInput.description, signOutput.description, verifyInput.description, verifyOutput.description,
                 schema.description, window.description, sweep.description, maxZipBytes.description,

@@ -3,16 +3,8 @@ import HallmarkCore
 import HallmarkCrypto
 
 /// Where a SmileID service's partner secrets come from and how its PBKDF2 work is done: the
-/// settings the signer and the gateway share, each read from `<prefix>…` variables.
-///
-/// | variable | default | meaning |
-/// |---|---|---|
-/// | `<prefix>SECRETS_DIR` | — | folder of secret files, one per version (see ``SecretSet``) |
-/// | `<prefix>SECRET_<VERSION>`, `<prefix>SIGNING_VERSION` | — | versions from the environment (when no folder) |
-/// | `<prefix>WORKERS` | active cores | PBKDF2 worker threads |
-/// | `<prefix>BATCH` | 2 with SHA-NI, else 1 | derivations one worker takes at once (only the SHA-NI kernel interleaves pairs) |
-/// | `<prefix>KEY_CACHE_SIZE` | 4096 | derived keys kept (0 disables the cache) |
-/// | `<prefix>KEY_CACHE_TTL_SECONDS` | 600 | how long a derived key is kept |
+/// settings the signer and the gateway share, each read from `<prefix>…` variables
+/// (``Variables``; the secrets themselves: ``SecretSet``).
 public struct SmileIDKeySettings: Sendable {
     /// The service's variable prefix, e.g. `HALLMARK_SIGNER_`.
     public var prefix: String
@@ -26,19 +18,49 @@ public struct SmileIDKeySettings: Sendable {
         self.prefix = prefix
     }
 
+    /// A service's key variables, each declared once (`<prefix>SECRET_<VERSION>` and
+    /// `<prefix>SIGNING_VERSION`, read by ``SecretSet`` when there is no folder, are not listed).
+    public struct Variables: Sendable {
+        public let secretsDirectory: Setting<String?>
+        public let workers, batchSize, keyCacheSize, keyCacheTTL: Setting<Int>
+
+        public init(prefix: String) {
+            secretsDirectory = Setting.optionalText(
+                prefix + "SECRETS_DIR", doc: "folder of secret files, one per version (else <prefix>SECRET_<VERSION>)")
+            workers = .integer(
+                prefix + "WORKERS", default: max(1, ProcessInfo.processInfo.activeProcessorCount), in: 1...1024,
+                doc: "PBKDF2 worker threads (default: the active cores)")
+            batchSize = .integer(
+                prefix + "BATCH", default: PBKDF2.preferredBatch, in: 1...64,
+                doc: "derivations one worker takes at once (2 with SHA-NI, else 1)")
+            keyCacheSize = .integer(
+                prefix + "KEY_CACHE_SIZE", default: 4096, in: 0...10_000_000, doc: "derived keys kept (0 disables the cache)")
+            keyCacheTTL = .integer(
+                prefix + "KEY_CACHE_TTL_SECONDS", default: 600, in: 1...86_400, doc: "seconds a derived key is kept")
+        }
+
+        /// Every variable, in the order `hallmark config` lists them.
+        public var all: [SettingDescription] {
+            [
+                secretsDirectory.description, workers.description, batchSize.description, keyCacheSize.description,
+                keyCacheTTL.description,
+            ]
+        }
+    }
+
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
     public static func fromEnvironment(
         _ env: [String: String], prefix: String
     ) throws(ConfigurationError)
         -> SmileIDKeySettings
     {
-        let settings = Settings(env)
+        let settings = Settings(env), v = Variables(prefix: prefix)
         var k = SmileIDKeySettings(prefix: prefix)
-        k.secretsDirectory = settings.string(prefix + "SECRETS_DIR")
-        k.workers = try settings.integer(prefix + "WORKERS", default: k.workers, in: 1...1024)
-        k.batchSize = try settings.integer(prefix + "BATCH", default: k.batchSize, in: 1...64)
-        k.keyCacheSize = try settings.integer(prefix + "KEY_CACHE_SIZE", default: k.keyCacheSize, in: 0...10_000_000)
-        k.keyCacheTTL = TimeInterval(try settings.integer(prefix + "KEY_CACHE_TTL_SECONDS", default: 600, in: 1...86_400))
+        k.secretsDirectory = try settings.value(v.secretsDirectory)
+        k.workers = try settings.value(v.workers)
+        k.batchSize = try settings.value(v.batchSize)
+        k.keyCacheSize = try settings.value(v.keyCacheSize)
+        k.keyCacheTTL = TimeInterval(try settings.value(v.keyCacheTTL))
         return k
     }
 }
