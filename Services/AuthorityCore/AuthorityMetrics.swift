@@ -1,4 +1,5 @@
 import HallmarkMessages
+import HallmarkRuntime
 import Metrics
 
 /// The authority's metrics, created once with fixed dimensions.
@@ -22,28 +23,15 @@ public final class AuthorityMetrics: Sendable {
         passed = Counter(
             label: "hallmark_authority_validations_total",
             dimensions: [service, ("outcome", "pass"), ("reason", "none")])
-        failed = Dictionary(
-            uniqueKeysWithValues: ValidationReason.allCases.map {
-                (
-                    $0,
-                    Counter(
-                        label: "hallmark_authority_validations_total",
-                        dimensions: [service, ("outcome", "fail"), ("reason", $0.rawValue)])
-                )
-            })
+        failed = Counter.perCase(
+            ValidationReason.self, label: "hallmark_authority_validations_total", dimensions: [service, ("outcome", "fail")])
         validationTime = Timer(label: "hallmark_authority_validation_ns", dimensions: [service])
         provisioned = Counter(
             label: "hallmark_authority_provisioning_total",
             dimensions: [service, ("status", "provisioned"), ("reason", "none")])
-        provisionRejected = Dictionary(
-            uniqueKeysWithValues: ProvisionResult.Reason.allCases.map {
-                (
-                    $0,
-                    Counter(
-                        label: "hallmark_authority_provisioning_total",
-                        dimensions: [service, ("status", "rejected"), ("reason", $0.rawValue)])
-                )
-            })
+        provisionRejected = Counter.perCase(
+            ProvisionResult.Reason.self, label: "hallmark_authority_provisioning_total",
+            dimensions: [service, ("status", "rejected")])
         securityEvents = Counter(label: "hallmark_authority_security_events_total", dimensions: [service])
         resealed = Counter(label: "hallmark_authority_resealed_total", dimensions: [service])
     }

@@ -1,4 +1,5 @@
 import HallmarkMessages
+import HallmarkRuntime
 import Metrics
 
 /// The gateway's metrics, created once with fixed dimensions.
@@ -18,23 +19,15 @@ final class GatewayMetrics: Sendable {
 
     init() {
         let dims = [("service", "gateway")]
-        encrypted = Dictionary(
-            uniqueKeysWithValues: EncryptResult.RequestType.allCases.map {
-                ($0, Counter(label: "hallmark_gateway_encrypted_total", dimensions: dims + [("type", $0.rawValue)]))
-            })
-        passedThrough = Dictionary(
-            uniqueKeysWithValues: EncryptResult.PassthroughReason.allCases.map {
-                ($0, Counter(label: "hallmark_gateway_passed_through_total", dimensions: dims + [("reason", $0.rawValue)]))
-            })
+        encrypted = Counter.perCase(
+            EncryptResult.RequestType.self, label: "hallmark_gateway_encrypted_total", dimensions: dims, dimension: "type")
+        passedThrough = Counter.perCase(
+            EncryptResult.PassthroughReason.self, label: "hallmark_gateway_passed_through_total", dimensions: dims)
         decrypted = Counter(label: "hallmark_gateway_decrypted_total", dimensions: dims)
-        decryptRejected = Dictionary(
-            uniqueKeysWithValues: DecryptResult.Reason.allCases.map {
-                ($0, Counter(label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
-            })
-        encryptRejections = Dictionary(
-            uniqueKeysWithValues: EncryptResult.RejectionReason.allCases.map {
-                ($0, Counter(label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
-            })
+        decryptRejected = Counter.perCase(
+            DecryptResult.Reason.self, label: "hallmark_gateway_decrypt_rejected_total", dimensions: dims)
+        encryptRejections = Counter.perCase(
+            EncryptResult.RejectionReason.self, label: "hallmark_gateway_encrypt_rejected_total", dimensions: dims)
         encryptedBytes = Counter(label: "hallmark_gateway_encrypted_bytes_total", dimensions: dims)
         decryptedBytes = Counter(label: "hallmark_gateway_decrypted_bytes_total", dimensions: dims)
     }

@@ -1,4 +1,5 @@
 import HallmarkMessages
+import HallmarkRuntime
 import Metrics
 
 /// The signer's metrics, created once with fixed dimensions.
@@ -17,14 +18,9 @@ final class SignerMetrics: Sendable {
         let dims = [("service", "signer")]
         signed = Counter(label: "hallmark_signer_signed_total", dimensions: dims)
         accepted = Counter(label: "hallmark_signer_accepted_total", dimensions: dims)
-        rejected = Dictionary(
-            uniqueKeysWithValues: VerifyReason.allCases.map {
-                ($0, Counter(label: "hallmark_signer_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
-            })
-        signRejections = Dictionary(
-            uniqueKeysWithValues: SignResult.RejectionReason.allCases.map {
-                ($0, Counter(label: "hallmark_signer_sign_rejected_total", dimensions: dims + [("reason", $0.rawValue)]))
-            })
+        rejected = Counter.perCase(VerifyReason.self, label: "hallmark_signer_rejected_total", dimensions: dims)
+        signRejections = Counter.perCase(
+            SignResult.RejectionReason.self, label: "hallmark_signer_sign_rejected_total", dimensions: dims)
         securityEvents = Counter(label: "hallmark_signer_security_events_total", dimensions: dims)
         inFlight = Meter(label: "hallmark_signer_in_flight", dimensions: dims)
         consumerLag = Recorder(label: "hallmark_signer_consumer_lag_ms", dimensions: dims)

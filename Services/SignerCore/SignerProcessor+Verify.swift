@@ -57,7 +57,9 @@ extension SignerProcessor {
     /// answered the same way on the sign result topic, in its rejected form.
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         if message.kafka.topic == configuration.signInput {
-            let result = rejection(message.resultID, message.id, message.correlationID, reason: message.resultReason)
+            let result = CarrierRejection<SignResult>.answer(
+                message.resultID, requestID: message.id, correlationID: message.correlationID, code: message.resultReason,
+                counting: metrics.signRejections)
             return [try .json(topic: message.replyTopic(or: configuration.signOutput), key: message.key, result)]
         }
         guard message.kafka.topic == configuration.verifyInput else { return nil }
@@ -104,9 +106,9 @@ extension SignerProcessor {
     func upstream(_ message: StageMessage, _ reason: String) throws -> StageOutput {
         let key = Self.key(message, message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:])
         if message.kafka.topic == configuration.signInput {
-            let result = rejection(
-                message.resultID, message.header.id, message.correlationID,
-                reason: RequestCarrier.upstreamRejected, upstream: reason)
+            let result = CarrierRejection<SignResult>.answer(
+                message.resultID, requestID: message.header.id, correlationID: message.correlationID,
+                code: RequestCarrier.upstreamRejected, upstreamReason: reason, counting: metrics.signRejections)
             return try .json(topic: message.replyTopic(or: configuration.signOutput), key: key, result)
         }
         metrics.rejected[.upstreamRejected]?.increment()
@@ -115,17 +117,5 @@ extension SignerProcessor {
             requestID: message.header.id, reason: .upstreamRejected, secretVersion: nil, method: nil,
             path: nil, headers: [:], bodyB64: "", upstreamReason: reason)
         return try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result)
-    }
-
-    /// A rejected sign result, counted: `reason` when the schema lists it, else `malformed`.
-    func rejection(
-        _ id: String, _ requestID: String, _ correlationID: String, reason: String,
-        upstream: String? = nil
-    ) -> CarrierRejection<SignResult> {
-        let rejection = CarrierRejection<SignResult>(
-            id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
-            reason: .init(code: reason), upstreamReason: upstream)
-        metrics.signRejections[rejection.reason]?.increment()
-        return rejection
     }
 }

@@ -10,7 +10,9 @@ extension EnvelopeProcessor {
     /// the encrypt result topic, in its rejected form, which carries no request to chain on.
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         if message.kafka.topic == configuration.encryptInput {
-            let result = rejection(message.resultID, message.id, message.correlationID, reason: message.resultReason)
+            let result = CarrierRejection<EncryptResult>.answer(
+                message.resultID, requestID: message.id, correlationID: message.correlationID, code: message.resultReason,
+                counting: metrics.encryptRejections)
             return [try .json(topic: message.replyTopic(or: configuration.encryptOutput), key: message.key, result)]
         }
         guard message.kafka.topic == configuration.decryptInput else { return nil }
@@ -20,19 +22,5 @@ extension EnvelopeProcessor {
             id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
             requestID: message.id, reason: reason)
         return [try .json(topic: message.replyTopic(or: configuration.decryptOutput), key: message.key, result)]
-    }
-}
-
-extension EnvelopeProcessor {
-    /// A rejected encrypt result, counted: `reason` when the schema lists it, else `malformed`.
-    func rejection(
-        _ id: String, _ requestID: String, _ correlationID: String, reason: String,
-        upstream: String? = nil
-    ) -> CarrierRejection<EncryptResult> {
-        let rejection = CarrierRejection<EncryptResult>(
-            id: id, producedAt: Timestamp.now(), correlationID: correlationID, requestID: requestID,
-            reason: .init(code: reason), upstreamReason: upstream)
-        metrics.encryptRejections[rejection.reason]?.increment()
-        return rejection
     }
 }

@@ -58,9 +58,9 @@ public struct EnvelopeProcessor: StageProcessor {
             if message.kafka.topic == configuration.encryptInput {
                 return .upstream(
                     message,
-                    rejection(
-                        message.resultID, message.header.id, message.correlationID,
-                        reason: RequestCarrier.upstreamRejected, upstream: reason))
+                    CarrierRejection.answer(
+                        message.resultID, requestID: message.header.id, correlationID: message.correlationID,
+                        code: RequestCarrier.upstreamRejected, upstreamReason: reason, counting: metrics.encryptRejections))
             }
             metrics.decryptRejected[.upstreamRejected]?.increment()
             return .decrypted(

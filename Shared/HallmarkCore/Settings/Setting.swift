@@ -90,7 +90,7 @@ extension Setting where Value == Duration {
     ) -> Setting {
         Setting(
             name, default: value, accepted: "an integer in \(range.lowerBound)...\(range.upperBound) (milliseconds)", doc: doc,
-            show: { "\(Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))" }
+            show: { "\(Int($0 / .milliseconds(1)))" }
         ) { raw in
             Int(raw.trimmingCharacters(in: .whitespaces)).flatMap { range.contains($0) ? .milliseconds($0) : nil }
         }
@@ -141,7 +141,7 @@ extension Setting where Value == [String] {
     /// Topic names, comma-separated.
     public static func topics(_ name: String, default value: [String], doc: String) -> Setting {
         Setting(
-            name, default: value, accepted: "topic names, comma-separated", doc: doc,
+            name, default: value, accepted: "topic names ([A-Za-z0-9._-]) separated by commas", doc: doc,
             show: { $0.joined(separator: ",") }
         ) { raw in
             let values = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

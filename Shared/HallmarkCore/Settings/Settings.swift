@@ -35,11 +35,7 @@ public struct Settings: Sendable {
 
     /// An integer in `range`, or nil when unset.
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-        guard let raw = string(name) else { return nil }
-        guard let value = Int(raw.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
-            throw ConfigurationError(variable: name, reason: "must be an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return value
+        try valueIfSet(.integer(name, default: range.lowerBound, in: range, doc: ""))
     }
 
     /// A duration given in milliseconds (`…_MS`), within `range` milliseconds.
@@ -64,12 +60,7 @@ public struct Settings: Sendable {
 
     /// `true`/`1`/`yes`/`on` or `false`/`0`/`no`/`off`.
     public func flag(_ name: String, default defaultValue: Bool) throws(ConfigurationError) -> Bool {
-        guard let raw = string(name)?.lowercased() else { return defaultValue }
-        switch raw {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw ConfigurationError(variable: name, reason: "must be true or false")
-        }
+        try value(.flag(name, default: defaultValue, doc: ""))
     }
 
     /// A comma-separated list (blank items dropped), or `defaultValue` when unset.
@@ -80,29 +71,17 @@ public struct Settings: Sendable {
 
     /// A Kafka topic name (`[A-Za-z0-9._-]{1,249}`), or `defaultValue`.
     public func topic(_ name: String, default defaultValue: String) throws(ConfigurationError) -> String {
-        let value = string(name, default: defaultValue)
-        guard Self.isTopicName(value) else {
-            throw ConfigurationError(variable: name, reason: "must be a topic name ([A-Za-z0-9._-], at most 249)")
-        }
-        return value
+        try value(.topic(name, default: defaultValue, doc: ""))
     }
 
     /// Topic names, comma-separated, or `defaultValue`.
     public func topics(_ name: String, default defaultValue: [String]) throws(ConfigurationError) -> [String] {
-        let values = list(name, default: defaultValue)
-        guard values.allSatisfy(Self.isTopicName) else {
-            throw ConfigurationError(variable: name, reason: "must be topic names ([A-Za-z0-9._-]) separated by commas")
-        }
-        return values
+        try value(.topics(name, default: defaultValue, doc: ""))
     }
 
     /// A PostgreSQL identifier Hallmark creates itself (`[a-z_][a-z0-9_]{0,62}`), or `defaultValue`.
     public func identifier(_ name: String, default defaultValue: String) throws(ConfigurationError) -> String {
-        let value = string(name, default: defaultValue)
-        guard Self.isIdentifier(value) else {
-            throw ConfigurationError(variable: name, reason: "must match [a-z_][a-z0-9_]* (at most 63 characters)")
-        }
-        return value
+        try value(.identifier(name, default: defaultValue, doc: ""))
     }
 
     static func isTopicName(_ s: String) -> Bool {
