@@ -66,7 +66,14 @@ let package = Package(
             path: "Shared/HallmarkCrypto"),
         .target(name: "HallmarkKafka", dependencies: ["rdkafka", "HallmarkCore", log], path: "Shared/HallmarkKafka"),
         .target(name: "HallmarkPostgres", dependencies: ["libpq", "HallmarkCore", log], path: "Shared/HallmarkPostgres"),
-        .target(name: "HallmarkMessages", dependencies: ["HallmarkCore", "HallmarkCrypto"], path: "Shared/HallmarkMessages"),
+        .target(
+            name: "HallmarkMessages", dependencies: ["HallmarkCore", "HallmarkCrypto"], path: "Shared/HallmarkMessages",
+            plugins: ["SchemaEmbedderPlugin"]),
+        // proto-json/ reaches the binary through this plugin: one copy of each schema, no resources to ship.
+        .executableTarget(name: "SchemaEmbedder", path: "Shared/SchemaEmbedder"),
+        .plugin(
+            name: "SchemaEmbedderPlugin", capability: .buildTool(), dependencies: ["SchemaEmbedder"],
+            path: "Shared/SchemaEmbedderPlugin"),
         .target(
             name: "HallmarkRuntime",
             dependencies: [

@@ -97,7 +97,7 @@ struct SettingNamesTests {
             guard manager.fileExists(atPath: DeployFiles.path(path), isDirectory: &isDirectory) else { continue }
             guard isDirectory.boolValue else { out.append(path); continue }
             for case let child as String in manager.enumerator(atPath: DeployFiles.path(path)) ?? NSEnumerator()
-            where !child.contains(".build") && !child.contains("ProtoJSONDocuments") && !child.hasPrefix("Fuzz/Corpus") {
+            where !child.contains(".build") && !child.hasPrefix("Fuzz/Corpus") {
                 var isDir: ObjCBool = false
                 let full = path + "/" + child
                 if manager.fileExists(atPath: DeployFiles.path(full), isDirectory: &isDir), !isDir.boolValue,

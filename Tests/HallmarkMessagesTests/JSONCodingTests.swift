@@ -54,8 +54,8 @@ struct JSONCodingTests {
     @Test func derivedDocumentsAreTakenOrRefusedAlike() throws {
         var compared = 0, refused = 0
         for example in try MessageExamples.all() {
-            let schema = try #require(MessageSchemas.documents[example.schema])
-            for c in SchemaViolations.derive(schema: try JSONReader.parse(Array(schema.utf8)), example: try example.json()) {
+            let schema = try #require(MessageSchemas.bundled(example.schema))
+            for c in SchemaViolations.derive(schema: schema, example: try example.json()) {
                 let (ours, theirs) = try Self.decodeBoth(like: example.message, c.document)
                 switch (ours, theirs) {
                 case (.success(let a), .success(let b)):

@@ -179,6 +179,36 @@ struct JSONSchemaKeywordTests {
         #expect(throws: JSONSchemaError.self, "\(json)") { try JSONSchema(json: json) }
     }
 
+    /// A `$ref` into another document resolves against the schema's `$id` (RFC 3986), and
+    /// that document's own relative `$ref`s against its `$id`; bundling gives the same checks.
+    @Test func referencesIntoOtherDocuments() throws {
+        let shared =
+            ##"{"$id":"https://x.test/s/common/types.json","$defs":{"id":{"$ref":"#/$defs/hex"},"hex":{"pattern":"^[0-9a-f]+$","maxLength":4}}}"##
+        let text = #"{"$id":"https://x.test/s/m.json","properties":{"a":{"$ref":"common/types.json#/$defs/id"}}}"#
+        let compiled = try JSONSchema(json: text, referenced: [shared])
+        #expect(compiled.validate(try value(#"{"a":"00ff"}"#)) == nil)
+        #expect(compiled.validate(try value(#"{"a":"00FF"}"#))?.path == "$.a")
+        #expect(compiled.validate(try value(#"{"a":"00ff0"}"#))?.path == "$.a")
+        let bundled = try JSONSchema.bundle(try value(text), referenced: [try value(shared)])
+        #expect(bundled["properties"]?["a"]?["$ref"] == .string("#/$defs/id"))
+        #expect(bundled["$defs"]?["id"]?["$ref"] == .string("#/$defs/hex"))
+        let alone = try JSONSchema(bundled)
+        for instance in [#"{"a":"00ff"}"#, #"{"a":"00FF"}"#, #"{"a":"00ff0"}"#] {
+            #expect((alone.validate(try value(instance)) == nil) == (compiled.validate(try value(instance)) == nil))
+        }
+        // Not there, or relative to the wrong base, or a clash of names when bundled.
+        #expect(throws: JSONSchemaError.self) { try JSONSchema(json: text) }
+        #expect(throws: JSONSchemaError.self) {
+            try JSONSchema(json: #"{"$id":"https://x.test/m.json","$ref":"common/types.json#/$defs/id"}"#, referenced: [shared])
+        }
+        #expect(throws: JSONSchemaError.self) { try JSONSchema(json: text, referenced: [#"{"$defs":{}}"#]) }
+        #expect(throws: JSONSchemaError.self) {
+            try JSONSchema.bundle(
+                try value(#"{"$id":"https://x.test/s/m.json","$defs":{"hex":{}},"$ref":"common/types.json#/$defs/id"}"#),
+                referenced: [try value(shared)])
+        }
+    }
+
     @Test func violationsNameThePathAndRuleNeverTheValue() throws {
         let s = try schema(
             #"{"properties":{"token":{"type":"object","properties":{"nonce":{"pattern":"^[0-9a-f]+$"}}},"list":{"items":{"maxLength":2}}},"additionalProperties":false}"#

@@ -10,7 +10,7 @@ import Testing
 struct MessageExampleTests {
     static func schema(_ name: String) throws -> JSONSchema { try #require(MessageSchemas.schema(name)) }
     static func document(_ name: String) throws -> JSONValue {
-        try JSONReader.parse(Array(try #require(MessageSchemas.documents[name]).utf8))
+        try #require(MessageSchemas.bundled(name))
     }
 
     @Test func everySchemaHasExamplesAndEveryExampleIsValidAndRoundTrips() throws {

@@ -23,6 +23,13 @@ struct MessageRegistryTests {
         return out
     }
 
+    /// The shared documents of proto-json/common/, by path without `.json`.
+    static func sharedDocuments() throws -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for (name, text) in try JSONSchemaValidator.sharedDocumentTexts() { out[name] = try JSONReader.parse(Array(text.utf8)) }
+        return out
+    }
+
     @Test func everySchemaHasATypeAndEveryTypeASchema() throws {
         let files = Set(try JSONSchemaValidator.allSchemaNames())
         let types = MessageTypes.all.map { $0.schemaName }
@@ -34,21 +41,26 @@ struct MessageRegistryTests {
     }
 
     @Test func theEmbeddedDocumentsAreTheFilesInProtoJSON() throws {
-        // `deploy/local/embed-schemas --check` semantics: the same names and the same text.
-        let embedded = MessageSchemas.documents
-        let names = try JSONSchemaValidator.allSchemaNames()
-        #expect(Set(embedded.keys) == Set(names))
-        for name in names {
-            let text = try String(contentsOf: Self.folder.appendingPathComponent("\(name).json"), encoding: .utf8)
-            #expect(
-                embedded[name] == String(text.dropLast(text.hasSuffix("\n") ? 1 : 0)),
-                "\(name): run deploy/local/embed-schemas")
+        // The build plugin embeds exactly the files: the same names and the same text.
+        var files: [String: String] = [:]
+        for name in try JSONSchemaValidator.allSchemaNames() {
+            files[name] = try String(contentsOf: Self.folder.appendingPathComponent("\(name).json"), encoding: .utf8)
+        }
+        let shared = Dictionary(uniqueKeysWithValues: try JSONSchemaValidator.sharedDocumentTexts())
+        #expect(shared.keys.sorted() == ["common/envelope", "common/fields"])
+        // The embedder keeps the text but the file's final newline.
+        for (embedded, expected) in [(MessageSchemas.documents, files), (MessageSchemas.sharedDocuments, shared)] {
+            #expect(Set(embedded.keys) == Set(expected.keys))
+            for (name, text) in expected {
+                #expect(embedded[name] == String(text.dropLast(text.hasSuffix("\n") ? 1 : 0)), "\(name) differs")
+            }
         }
     }
 
     @Test func everySchemaCompilesIsNamedAfterItsTitleAndPinsItsName() throws {
+        let shared = try Self.sharedDocuments()
         for (name, document) in try Self.documents() {
-            _ = try JSONSchema(document)
+            _ = try JSONSchema(document, referenced: Array(shared.values))
             #expect(document["title"]?.string == name)
             #expect(document["$id"]?.string == "https://hallmark.local/proto-json/\(name).json")
             #expect(document["properties"]?["schema"] == .object(["const": .string(name)]), "\(name)")
@@ -56,31 +68,62 @@ struct MessageRegistryTests {
             for field in ["schema", "id", "produced_at"] {
                 #expect(document["required"]?.array?.contains(.string(field)) == true, "\(name) requires \(field)")
             }
+            // The envelope fields are the shared envelope document's, by reference.
             for (field, def) in [
                 ("id", "uuid"), ("produced_at", "timestamp"), ("correlation_id", "correlation_id"),
                 ("reply_to", "reply_to"),
             ] {
-                #expect(document["properties"]?[field]?["$ref"] == .string("#/$defs/\(def)"), "\(name).\(field)")
+                #expect(
+                    document["properties"]?[field]?["$ref"] == .string("common/envelope.json#/$defs/\(def)"),
+                    "\(name).\(field)")
+            }
+        }
+        for (path, document) in shared {
+            #expect(document["$id"]?.string == "https://hallmark.local/proto-json/\(path).json")
+            #expect(document["properties"] == nil && document["type"] == nil, "\(path) is definitions only")
+        }
+    }
+
+    /// Each rule is defined once: a definition two message schemas need lives in
+    /// proto-json/common/, and no schema redefines a shared one.
+    @Test func everyDefinitionIsDefinedOnce() throws {
+        var owner: [String: String] = [:]
+        for (path, document) in try Self.sharedDocuments().sorted(by: { $0.key < $1.key }) {
+            for def in document["$defs"]?.object?.keys ?? [:].keys {
+                #expect(owner[def] == nil, "$defs/\(def) in \(path) and \(owner[def] ?? "")")
+                owner[def] = path
+            }
+        }
+        #expect(owner["uuid"] == "common/envelope" && owner["headers"] == "common/fields")
+        for (name, document) in try Self.documents().sorted(by: { $0.key < $1.key }) {
+            for def in document["$defs"]?.object?.keys ?? [:].keys {
+                #expect(owner[def] == nil, "$defs/\(def) in \(name) and \(owner[def] ?? "")")
+                owner[def] = name
             }
         }
     }
 
-    @Test func sharedDefinitionsAreTheSameInEveryDocument() throws {
-        var first: [String: (String, JSONValue)] = [:]
-        for (name, document) in try Self.documents().sorted(by: { $0.key < $1.key }) {
-            for (def, value) in document["$defs"]?.object ?? [:] {
-                if let (other, seen) = first[def] {
-                    #expect(seen == value, "$defs/\(def) differs between \(other) and \(name)")
-                } else {
-                    first[def] = (name, value)
-                }
+    /// The bundled form (shared definitions copied in) validates like the original.
+    @Test func aBundledSchemaIsSelfContainedAndValidatesAlike() throws {
+        for example in try MessageExamples.all() {
+            let bundled = try #require(MessageSchemas.bundled(example.schema))
+            #expect(
+                bundled["$defs"]?.object?.values.contains { "\($0)".contains("common/") } == false,
+                "\(example.schema) still refers out")
+            let alone = try JSONSchema(bundled), original = try #require(MessageSchemas.schema(example.schema))
+            let json = try example.json()
+            #expect(alone.validate(json) == nil && original.validate(json) == nil)
+            for c in SchemaViolations.derive(schema: bundled, example: json).prefix(40) {
+                #expect((alone.validate(c.document) == nil) == (original.validate(c.document) == nil), "\(c.rule)")
             }
         }
-        #expect(first["timestamp"] != nil && first["correlation_id"] != nil && first["headers"] != nil)
     }
 
     @Test func everyValueIsBounded() throws {
-        for (name, document) in try Self.documents() {
+        var all: [String: JSONValue] = try Self.sharedDocuments()
+        for name in try JSONSchemaValidator.allSchemaNames() { all[name] = try #require(MessageSchemas.bundled(name)) }
+        #expect(all.count == MessageTypes.all.count + 2)
+        for (name, document) in all {
             let defs = document["$defs"]?.object ?? [:]
             var problems: [String] = []
             Self.lint(document, at: "#", defs: defs, problems: &problems)

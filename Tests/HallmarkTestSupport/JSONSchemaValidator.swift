@@ -20,14 +20,23 @@ public struct JSONSchemaValidator {
             .deletingLastPathComponent().appendingPathComponent("proto-json")
     }
 
-    /// Loads `proto-json/<name>.json` from the repository (not the copy embedded in the build).
+    /// Loads `proto-json/<name>.json` from the repository (not the copy embedded in the build),
+    /// with the shared documents of `proto-json/common/` it refers to.
     public static func load(_ name: String) throws -> JSONSchemaValidator {
         let text = try String(contentsOf: folder.appendingPathComponent("\(name).json"), encoding: .utf8)
+        let shared = try sharedDocumentTexts().map(\.1)
         do {
-            return JSONSchemaValidator(schema: try JSONSchema(json: text))
+            return JSONSchemaValidator(schema: try JSONSchema(json: text, referenced: shared))
         } catch {
             throw Failure(path: error.path, reason: error.reason)
         }
+    }
+
+    /// The shared documents of `proto-json/common/`, as (path without `.json`, text), sorted.
+    public static func sharedDocumentTexts() throws -> [(String, String)] {
+        let common = folder.appendingPathComponent("common")
+        return try FileManager.default.contentsOfDirectory(atPath: common.path).filter { $0.hasSuffix(".json") }.sorted()
+            .map { ("common/" + $0.dropLast(5), try String(contentsOf: common.appendingPathComponent($0), encoding: .utf8)) }
     }
 
     /// Compiling already refuses every keyword the validator does not check.

@@ -29,7 +29,7 @@ public enum ServiceViolations {
     /// Every violation derived from the examples of `schema`, each with a fresh id (unless the
     /// violation is of the id), for a topic that takes `accepted` schemas.
     public static func derive(_ schema: String, accepted: Set<String>) throws -> [Sent] {
-        let document = try JSONReader.parse(Array((MessageSchemas.documents[schema] ?? "").utf8))
+        let document = MessageSchemas.bundled(schema) ?? .null
         var out: [Sent] = []
         for example in try MessageExamples.of(schema) {
             let json = try example.json()

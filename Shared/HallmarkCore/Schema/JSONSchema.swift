@@ -10,7 +10,8 @@ import Foundation
 /// `uniqueItems`, `enum`, `const`, `pattern` (see ``Pattern``), `minLength`, `maxLength`
 /// (Unicode scalars), `minimum`, `maximum`, `format` (`uuid`; `date-time` as Hallmark's strict
 /// UTC form, see ``Timestamp``), `contentEncoding: base64` (canonical, padded), `oneOf`,
-/// `anyOf`, `allOf`, `not`, `if`/`then`/`else` and `$ref` to `#/$defs/…`. Annotations:
+/// `anyOf`, `allOf`, `not`, `if`/`then`/`else` and `$ref` to a `$defs` entry of this document
+/// or of a referenced one (`common/envelope.json#/$defs/uuid`). Annotations:
 /// `$schema`, `$id`, `$comment`, `title`, `description`, `$defs`, `examples`, `default`.
 /// An integer is a number written without fraction or exponent.
 public struct JSONSchema: Sendable {
@@ -19,24 +20,45 @@ public struct JSONSchema: Sendable {
     let root: SchemaNode
 
     /// Compiles a schema document.
-    /// - Throws: ``JSONSchemaError`` for an unsupported keyword or a malformed rule.
-    public init(_ document: JSONValue) throws(JSONSchemaError) {
+    /// - Parameters:
+    ///   - document: the schema.
+    ///   - referenced: the documents its `$ref`s may name besides itself, each known by its
+    ///     `$id` (a `$ref` such as `common/envelope.json#/$defs/uuid` resolves against the
+    ///     schema's own `$id`).
+    /// - Throws: ``JSONSchemaError`` for an unsupported keyword, a malformed rule or a `$ref`
+    ///   that names no definition.
+    public init(_ document: JSONValue, referenced: [JSONValue] = []) throws(JSONSchemaError) {
         guard let object = document.object else { throw JSONSchemaError(path: "#", reason: "not an object") }
         title = object["title"]?.string ?? ""
-        let defs = object["$defs"]?.object ?? [:]
-        var compiler = SchemaCompiler(defs: defs)
+        let base = object["$id"]?.string ?? ""
+        var documents: [String: JSONValue] = [base: document]
+        for other in referenced {
+            guard let id = other.object?["$id"]?.string, !id.isEmpty else {
+                throw JSONSchemaError(path: "#", reason: "a referenced document has no $id")
+            }
+            documents[id] = documents[id] ?? other
+        }
+        var compiler = SchemaCompiler(documents: documents, base: base)
         root = try compiler.compile(document, path: "#")
         // A definition nothing refers to is still checked, so a typo in one never lies dormant.
-        for (name, def) in defs.sorted(by: { $0.key < $1.key }) { _ = try compiler.compile(def, path: "#/$defs/\(name)") }
+        for (id, other) in documents.sorted(by: { $0.key < $1.key }) {
+            compiler.base = id
+            for (name, def) in (other.object?["$defs"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
+                _ = try compiler.compile(def, path: "\(id == base ? "" : id)#/$defs/\(name)")
+            }
+        }
     }
 
-    /// Compiles a schema from its JSON text.
-    public init(json: String) throws(JSONSchemaError) {
-        let value: JSONValue
-        do { value = try JSONReader.parse(Array(json.utf8)) } catch {
-            throw JSONSchemaError(path: "#", reason: "not JSON: \(error.reason)")
+    /// Compiles a schema from its JSON text, with the texts of the documents it refers to.
+    public init(json: String, referenced: [String] = []) throws(JSONSchemaError) {
+        func parse(_ text: String) throws(JSONSchemaError) -> JSONValue {
+            do { return try JSONReader.parse(Array(text.utf8)) } catch {
+                throw JSONSchemaError(path: "#", reason: "not JSON: \(error.reason)")
+            }
         }
-        try self.init(value)
+        var others: [JSONValue] = []
+        for text in referenced { others.append(try parse(text)) }
+        try self.init(try parse(json), referenced: others)
     }
 
     /// The first violation, or nil when `value` is valid.

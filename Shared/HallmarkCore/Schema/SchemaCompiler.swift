@@ -1,6 +1,11 @@
+import Foundation
+
 /// Compiles schema objects into ``SchemaNode``s, refusing what ``JSONSchema`` does not check.
 struct SchemaCompiler {
-    let defs: [String: JSONValue]
+    /// Every document a `$ref` may name, by its `$id` (without fragment).
+    let documents: [String: JSONValue]
+    /// The `$id` of the document being compiled: relative references resolve against it.
+    var base: String
     var resolving: [String] = []
 
     static let annotations: Set<String> = [
@@ -25,13 +30,17 @@ struct SchemaCompiler {
             switch keyword {
             case _ where Self.annotations.contains(keyword): continue
             case "$ref":
-                guard let ref = rule.string, ref.hasPrefix("#/$defs/"), let target = defs[String(ref.dropFirst(8))] else {
-                    throw fail("unresolvable $ref")
-                }
-                guard !resolving.contains(ref) else { throw fail("recursive $ref") }
-                resolving.append(ref)
+                guard let ref = rule.string, let (document, name) = resolve(ref),
+                    let target = documents[document]?.object?["$defs"]?.object?[name]
+                else { throw fail("unresolvable $ref") }
+                let absolute = "\(document)#/$defs/\(name)"
+                guard !resolving.contains(absolute) else { throw fail("recursive $ref") }
+                resolving.append(absolute)
+                let outer = base
+                base = document
                 // In place: the same checks in the same order as an `allOf` of one, one call less.
                 checks += try compile(target, path: ref).checks
+                base = outer
                 resolving.removeLast()
             case "properties":
                 guard let map = rule.object else { throw fail("properties must be an object") }
@@ -103,6 +112,24 @@ struct SchemaCompiler {
             }
         }
         return SchemaNode(checks)
+    }
+
+    /// The document and definition name a `$ref` names: `#/$defs/x` in this document, or
+    /// `other.json#/$defs/x` resolved against this document's `$id` (RFC 3986), as JSON Schema
+    /// 2020-12 resolves them. Only `$defs` entries can be named.
+    func resolve(_ ref: String) -> (document: String, name: String)? {
+        Self.resolve(ref, against: base)
+    }
+
+    static func resolve(_ ref: String, against base: String) -> (document: String, name: String)? {
+        guard let hash = ref.firstIndex(of: "#") else { return nil }
+        let fragment = ref[ref.index(after: hash)...], location = String(ref[..<hash])
+        guard fragment.hasPrefix("/$defs/"), case let name = String(fragment.dropFirst(7)), !name.isEmpty,
+            !name.contains("/")
+        else { return nil }
+        if location.isEmpty { return (base, name) }
+        guard let url = URL(string: location, relativeTo: URL(string: base)) else { return nil }
+        return (url.absoluteString, name)
     }
 
     static func count(_ value: JSONValue?, _ fallback: Int, _ path: String) throws(JSONSchemaError) -> Int {

@@ -1,15 +1,26 @@
 import HallmarkCore
 
 /// The compiled JSON Schema of every message type, from `proto-json/` (embedded at build time
-/// by `deploy/local/embed-schemas`). The runtime checks every input against its schema here.
+/// by the SchemaEmbedder plugin). The runtime checks every input against its schema here.
+///
+/// A message schema names the shared definitions of `proto-json/common/` (the envelope's and
+/// other shared fields') by `$ref`.
 public enum MessageSchemas {
+    /// The shared documents of `proto-json/common/`, parsed.
+    static let common: [JSONValue] = ProtoJSONDocuments.all.filter { $0.key.hasPrefix(commonFolder) }
+        .sorted { $0.key < $1.key }.map { parse($0.key, $0.value) }
+
+    static let commonFolder = "common/"
+
     /// Every schema, by name; compiled once, on first use.
     public static let all: [String: JSONSchema] = {
         var out: [String: JSONSchema] = [:]
-        for (name, text) in ProtoJSONDocuments.all {
+        for (name, text) in documents {
             // The documents are checked by MessageSchemaTests; one that does not compile is a
             // build defect, not an input error.
-            do { out[name] = try JSONSchema(json: text) } catch { preconditionFailure("proto-json/\(name).json: \(error)") }
+            do { out[name] = try JSONSchema(parse(name, text), referenced: common) } catch {
+                preconditionFailure("proto-json/\(name).json: \(error)")
+            }
         }
         return out
     }()
@@ -17,6 +28,22 @@ public enum MessageSchemas {
     /// The schema named `name`, e.g. `hallmark.sign.request.v1`.
     public static func schema(_ name: String) -> JSONSchema? { all[name] }
 
-    /// The embedded text of every schema document, by name (for the sync test).
-    public static var documents: [String: String] { ProtoJSONDocuments.all }
+    /// The embedded text of every message schema document, by name (without the shared ones).
+    public static var documents: [String: String] { ProtoJSONDocuments.all.filter { !$0.key.hasPrefix(commonFolder) } }
+
+    /// The embedded text of every shared document, by path without `.json` (`common/envelope`).
+    public static var sharedDocuments: [String: String] { ProtoJSONDocuments.all.filter { $0.key.hasPrefix(commonFolder) } }
+
+    /// The schema named `name` as one self-contained document: the shared definitions it
+    /// names copied into its `$defs` (``JSONSchema/bundle(_:referenced:)``).
+    public static func bundled(_ name: String) -> JSONValue? {
+        guard let text = documents[name] else { return nil }
+        do { return try JSONSchema.bundle(parse(name, text), referenced: common) } catch {
+            preconditionFailure("proto-json/\(name).json: \(error)")
+        }
+    }
+
+    static func parse(_ name: String, _ text: String) -> JSONValue {
+        do { return try JSONReader.parse(Array(text.utf8)) } catch { preconditionFailure("proto-json/\(name).json: \(error)") }
+    }
 }
