@@ -145,7 +145,8 @@ let package = Package(
         .target(
             name: "HallmarkCLICore",
             dependencies: [
-                "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore", "GatewayCore",
+                "HallmarkRuntime", "HallmarkPostgres", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
+                "GatewayCore",
                 "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser,
             ],
             path: "Services/HallmarkCLICore"),
@@ -215,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "OperationsTests",
             dependencies: [
-                "HallmarkCLICore", "HallmarkMessages", "HallmarkKafka", "HallmarkCore", "HallmarkTestSupport",
+                "HallmarkCLICore", "HallmarkMessages", "HallmarkKafka", "HallmarkCore", "HallmarkPostgres", "HallmarkTestSupport",
                 "HallmarkSubprocess", log,
             ],
             path: "Tests/OperationsTests", linkerSettings: rpath),

@@ -40,7 +40,7 @@ public struct AggregatorConfiguration: Sendable {
     /// How often the answer sweeper runs.
     public var sweepInterval = Variable.sweep.defaultValue
     /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`.
-    public var auditTopic = "hallmark.audit"
+    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
     /// Security events (an id reused for other bytes). `HALLMARK_SECURITY_TOPIC`.
     public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// The key of the ids that cross the privacy split (``SubmissionIDKey``).
@@ -114,7 +114,7 @@ public struct AggregatorConfiguration: Sendable {
             Variable.submissionOutput.name: submissionOutput, Variable.tokenRequests.name: tokenRequests,
             Variable.tokenResults.name: tokenResults, Variable.checkpoints.name: checkpoints,
             Variable.verifyInput.name: verifyInput, Variable.verifyOutput.name: verifyOutput,
-            Variable.authorityID.name: authorityID, "HALLMARK_AUDIT_TOPIC": auditTopic,
+            Variable.authorityID.name: authorityID, ServiceRunner.Variable.auditTopic.name: auditTopic,
             StageConfiguration.Variable.securityTopic.name: securityTopic,
         ]
     }
@@ -143,7 +143,7 @@ public struct AggregatorConfiguration: Sendable {
         c.giveUpAfter = try s.value(Variable.giveUp)
         c.answerRetention = .seconds(3600 * (try s.value(Variable.answerRetentionHours)))
         c.sweepInterval = try s.value(Variable.sweep)
-        c.auditTopic = try s.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
+        c.auditTopic = try s.value(ServiceRunner.Variable.auditTopic)
         c.securityTopic = try s.value(StageConfiguration.Variable.securityTopic)
         c.idKey = try SubmissionIDKey.fromEnvironment(env)
         return c

@@ -16,7 +16,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     /// Security events (`HALLMARK_SECURITY_TOPIC`).
     public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// Audit records (``AuditTrail``). `HALLMARK_AUDIT_TOPIC`.
-    public var auditTopic = "hallmark.audit"
+    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
     /// Privacy requests and answers (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `HALLMARK_PRIVACY_RESULTS_TOPIC`).
     public var privacy = PrivacyTopics()
     /// How long a validated token's nonce+ciphertext is remembered for replay detection.
@@ -108,7 +108,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
             Variable.schema.name: schema, Variable.provisionInput.name: provisionInput,
             Variable.provisionOutput.name: provisionOutput, Variable.tokenInput.name: tokenInput,
             Variable.tokenOutput.name: tokenOutput, Variable.adminInput.name: adminInput,
-            StageConfiguration.Variable.securityTopic.name: securityTopic, "HALLMARK_AUDIT_TOPIC": auditTopic,
+            StageConfiguration.Variable.securityTopic.name: securityTopic, ServiceRunner.Variable.auditTopic.name: auditTopic,
             "HALLMARK_PRIVACY_REQUESTS_TOPIC": privacy.requests, "HALLMARK_PRIVACY_RESULTS_TOPIC": privacy.results,
         ]
     }
@@ -124,7 +124,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
         c.tokenOutput = try settings.value(Variable.tokenOutput)
         c.adminInput = try settings.value(Variable.adminInput)
         c.securityTopic = try settings.value(StageConfiguration.Variable.securityTopic)
-        c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
+        c.auditTopic = try settings.value(ServiceRunner.Variable.auditTopic)
         c.privacy = try PrivacyTopics.fromEnvironment(env)
         c.replayWindowSeconds = try settings.value(Variable.replayWindow)
         c.warnThreshold = try settings.value(Variable.warnThreshold)

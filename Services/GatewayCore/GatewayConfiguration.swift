@@ -42,7 +42,7 @@ public struct GatewayConfiguration: Sendable {
     /// Privacy request and answer topics (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `…_RESULTS_TOPIC`).
     public var privacy = PrivacyTopics()
     /// The audit trail's copy (`HALLMARK_AUDIT_TOPIC`).
-    public var auditTopic = "hallmark.audit"
+    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
     /// Security event limits, per session and per partner (`HALLMARK_GATEWAY_ALERT_REJECTIONS`, …).
     public var events = SecurityEventSettings()
 
@@ -139,7 +139,7 @@ public struct GatewayConfiguration: Sendable {
         c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_GATEWAY")
         c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_GATEWAY")
         c.privacy = try PrivacyTopics.fromEnvironment(env)
-        c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
+        c.auditTopic = try settings.value(ServiceRunner.Variable.auditTopic)
         return c
     }
 }

@@ -42,7 +42,7 @@ public struct SignerConfiguration: Sendable {
     /// Privacy request and answer topics (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `…_RESULTS_TOPIC`).
     public var privacy = PrivacyTopics()
     /// The audit trail's copy (`HALLMARK_AUDIT_TOPIC`).
-    public var auditTopic = "hallmark.audit"
+    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
 
     /// Whether privacy requests are answered (operator keys and an index key are set).
     public var answersPrivacyRequests: Bool { !operatorKeys.isEmpty && indexKey != nil }
@@ -135,7 +135,7 @@ public struct SignerConfiguration: Sendable {
         c.operatorKeys = try OperatorKeys.fromEnvironment(env, prefix: "HALLMARK_SIGNER")
         c.indexKey = try AuditTrail.indexKey(env, prefix: "HALLMARK_SIGNER")
         c.privacy = try PrivacyTopics.fromEnvironment(env)
-        c.auditTopic = try settings.topic("HALLMARK_AUDIT_TOPIC", default: c.auditTopic)
+        c.auditTopic = try settings.value(ServiceRunner.Variable.auditTopic)
         return c
     }
 

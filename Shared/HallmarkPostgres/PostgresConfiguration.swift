@@ -33,9 +33,29 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
     /// The default connect timeout.
     public static let defaultConnectTimeout: Duration = .seconds(10)
     /// The environment variable holding the connection URL.
-    public static let urlVariable = "HALLMARK_POSTGRES_URL"
+    public static let urlVariable = Variable.url.name
     /// The environment variable holding the pool size.
-    public static let poolSizeVariable = "HALLMARK_POSTGRES_POOL_SIZE"
+    public static let poolSizeVariable = Variable.poolSize.name
+
+    /// The variables, each declared once (`hallmark config` lists them).
+    public enum Variable {
+        public static let url = Setting.optionalText(
+            "HALLMARK_POSTGRES_URL", doc: "the PostgreSQL connection URL when the service's own is not set"
+        ).secret()
+        public static let poolSize = Setting.integer(
+            "HALLMARK_POSTGRES_POOL_SIZE", default: PostgresConfiguration.defaultPoolSize, in: 1...1000,
+            doc: "connections a service keeps")
+
+        /// A service's own connection URL (DESIGN §3: its own role), read before ``url``:
+        /// `HALLMARK_SIGNER_POSTGRES_URL` for `signer`.
+        public static func url(service: String) -> Setting<String?> {
+            let name = service.uppercased().replacingOccurrences(of: "-", with: "_")
+            return url.renamed(
+                "HALLMARK_\(name)_POSTGRES_URL", doc: "the \(service)'s PostgreSQL connection URL, as its own role")
+        }
+
+        public static var all: [SettingDescription] { [url.description, poolSize.description] }
+    }
 
     /// Validates a connection URL or conninfo string (libpq's own parser).
     /// - Throws: ``PostgresError/Code/invalidConfiguration`` if libpq cannot parse it or a value
@@ -76,7 +96,7 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
         else {
             throw ConfigurationError(variable: urlVariables.first ?? urlVariable, reason: "is not set")
         }
-        let poolSize = try settings.integer(poolSizeVariable, default: defaultPoolSize, in: 1...1000)
+        let poolSize = try settings.value(Variable.poolSize)
         do {
             return try PostgresConfiguration(url: url, poolSize: poolSize, applicationName: applicationName)
         } catch {

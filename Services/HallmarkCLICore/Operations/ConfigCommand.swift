@@ -5,6 +5,7 @@ import Foundation
 import GatewayCore
 import HallmarkCore
 import HallmarkKafka
+import HallmarkPostgres
 import HallmarkRuntime
 import SignerCore
 
@@ -56,12 +57,17 @@ public struct ConfigCommand: ParsableCommand {
                 "Stages (every service; each flow variable also per stage as HALLMARK_<SERVICE>_<STAGE>_<NAME>)",
                 StageConfiguration.Variable.all
             ),
+            (
+                "Service (every service: logs, metrics, inbox, audit, privacy, PostgreSQL, health file)",
+                ServiceRunner.Variable.all
+            ),
         ]
-        if service == nil || service == .signer { sections.append(("signer", SignerConfiguration.Variable.all)) }
-        if service == nil || service == .gateway { sections.append(("gateway", GatewayConfiguration.Variable.all)) }
-        if service == nil || service == .authority { sections.append(("authority", AuthorityConfiguration.Variable.all)) }
-        if service == nil || service == .aggregator {
-            sections.append(("aggregator", AggregatorConfiguration.Variable.all))
+        let own: [(Service, [SettingDescription])] = [
+            (.signer, SignerConfiguration.Variable.all), (.gateway, GatewayConfiguration.Variable.all),
+            (.authority, AuthorityConfiguration.Variable.all), (.aggregator, AggregatorConfiguration.Variable.all),
+        ]
+        for (name, variables) in own where service == nil || service == name {
+            sections.append((name.rawValue, [PostgresConfiguration.Variable.url(service: name.rawValue).description] + variables))
         }
         return sections
     }
@@ -87,6 +93,7 @@ public struct ConfigCommand: ParsableCommand {
     package static func check(_ service: Service, _ environment: [String: String]) throws {
         _ = try KafkaConfiguration.fromEnvironment(environment)
         _ = try StageConfiguration.fromEnvironment(environment, service: service.rawValue, inputs: [])
+        try ServiceRunner.checkEnvironment(environment, service: service.rawValue)
         switch service {
         case .signer: _ = try SignerConfiguration.fromEnvironment(environment)
         case .gateway: _ = try GatewayConfiguration.fromEnvironment(environment)

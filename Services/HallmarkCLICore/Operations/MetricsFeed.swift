@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkKafka
 import HallmarkMessages
+import HallmarkRuntime
 import Logging
 
 /// Reads `hallmark.metrics` and `hallmark.security` into a ``MetricsBoard``, from their beginning.
@@ -14,8 +15,8 @@ struct MetricsFeed: Sendable {
     init(environment: [String: String], logger: Logger) throws {
         let settings = Settings(environment)
         kafka = try KafkaConfiguration.fromEnvironment(environment)
-        metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
-        securityTopic = try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security")
+        metricsTopic = try settings.value(ServiceRunner.Variable.metricsTopic)
+        securityTopic = try settings.value(StageConfiguration.Variable.securityTopic)
         self.logger = logger
     }
 

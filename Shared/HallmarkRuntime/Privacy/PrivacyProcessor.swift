@@ -194,16 +194,25 @@ public struct PrivacyTopics: Sendable, Hashable {
     public var requests: String
     public var results: String
 
-    public init(requests: String = "hallmark.privacy.requests", results: String = "hallmark.privacy.results") {
+    public init(requests: String = Variable.requests.defaultValue, results: String = Variable.results.defaultValue) {
         self.requests = requests
         self.results = results
     }
 
+    /// The variables, each declared once (`hallmark config` lists them).
+    public enum Variable {
+        public static let requests = Setting.topic(
+            "HALLMARK_PRIVACY_REQUESTS_TOPIC", default: "hallmark.privacy.requests",
+            doc: "operators' signed export and erase requests")
+        public static let results = Setting.topic(
+            "HALLMARK_PRIVACY_RESULTS_TOPIC", default: "hallmark.privacy.results", doc: "their answers")
+
+        public static var all: [SettingDescription] { [requests.description, results.description] }
+    }
+
     /// `HALLMARK_PRIVACY_REQUESTS_TOPIC` and `HALLMARK_PRIVACY_RESULTS_TOPIC` over the defaults.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> PrivacyTopics {
-        let settings = Settings(env), defaults = PrivacyTopics()
-        return PrivacyTopics(
-            requests: try settings.topic("HALLMARK_PRIVACY_REQUESTS_TOPIC", default: defaults.requests),
-            results: try settings.topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: defaults.results))
+        let settings = Settings(env)
+        return PrivacyTopics(requests: try settings.value(Variable.requests), results: try settings.value(Variable.results))
     }
 }

@@ -22,21 +22,36 @@ public struct HealthFile: Service {
     /// | `HALLMARK_HEALTH_STALL_SECONDS` | 300 | how long a consumer may not poll, or in-flight messages not finish, before `stalled` |
     public struct Settings: Sendable, Equatable {
         public var path: String
-        public var interval: Duration = .seconds(5)
-        public var stallLimit: Duration = .seconds(300)
+        public var interval: Duration = Variable.interval.defaultValue
+        public var stallLimit: Duration = Variable.stallLimit.defaultValue
 
         public init(path: String) { self.path = path }
+
+        /// The variables, each declared once (`hallmark config` lists them).
+        public enum Variable {
+            public static let path = Setting<String?>(
+                "HALLMARK_HEALTH_FILE", default: nil, accepted: "an absolute file path",
+                doc: "where the health report is written (unset: none; the images: `/tmp/hallmark-health.json`)",
+                show: { $0 ?? "" },
+                // Double optional: `.none` refuses the text, `.some(path)` takes it.
+                parse: { raw -> String?? in raw.hasPrefix("/") && !raw.hasSuffix("/") ? .some(raw) : .none })
+            public static let interval = Setting.milliseconds(
+                "HALLMARK_HEALTH_INTERVAL_MS", default: .seconds(5), in: 100...600_000,
+                doc: "how often the health report is written")
+            public static let stallLimit = Setting.seconds(
+                "HALLMARK_HEALTH_STALL_SECONDS", default: .seconds(300), in: 1...86_400,
+                doc: "how long a consumer may not poll, or in-flight messages not finish, before `stalled`")
+
+            public static var all: [SettingDescription] { [path.description, interval.description, stallLimit.description] }
+        }
 
         /// The settings, or nil when `HALLMARK_HEALTH_FILE` is not set.
         public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> Settings? {
             let settings = HallmarkCore.Settings(env)
-            guard let path = settings.string("HALLMARK_HEALTH_FILE") else { return nil }
-            guard path.hasPrefix("/"), !path.hasSuffix("/") else {
-                throw ConfigurationError(variable: "HALLMARK_HEALTH_FILE", reason: "must be an absolute file path")
-            }
+            guard let path = try settings.value(Variable.path) else { return nil }
             var s = Settings(path: path)
-            s.interval = try settings.milliseconds("HALLMARK_HEALTH_INTERVAL_MS", default: s.interval, in: 100...600_000)
-            s.stallLimit = try settings.seconds("HALLMARK_HEALTH_STALL_SECONDS", default: s.stallLimit, in: 1...86_400)
+            s.interval = try settings.value(Variable.interval)
+            s.stallLimit = try settings.value(Variable.stallLimit)
             return s
         }
     }

@@ -41,7 +41,8 @@ public enum ServiceRunner {
         let registry = MetricsRegistry()
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
-            handler.logLevel = Logger.Level(rawValue: env["HALLMARK_LOG_LEVEL"] ?? "") ?? .info
+            // A bad level stops start-up below, with the variable named.
+            handler.logLevel = (try? settings.value(Variable.logLevel)) ?? .info
             return handler
         }
         MetricsSystem.bootstrap(registry)
@@ -58,32 +59,25 @@ public enum ServiceRunner {
             guard Redaction.isPrintableASCII(instance, limit: 128) else {
                 throw ConfigurationError(variable: "HALLMARK_INSTANCE", reason: "must be 1-128 printable ASCII characters")
             }
+            _ = try settings.value(Variable.logLevel)
             try KafkaLibrary.requireSupportedVersion()
             let kafka = try KafkaConfiguration.fromEnvironment(env)
-            let metricsTopic = try settings.topic("HALLMARK_METRICS_TOPIC", default: "hallmark.metrics")
+            let metricsTopic = try settings.value(Variable.metricsTopic)
             let common = [
-                try settings.topic("HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected"), metricsTopic,
-                try settings.topic("HALLMARK_SECURITY_TOPIC", default: "hallmark.security"),
+                try settings.value(StageConfiguration.Variable.rejectedTopic), metricsTopic,
+                try settings.value(StageConfiguration.Variable.securityTopic),
             ]
             let healthFile = try HealthFile.Settings.fromEnvironment(env)
-            let metricsInterval = try settings.milliseconds(
-                "HALLMARK_METRICS_INTERVAL_MS", default: .seconds(10),
-                in: 100...3_600_000)
-            // At least an hour: an inbox entry swept before its message stops being redelivered
-            // would let that message's effects happen twice.
-            let inboxRetention = Duration.seconds(
-                try settings.integer("HALLMARK_INBOX_RETENTION_HOURS", default: 7 * 24, in: 1...87_600) * 3600)
-            // How long a processed message's answer is kept for its redelivery: it can hold a
-            // whole request body, so it goes long before the id, which guards effects.
-            let answerRetention = Duration.seconds(
-                try settings.integer("HALLMARK_INBOX_ANSWER_RETENTION_HOURS", default: 24, in: 1...87_600) * 3600)
+            let metricsInterval = try settings.value(Variable.metricsInterval)
+            let inboxRetention = Duration.seconds(try settings.value(Variable.inboxRetentionHours) * 3600)
+            let answerRetention = Duration.seconds(try settings.value(Variable.answerRetentionHours) * 3600)
             try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(definition.topics + common)
             let producer = try KafkaProducer(configuration: kafka, logger: logger)
 
             var database: StageDatabase?
             if let schema = definition.schema {
                 // The service's own role and URL first (DESIGN §3), the shared variable second.
-                let own = "HALLMARK_\(definition.service.uppercased().replacingOccurrences(of: "-", with: "_"))_POSTGRES_URL"
+                let own = PostgresConfiguration.Variable.url(service: definition.service).name
                 let config = try PostgresConfiguration.fromEnvironment(
                     env, urlVariables: [own, PostgresConfiguration.urlVariable],
                     applicationName: "hallmark-\(definition.service)")
