@@ -211,8 +211,9 @@ let package = Package(
         // Tests only: runs programs with posix_spawn and waitpid (Foundation's Process can hang).
         .target(name: "HallmarkSubprocess", path: "Tests/HallmarkSubprocess"),
         .testTarget(
-            name: "DeployTests", dependencies: [.product(name: "Yams", package: "Yams"), "HallmarkSubprocess"],
-            path: "Tests/DeployTests"),
+            name: "DeployTests",
+            dependencies: [.product(name: "Yams", package: "Yams"), "HallmarkSubprocess", "HallmarkCLICore", "HallmarkRuntime"],
+            path: "Tests/DeployTests", linkerSettings: rpath),
         .testTarget(
             name: "OperationsTests",
             dependencies: [

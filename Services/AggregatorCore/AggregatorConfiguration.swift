@@ -97,7 +97,7 @@ public struct AggregatorConfiguration: Sendable {
                 schema.description, authorityID.description, signingKeyFile.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
                 sweep.description,
-            ]
+            ] + SubmissionIDKey.variable.all
         }
     }
 

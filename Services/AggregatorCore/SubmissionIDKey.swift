@@ -18,7 +18,7 @@ public struct SubmissionIDKey: Sendable, CustomStringConvertible {
 
     /// A key of at least 32 bytes.
     public init(_ key: Data) throws(ConfigurationError) {
-        guard key.count >= 32 else { throw ConfigurationError(variable: Self.variable, reason: "needs at least 32 bytes") }
+        guard key.count >= 32 else { throw ConfigurationError(variable: Self.variable.name, reason: "needs at least 32 bytes") }
         self.key = key
     }
 
@@ -31,11 +31,12 @@ public struct SubmissionIDKey: Sendable, CustomStringConvertible {
     public var description: String { "SubmissionIDKey(redacted)" }
 
     /// `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else `HALLMARK_AGGREGATOR_ID_KEY`.
-    static let variable = "HALLMARK_AGGREGATOR_ID_KEY"
+    public static let variable = FileSetting(
+        "HALLMARK_AGGREGATOR_ID_KEY", doc: "the key of token request ids (b64 of 32 random bytes)")
 
     /// The key from the environment; nil when neither variable is set. Errors never carry it.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SubmissionIDKey? {
-        try KeySetting.read(env, variable: variable).map { key throws(ConfigurationError) in try SubmissionIDKey(key) }
+        try KeySetting.read(env, variable).map { key throws(ConfigurationError) in try SubmissionIDKey(key) }
     }
 
     /// A UUID (version 8) keyed from a submission id and an output's name.

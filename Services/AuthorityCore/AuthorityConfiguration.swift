@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkRuntime
 
 /// The authority's settings: its own ``Variable``s, then ``OperatorKeys``
@@ -92,7 +93,8 @@ public struct AuthorityConfiguration: Sendable, Hashable {
                 tokenOutput.description, adminInput.description, replayWindow.description, warnThreshold.description,
                 blacklistThreshold.description, deviceCacheSize.description, deviceCacheTTL.description,
                 resealInterval.description, resealBatch.description, countFlush.description, adminWindow.description,
-            ]
+            ] + KeyEncryptionFile.variable(prefix: "HALLMARK_AUTHORITY_").all
+                + OperatorKeys.variable(prefix: "HALLMARK_AUTHORITY").all
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkMessages
 import HallmarkRuntime
 import HallmarkSmileID
@@ -92,6 +93,9 @@ public struct GatewayConfiguration: Sendable {
         public static var all: [SettingDescription] {
             own + SmileIDKeySettings.Variables(prefix: "HALLMARK_GATEWAY_").all
                 + SecurityEventSettings.Variables(prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT").all
+                + EncryptionPolicy.Variable.all + KeyEncryptionFile.variable(prefix: "HALLMARK_GATEWAY_").all
+                + OperatorKeys.variable(prefix: "HALLMARK_GATEWAY").all
+                + AuditTrail.indexKeyVariable(prefix: "HALLMARK_GATEWAY").all
         }
 
         static var own: [SettingDescription] {

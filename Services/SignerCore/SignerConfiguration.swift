@@ -91,6 +91,8 @@ public struct SignerConfiguration: Sendable {
         public static var all: [SettingDescription] {
             own + SmileIDKeySettings.Variables(prefix: "HALLMARK_SIGNER_").all
                 + SecurityEventSettings.Variables(prefix: "HALLMARK_SIGNER_", subject: "PARTNER").all
+                + OperatorKeys.variable(prefix: "HALLMARK_SIGNER").all
+                + AuditTrail.indexKeyVariable(prefix: "HALLMARK_SIGNER").all
         }
 
         static var own: [SettingDescription] {

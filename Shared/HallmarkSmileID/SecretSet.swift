@@ -44,15 +44,16 @@ public struct SecretSet: Sendable, CustomStringConvertible {
     public static func load(directory: String?, environment: [String: String], variablePrefix: String) throws -> SecretSet {
         if let directory { return try load(directory: directory) }
         var versions: [SecretVersion] = []
-        let secretPrefix = variablePrefix + "SECRET_"
+        let variables = SmileIDKeySettings.Variables(prefix: variablePrefix)
+        let secretPrefix = String(variables.secretFamily.name.dropLast("<VERSION>".count))
         for (name, value) in environment where name.hasPrefix(secretPrefix) && !value.isEmpty {
             versions.append(
                 SecretVersion(
                     version: String(name.dropFirst(secretPrefix.count)).lowercased(),
                     secret: value))
         }
-        guard let signing = environment[variablePrefix + "SIGNING_VERSION"], !signing.isEmpty else {
-            throw SmileIDError(.secrets, "\(variablePrefix)SIGNING_VERSION is not set")
+        guard let signing = environment[variables.signingVersion.name], !signing.isEmpty else {
+            throw SmileIDError(.secrets, "\(variables.signingVersion.name) is not set")
         }
         return try SecretSet(versions: versions, signingVersion: signing.lowercased())
     }

@@ -19,14 +19,22 @@ public struct SmileIDKeySettings: Sendable {
     }
 
     /// A service's key variables, each declared once (`<prefix>SECRET_<VERSION>` and
-    /// `<prefix>SIGNING_VERSION`, read by ``SecretSet`` when there is no folder, are not listed).
+    /// `<prefix>SIGNING_VERSION` are read by ``SecretSet`` when there is no folder).
     public struct Variables: Sendable {
         public let secretsDirectory: Setting<String?>
+        public let signingVersion: Setting<String?>
+        /// `<prefix>SECRET_<VERSION>`: one variable per secret version.
+        public let secretFamily: SettingDescription
         public let workers, batchSize, keyCacheSize, keyCacheTTL: Setting<Int>
 
         public init(prefix: String) {
             secretsDirectory = Setting.optionalText(
                 prefix + "SECRETS_DIR", doc: "folder of secret files, one per version (else <prefix>SECRET_<VERSION>)")
+            signingVersion = Setting.optionalText(
+                prefix + "SIGNING_VERSION", doc: "without a folder: the secret version new signatures use")
+            secretFamily = SettingDescription(
+                name: prefix + "SECRET_<VERSION>", accepted: "text",
+                doc: "without a folder: the partner secret of one version (e.g. \(prefix)SECRET_V1)", isSecret: true)
             workers = .integer(
                 prefix + "WORKERS", default: max(1, ProcessInfo.processInfo.activeProcessorCount), in: 1...1024,
                 doc: "PBKDF2 worker threads (default: the active cores)")
@@ -42,8 +50,8 @@ public struct SmileIDKeySettings: Sendable {
         /// Every variable, in the order `hallmark config` lists them.
         public var all: [SettingDescription] {
             [
-                secretsDirectory.description, workers.description, batchSize.description, keyCacheSize.description,
-                keyCacheTTL.description,
+                secretsDirectory.description, signingVersion.description, secretFamily, workers.description,
+                batchSize.description, keyCacheSize.description, keyCacheTTL.description,
             ]
         }
     }

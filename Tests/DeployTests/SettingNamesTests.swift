@@ -1,26 +1,31 @@
 import Foundation
+import HallmarkCLICore
+import HallmarkRuntime
 import Testing
 
-/// Every `HALLMARK_…` variable the docs, the README and the deployment files name is one the
-/// code reads or the local scripts set: a renamed or removed setting cannot stay documented
-/// (issue 31: a documented variable that no longer existed). Names the code assembles from a
-/// prefix (`"\(prefix)_SCHEMA"`, `prefix + "KEK"`) count as read when a prefix literal and a
-/// suffix fragment of the sources make them. Variables of the deployment tools themselves
-/// (`${HALLMARK_TAG:-dev}` in compose, `$(HALLMARK_POSTGRES_HOST)` in a manifest) count as read
-/// where they are expanded.
+/// Every `HALLMARK_…` variable the docs, the README and the deployment files name is declared
+/// (issue 31: a documented variable that no longer existed):
+/// - a service's, the runtime's or the CLI's ``Setting`` (what `hallmark config` lists), or a
+///   declared default that looks like one;
+/// - a stage's own flow variable, `HALLMARK_<SERVICE>_<STAGE>_<FLOW SETTING>`;
+/// - one of a declared family, such as `HALLMARK_SIGNER_SECRET_<VERSION>`;
+/// - or a variable of the deployment tools themselves: expanded where it is named
+///   (`${HALLMARK_TAG:-dev}` in compose, `$(HALLMARK_POSTGRES_HOST)` in a manifest), or set or
+///   read by a script or a test and not named like a service's (`HALLMARK_PG_PORT`). A name
+///   with a service's prefix must be declared; a script setting it is not enough.
 @Suite("Setting names", .timeLimit(.minutes(1)))
 struct SettingNamesTests {
     /// Where variables are named for users.
     static let documents = ["README.md", "docs", "deploy/compose", "deploy/k8s", "deploy/containers"]
-    /// Where they are read or set (compose's scripts too: compose.yaml itself is checked).
-    static let sources = [
-        "Services", "Shared", "Tests", "deploy/local", ".ci", "deploy/containers",
-        "deploy/compose/make-secrets", "deploy/compose/topics.sh",
+    /// The deployment tools' scripts, and the tests: where a tool's own variables are set or read.
+    static let tools = [
+        "deploy/local", ".ci", "deploy/containers/build", "deploy/containers/test", "deploy/containers/healthcheck",
+        "deploy/containers/env.sh", "deploy/compose/make-secrets", "deploy/compose/topics.sh", "Tests",
     ]
-    /// Service names the runtime makes prefixes of (`HALLMARK_<SERVICE>_POSTGRES_URL`).
-    static let services = ["SIGNER", "GATEWAY", "AUTHORITY", "AGGREGATOR", "PROBE", "EDGE"]
+    /// A service's variables start so; they must be declared.
+    static let servicePrefixes = ["SIGNER", "GATEWAY", "AUTHORITY", "AGGREGATOR", "PROBE"].map { "HALLMARK_\($0)_" }
 
-    @Test func everyNamedVariableIsReadOrSet() throws {
+    @Test func everyNamedVariableIsDeclared() throws {
         let known = try Self.knownNames()
         var unknown: [String: Set<String>] = [:]
         let documents = try Self.files(under: Self.documents).map {
@@ -29,7 +34,7 @@ struct SettingNamesTests {
         // Set in one file (a ConfigMap), expanded in another (a Deployment).
         let expanded = Set(documents.flatMap { Self.matches(#"\$[({](HALLMARK_[A-Z0-9_]+)"#, in: $0.1) })
         for (file, text) in documents {
-            for name in Self.names(in: text) where !known.contains(name) && !expanded.contains(name) {
+            for name in Self.names(in: text) where !known(name) && !expanded.contains(name) {
                 unknown[name, default: []].insert(file)
             }
         }
@@ -38,41 +43,49 @@ struct SettingNamesTests {
             "\(unknown.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value.sorted().joined(separator: ", ")))" })")
     }
 
-    /// The check itself: a made-up name is not known, a literal and an assembled one are.
+    /// The check itself: a made-up name is not known, however it is spelled.
     @Test func theCheckTellsNamesApart() throws {
         let known = try Self.knownNames()
-        #expect(!known.contains("HALLMARK_SIGNER_REPLAY_POOL_SIZE"))
-        #expect(known.contains("HALLMARK_MAX_BATCH"))
-        #expect(known.contains("HALLMARK_SIGNER_KEY_CACHE_SIZE"))
-        #expect(known.contains("HALLMARK_GATEWAY_POSTGRES_URL"))
-        #expect(known.contains("HALLMARK_SIGNER_EVENTS_PER_PARTNER"))
+        for name in [
+            "HALLMARK_MAX_BATCH", "HALLMARK_SIGNER_KEY_CACHE_SIZE", "HALLMARK_GATEWAY_POSTGRES_URL",
+            "HALLMARK_SIGNER_EVENTS_PER_PARTNER", "HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH", "HALLMARK_SIGNER_SECRET_V2",
+            "HALLMARK_GATEWAY_KEK_FILE", "HALLMARK_LOG_LEVEL", "HALLMARK_OPERATOR_KEY_FILE", "HALLMARK_PG_PORT",
+        ] {
+            #expect(known(name), "\(name)")
+        }
+        for name in [
+            "HALLMARK_SIGNER_REPLAY_POOL_SIZE", "HALLMARK_AGGREGATOR_INTAKE_MAX_BATCHES", "HALLMARK_SIGNER_SECRETS",
+            "HALLMARK_LOG_LEVELS",
+        ] {
+            #expect(!known(name), "\(name)")
+        }
     }
 
-    /// Full names in the sources, and every prefix literal joined to every suffix fragment.
-    static func knownNames() throws -> Set<String> {
-        var literals = Set<String>(), prefixes = Set(services.map { "HALLMARK_\($0)" }), suffixes = Set<String>()
-        var middles = Set<String>(), tails = Set<String>()
-        // Not this file: it names a made-up variable on purpose.
-        for file in try files(under: sources) where !file.hasSuffix("SettingNamesTests.swift") {
-            let text = try String(contentsOfFile: DeployFiles.path(file), encoding: .utf8)
-            literals.formUnion(names(in: text))
-            prefixes.formUnion(matches(#""(HALLMARK_[A-Z0-9_]*)""#, in: text))
-            // `"\(prefix)_SCHEMA"`, `"\(prefix)ALERT_WINDOW_SECONDS"`, `prefix + "KEK_FILE"`.
-            suffixes.formUnion(matches(#""\\\([A-Za-z.]+\)([A-Z0-9_]+)""#, in: text))
-            suffixes.formUnion(matches(#"\+ "([A-Z0-9_]+)""#, in: text))
-            // `"\(prefix)EVENTS_PER_\(subject)"` with `subject: "PARTNER"`.
-            middles.formUnion(matches(#""\\\([A-Za-z.]+\)([A-Z0-9_]+)\\\("#, in: text))
-            tails.formUnion(matches(#"subject: "([A-Z0-9_]+)""#, in: text))
+    /// Whether a name is declared, a stage's flow variable, of a family, or a tool's.
+    static func knownNames() throws -> @Sendable (String) -> Bool {
+        let variables = ConfigCommand.sections(service: nil).flatMap(\.variables), sections = variables.map(\.name)
+        // A default can look like a name (the aggregator's authority id is `HALLMARK_AUTHORITY`).
+        let declared = Set(sections.filter { !$0.contains("<") } + variables.map(\.defaultValue))
+        let families = sections.filter { $0.contains("<") }.map { String($0[..<$0.firstIndex(of: "<")!]) }
+        let flow = StageConfiguration.Variable.flow(service: "x", stage: "y").map {
+            String($0.name.dropFirst("HALLMARK_X_Y".count))
         }
-        for middle in middles { for tail in tails { suffixes.insert(middle + tail) } }
-        var known = literals
-        for prefix in prefixes {
-            for suffix in suffixes {
-                known.insert(prefix + suffix)
-                if !prefix.hasSuffix("_") && !suffix.hasPrefix("_") { known.insert(prefix + "_" + suffix) }
+        var tools = Set<String>()
+        // Not this file: it names made-up variables on purpose.
+        for file in try files(under: Self.tools) where !file.hasSuffix("SettingNamesTests.swift") {
+            let text = try String(contentsOfFile: DeployFiles.path(file), encoding: .utf8)
+            tools.formUnion(names(in: text).filter { name in !servicePrefixes.contains { name.hasPrefix($0) } })
+        }
+        let prefixes = servicePrefixes
+        return { [tools] name in
+            if declared.contains(name) || tools.contains(name) { return true }
+            if families.contains(where: { name.hasPrefix($0) && name.count > $0.count }) { return true }
+            // HALLMARK_<SERVICE>_<STAGE>_<FLOW SETTING>, the stage a non-empty name.
+            return prefixes.contains { prefix in
+                name.hasPrefix(prefix)
+                    && flow.contains { name.hasSuffix($0) && name.count > prefix.count + $0.count }
             }
         }
-        return known
     }
 
     /// `HALLMARK_…` names in a text (a name ends in a letter or digit, so `HALLMARK_<SERVICE>_…`

@@ -57,30 +57,56 @@ public struct EncryptionPolicy: Sendable, Hashable {
 
 extension EncryptionPolicy {
     /// The policy from `HALLMARK_GATEWAY_POLICY_FILE` (when set) with the variables over it.
+    /// The variables, each declared once (`hallmark config` lists them); each set one
+    /// overrides the policy file's field, and the defaults are the policy's.
+    public enum Variable {
+        public static let file = Setting.optionalText(
+            "HALLMARK_GATEWAY_POLICY_FILE", doc: "a JSON encryption policy; the variables below override its fields")
+        public static let encryption = Setting.flag(
+            "HALLMARK_GATEWAY_ENCRYPTION", default: EncryptionPolicy().encryption, doc: "encrypt at all")
+        public static let excludedPaths = Setting.list(
+            "HALLMARK_GATEWAY_EXCLUDED_PATHS", default: [], accepted: "path globs starting with /, separated by commas",
+            doc: "paths sent as they are", accepts: { PathPattern($0) != nil })
+        public static let honourSkipHeader = Setting.flag(
+            "HALLMARK_GATEWAY_HONOUR_SKIP_HEADER", default: EncryptionPolicy().honourSkipHeader,
+            doc: "a `SmileID-Skip-Encryption` header lets a request through")
+        public static let multipartMetadata = Setting.flag(
+            "HALLMARK_GATEWAY_MULTIPART_METADATA", default: EncryptionPolicy().multipartMetadata,
+            doc: "encrypt multipart `partner_params` and `metadata`")
+        public static let s3Uploads = Setting.flag(
+            "HALLMARK_GATEWAY_S3_UPLOADS", default: EncryptionPolicy().s3Uploads, doc: "encrypt uploads whose `Host` is S3")
+        public static let s3Hosts = Setting.list(
+            "HALLMARK_GATEWAY_S3_HOSTS", default: EncryptionPolicy().s3Hosts, accepted: "host globs separated by commas",
+            doc: "what counts as an S3 host")
+
+        public static var all: [SettingDescription] {
+            [
+                file.description, encryption.description, excludedPaths.description, honourSkipHeader.description,
+                multipartMetadata.description, s3Uploads.description, s3Hosts.description,
+            ]
+        }
+    }
+
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EncryptionPolicy {
         let settings = Settings(env)
         var policy = EncryptionPolicy()
-        if let path = settings.string("HALLMARK_GATEWAY_POLICY_FILE") {
+        if let path = try settings.value(Variable.file) {
             policy = try fromFile(path)
         }
-        policy.encryption = try settings.flag("HALLMARK_GATEWAY_ENCRYPTION", default: policy.encryption)
-        if settings.string("HALLMARK_GATEWAY_EXCLUDED_PATHS") != nil {
-            policy.excludedPaths = try patterns(
-                settings.list("HALLMARK_GATEWAY_EXCLUDED_PATHS", default: []),
-                variable: "HALLMARK_GATEWAY_EXCLUDED_PATHS")
+        policy.encryption = try settings.valueIfSet(Variable.encryption) ?? policy.encryption
+        if let paths = try settings.valueIfSet(Variable.excludedPaths) {
+            policy.excludedPaths = try patterns(paths, variable: Variable.excludedPaths.name)
         }
-        policy.honourSkipHeader = try settings.flag("HALLMARK_GATEWAY_HONOUR_SKIP_HEADER", default: policy.honourSkipHeader)
-        policy.multipartMetadata = try settings.flag(
-            "HALLMARK_GATEWAY_MULTIPART_METADATA",
-            default: policy.multipartMetadata)
-        policy.s3Uploads = try settings.flag("HALLMARK_GATEWAY_S3_UPLOADS", default: policy.s3Uploads)
-        policy.s3Hosts = settings.list("HALLMARK_GATEWAY_S3_HOSTS", default: policy.s3Hosts)
+        policy.honourSkipHeader = try settings.valueIfSet(Variable.honourSkipHeader) ?? policy.honourSkipHeader
+        policy.multipartMetadata = try settings.valueIfSet(Variable.multipartMetadata) ?? policy.multipartMetadata
+        policy.s3Uploads = try settings.valueIfSet(Variable.s3Uploads) ?? policy.s3Uploads
+        policy.s3Hosts = try settings.valueIfSet(Variable.s3Hosts) ?? policy.s3Hosts
         return policy
     }
 
     /// Reads a policy file (JSON object; see the table above).
     public static func fromFile(_ path: String) throws(ConfigurationError) -> EncryptionPolicy {
-        let variable = "HALLMARK_GATEWAY_POLICY_FILE"
+        let variable = Variable.file.name
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(variable: variable, reason: "cannot read \(path)")
         }

@@ -117,11 +117,13 @@ public struct VerifyCommand: AsyncParsableCommand {
 
     /// The public key from the option, `HALLMARK_AGGREGATOR_PUBLIC_KEY`, or the local key file.
     static func publicKey(_ option: String?, env: [String: String]) throws -> Data {
-        if let text = option ?? env["HALLMARK_AGGREGATOR_PUBLIC_KEY"] {
+        if let text = try option ?? Settings(env).value(CLIVariables.aggregatorPublicKey) {
             guard let key = try? Base64.decode(text, length: 32) else { throw ValidationError("a public key is 32 bytes, b64") }
             return key
         }
-        if let path = env["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE"] { return try CheckpointSigningKey.load(path).publicKey }
+        if let path = try Settings(env).value(AggregatorConfiguration.Variable.signingKeyFile) {
+            return try CheckpointSigningKey.load(path).publicKey
+        }
         throw ValidationError("give --public-key (see hallmark aggregator public-key)")
     }
 

@@ -26,8 +26,9 @@ public struct AuthorityAdminCommand: AsyncParsableCommand {
             throw ValidationError("unknown action \(action)")
         }
         let env = ProcessInfo.processInfo.environment
-        guard let keyPath = operatorKey ?? env["HALLMARK_OPERATOR_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-            throw ValidationError("admin commands are signed: pass --operator-key FILE or set HALLMARK_OPERATOR_KEY_FILE")
+        guard let keyPath = try operatorKey ?? Settings(env).value(CLIVariables.operatorKeyFile) else {
+            throw ValidationError(
+                "admin commands are signed: pass --operator-key FILE or set \(CLIVariables.operatorKeyFile.name)")
         }
         let key = try OperatorKeyFile.load(keyPath)
         var logger = Logger(label: "hallmark.authority.admin")

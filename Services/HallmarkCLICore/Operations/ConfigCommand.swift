@@ -69,6 +69,14 @@ public struct ConfigCommand: ParsableCommand {
         for (name, variables) in own where service == nil || service == name {
             sections.append((name.rawValue, [PostgresConfiguration.Variable.url(service: name.rawValue).description] + variables))
         }
+        if service == nil {
+            sections.append(("the hallmark CLI's own commands", CLIVariables.all))
+            sections.append(
+                (
+                    "hallmark probe (the runtime's reference stage)",
+                    [PostgresConfiguration.Variable.url(service: "probe").description] + CLIVariables.Probe.all
+                ))
+        }
         return sections
     }
 

@@ -79,8 +79,9 @@ public struct PrivacyOptions: ParsableArguments {
         guard !expected.isEmpty else {
             throw ValidationError("no service answers privacy requests about a \(type.rawValue) yet; name them with --services")
         }
-        guard let keyPath = operatorKey ?? env["HALLMARK_OPERATOR_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-            throw ValidationError("privacy requests are signed: pass --operator-key FILE or set HALLMARK_OPERATOR_KEY_FILE")
+        guard let keyPath = try operatorKey ?? Settings(env).value(CLIVariables.operatorKeyFile) else {
+            throw ValidationError(
+                "privacy requests are signed: pass --operator-key FILE or set \(CLIVariables.operatorKeyFile.name)")
         }
         let key = try OperatorKeyFile.load(keyPath)
         let topics = try PrivacyTopics.fromEnvironment(env)

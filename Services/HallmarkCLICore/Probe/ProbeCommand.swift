@@ -21,12 +21,11 @@ public struct ProbeCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let settings = Settings()
-        let input = try settings.topic("HALLMARK_PROBE_INPUT", default: "hallmark.probe.requests")
-        let output = try settings.topic("HALLMARK_PROBE_OUTPUT", default: "hallmark.probe.results")
-        let delay = try settings.milliseconds("HALLMARK_PROBE_DELAY_MS", default: .zero, in: 0...600_000)
-        let withDatabase = try settings.flag("HALLMARK_PROBE_DATABASE", default: true)
-        let schema = try settings.identifier("HALLMARK_PROBE_SCHEMA", default: "probe")
-        let batches = settings.string("HALLMARK_PROBE_DISPATCH", default: "lanes") == "batches"
+        let input = try settings.value(CLIVariables.Probe.input), output = try settings.value(CLIVariables.Probe.output)
+        let delay = try settings.value(CLIVariables.Probe.delay)
+        let withDatabase = try settings.value(CLIVariables.Probe.database)
+        let schema = try settings.value(CLIVariables.Probe.schema)
+        let batches = try settings.value(CLIVariables.Probe.batches)
         let definition = ServiceRunner.Definition(
             service: "probe", topics: [input, output], schema: withDatabase ? schema : nil,
             migrations: ProbeProcessor.migrations(schema: schema))

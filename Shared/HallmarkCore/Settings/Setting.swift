@@ -64,6 +64,16 @@ public struct SettingDescription: Sendable, Hashable {
     public let doc: String
     public let isSecret: Bool
 
+    /// A description of its own: a family of variables no one declaration covers, such as
+    /// `HALLMARK_SIGNER_SECRET_<VERSION>`.
+    public init(name: String, defaultValue: String = "", accepted: String, doc: String, isSecret: Bool) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.accepted = accepted
+        self.doc = doc
+        self.isSecret = isSecret
+    }
+
     /// The variable's value in `environment` as it may be shown: nil when unset, `(set)` for
     /// a secret.
     public func shown(in environment: [String: String]) -> String? {
@@ -138,6 +148,17 @@ extension Setting where Value == String? {
 }
 
 extension Setting where Value == [String] {
+    /// Items separated by commas (blank items dropped), each taken by `accepts`.
+    public static func list(
+        _ name: String, default value: [String], accepted: String, doc: String,
+        accepts: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) -> Setting {
+        Setting(name, default: value, accepted: accepted, doc: doc, show: { $0.joined(separator: ",") }) { raw in
+            let values = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return values.allSatisfy(accepts) ? values : nil
+        }
+    }
+
     /// Topic names, comma-separated.
     public static func topics(_ name: String, default value: [String], doc: String) -> Setting {
         Setting(

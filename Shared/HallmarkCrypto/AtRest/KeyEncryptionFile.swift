@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 
 /// The text format services read their key-encryption keys (REST) from, out of a file or a
 /// variable, never from the database.
@@ -15,14 +16,18 @@ public struct KeyEncryptionFile: Sendable {
     /// Reads `<prefix>KEK_FILE`, else `<prefix>KEK` (e.g. prefix `HALLMARK_GATEWAY_`); errors
     /// name the variable, never a value.
     public static func fromEnvironment(_ env: [String: String], prefix: String) throws(HallmarkCryptoError) -> KeyEncryptionFile {
-        if let path = env[prefix + "KEK_FILE"], !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw HallmarkCryptoError(.invalidKey, "\(prefix)KEK_FILE cannot be read")
-            }
-            return try parse(String(decoding: data, as: UTF8.self), source: prefix + "KEK_FILE")
+        let setting = variable(prefix: prefix)
+        let found: (text: String, variable: String)?
+        do { found = try setting.text(in: Settings(env)) } catch {
+            throw HallmarkCryptoError(.invalidKey, "\(error.variable) \(error.reason)")
         }
-        if let text = env[prefix + "KEK"], !text.isEmpty { return try parse(text, source: prefix + "KEK") }
-        throw HallmarkCryptoError(.invalidKey, "set \(prefix)KEK_FILE or \(prefix)KEK")
+        guard let found else { throw HallmarkCryptoError(.invalidKey, "set \(prefix)KEK_FILE or \(prefix)KEK") }
+        return try parse(found.text, source: found.variable)
+    }
+
+    /// `<prefix>KEK_FILE`, else `<prefix>KEK`: declared once.
+    public static func variable(prefix: String) -> FileSetting {
+        FileSetting(prefix + "KEK", doc: "the key-encryption keys (kek.<version>=<64 hex>, current=, index=)")
     }
 
     /// Parses the text; errors name the source and the entry, never a value.

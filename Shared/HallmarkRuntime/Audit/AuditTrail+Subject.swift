@@ -33,6 +33,11 @@ extension AuditTrail {
     /// A service's index key for audit subjects: `<prefix>_INDEX_KEY_FILE` (a file holding b64
     /// of at least 32 bytes), else `<prefix>_INDEX_KEY`; nil when neither is set.
     public static func indexKey(_ env: [String: String], prefix: String) throws(ConfigurationError) -> Data? {
-        try KeySetting.read(env, variable: "\(prefix)_INDEX_KEY")
+        try KeySetting.read(env, indexKeyVariable(prefix: prefix))
+    }
+
+    /// `<prefix>_INDEX_KEY_FILE`, else `<prefix>_INDEX_KEY`: declared once.
+    public static func indexKeyVariable(prefix: String) -> FileSetting {
+        FileSetting("\(prefix)_INDEX_KEY", doc: "the blind-index key of audit subjects (b64 of at least 32 bytes)")
     }
 }

@@ -42,17 +42,16 @@ public struct OperatorKeys: Sendable, Hashable {
     )
         throws(ConfigurationError) -> OperatorKeys
     {
-        let fileVariable = "\(prefix)_OPERATOR_KEYS_FILE"
-        if let path = env[fileVariable], !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ConfigurationError(variable: fileVariable, reason: "cannot be read")
-            }
-            return try parse(String(decoding: data, as: UTF8.self), variable: fileVariable)
-        }
-        if let text = env["\(prefix)_OPERATOR_KEYS"], !text.isEmpty {
-            return try parse(text, variable: "\(prefix)_OPERATOR_KEYS")
-        }
-        return .none
+        guard let (text, variable) = try variable(prefix: prefix).text(in: Settings(env)) else { return .none }
+        return try parse(text, variable: variable)
+    }
+
+    /// `<prefix>_OPERATOR_KEYS_FILE`, else `<prefix>_OPERATOR_KEYS`: declared once.
+    public static func variable(prefix: String) -> FileSetting {
+        FileSetting(
+            "\(prefix)_OPERATOR_KEYS",
+            doc: "the operator keys that may sign admin and privacy requests (<key id>=<b64 Ed25519 public key>, …)",
+            secret: false)
     }
 
     /// Parses the keys text; errors name the variable and the entry's position, never a value.
