@@ -56,9 +56,9 @@ public enum AggregatorService {
         }
         let intake = SubmissionIntake(
             configuration: c, idKey: idKey, instance: context.instance, pending: pending,
-            metrics: metrics)
+            metrics: metrics, pool: database.pool)
         let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
-        let verifier = LogVerifier(configuration: c, metrics: metrics)
+        let verifier = LogVerifier(configuration: c, metrics: metrics, pool: database.pool)
         // A new checkpoint key (a restart with another key file) goes into the audit trail.
         let audit = AuditTrail(schema: c.schema, service: "aggregator", topic: c.auditTopic, indexKey: nil)
         let recorder = try context.keyRotationRecorder(
@@ -79,7 +79,7 @@ public enum AggregatorService {
             recorder, sweeper, writer, retrier,
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(
-                joiner, inputs: joiner.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
+                joiner, inputs: joiner.inputs, dispatch: .partitionBatches,
                 groupSuffix: "-tokens", batchLinger: batchLinger),
             // A bundle can hold a device signature: its rejected records carry a digest and size.
             try context.stage(

@@ -18,8 +18,11 @@ public struct LogVerifier: StageProcessor {
     let configuration: AggregatorConfiguration
     let store: LogStore
     let metrics: AggregatorMetrics
+    /// Reads only: a connection per batch, no transaction.
+    let pool: PostgresPool
 
-    public init(configuration: AggregatorConfiguration, metrics: AggregatorMetrics) {
+    public init(configuration: AggregatorConfiguration, metrics: AggregatorMetrics, pool: PostgresPool) {
+        self.pool = pool
         self.configuration = configuration
         store = LogStore(schema: configuration.schema)
         self.metrics = metrics
@@ -33,7 +36,7 @@ public struct LogVerifier: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        return try await context.database().withConnection { connection in
+        return try await pool.withConnection { connection in
             // The checkpoint first: a leaf appended after it is answered as of it (not_found).
             let latest = try await store.latestCheckpoint(on: connection)
             let hashes = batch.compactMap { $0.request.imageHash.flatMap { try? Hex.decode($0, length: 32) } }

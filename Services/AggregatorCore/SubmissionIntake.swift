@@ -43,11 +43,14 @@ public struct SubmissionIntake: StageProcessor {
     let instance: String
     let pending: PendingRequests
     let metrics: AggregatorMetrics
+    /// Its own transactions: the ledger's, then the token requests' (see ``commit(_:context:)``).
+    let pool: PostgresPool
 
     public init(
         configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
-        metrics: AggregatorMetrics
+        metrics: AggregatorMetrics, pool: PostgresPool
     ) {
+        self.pool = pool
         self.configuration = configuration
         self.idKey = idKey
         self.instance = instance
@@ -94,7 +97,6 @@ public struct SubmissionIntake: StageProcessor {
     }
 
     public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let pool = try context.database()
         var asks: [Ask] = []
         for case .validate(let ask) in batch { asks.append(ask) }
         let ledger = SubmissionLedger(schema: configuration.schema)

@@ -13,7 +13,7 @@ import Metrics
 ///   is recorded for a submission sent again.
 /// An answer that joins nothing (a duplicate, or one that came after the submission gave up)
 /// is counted and dropped.
-public struct TokenResultJoiner: StageProcessor {
+public struct TokenResultJoiner: TransactionalStageProcessor {
     public typealias Prepared = (message: StageMessage, result: TokenResult)
 
     let configuration: AggregatorConfiguration
@@ -39,8 +39,11 @@ public struct TokenResultJoiner: StageProcessor {
         (message, try message.decode(TokenResult.self))
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let connection = try context.transaction()
+    /// One transaction for a whole batch.
+    public var unitOfWork: StageUnitOfWork { .perBatch }
+
+    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+        let connection = transaction.connection
         let joined = try await pending.take(batch.compactMap { UUID(text: $0.result.correlationId) }, on: connection)
         let ledger = SubmissionLedger(schema: configuration.schema)
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []

@@ -12,7 +12,7 @@ import HallmarkRuntime
 /// Admin commands are verified in phase 1 (``AdminCommandVerifier``: signature, operator key,
 /// time window) and acted on in phase 2; a refused one is rejected there with a security
 /// event, so the inbox records both and a redelivery repeats neither.
-public struct AuthorityProcessor: StageProcessor {
+public struct AuthorityProcessor: TransactionalStageProcessor {
     /// A message after phase 1.
     public enum Prepared: Sendable {
         /// A provisioning request (all its work is in phase 2).
@@ -74,8 +74,8 @@ public struct AuthorityProcessor: StageProcessor {
         }
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let connection = try context.transaction()
+    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+        let connection = transaction.connection
         var verdicts: [StageVerdict] = []
         for item in batch {
             switch item {

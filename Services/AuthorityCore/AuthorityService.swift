@@ -80,18 +80,15 @@ public enum AuthorityService {
             instance: stage.instance)
         var adminConfig = try stage.overriding(for: "admin", in: environment)
         adminConfig.inputs = processor.inputs
-        adminConfig.unitOfWork = .perMessage
         adminConfig.dispatch = .keyLanes
-        // Token validation has no per-message transaction (see TokenProcessor): partition
+        // Token validation has no unit-of-work transaction (see TokenProcessor): partition
         // batches without the inbox, in a consumer group of its own.
         var tokenConfig = try stage.overriding(for: "tokens", in: environment)
         tokenConfig.inputs = tokens.inputs
         tokenConfig.dispatch = .partitionBatches
-        tokenConfig.unitOfWork = .none
         tokenConfig.groupID += "-tokens"
         // Privacy requests: one transaction each with the inbox, in a consumer group of its own.
         var privacyConfig = try stage.overriding(for: "privacy", in: environment)
-        privacyConfig.unitOfWork = .perMessage
         privacyConfig.dispatch = .keyLanes
         privacyConfig.groupID += "-privacy"
         // The admin processor's audit trail and event builder: one of each per process.

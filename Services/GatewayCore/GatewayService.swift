@@ -84,7 +84,7 @@ public enum GatewayService {
             sweeper, reporter,
             // The inbox keeps each answer for a redelivery; decrypted plaintext only sealed.
             try context.stage(
-                sessions, inputs: sessions.inputs, dispatch: .partitionBatches, unitOfWork: .perBatch,
+                sessions, inputs: sessions.inputs, dispatch: .partitionBatches,
                 groupSuffix: "-sessions", outputKeyring: keks.keyring),
             try context.stage(envelopes, name: "envelopes", inputs: envelopes.inputs),
         ] + privacy

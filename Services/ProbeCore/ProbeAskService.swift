@@ -62,10 +62,9 @@ public enum ProbeAskService {
         }
         let asker = try context.stage(
             ProbeAsker(pending: pending, requestTopic: c.requests, replyTopic: c.replies),
-            inputs: [StageInput(topic: c.input, schemas: [ProbeRequest.schemaName])],
-            unitOfWork: .perMessage)
+            inputs: [StageInput(topic: c.input, schemas: [ProbeRequest.schemaName])])
         var joinerConfig = try context.stageConfiguration(
-            inputs: [StageInput(topic: c.replies, schemas: [ProbeResult.schemaName])], unitOfWork: .perBatch)
+            inputs: [StageInput(topic: c.replies, schemas: [ProbeResult.schemaName])])
         joinerConfig.dispatch = .partitionBatches
         joinerConfig.groupID += "-replies"
         let joiner = Stage(

@@ -7,7 +7,7 @@ import HallmarkRuntime
 /// request) is recorded as pending, in the ask's own transaction, and becomes a request to
 /// another stage (the probe), carrying a correlation id and this pair's reply topic.
 /// ``ProbeReplyJoiner`` joins the replies; the retrier re-sends and gives up.
-public struct ProbeAsker: StageProcessor {
+public struct ProbeAsker: TransactionalStageProcessor {
     public typealias Prepared = ProbeProcessor.Prepared
 
     let pending: PendingRequests
@@ -24,8 +24,8 @@ public struct ProbeAsker: StageProcessor {
         ProbeProcessor.Prepared(message: message, request: try message.decode(ProbeRequest.self))
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let connection = try context.transaction()
+    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+        let connection = transaction.connection
         var verdicts: [StageVerdict] = []
         for ask in batch {
             let id = ask.message.header.id

@@ -46,12 +46,19 @@ public struct ProbeProcessor: StageProcessor {
     let instance: String
     let delay: Duration
     let schema: String
+    /// The reference stage runs every unit of work: with a transaction per message or per
+    /// batch it records each effect in it; without one (`.none`) it writes none.
+    public let unitOfWork: StageUnitOfWork
 
-    public init(outputTopic: String, instance: String, schema: String = "probe", delay: Duration = .zero) {
+    public init(
+        outputTopic: String, instance: String, schema: String = "probe", delay: Duration = .zero,
+        unitOfWork: StageUnitOfWork = .none
+    ) {
         self.outputTopic = outputTopic
         self.schema = schema
         self.instance = instance
         self.delay = delay
+        self.unitOfWork = unitOfWork
     }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {

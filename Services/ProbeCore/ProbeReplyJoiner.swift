@@ -8,7 +8,7 @@ import Metrics
 /// to its pending request by `correlation_id` in the reply's transaction, and answers the
 /// original ask. A reply that joins nothing (late, after the request was given up, or a
 /// duplicate) is counted and produces nothing.
-public struct ProbeReplyJoiner: StageProcessor {
+public struct ProbeReplyJoiner: TransactionalStageProcessor {
     public typealias Prepared = (message: StageMessage, reply: ProbeResult)
 
     let pending: PendingRequests
@@ -27,14 +27,18 @@ public struct ProbeReplyJoiner: StageProcessor {
         (message, try message.decode(ProbeResult.self))
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let connection = try context.transaction()
+    /// One transaction for a whole batch.
+    public var unitOfWork: StageUnitOfWork { .perBatch }
+
+    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+        let connection = transaction.connection
         let ids = batch.compactMap { UUID(text: $0.reply.correlationID) }
         let joined = try await pending.take(ids, on: connection)
         return try batch.map { item in
             guard let id = UUID(text: item.reply.correlationID), let request = joined[id] else {
                 unmatched.increment()
-                context.logger.info("reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID)"])
+                transaction.logger.info(
+                    "reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID)"])
                 return .outputs([])
             }
             let state = try request.context(as: ProbeAskState.self)

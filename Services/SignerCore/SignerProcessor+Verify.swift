@@ -17,7 +17,7 @@ extension SignerProcessor {
     /// ``SecurityEventLimiter`` allows for a rejection (``SignerEvents``).
     func verdict(
         _ message: StageMessage, _ carrier: RequestCarrier, _ outcome: RequestVerifier.Outcome,
-        context: StageCommitContext
+        transaction: StageTransaction
     ) async throws -> [StageOutput] {
         var verdict: (reason: VerifyReason?, version: String?)
         switch outcome {
@@ -25,9 +25,7 @@ extension SignerProcessor {
             verdict = (reason, nil)
         case .valid(let version, let replayKey, let expires):
             let id = UUID(text: message.header.id)!
-            // Never without the claim: a stage wired without its transaction answers nothing accepted.
-            let fresh = try await replay.claim(
-                replayKey, expires: expires, messageID: id, on: try context.transaction())
+            let fresh = try await replay.claim(replayKey, expires: expires, messageID: id, on: transaction.connection)
             verdict = fresh ? (nil, version) : (.replay, nil)
         }
         let result = VerifyResult(

@@ -17,7 +17,7 @@ import Logging
 /// message and its verdict in the inbox (``StageUnitOfWork/perMessage``): the verdict is sent
 /// only after the claim committed, so a copy of the request on another replica can never be
 /// accepted too, and a redelivery gets the recorded verdict, never a second one.
-public struct SignerProcessor: StageProcessor {
+public struct SignerProcessor: TransactionalStageProcessor {
     /// A message after phase 1.
     public enum Prepared: Sendable {
         case signed(StageMessage, SignResult)
@@ -83,7 +83,7 @@ public struct SignerProcessor: StageProcessor {
         return .verified(message, carrier, try await verify(message, carrier))
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         var verdicts: [StageVerdict] = []
         for item in batch {
             switch item {
@@ -97,7 +97,7 @@ public struct SignerProcessor: StageProcessor {
             case .upstream(_, let answer):
                 verdicts.append(.outputs([answer]))
             case .verified(let message, let carrier, let outcome):
-                verdicts.append(.outputs(try await verdict(message, carrier, outcome, context: context)))
+                verdicts.append(.outputs(try await verdict(message, carrier, outcome, transaction: transaction)))
             }
         }
         return verdicts

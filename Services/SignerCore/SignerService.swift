@@ -66,9 +66,7 @@ public enum SignerService {
         }
         // Last, so the group stops it first: the stage drains while the pool still runs.
         services.append(
-            try context.stage(
-                processor, inputs: processor.inputs,
-                unitOfWork: .perMessage))
+            try context.stage(processor, inputs: processor.inputs))
         return services
     }
 }

@@ -53,7 +53,7 @@ struct SessionGenerationTests {
             context: StageContext(logger: logger, pool: pool))
         let verdicts = try await pool.transaction { connection in
             try await processor.commit(
-                [prepared], context: StageCommitContext(connection: connection, pool: pool, logger: logger))
+                [prepared], in: StageTransaction(connection: connection, logger: logger))
         }
         guard case .outputs(let outputs) = try #require(verdicts.first),
             let out = outputs.first(where: { $0.topic == output })

@@ -58,7 +58,7 @@ struct ReplayTransactionTests {
         let prepared = try await processor.prepare(message, context: StageContext(logger: log, pool: pgPool))
         // In its own transaction, as the stage's per-message unit of work runs it.
         let verdicts = try await pgPool.transaction { connection in
-            try await processor.commit([prepared], context: StageCommitContext(connection: connection, pool: pgPool, logger: log))
+            try await processor.commit([prepared], in: StageTransaction(connection: connection, logger: log))
         }
         guard case .outputs(let outputs) = verdicts[0] else { return "rejected message" }
         let result = try JSONCoding.decode(VerifyResult.self, from: outputs[0].value)

@@ -6,8 +6,11 @@ import HallmarkPostgres
 import HallmarkRuntime
 
 extension SessionProcessor {
-    public func commit(_ prepared: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let connection = try context.transaction()
+    /// One transaction for a whole batch.
+    public var unitOfWork: StageUnitOfWork { .perBatch }
+
+    public func commit(_ prepared: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+        let connection = transaction.connection
         var outputs = [[StageOutput]](repeating: [], count: prepared.count)
         // 1. New and closed sessions, in order (a second handshake for one id in the batch finds
         // it in use; a close after a handshake closes the session it made).

@@ -15,7 +15,7 @@ import HallmarkRuntime
 /// every inbound counter (``SessionStore/receive(_:on:)``), then one that allocates the
 /// outbound counters. The inbox records each message's answer in the same transaction, so a
 /// redelivered message gets its first answer and a counter is never accepted twice.
-public struct SessionProcessor: StageProcessor {
+public struct SessionProcessor: TransactionalStageProcessor {
     public indirect enum Prepared: Sendable {
         case handshake(StageMessage, E2EEHandshake, Result<(key: Data, publicKey: Data), RejectedHandshake>)
         case close(StageMessage, E2EEClose)

@@ -32,10 +32,11 @@ public struct ProbeCommand: AsyncParsableCommand {
         await ServiceRunner.run(definition) { context in
             [
                 try context.stage(
-                    ProbeProcessor(outputTopic: output, instance: context.instance, schema: schema, delay: delay),
+                    ProbeProcessor(
+                        outputTopic: output, instance: context.instance, schema: schema, delay: delay,
+                        unitOfWork: withDatabase ? (batches ? .perBatch : .perMessage) : .none),
                     inputs: [StageInput(topic: input, schemas: [ProbeRequest.schemaName])],
-                    dispatch: batches ? .partitionBatches : .keyLanes,
-                    unitOfWork: withDatabase ? (batches ? .perBatch : .perMessage) : .none)
+                    dispatch: batches ? .partitionBatches : .keyLanes)
             ]
         }
     }

@@ -13,7 +13,7 @@ import HallmarkPostgres
 /// event; nothing is read or erased.
 ///
 /// Run it with ``StageUnitOfWork/perMessage``: the inbox makes a redelivered request a no-op.
-public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
+public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcessor {
     /// What phase 1 made of a request.
     public enum Prepared: Sendable {
         case act(StageMessage, PrivacyRequest)
@@ -87,8 +87,8 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: StageProcessor {
         Timestamp.parse(request.producedAt).map { abs(Date().timeIntervalSince($0)) <= Double(windowSeconds) } ?? false
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let connection = try context.transaction()
+    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+        let connection = transaction.connection
         var verdicts: [StageVerdict] = []
         for prepared in batch {
             switch prepared {

@@ -14,6 +14,6 @@ extension ServiceContext {
             securityEvent: PrivacyProcessor<Holder>.securityEvents(
                 topic: securityTopic, service: holder.audit.service,
                 instance: instance))
-        return try stage(processor, inputs: processor.inputs, unitOfWork: .perMessage, groupSuffix: "-privacy")
+        return try stage(processor, inputs: processor.inputs, groupSuffix: "-privacy")
     }
 }

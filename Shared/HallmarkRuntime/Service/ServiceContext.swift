@@ -23,12 +23,11 @@ public struct ServiceContext: Sendable {
     /// The stage configuration for `inputs`, from the environment, with this process's
     /// instance name and message limit.
     public func stageConfiguration(
-        inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
-        unitOfWork: StageUnitOfWork = .none
+        inputs: [StageInput], dispatch: StageDispatch = .keyLanes
     ) throws(ConfigurationError) -> StageConfiguration {
         var config = try StageConfiguration.fromEnvironment(
             environment, service: service, inputs: inputs,
-            dispatch: dispatch, unitOfWork: unitOfWork)
+            dispatch: dispatch)
         config.instance = instance
         config.maxMessageBytes = kafka.maxMessageBytes
         return config
@@ -49,11 +48,11 @@ public struct ServiceContext: Sendable {
     ///     for a stage whose answers hold plaintext.
     public func stage<P: StageProcessor>(
         _ processor: P, name: String? = nil, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
-        unitOfWork: StageUnitOfWork = .none, groupSuffix: String = "",
+        groupSuffix: String = "",
         batchLinger: Duration = .zero, copiesOriginals: Bool = true,
         outputKeyring: KeyEncryptionKeyring? = nil
     ) throws -> Stage<P> {
-        var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
+        var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch)
         configuration.groupID += groupSuffix
         configuration.rejectedCopiesOriginal = copiesOriginals
         if environment[StageConfiguration.Variable.batchLinger.name] == nil { configuration.batchLinger = batchLinger }

@@ -9,7 +9,7 @@ extension Stage {
     /// Phase 2 for prepared messages under the stage's unit of work: one outcome each, in
     /// order. Nil when shutdown's grace ran out while retrying.
     func commitPhase(_ items: [(StageMessage, Processor.Prepared)]) async -> [CommitOutcome]? {
-        switch configuration.unitOfWork {
+        switch processor.unitOfWork {
         case .none, .perBatch:
             return await commitRetrying(items, limit: configuration.maxAttempts)
         case .perMessage:
@@ -53,7 +53,7 @@ extension Stage {
     /// One attempt at phase 2.
     private func commitOnce(_ items: [(StageMessage, Processor.Prepared)], attempt: Int) async throws -> [CommitOutcome] {
         guard let inbox, let database else {
-            let context = StageCommitContext(connection: nil, pool: database?.pool, logger: logger, attempt: attempt)
+            let context = StageCommitContext(logger: logger, attempt: attempt)
             let verdicts = try await verdicts(items, context)
             // No transaction to roll back: a result that cannot be sent is answered `oversized`.
             return verdicts.map { verdict in
@@ -182,7 +182,7 @@ extension Stage {
     ) async throws
         -> [Int: CommitOutcome]
     {
-        let context = StageCommitContext(connection: connection, pool: pool, logger: logger, attempt: attempt)
+        let context = StageCommitContext(connection: connection, logger: logger, attempt: attempt)
         let verdicts = try await verdicts(batch.map { items[$0] }, context)
         var entries: [Inbox.Entry] = []
         var index: [UUID: Int] = [:]

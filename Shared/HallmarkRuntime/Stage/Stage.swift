@@ -65,7 +65,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         configuration: StageConfiguration, transport: StageTransport,
         database: StageDatabase?, processor: Processor, logger: Logger, health: HealthMonitor? = nil
     ) {
-        precondition(configuration.unitOfWork == .none || database != nil, "a transactional stage needs its database")
+        precondition(processor.unitOfWork == .none || database != nil, "a transactional stage needs its database")
         self.configuration = configuration
         self.transport = transport
         producer = transport.sink
@@ -74,7 +74,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         self.logger = logger
         self.health = health
         metrics = StageMetrics(service: configuration.service, group: configuration.groupID)
-        let transactional = configuration.unitOfWork != .none
+        let transactional = processor.unitOfWork != .none
         inbox = transactional ? database.map { Inbox(schema: $0.schema, keyring: $0.outputKeyring) } : nil
         accepted = Dictionary(configuration.inputs.map { ($0.topic, $0.schemas) }, uniquingKeysWith: { $0.union($1) })
     }
@@ -112,7 +112,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             "stage started",
             metadata: [
                 "topics": "\(configuration.inputTopics)", "group": "\(configuration.groupID)",
-                "dispatch": "\(configuration.dispatch)", "unit_of_work": "\(configuration.unitOfWork)",
+                "dispatch": "\(configuration.dispatch)", "unit_of_work": "\(processor.unitOfWork)",
                 "max_in_flight": "\(maxInFlight)",
             ])
         await withTaskCancellationHandler {

@@ -15,8 +15,6 @@ public struct StageConfiguration: Sendable {
     public var inputs: [StageInput]
     /// How messages reach the processor. Default ``StageDispatch/keyLanes``.
     public var dispatch: StageDispatch
-    /// The transaction effects commit in. Default ``StageUnitOfWork/none``.
-    public var unitOfWork: StageUnitOfWork
     /// Where unprocessable messages go. `HALLMARK_REJECTED_TOPIC`, default `hallmark.rejected`.
     public var rejectedTopic: String
     /// Whether a rejected record carries the original's bytes (whole, or its first 4 KiB when
@@ -66,7 +64,7 @@ public struct StageConfiguration: Sendable {
 
     public init(
         service: String, inputs: [StageInput], instance: String? = nil, groupID: String? = nil,
-        dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none,
+        dispatch: StageDispatch = .keyLanes,
         rejectedTopic: String = Variable.rejectedTopic.defaultValue,
         securityTopic: String = Variable.securityTopic.defaultValue, replyTopics: Set<String> = [],
         maxInFlight: Int = Variable.maxInFlight.defaultValue, laneDepth: Int = Variable.laneDepth.defaultValue,
@@ -81,7 +79,6 @@ public struct StageConfiguration: Sendable {
         self.groupID = groupID ?? "hallmark-\(service)"
         self.inputs = inputs
         self.dispatch = dispatch
-        self.unitOfWork = unitOfWork
         self.rejectedTopic = rejectedTopic
         self.securityTopic = securityTopic
         self.replyTopics = replyTopics
@@ -175,12 +172,12 @@ public struct StageConfiguration: Sendable {
     /// Applies the ``Variable``s over the defaults.
     public static func fromEnvironment(
         _ env: [String: String], service: String, inputs: [StageInput],
-        dispatch: StageDispatch = .keyLanes, unitOfWork: StageUnitOfWork = .none
+        dispatch: StageDispatch = .keyLanes
     )
         throws(ConfigurationError) -> StageConfiguration
     {
         let settings = Settings(env)
-        var config = StageConfiguration(service: service, inputs: inputs, dispatch: dispatch, unitOfWork: unitOfWork)
+        var config = StageConfiguration(service: service, inputs: inputs, dispatch: dispatch)
         if let v = try settings.value(Variable.instance) { config.instance = v }
         if let v = try settings.value(Variable.groupID) { config.groupID = v }
         config.rejectedTopic = try settings.value(Variable.rejectedTopic)

@@ -37,6 +37,11 @@ public protocol StageProcessor: Sendable {
     /// topic. Never called for a rejection the processor made with outputs of its own.
     func answer(refused message: RefusedMessage) throws -> [StageOutput]?
 
+    /// How phase 2 runs: without a transaction (the default), or in one per message or per
+    /// batch that also records the inbox (``TransactionalStageProcessor``). The processor
+    /// says, not the wiring: the stage takes it from here.
+    var unitOfWork: StageUnitOfWork { get }
+
     /// Whether the same bytes published again as a new record (same id, same topic, another
     /// partition or offset) are refused rather than answered as a redelivery: a signed
     /// command's stage answers a replay once (`replayed_command`) with a security event. Nil
@@ -45,6 +50,7 @@ public protocol StageProcessor: Sendable {
 }
 
 extension StageProcessor {
+    public var unitOfWork: StageUnitOfWork { .none }
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? { nil }
     public func answer(refused message: RefusedMessage) throws -> [StageOutput]? { nil }
     public func refuse(resent message: StageMessage) throws -> StageRejection? { nil }
@@ -53,6 +59,45 @@ extension StageProcessor {
 extension StageProcessor where Prepared == StageMessage {
     /// Processors without a phase 1 hand the message itself to phase 2.
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> StageMessage { message }
+}
+
+/// A processor whose phase 2 has effects in PostgreSQL: each call runs in the unit's open
+/// transaction, which also records its messages in the inbox (per message by default; per
+/// batch when ``unitOfWork`` says so), and receives that transaction, never nil.
+public protocol TransactionalStageProcessor: StageProcessor {
+    /// Phase 2 in the unit's transaction: one verdict each, in order. A thrown error rolls the
+    /// transaction back and retries as ``StageProcessor/commit(_:context:)`` does.
+    func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict]
+}
+
+extension TransactionalStageProcessor {
+    public var unitOfWork: StageUnitOfWork { .perMessage }
+
+    /// The stage runs a transactional processor's unit in its transaction (``Stage`` takes the
+    /// unit of work from the processor), so the transaction is always there.
+    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        guard let connection = context.connection else {
+            preconditionFailure("a transactional processor's unit runs in its transaction")
+        }
+        return try await commit(
+            batch, in: StageTransaction(connection: connection, logger: context.logger, attempt: context.attempt))
+    }
+}
+
+/// What phase 2 of a ``TransactionalStageProcessor`` may use: the unit's open transaction.
+public struct StageTransaction: Sendable {
+    /// The unit's open transaction; the processor's effects belong in it.
+    public let connection: PostgresConnection
+    /// The stage's logger.
+    public let logger: Logger
+    /// How many times this call was attempted before (0 the first time).
+    public let attempt: Int
+
+    public init(connection: PostgresConnection, logger: Logger, attempt: Int = 0) {
+        self.connection = connection
+        self.logger = logger
+        self.attempt = attempt
+    }
 }
 
 /// What phase 1 may use.
@@ -85,37 +130,18 @@ public struct StageContext: Sendable {
 
 /// What phase 2 may use.
 public struct StageCommitContext: Sendable {
-    /// The unit's open transaction (``StageUnitOfWork/perMessage`` or `perBatch`); nil without one.
+    /// The unit's open transaction (``StageUnitOfWork/perMessage`` or `perBatch`); nil without
+    /// one. A ``TransactionalStageProcessor`` gets it non-optional.
     public let connection: PostgresConnection?
-    /// The stage's pool (for a stage without a unit-of-work transaction).
-    public let pool: PostgresPool?
     /// The stage's logger.
     public let logger: Logger
     /// How many times this call was attempted before (0 the first time).
     public let attempt: Int
 
-    public init(connection: PostgresConnection? = nil, pool: PostgresPool? = nil, logger: Logger, attempt: Int = 0) {
+    public init(connection: PostgresConnection? = nil, logger: Logger, attempt: Int = 0) {
         self.connection = connection
-        self.pool = pool
         self.logger = logger
         self.attempt = attempt
-    }
-
-    /// The unit's open transaction, for a processor whose effects need one. A stage wired
-    /// without a unit of work gets a `processing_failed` rejection here, so its messages are
-    /// answered at once and never processed without their transaction.
-    public func transaction() throws(StageRejection) -> PostgresConnection {
-        guard let connection else {
-            throw StageRejection(.processingFailed, "the stage needs its unit-of-work transaction (perMessage or perBatch)")
-        }
-        return connection
-    }
-
-    /// The stage's pool, for a processor that manages its own transactions. A stage wired
-    /// without a database gets a `processing_failed` rejection here.
-    public func database() throws(StageRejection) -> PostgresPool {
-        guard let pool else { throw StageRejection(.processingFailed, "the stage needs its database") }
-        return pool
     }
 }
 
