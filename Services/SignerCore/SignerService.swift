@@ -7,7 +7,7 @@ import Logging
 import ServiceLifecycle
 
 /// Builds the signer's services from a ``ServiceContext``: the PBKDF2 pool, the SIGHUP
-/// secret reloader, the replay sweeper and the stage itself.
+/// secret reloader, the replay sweeper and its two stages (``SignerStages``).
 public enum SignerService {
     /// Topics, schema and migrations for ``ServiceRunner``.
     public static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
@@ -30,7 +30,7 @@ public enum SignerService {
             onReload: { reloaded.yield([secretKeys($0)]) })
         let audit = AuditTrail(schema: c.schema, service: "signer", topic: c.auditTopic, indexKey: c.indexKey)
         let zips = c.zipReader(service: "signer", logger: context.logger)
-        let processor = SignerProcessor(
+        let stages = SignerStages(
             configuration: c, secrets: keys.secrets, deriver: keys.deriver,
             instance: context.instance, zips: zips)
         // Before the stage, so the group stops it after the stage drained: its last report
@@ -41,8 +41,8 @@ public enum SignerService {
             ] + keys.services + [
                 zips.pool,
                 SecurityEventReporter(
-                    limiter: processor.limiter, producer: context.producer, logger: context.logger,
-                    now: processor.now, summary: processor.events.summary),
+                    limiter: stages.verify.limiter, producer: context.producer, logger: context.logger,
+                    now: stages.verify.now, summary: stages.verify.events.summary),
             ]
         // The service always has its database (its definition names a schema): the replay
         // table is what makes an accepted MAC single-use.
@@ -64,9 +64,10 @@ public enum SignerService {
                 "privacy requests are not answered: they need HALLMARK_SIGNER_OPERATOR_KEYS_FILE and HALLMARK_SIGNER_INDEX_KEY_FILE"
             )
         }
-        // Last, so the group stops it first: the stage drains while the pool still runs.
-        services.append(
-            try context.stage(processor, inputs: processor.inputs))
+        // Last, so the group stops them first: the stages drain while the pool still runs. Each
+        // has its own consumer group: the sign stage the service's, verification `-verify`.
+        services.append(try context.stage(stages.sign, name: "sign", inputs: stages.sign.inputs))
+        services.append(try context.stage(stages.verify, inputs: stages.verify.inputs, groupSuffix: "-verify"))
         return services
     }
 }

@@ -19,7 +19,7 @@ struct ReplayTransactionTests {
     let schema = "signer_tx_\(String(UUID().uuidString.prefix(8)).lowercased())"
     let pgPool: PostgresPool
     let workers: PBKDF2WorkerPool
-    let processor: SignerProcessor
+    let processor: VerifyProcessor
     let configuration: SignerConfiguration
 
     init() async throws {
@@ -33,10 +33,12 @@ struct ReplayTransactionTests {
         workers = PBKDF2WorkerPool(workers: 2, batchSize: 4, service: "signer", logger: Logger(label: "t"))
         workers.startDetached()
         let secrets = SecretStore(try SecretSet(versions: [.init(version: "v1", secret: "tx")], signingVersion: "v1"))
-        processor = SignerProcessor(
-            configuration: configuration, secrets: secrets,
-            deriver: KeyDeriver(pool: workers, cache: DerivedKeyCache(capacity: 8, ttl: 60)),
-            instance: "test")
+        processor =
+            SignerStages(
+                configuration: configuration, secrets: secrets,
+                deriver: KeyDeriver(pool: workers, cache: DerivedKeyCache(capacity: 8, ttl: 60)),
+                instance: "test"
+            ).verify
     }
 
     func finish() async throws {

@@ -214,8 +214,10 @@ struct SignerRobustnessTests {
         _ = try await h.read(h.metricsTopic, timeout: .seconds(15)) { snapshots in
             guard let s = snapshots.last, let instance = s["instance"] as? String else { return false }
             let counters = s["counters"] as? [[String: Any]] ?? []
-            let value = counters.first { $0["name"] as? String == "hallmark_stage_processed_total" }?["value"] as? Double
-            latest[instance] = Int(value ?? 0)
+            // One counter per stage (sign, verify): their sum.
+            let values = counters.filter { $0["name"] as? String == "hallmark_stage_processed_total" }
+                .compactMap { $0["value"] as? Double }
+            latest[instance] = Int(values.reduce(0, +))
             return instances.allSatisfy { latest[$0] != nil } && latest.values.reduce(0, +) >= 48
         }
         return latest
