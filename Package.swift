@@ -188,7 +188,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "GatewayCore", "SignerCore", "HallmarkSmileID", "HallmarkZip", "HallmarkCLICore", "HallmarkClient",
-                "HallmarkTestSupport",
+                "HallmarkTestSupport", "HallmarkStageTesting",
             ],
             path: "Tests/GatewayTests", linkerSettings: rpath),
         .testTarget(

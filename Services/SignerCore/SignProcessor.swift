@@ -44,7 +44,7 @@ public struct SignProcessor: TransactionalStageProcessor {
             let result = CarrierRejection<SignResult>.answer(
                 message.resultID, requestID: message.header.id, correlationID: message.correlationID,
                 code: RequestCarrier.upstreamRejected, upstreamReason: reason, counting: metrics.signRejections)
-            let key = SignerStages.key(message, message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:])
+            let key = SignerStages.key(message)
             return .upstream(try .json(topic: message.replyTopic(or: configuration.signOutput), key: key, result))
         }
         let carrier = try message.decode(RequestCarrier.self)

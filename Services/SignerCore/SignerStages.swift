@@ -38,6 +38,11 @@ public struct SignerStages: Sendable {
     static func key(_ message: StageMessage, _ headers: [String: String]) -> String? {
         HeaderMap.value(HeaderMap.partner, in: headers) ?? message.key
     }
+
+    /// The output key of a message not decoded (an upstream rejection): from its raw headers.
+    static func key(_ message: StageMessage) -> String? {
+        key(message, message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:])
+    }
 }
 
 extension SignerMetrics {

@@ -52,7 +52,7 @@ public struct VerifyProcessor: TransactionalStageProcessor {
                 id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
                 requestID: message.header.id, reason: .upstreamRejected, secretVersion: nil, method: nil,
                 path: nil, headers: [:], bodyB64: "", upstreamReason: reason)
-            let key = SignerStages.key(message, message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:])
+            let key = SignerStages.key(message)
             return .upstream(try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result))
         }
         let carrier = try message.decode(RequestCarrier.self)

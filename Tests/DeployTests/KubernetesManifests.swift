@@ -38,7 +38,7 @@ struct KubernetesManifests {
     /// join: `hallmark-<service>` plus the suffixes the services add (StageConfiguration,
     /// GatewayService, AuthorityService, AggregatorService; docs/operations.md §1).
     static let consumerGroups: [String: Set<String>] = [
-        "hallmark-signer": ["hallmark-signer"],
+        "hallmark-signer": ["hallmark-signer", "hallmark-signer-verify"],
         "hallmark-gateway": ["hallmark-gateway", "hallmark-gateway-sessions"],
         "hallmark-authority": ["hallmark-authority", "hallmark-authority-tokens"],
         "hallmark-aggregator": ["hallmark-aggregator", "hallmark-aggregator-tokens", "hallmark-aggregator-verify"],
