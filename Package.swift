@@ -70,10 +70,9 @@ let package = Package(
             name: "HallmarkMessages", dependencies: ["HallmarkCore", "HallmarkCrypto"], path: "Shared/HallmarkMessages",
             plugins: ["SchemaEmbedderPlugin"]),
         // proto-json/ reaches the binary through this plugin: one copy of each schema, no resources to ship.
-        .executableTarget(name: "SchemaEmbedder", path: "Shared/SchemaEmbedder"),
         .plugin(
-            name: "SchemaEmbedderPlugin", capability: .buildTool(), dependencies: ["SchemaEmbedder"],
-            path: "Shared/SchemaEmbedderPlugin"),
+            name: "SchemaEmbedderPlugin", capability: .buildTool(), path: "Shared/SchemaEmbedderPlugin",
+            exclude: ["embed-schemas.sh"]),
         .target(
             name: "HallmarkRuntime",
             dependencies: [

@@ -1,12 +1,14 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds `proto-json/` into the target that applies it: runs `SchemaEmbedder` whenever a
-/// schema document changes, so the schemas have one copy, in `proto-json/`.
+/// Embeds `proto-json/` into the target that applies it, so the schemas have one copy, in
+/// `proto-json/`, and a binary needs no resource files: runs `embed-schemas.sh` (beside this
+/// file) whenever a schema document changes.
 @main
 struct SchemaEmbedderPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let folder = context.package.directoryURL.appending(path: "proto-json")
+        let script = context.package.directoryURL.appending(path: "Shared/SchemaEmbedderPlugin/embed-schemas.sh")
         let output = context.pluginWorkDirectoryURL.appending(path: "ProtoJSONDocuments.swift")
         let inputs =
             FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
@@ -14,9 +16,9 @@ struct SchemaEmbedderPlugin: BuildToolPlugin {
         return [
             .buildCommand(
                 displayName: "Embedding the \(inputs.count) schema documents of proto-json/",
-                executable: try context.tool(named: "SchemaEmbedder").url,
-                arguments: [folder.path, output.path],
-                inputFiles: inputs, outputFiles: [output])
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [script.path, folder.path, output.path],
+                inputFiles: inputs + [script], outputFiles: [output])
         ]
     }
 }
