@@ -66,7 +66,7 @@ public struct AuditVerifyCommand: AsyncParsableCommand {
             "audit trail of \(service) (schema \(schema)): intact, \(check.records) records, "
                 + "head \(check.headSequence) \(check.headHash)")
         guard !tableOnly else { return }
-        let topic = try Settings(env).topic("HALLMARK_AUDIT_TOPIC", default: "hallmark.audit")
+        let topic = try Settings(env).value(ServiceRunner.Variable.auditTopic)
         var published: [(sequence: Int64, hash: String)] = []
         let complete = try await TopicReader(kafka: try KafkaConfiguration.fromEnvironment(env), logger: logger)
             .readToEnd([topic], groupPrefix: "hallmark-audit", timeout: .seconds(topicTimeout)) { message in

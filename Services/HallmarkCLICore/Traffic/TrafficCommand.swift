@@ -4,6 +4,7 @@ import Foundation
 import HallmarkCore
 import HallmarkMessages
 import HallmarkKafka
+import HallmarkRuntime
 import Logging
 
 /// `hallmark traffic …`: sample traffic through the running stack, with a summary.
@@ -33,9 +34,9 @@ public struct ProbeTrafficCommand: AsyncParsableCommand {
         var logger = Logger(label: "hallmark.traffic")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
-        let input = env["HALLMARK_PROBE_INPUT"] ?? "hallmark.probe.requests"
-        let output = env["HALLMARK_PROBE_OUTPUT"] ?? "hallmark.probe.results"
-        let rejectedTopic = env["HALLMARK_REJECTED_TOPIC"] ?? "hallmark.rejected"
+        let settings = Settings(env)
+        let input = try settings.value(CLIVariables.Probe.input), output = try settings.value(CLIVariables.Probe.output)
+        let rejectedTopic = try settings.value(StageConfiguration.Variable.rejectedTopic)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         // Readers join first, from the end, so they see exactly this run's answers.

@@ -41,11 +41,9 @@ public struct JSONSchema: Sendable {
         var compiler = SchemaCompiler(documents: documents, base: base)
         root = try compiler.compile(document, path: "#")
         // A definition nothing refers to is still checked, so a typo in one never lies dormant.
-        for (id, other) in documents.sorted(by: { $0.key < $1.key }) {
-            compiler.base = id
-            for (name, def) in (other.object?["$defs"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
-                _ = try compiler.compile(def, path: "\(id == base ? "" : id)#/$defs/\(name)")
-            }
+        // Only this document's: a shared document is checked once, compiled on its own.
+        for (name, def) in (object["$defs"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
+            _ = try compiler.compile(def, path: "#/$defs/\(name)")
         }
     }
 

@@ -14,6 +14,12 @@ public enum MessageSchemas {
 
     /// Every schema, by name; compiled once, on first use.
     public static let all: [String: JSONSchema] = {
+        // Each shared document once, so its definitions are checked, unused ones too.
+        for (name, text) in sharedDocuments {
+            do { _ = try JSONSchema(parse(name, text), referenced: common) } catch {
+                preconditionFailure("proto-json/\(name).json: \(error)")
+            }
+        }
         var out: [String: JSONSchema] = [:]
         for (name, text) in documents {
             // The documents are checked by MessageSchemaTests; one that does not compile is a

@@ -39,21 +39,44 @@ extension ServiceRunner {
 }
 
 extension ServiceRunner {
-    /// Reads every variable of ``Variable`` as a service starting as `service` would, and its
-    /// PostgreSQL URL (its own, else the shared one): `hallmark config --check`.
+    /// What every service reads at start-up beside Kafka and its stages: read in one place,
+    /// by ``run(_:services:)`` and by `hallmark config --check` alike.
+    struct Startup {
+        var metricsTopic: String
+        var metricsInterval: Duration
+        var inboxRetention: Duration
+        var answerRetention: Duration
+        var healthFile: HealthFile.Settings?
+        /// The service's own URL (DESIGN §3: its own role) first, the shared one second; nil
+        /// for a service without a database.
+        var postgres: PostgresConfiguration?
+
+        /// - Throws: ``ConfigurationError`` naming the first bad or missing variable.
+        static func read(_ env: [String: String], service: String, database: Bool) throws(ConfigurationError) -> Startup {
+            let settings = Settings(env)
+            _ = try settings.value(Variable.logLevel)
+            return Startup(
+                metricsTopic: try settings.value(Variable.metricsTopic),
+                metricsInterval: try settings.value(Variable.metricsInterval),
+                inboxRetention: .seconds(try settings.value(Variable.inboxRetentionHours) * 3600),
+                answerRetention: .seconds(try settings.value(Variable.answerRetentionHours) * 3600),
+                healthFile: try HealthFile.Settings.fromEnvironment(env),
+                postgres: database
+                    ? try PostgresConfiguration.fromEnvironment(
+                        env,
+                        urlVariables: [
+                            PostgresConfiguration.Variable.url(service: service).name, PostgresConfiguration.urlVariable,
+                        ],
+                        applicationName: "hallmark-\(service)") : nil)
+        }
+    }
+
+    /// Reads what a service starting as `service` would (``Startup``, with its database), and
+    /// the audit and privacy topics: `hallmark config --check`.
     /// - Throws: ``ConfigurationError`` naming the first bad or missing variable.
     public static func checkEnvironment(_ environment: [String: String], service: String) throws(ConfigurationError) {
-        let settings = Settings(environment)
-        _ = try settings.value(Variable.logLevel)
-        _ = try settings.value(Variable.metricsTopic)
-        _ = try settings.value(Variable.metricsInterval)
-        _ = try settings.value(Variable.inboxRetentionHours)
-        _ = try settings.value(Variable.answerRetentionHours)
-        _ = try settings.value(Variable.auditTopic)
+        _ = try Startup.read(environment, service: service, database: true)
+        _ = try Settings(environment).value(Variable.auditTopic)
         _ = try PrivacyTopics.fromEnvironment(environment)
-        _ = try HealthFile.Settings.fromEnvironment(environment)
-        _ = try PostgresConfiguration.fromEnvironment(
-            environment,
-            urlVariables: [PostgresConfiguration.Variable.url(service: service).name, PostgresConfiguration.urlVariable])
     }
 }

@@ -59,28 +59,18 @@ public enum ServiceRunner {
             guard Redaction.isPrintableASCII(instance, limit: 128) else {
                 throw ConfigurationError(variable: "HALLMARK_INSTANCE", reason: "must be 1-128 printable ASCII characters")
             }
-            _ = try settings.value(Variable.logLevel)
+            let startup = try Startup.read(env, service: definition.service, database: definition.schema != nil)
             try KafkaLibrary.requireSupportedVersion()
             let kafka = try KafkaConfiguration.fromEnvironment(env)
-            let metricsTopic = try settings.value(Variable.metricsTopic)
             let common = [
-                try settings.value(StageConfiguration.Variable.rejectedTopic), metricsTopic,
+                try settings.value(StageConfiguration.Variable.rejectedTopic), startup.metricsTopic,
                 try settings.value(StageConfiguration.Variable.securityTopic),
             ]
-            let healthFile = try HealthFile.Settings.fromEnvironment(env)
-            let metricsInterval = try settings.value(Variable.metricsInterval)
-            let inboxRetention = Duration.seconds(try settings.value(Variable.inboxRetentionHours) * 3600)
-            let answerRetention = Duration.seconds(try settings.value(Variable.answerRetentionHours) * 3600)
             try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(definition.topics + common)
             let producer = try KafkaProducer(configuration: kafka, logger: logger)
 
             var database: StageDatabase?
-            if let schema = definition.schema {
-                // The service's own role and URL first (DESIGN §3), the shared variable second.
-                let own = PostgresConfiguration.Variable.url(service: definition.service).name
-                let config = try PostgresConfiguration.fromEnvironment(
-                    env, urlVariables: [own, PostgresConfiguration.urlVariable],
-                    applicationName: "hallmark-\(definition.service)")
+            if let schema = definition.schema, let config = startup.postgres {
                 let p = PostgresPool(configuration: config, logger: logger)
                 pool = p
                 let db = StageDatabase(pool: p, schema: schema)
@@ -93,10 +83,10 @@ public enum ServiceRunner {
                 logger: logger, kafka: kafka, producer: producer, database: database,
                 metrics: registry, health: health)
             let publisher = MetricsPublisher(
-                registry: registry, producer: producer, topic: metricsTopic, service: definition.service,
-                instance: instance, interval: metricsInterval, logger: logger)
+                registry: registry, producer: producer, topic: startup.metricsTopic, service: definition.service,
+                instance: instance, interval: startup.metricsInterval, logger: logger)
             var support: [any Service] = [publisher]
-            if let settings = healthFile {
+            if let settings = startup.healthFile {
                 support.append(
                     HealthFile(
                         settings: settings, monitor: health, service: definition.service,
@@ -105,7 +95,7 @@ public enum ServiceRunner {
             if let database {
                 support.append(
                     InboxSweeper(
-                        database: database, retention: inboxRetention, answerRetention: answerRetention,
+                        database: database, retention: startup.inboxRetention, answerRetention: startup.answerRetention,
                         logger: logger))
             }
             // The group stops services in reverse order: stages first, the publisher last.
