@@ -5,92 +5,92 @@ import HallmarkRuntime
 /// The aggregator's settings: its own ``Variable``s, the shared security and audit topics, and
 /// the id key (``SubmissionIDKey``: `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else
 /// `HALLMARK_AGGREGATOR_ID_KEY`; required to run).
-public struct AggregatorConfiguration: Sendable {
+package struct AggregatorConfiguration: Sendable {
     /// Camera bundles.
-    public var submissionInput = Variable.submissionInput.defaultValue
+    package var submissionInput = Variable.submissionInput.defaultValue
     /// Submission answers.
-    public var submissionOutput = Variable.submissionOutput.defaultValue
+    package var submissionOutput = Variable.submissionOutput.defaultValue
     /// Where tokens go to the authority.
-    public var tokenRequests = Variable.tokenRequests.defaultValue
+    package var tokenRequests = Variable.tokenRequests.defaultValue
     /// The authority's PASS/FAIL answers.
-    public var tokenResults = Variable.tokenResults.defaultValue
+    package var tokenResults = Variable.tokenResults.defaultValue
     /// Signed checkpoints.
-    public var checkpoints = Variable.checkpoints.defaultValue
+    package var checkpoints = Variable.checkpoints.defaultValue
     /// Verification questions.
-    public var verifyInput = Variable.verifyInput.defaultValue
+    package var verifyInput = Variable.verifyInput.defaultValue
     /// Verification answers.
-    public var verifyOutput = Variable.verifyOutput.defaultValue
-    public var schema = Variable.schema.defaultValue
+    package var verifyOutput = Variable.verifyOutput.defaultValue
+    package var schema = Variable.schema.defaultValue
     /// The authority a `CameraSubmission`'s `manufacturer_cert.authority_id` must name.
-    public var authorityID = Variable.authorityID.defaultValue
+    package var authorityID = Variable.authorityID.defaultValue
     /// The checkpoint signing key's file (``CheckpointSigningKey``), never from the database;
     /// required to run.
-    public var signingKeyFile: String?
+    package var signingKeyFile: String?
     /// Leaves' submissions per log batch.
-    public var maxBatch = Variable.batch.defaultValue
+    package var maxBatch = Variable.batch.defaultValue
     /// Longest a validated submission waits for its batch.
-    public var linger = Variable.linger.defaultValue
+    package var linger = Variable.linger.defaultValue
     /// Re-send a token request unanswered this long.
-    public var resendAfter = Variable.resend.defaultValue
+    package var resendAfter = Variable.resend.defaultValue
     /// Answer `validation_timeout` when the authority has not answered this long.
-    public var giveUpAfter = Variable.giveUp.defaultValue
+    package var giveUpAfter = Variable.giveUp.defaultValue
     /// How long an answered submission is kept, so the same id sent again gets the same answer;
     /// then it is swept (the log keeps its leaves).
-    public var answerRetention = Duration.seconds(3600 * Variable.answerRetentionHours.defaultValue)
+    package var answerRetention = Duration.seconds(3600 * Variable.answerRetentionHours.defaultValue)
     /// How often the answer sweeper runs.
-    public var sweepInterval = Variable.sweep.defaultValue
+    package var sweepInterval = Variable.sweep.defaultValue
     /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`.
-    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
+    package var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
     /// Security events (an id reused for other bytes). `HALLMARK_SECURITY_TOPIC`.
-    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
+    package var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// The key of the ids that cross the privacy split (``SubmissionIDKey``).
-    public var idKey: SubmissionIDKey?
+    package var idKey: SubmissionIDKey?
 
-    public init() {}
+    package init() {}
 
     /// The aggregator's own variables, each declared once.
-    public enum Variable {
-        public static let submissionInput = Setting.topic(
+    package enum Variable {
+        package static let submissionInput = Setting.topic(
             "HALLMARK_AGGREGATOR_SUBMISSION_INPUT", default: "birthmark.submissions", doc: "camera bundles consumed")
-        public static let submissionOutput = Setting.topic(
+        package static let submissionOutput = Setting.topic(
             "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT", default: "birthmark.submission.results", doc: "submission answers")
-        public static let tokenRequests = Setting.topic(
+        package static let tokenRequests = Setting.topic(
             "HALLMARK_AGGREGATOR_TOKEN_REQUESTS", default: "birthmark.token.requests", doc: "where tokens go to the authority")
-        public static let tokenResults = Setting.topic(
+        package static let tokenResults = Setting.topic(
             "HALLMARK_AGGREGATOR_TOKEN_RESULTS", default: "birthmark.token.results", doc: "the authority's PASS/FAIL answers")
-        public static let checkpoints = Setting.topic(
+        package static let checkpoints = Setting.topic(
             "HALLMARK_AGGREGATOR_CHECKPOINTS", default: "birthmark.checkpoints", doc: "signed checkpoints")
-        public static let verifyInput = Setting.topic(
+        package static let verifyInput = Setting.topic(
             "HALLMARK_AGGREGATOR_VERIFY_INPUT", default: "birthmark.verify.requests", doc: "verification questions")
-        public static let verifyOutput = Setting.topic(
+        package static let verifyOutput = Setting.topic(
             "HALLMARK_AGGREGATOR_VERIFY_OUTPUT", default: "birthmark.verify.results", doc: "verification answers")
-        public static let schema = Setting.identifier(
+        package static let schema = Setting.identifier(
             "HALLMARK_AGGREGATOR_SCHEMA", default: "aggregator", doc: "PostgreSQL schema")
-        public static let authorityID = Setting.text(
+        package static let authorityID = Setting.text(
             "HALLMARK_AGGREGATOR_AUTHORITY_ID", default: "HALLMARK_AUTHORITY",
             doc: "the authority a submission's manufacturer_cert.authority_id must name")
-        public static let signingKeyFile = Setting.optionalText(
+        package static let signingKeyFile = Setting.optionalText(
             "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE", doc: "the checkpoint signing key's file; required to run")
-        public static let batch = Setting.integer(
+        package static let batch = Setting.integer(
             "HALLMARK_AGGREGATOR_BATCH", default: 1000, in: 1...10_000, doc: "submissions per log batch")
-        public static let linger = Setting.milliseconds(
+        package static let linger = Setting.milliseconds(
             "HALLMARK_AGGREGATOR_LINGER_MS", default: .milliseconds(100), in: 1...60_000,
             doc: "longest a validated submission waits for its batch")
-        public static let resend = Setting.milliseconds(
+        package static let resend = Setting.milliseconds(
             "HALLMARK_AGGREGATOR_RESEND_MS", default: .seconds(5), in: 10...3_600_000,
             doc: "a token request unanswered this long is sent again")
-        public static let giveUp = Setting.milliseconds(
+        package static let giveUp = Setting.milliseconds(
             "HALLMARK_AGGREGATOR_GIVE_UP_MS", default: .seconds(600), in: 100...604_800_000,
             doc: "unanswered by the authority this long: validation_timeout")
-        public static let answerRetentionHours = Setting.integer(
+        package static let answerRetentionHours = Setting.integer(
             "HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS", default: 7 * 24, in: 1...87_600,
             doc: "hours an answered submission is kept, so its id sent again gets the same answer")
-        public static let sweep = Setting.seconds(
+        package static let sweep = Setting.seconds(
             "HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: .seconds(300), in: 1...86_400,
             doc: "how often the answer sweeper runs")
 
         /// Every variable, in the order `hallmark config` lists them.
-        public static var all: [SettingDescription] {
+        package static var all: [SettingDescription] {
             [
                 submissionInput.description, submissionOutput.description, tokenRequests.description,
                 tokenResults.description, checkpoints.description, verifyInput.description, verifyOutput.description,
@@ -102,13 +102,13 @@ public struct AggregatorConfiguration: Sendable {
     }
 
     /// Every topic the service consumes or produces (created at start-up when missing).
-    public var topics: [String] {
+    package var topics: [String] {
         [submissionInput, submissionOutput, tokenRequests, tokenResults, checkpoints, verifyInput, verifyOutput, auditTopic]
     }
 
     /// The variables that place an aggregator (its schema, topics and authority id) as this
     /// configuration does: what a test or a bench hands the process it starts.
-    public var placementEnvironment: [String: String] {
+    package var placementEnvironment: [String: String] {
         [
             Variable.schema.name: schema, Variable.submissionInput.name: submissionInput,
             Variable.submissionOutput.name: submissionOutput, Variable.tokenRequests.name: tokenRequests,
@@ -120,7 +120,7 @@ public struct AggregatorConfiguration: Sendable {
     }
 
     /// Applies the environment over the defaults.
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AggregatorConfiguration {
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AggregatorConfiguration {
         let s = Settings(env)
         var c = AggregatorConfiguration()
         c.submissionInput = try s.value(Variable.submissionInput)

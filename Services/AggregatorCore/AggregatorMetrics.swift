@@ -2,7 +2,7 @@ import HallmarkMessages
 import Metrics
 
 /// The aggregator's metrics, created once with fixed dimensions.
-public struct AggregatorMetrics: Sendable {
+package struct AggregatorMetrics: Sendable {
     private let submissions: [String: Counter]
     private let verifications: [String: Counter]
     /// Submissions sent again under an id already answered.
@@ -12,7 +12,7 @@ public struct AggregatorMetrics: Sendable {
     /// The log's size after each batch.
     let treeSize: Meter
 
-    public init() {
+    package init() {
         let service = ("service", "aggregator")
         let outcomes = Set(["accepted", "duplicate"] + SubmissionResult.Reason.allCases.map(\.rawValue))
         submissions = Dictionary(

@@ -15,10 +15,10 @@ import HallmarkRuntime
 ///   proofs and the frontier take O(log² n) lookups, never a scan of the leaves.
 /// - `checkpoints`: each batch's signed tree head.
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
-public enum AggregatorMigrations {
+package enum AggregatorMigrations {
     /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
     /// requests and ordered writer.
-    public static func all(schema: String) -> [PostgresMigrations.Migration] {
+    package static func all(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
                 version: 1, name: "transparency_log",

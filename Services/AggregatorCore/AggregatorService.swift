@@ -8,9 +8,9 @@ import ServiceLifecycle
 /// Builds the aggregator's services from a ``ServiceContext``: the intake stage, the
 /// authority-answer joiner, the retrier of unanswered token requests, the log writer (one
 /// leader across replicas, the others hot standbys) and the verification stage.
-public enum AggregatorService {
+package enum AggregatorService {
     /// Topics and schema for ``ServiceRunner``.
-    public static func definition(_ c: AggregatorConfiguration) -> ServiceRunner.Definition {
+    package static func definition(_ c: AggregatorConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(
             service: "aggregator", topics: c.topics, schema: c.schema,
             migrations: AggregatorMigrations.all(schema: c.schema))
@@ -19,9 +19,9 @@ public enum AggregatorService {
     /// The intake's and the joiner's default batch linger (`HALLMARK_BATCH_LINGER_MS`): below
     /// saturation their workers would otherwise commit a transaction per bundle, and that cost
     /// starves the log writer; 10 ms is small beside the writer's own linger.
-    public static let batchLinger = Duration.milliseconds(10)
+    package static let batchLinger = Duration.milliseconds(10)
 
-    public static func services(_ c: AggregatorConfiguration, context: ServiceContext) throws -> [any Service] {
+    package static func services(_ c: AggregatorConfiguration, context: ServiceContext) throws -> [any Service] {
         guard let path = c.signingKeyFile else {
             throw ConfigurationError(
                 variable: "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE",

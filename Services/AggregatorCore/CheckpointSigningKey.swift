@@ -12,13 +12,13 @@ import HallmarkMessages
 /// ```
 ///
 /// Anyone verifies checkpoints with the public half (`hallmark aggregator public-key`).
-public struct CheckpointSigningKey: Sendable {
+package struct CheckpointSigningKey: Sendable {
     /// The seed; never printed.
     let seed: Data
     /// The raw 32-byte public key.
-    public let publicKey: Data
+    package let publicKey: Data
     /// Hex SHA-256 of the public key, as checkpoints name it.
-    public var keyID: String { SignedCheckpoint.keyID(publicKey: publicKey) }
+    package var keyID: String { SignedCheckpoint.keyID(publicKey: publicKey) }
 
     init(seed: Data) throws {
         self.seed = seed
@@ -26,17 +26,17 @@ public struct CheckpointSigningKey: Sendable {
     }
 
     /// A fresh key.
-    public static func generate() throws -> CheckpointSigningKey {
+    package static func generate() throws -> CheckpointSigningKey {
         try CheckpointSigningKey(seed: Ed25519.generate().seed)
     }
 
     /// Signs a checkpoint.
-    public func sign(_ checkpoint: LogCheckpoint) throws -> SignedCheckpoint {
+    package func sign(_ checkpoint: LogCheckpoint) throws -> SignedCheckpoint {
         try SignedCheckpoint(checkpoint, seed: seed)
     }
 
     /// Reads the key file; errors never include its contents.
-    public static func load(_ path: String) throws(ConfigurationError) -> CheckpointSigningKey {
+    package static func load(_ path: String) throws(ConfigurationError) -> CheckpointSigningKey {
         let variable = "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE"
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(variable: variable, reason: "cannot be read")
@@ -58,7 +58,7 @@ public struct CheckpointSigningKey: Sendable {
     }
 
     /// Writes the key to a new file (mode 0600); an existing file is never overwritten.
-    public func write(to path: String) throws(ConfigurationError) {
+    package func write(to path: String) throws(ConfigurationError) {
         let variable = "--out"
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ConfigurationError(variable: variable, reason: "the key file already exists; choose another path")

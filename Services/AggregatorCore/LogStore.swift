@@ -5,22 +5,22 @@ import HallmarkPostgres
 
 /// Reads of the transparency log's tables (``AggregatorMigrations``): leaves, stored
 /// perfect-subtree nodes, checkpoints; and the proofs built from them.
-public struct LogStore: Sendable {
+package struct LogStore: Sendable {
     /// The aggregator's schema.
-    public let schema: String
+    package let schema: String
 
-    public init(schema: String) {
+    package init(schema: String) {
         self.schema = schema
     }
 
     /// A logged leaf.
-    public struct Leaf: Sendable, Hashable {
-        public let index: Int64
-        public let leaf: BirthmarkLogLeaf
+    package struct Leaf: Sendable, Hashable {
+        package let index: Int64
+        package let leaf: BirthmarkLogLeaf
     }
 
     /// The leaves for these image hashes (32 bytes each), by hash; absent hashes are not logged.
-    public func leaves(_ hashes: [Data], on connection: PostgresConnection) async throws -> [Data: Leaf] {
+    package func leaves(_ hashes: [Data], on connection: PostgresConnection) async throws -> [Data: Leaf] {
         guard !hashes.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
@@ -38,7 +38,7 @@ public struct LogStore: Sendable {
     }
 
     /// The latest checkpoint, or nil for an empty log.
-    public func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
+    package func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
         let rows = try await connection.query(
             """
             SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
@@ -48,7 +48,7 @@ public struct LogStore: Sendable {
     }
 
     /// The checkpoint of exactly `size` leaves, if the log made one.
-    public func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
+    package func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
         let rows = try await connection.query(
             """
             SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
@@ -111,7 +111,7 @@ public struct LogStore: Sendable {
     }
 
     /// Inclusion proofs of many (leaf index, tree size) pairs, with one query.
-    public func inclusionProofs(
+    package func inclusionProofs(
         _ pairs: [(index: Int64, size: Int64)], on connection: PostgresConnection
     ) async throws -> [[Data]] {
         try await withNodes(
@@ -122,7 +122,7 @@ public struct LogStore: Sendable {
     }
 
     /// The consistency proof from `old` leaves to `new` leaves.
-    public func consistencyProof(old: Int64, new: Int64, on connection: PostgresConnection) async throws -> [Data] {
+    package func consistencyProof(old: Int64, new: Int64, on connection: PostgresConnection) async throws -> [Data] {
         try await withNodes(on: connection) { try MerkleTree.consistencyProof(oldSize: Int(old), treeSize: Int(new), node: $0) }
     }
 

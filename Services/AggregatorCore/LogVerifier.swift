@@ -12,8 +12,8 @@ import HallmarkRuntime
 /// - consistency: the proof from a checkpoint's size to a later one (the latest by default);
 ///   sizes the log made no checkpoint for are `unknown_tree_size`.
 /// Any number of replicas may run it; it writes nothing.
-public struct LogVerifier: StageProcessor {
-    public typealias Prepared = (message: StageMessage, request: LogVerifyRequest)
+package struct LogVerifier: StageProcessor {
+    package typealias Prepared = (message: StageMessage, request: LogVerifyRequest)
 
     let configuration: AggregatorConfiguration
     let store: LogStore
@@ -21,7 +21,7 @@ public struct LogVerifier: StageProcessor {
     /// Reads only: a connection per batch, no transaction.
     let pool: PostgresPool
 
-    public init(configuration: AggregatorConfiguration, metrics: AggregatorMetrics, pool: PostgresPool) {
+    package init(configuration: AggregatorConfiguration, metrics: AggregatorMetrics, pool: PostgresPool) {
         self.pool = pool
         self.configuration = configuration
         store = LogStore(schema: configuration.schema)
@@ -29,13 +29,13 @@ public struct LogVerifier: StageProcessor {
     }
 
     /// The input this stage consumes.
-    public var inputs: [StageInput] { [StageInput(topic: configuration.verifyInput, schemas: [LogVerifyRequest.schemaName])] }
+    package var inputs: [StageInput] { [StageInput(topic: configuration.verifyInput, schemas: [LogVerifyRequest.schemaName])] }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         (message, try message.decode(LogVerifyRequest.self))
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         return try await pool.withConnection { connection in
             // The checkpoint first: a leaf appended after it is answered as of it (not_found).
             let latest = try await store.latestCheckpoint(on: connection)
@@ -53,12 +53,7 @@ public struct LogVerifier: StageProcessor {
             for (message, request) in batch {
                 let result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
                 metrics.verification(result.status.rawValue)
-                verdicts.append(
-                    .outputs([
-                        try .json(
-                            topic: message.replyTopic(or: configuration.verifyOutput),
-                            key: message.key, result)
-                    ]))
+                verdicts.append(.outputs([try message.reply(result, or: configuration.verifyOutput)]))
             }
             return verdicts
         }
@@ -69,10 +64,9 @@ public struct LogVerifier: StageProcessor {
         leaves: [Data: LogStore.Leaf], proofs: [Int64: [Data]],
         on connection: PostgresConnection
     ) async throws -> LogVerifyResult {
-        let (id, now, correlation, requestID) = (message.resultID, Timestamp.now(), message.correlationID, message.header.id)
         func rejected(_ reason: LogVerifyResult.Reason) -> LogVerifyResult {
             .rejected(
-                id: id, producedAt: now, correlationID: correlation, requestID: requestID, query: request.query, reason: reason)
+                query: request.query, reason: reason)
         }
         switch request.query {
         case .inclusion:
@@ -82,7 +76,7 @@ public struct LogVerifier: StageProcessor {
             guard let latest else { return rejected(.unknownTreeSize) }
             guard let found = leaves[hash], UInt64(found.index) < latest.treeSize, let proof = proofs[found.index] else {
                 return .notFound(
-                    id: id, producedAt: now, correlationID: correlation, requestID: requestID, imageHash: text,
+                    imageHash: text,
                     checkpoint: latest)
             }
             let record = LogVerifyResult.Record(
@@ -90,7 +84,7 @@ public struct LogVerifier: StageProcessor {
                 modificationLevel: Int(found.leaf.modificationLevel),
                 parentImageHash: found.leaf.parentHash.map(Hex.encode))
             return .found(
-                id: id, producedAt: now, correlationID: correlation, requestID: requestID, record: record,
+                record: record,
                 leafIndex: UInt64(found.index), checkpoint: latest, proof: proof.map(Hex.encode))
         case .consistency:
             guard request.imageHash == nil, let old = request.oldTreeSize else { return rejected(.malformed) }
@@ -101,18 +95,16 @@ public struct LogVerifier: StageProcessor {
             guard let target, oldKnown else { return rejected(.unknownTreeSize) }
             let proof = try await store.consistencyProof(old: Int64(old), new: Int64(newSize), on: connection)
             return .consistent(
-                id: id, producedAt: now, correlationID: correlation, requestID: requestID, oldTreeSize: old,
+                oldTreeSize: old,
                 checkpoint: target, proof: proof.map(Hex.encode))
         }
     }
 
     /// A schema violation is answered `rejected` / `malformed`.
-    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+    package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         let query = message.fields["query"]?.string.flatMap(LogVerifyRequest.Query.init(rawValue:)) ?? .inclusion
         metrics.verification(LogVerifyResult.Status.rejected.rawValue)
-        let result = LogVerifyResult.rejected(
-            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-            requestID: message.header.id, query: query, reason: .malformed)
-        return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+        let result = LogVerifyResult.rejected(query: query, reason: .malformed)
+        return [try message.reply(result, or: configuration.verifyOutput)]
     }
 }

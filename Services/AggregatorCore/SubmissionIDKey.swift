@@ -13,34 +13,34 @@ import HallmarkRuntime
 /// `HALLMARK_AGGREGATOR_ID_KEY_FILE` (a file holding b64 of at least 32 bytes), else
 /// `HALLMARK_AGGREGATOR_ID_KEY`; required to run. Every replica needs the same key. Never
 /// logged: its description is redacted.
-public struct SubmissionIDKey: Sendable, CustomStringConvertible {
+package struct SubmissionIDKey: Sendable, CustomStringConvertible {
     private let key: Data
 
     /// A key of at least 32 bytes.
-    public init(_ key: Data) throws(ConfigurationError) {
+    package init(_ key: Data) throws(ConfigurationError) {
         guard key.count >= 32 else { throw ConfigurationError(variable: Self.variable.name, reason: "needs at least 32 bytes") }
         self.key = key
     }
 
     /// A new random key (tests, or `openssl rand -base64 32` for a deployment).
-    public static func generate() throws -> SubmissionIDKey { try SubmissionIDKey(try SecureRandom.bytes(32)) }
+    package static func generate() throws -> SubmissionIDKey { try SubmissionIDKey(try SecureRandom.bytes(32)) }
 
     /// Its text form: what the file or the variable holds.
-    public var base64: String { Base64.encode(key) }
+    package var base64: String { Base64.encode(key) }
 
-    public var description: String { "SubmissionIDKey(redacted)" }
+    package var description: String { "SubmissionIDKey(redacted)" }
 
     /// `HALLMARK_AGGREGATOR_ID_KEY_FILE`, else `HALLMARK_AGGREGATOR_ID_KEY`.
-    public static let variable = FileSetting(
+    package static let variable = FileSetting(
         "HALLMARK_AGGREGATOR_ID_KEY", doc: "the key of token request ids (b64 of 32 random bytes)")
 
     /// The key from the environment; nil when neither variable is set. Errors never carry it.
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SubmissionIDKey? {
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SubmissionIDKey? {
         try KeySetting.read(env, variable).map { key throws(ConfigurationError) in try SubmissionIDKey(key) }
     }
 
     /// A UUID (version 8) keyed from a submission id and an output's name.
-    public func derive(from submission: UUID, _ name: String) -> String {
+    package func derive(from submission: UUID, _ name: String) -> MessageID {
         let input = "hallmark-aggregator-id-v1:\(submission.lowercasedText):\(name)"
         return MessageID.version8(HMACSHA256.mac(key: key, data: Array(input.utf8)))
     }

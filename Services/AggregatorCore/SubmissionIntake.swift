@@ -18,9 +18,9 @@ import HallmarkRuntime
 /// asked about again; if it has been answered, the recorded answer is sent again. The same id
 /// with other content is answered `id_reused` and raises a security event; nothing of it is
 /// logged.
-public struct SubmissionIntake: StageProcessor {
+package struct SubmissionIntake: StageProcessor {
     /// What phase 1 made of a submission.
-    public enum Prepared: Sendable {
+    package enum Prepared: Sendable {
         /// Answered at once.
         case answer(StageOutput)
         /// To record, then validate.
@@ -28,7 +28,7 @@ public struct SubmissionIntake: StageProcessor {
     }
 
     /// A submission to record and the request to the authority about its token.
-    public struct Ask: Sendable {
+    package struct Ask: Sendable {
         let message: StageMessage
         let row: SubmissionRecord
         /// The message's ``StageMessage/contentDigest``.
@@ -46,7 +46,7 @@ public struct SubmissionIntake: StageProcessor {
     /// Its own transactions: the ledger's, then the token requests' (see ``commit(_:context:)``).
     let pool: PostgresPool
 
-    public init(
+    package init(
         configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
         metrics: AggregatorMetrics, pool: PostgresPool
     ) {
@@ -59,11 +59,11 @@ public struct SubmissionIntake: StageProcessor {
     }
 
     /// The input this stage consumes.
-    public var inputs: [StageInput] { [StageInput(topic: configuration.submissionInput, schemas: [Submission.schemaName])] }
+    package var inputs: [StageInput] { [StageInput(topic: configuration.submissionInput, schemas: [Submission.schemaName])] }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         let submission = try message.decode(Submission.self)
-        guard let id = UUID(text: message.header.id) else { return .answer(try rejected(message, .malformed)) }
+        let id = message.header.id.uuid
         if submission.shape == .cameraSubmission, submission.manufacturerCert?.authorityID != configuration.authorityID {
             return .answer(try rejected(message, .unknownAuthority))
         }
@@ -72,10 +72,10 @@ public struct SubmissionIntake: StageProcessor {
         // (a submission sent again asks the same question, and nobody without the key can tie
         // the request to the submission) and its Kafka key is the correlation id, so neither
         // the authority nor the key says which image it is about.
-        let correlation = idKey.derive(from: id, "token-correlation")
-        let request = TokenRequest(
-            id: idKey.derive(from: id, "token-request"), producedAt: Timestamp.now(),
-            token: token, correlationID: correlation, replyTo: configuration.tokenResults)
+        let correlation = idKey.derive(from: id, "token-correlation").uuid
+        let request = Message(
+            TokenRequest(token: token), id: idKey.derive(from: id, "token-request"), correlationID: correlation.lowercasedText,
+            replyTo: configuration.tokenResults)
         // The id as written: answers carry it so (a uuid column reads back lower case).
         let row = SubmissionRecord(
             id: id, requestID: message.header.id, entries: submission.entries,
@@ -86,8 +86,8 @@ public struct SubmissionIntake: StageProcessor {
             Ask(
                 message: message, row: row, digest: Data(message.contentDigest),
                 provenance: Provenance(submission.entries),
-                request: try .json(topic: configuration.tokenRequests, key: correlation, request),
-                correlationID: UUID(text: correlation)!))
+                request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
+                correlationID: correlation))
     }
 
     /// What the commit decided for one recorded submission.
@@ -96,7 +96,7 @@ public struct SubmissionIntake: StageProcessor {
         case again(StageOutput)
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         var asks: [Ask] = []
         for case .validate(let ask) in batch { asks.append(ask) }
         let ledger = SubmissionLedger(schema: configuration.schema)
@@ -171,29 +171,25 @@ public struct SubmissionIntake: StageProcessor {
         let message = ask.message
         let name = "id-reused-\(Hex.encode(ask.digest))"
         metrics.submission(SubmissionResult.Reason.idReused.rawValue)
-        let answer = SubmissionResult(
-            id: MessageID.derived(from: message.header.id, name), producedAt: Timestamp.now(),
-            correlationID: message.correlationID, requestID: message.header.id, reason: .idReused)
+        let answer = message.answer(
+            SubmissionResult(reason: .idReused), id: MessageID.derived(from: message.header.id, name))
         let event = SecurityEvent(
-            id: idKey.derive(from: ask.row.id, name), producedAt: Timestamp.now(), service: "aggregator",
-            instance: instance, event: .idReused, severity: .warning, requestId: message.header.id,
-            reason: "other_bytes")
+            service: "aggregator", instance: instance, event: .idReused, severity: .warning, reason: "other_bytes")
         return [
             StageOutput(topic: ask.row.replyTopic, key: ask.row.replyKey, value: try JSONCoding.encode(answer)),
-            try .json(topic: configuration.securityTopic, key: nil, event),
+            try .json(
+                topic: configuration.securityTopic, key: nil,
+                Message(event, id: idKey.derive(from: ask.row.id, name), requestID: message.header.id)),
         ]
     }
 
     /// A schema violation is answered `malformed` on the submission's reply topic.
-    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+    package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         [try rejected(message, .malformed)]
     }
 
     private func rejected(_ message: StageMessage, _ reason: SubmissionResult.Reason) throws -> StageOutput {
         metrics.submission(reason.rawValue)
-        let result = SubmissionResult(
-            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-            requestID: message.header.id, reason: reason)
-        return try .json(topic: message.replyTopic(or: configuration.submissionOutput), key: message.key, result)
+        return try message.reply(SubmissionResult(reason: reason), or: configuration.submissionOutput)
     }
 }

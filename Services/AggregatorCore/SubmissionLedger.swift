@@ -17,12 +17,12 @@ import HallmarkRuntime
 /// every answer of one submission has the same id (``resultID(_:)``). The row keeps the hashes,
 /// the capture time and where the answer goes; never the token, a device signature, GPS or owner
 /// hash.
-public struct SubmissionLedger: Sendable {
+package struct SubmissionLedger: Sendable {
     /// Where a submission is in its life (the `status` column). The statements below write these
     /// values as SQL literals, not bound parameters, so the planner matches the partial index on
     /// `status` (`submissions_queued`) in every cached plan; this file is the only one that
     /// names them (`SubmissionLedgerTests` checks each against the table's constraint).
-    public enum Status: String, Sendable, CaseIterable {
+    package enum Status: String, Sendable, CaseIterable {
         /// Recorded; its token is with the authority.
         case validating
         /// Passed; waiting for the log writer (in `queued_seq` order).
@@ -33,29 +33,29 @@ public struct SubmissionLedger: Sendable {
 
     /// What the intake asks the authority about, kept with the pending token request
     /// (``PendingRequests``) and handed back with the authority's answer.
-    public struct Question: Codable, Sendable, Equatable {
-        public let submission: UUID
+    package struct Question: Codable, Sendable, Equatable {
+        package let submission: UUID
     }
 
     let schema: String
 
-    public init(schema: String) { self.schema = schema }
+    package init(schema: String) { self.schema = schema }
 
     /// The id of a submission's final answer: derived, so every path that answers it (and
     /// every re-send) gives the same id.
-    public static func resultID(_ submission: UUID) -> String {
+    package static func resultID(_ submission: UUID) -> MessageID {
         MessageID.derived(from: submission.lowercasedText, "result")
     }
 
     /// Where a submission's answer goes.
     struct Destination: Sendable {
         /// The submission's id as it wrote it.
-        let requestID: String
+        let requestID: MessageID
         let correlationID: String
         let topic: String
         let key: [UInt8]?
 
-        init(requestID: String, correlationID: String, topic: String, key: [UInt8]?) {
+        init(requestID: MessageID, correlationID: String, topic: String, key: [UInt8]?) {
             (self.requestID, self.correlationID, self.topic, self.key) = (requestID, correlationID, topic, key)
         }
 
@@ -67,21 +67,26 @@ public struct SubmissionLedger: Sendable {
     }
 
     /// A submission's final answer, refused with `reason`.
-    static func result(_ id: UUID, to destination: Destination, reason: SubmissionResult.Reason) -> SubmissionResult {
-        SubmissionResult(
-            id: resultID(id), producedAt: Timestamp.now(), correlationID: destination.correlationID,
-            requestID: destination.requestID, reason: reason)
+    static func result(
+        _ id: UUID, to destination: Destination, reason: SubmissionResult.Reason
+    ) -> Message<SubmissionResult> {
+        Message(SubmissionResult(reason: reason), header: header(id, to: destination))
     }
 
     /// A submission's final answer once the log placed its hashes.
     static func result(
         _ id: UUID, to destination: Destination, leaves: [SubmissionResult.Leaf], treeSize: UInt64
     )
-        -> SubmissionResult
+        -> Message<SubmissionResult>
     {
-        SubmissionResult(
-            id: resultID(id), producedAt: Timestamp.now(), correlationID: destination.correlationID,
-            requestID: destination.requestID, leaves: leaves, treeSize: treeSize)
+        Message(SubmissionResult(leaves: leaves, treeSize: treeSize), header: header(id, to: destination))
+    }
+
+    /// The header of a submission's final answer.
+    private static func header(_ id: UUID, to destination: Destination) -> EnvelopeHeader {
+        .answer(
+            SubmissionResult.schemaName, id: resultID(id), to: destination.requestID,
+            correlationID: destination.correlationID)
     }
 
     // MARK: validating
@@ -104,7 +109,7 @@ public struct SubmissionLedger: Sendable {
             FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
                         \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
                         \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
-                        \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID))),
+                        \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID.text))),
                         \(PostgresArray(rows.map(\.digest))))
                 AS s(i, e, c, r, t, k, q, d)
             ON CONFLICT (submission_id) DO NOTHING
@@ -167,7 +172,7 @@ public struct SubmissionLedger: Sendable {
         let columns = try rows.decode((UUID, String?, Data, Int64, String, String, Data?).self)
         return try columns.map { id, request, entries, captured, correlation, topic, key in
             SubmissionRecord(
-                id: id, requestID: request,
+                id: id, requestID: request.flatMap(MessageID.init),
                 entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
                 capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
         }
@@ -189,7 +194,7 @@ public struct SubmissionLedger: Sendable {
     func answerLogged(
         _ placed: [(record: SubmissionRecord, leaves: [SubmissionResult.Leaf])], treeSize: UInt64,
         on connection: PostgresConnection
-    ) async throws -> (results: [SubmissionResult], outputs: [StageOutput]) {
+    ) async throws -> (results: [Message<SubmissionResult>], outputs: [StageOutput]) {
         let answers = placed.map { record, leaves in
             let to = Destination(record)
             return (record.id, to, Self.result(record.id, to: to, leaves: leaves, treeSize: treeSize))
@@ -248,7 +253,9 @@ public struct SubmissionLedger: Sendable {
             """)
         var out: [UUID: Destination] = [:]
         for (id, request, correlation, topic, key) in try rows.decode((UUID, String, String, String, Data?).self) {
-            out[id] = Destination(requestID: request, correlationID: correlation, topic: topic, key: key.map { [UInt8]($0) })
+            out[id] = Destination(
+                requestID: MessageID(request) ?? MessageID(id), correlationID: correlation, topic: topic,
+                key: key.map { [UInt8]($0) })
         }
         return out
     }
@@ -256,7 +263,7 @@ public struct SubmissionLedger: Sendable {
     /// Records final answers (so the same id asked again gets them again) and returns each as
     /// the output to send, in the given order.
     private func answer(
-        _ answers: [(UUID, Destination, SubmissionResult)], on connection: PostgresConnection
+        _ answers: [(UUID, Destination, Message<SubmissionResult>)], on connection: PostgresConnection
     )
         async throws -> [StageOutput]
     {

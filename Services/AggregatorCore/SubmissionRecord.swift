@@ -4,27 +4,27 @@ import HallmarkMessages
 /// What the aggregator keeps of a submission while it is validated and logged (a row of
 /// `submissions`): its hashes, the capture time the camera declared, and where its answer goes.
 /// No token, device signature, GPS or owner hash.
-public struct SubmissionRecord: Sendable {
+package struct SubmissionRecord: Sendable {
     /// The submission's envelope id.
-    public let id: UUID
+    package let id: UUID
     /// The id exactly as the submission wrote it (either case): answers carry it as written.
-    public let requestID: String
-    public let entries: [Submission.ImageHash]
+    package let requestID: MessageID
+    package let entries: [Submission.ImageHash]
     /// Unix seconds, as the camera sent them (the leaves' timestamp).
-    public let capturedAt: UInt64
+    package let capturedAt: UInt64
     /// The answer's `correlation_id`.
-    public let correlationID: String
+    package let correlationID: String
     /// Where the answer goes (the output topic or an allowed `reply_to`), and its key.
-    public let replyTopic: String
-    public let replyKey: [UInt8]?
+    package let replyTopic: String
+    package let replyKey: [UInt8]?
 
     /// - Parameter requestID: the id as written; by default `id` in lower case.
-    public init(
-        id: UUID, requestID: String? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
+    package init(
+        id: UUID, requestID: MessageID? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
         replyTopic: String, replyKey: [UInt8]?
     ) {
         self.id = id
-        self.requestID = requestID ?? id.lowercasedText
+        self.requestID = requestID ?? MessageID(id)
         self.entries = entries
         self.capturedAt = capturedAt
         self.correlationID = correlationID

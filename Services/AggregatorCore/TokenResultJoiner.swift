@@ -13,8 +13,8 @@ import Metrics
 ///   is recorded for a submission sent again.
 /// An answer that joins nothing (a duplicate, or one that came after the submission gave up)
 /// is counted and dropped.
-public struct TokenResultJoiner: TransactionalStageProcessor {
-    public typealias Prepared = (message: StageMessage, result: TokenResult)
+package struct TokenResultJoiner: TransactionalStageProcessor {
+    package typealias Prepared = (message: StageMessage, result: Message<TokenResult>)
 
     let configuration: AggregatorConfiguration
     let pending: PendingRequests
@@ -22,7 +22,7 @@ public struct TokenResultJoiner: TransactionalStageProcessor {
     let writer: (@Sendable () -> Void)?
 
     /// - Parameter writer: called after a batch queued submissions (wakes the log writer).
-    public init(
+    package init(
         configuration: AggregatorConfiguration, pending: PendingRequests, metrics: AggregatorMetrics,
         wake writer: (@Sendable () -> Void)? = nil
     ) {
@@ -33,23 +33,24 @@ public struct TokenResultJoiner: TransactionalStageProcessor {
     }
 
     /// The input this stage consumes.
-    public var inputs: [StageInput] { [StageInput(topic: configuration.tokenResults, schemas: [TokenResult.schemaName])] }
+    package var inputs: [StageInput] { [StageInput(topic: configuration.tokenResults, schemas: [TokenResult.schemaName])] }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
-        (message, try message.decode(TokenResult.self))
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        (message, try message.decode(Message<TokenResult>.self))
     }
 
     /// One transaction for a whole batch.
-    public var unitOfWork: StageUnitOfWork { .perBatch }
+    package var unitOfWork: StageUnitOfWork { .perBatch }
 
-    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
-        let joined = try await pending.take(batch.compactMap { UUID(text: $0.result.correlationId) }, on: connection)
+        let joined = try await pending.take(
+            batch.compactMap { $0.result.correlationID.flatMap { UUID(text: $0) } }, on: connection)
         let ledger = SubmissionLedger(schema: configuration.schema)
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
         // Each message's submission when it failed, to hand it its answer below.
         let failedAt: [UUID?] = batch.map { item in
-            guard let correlation = UUID(text: item.result.correlationId), let request = joined[correlation],
+            guard let correlation = item.result.correlationID.flatMap({ UUID(text: $0) }), let request = joined[correlation],
                 let submission = SubmissionLedger.question(of: request)?.submission
             else {
                 metrics.unmatchedReplies.increment()

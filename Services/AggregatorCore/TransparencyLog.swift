@@ -16,9 +16,9 @@ import Synchronization
 ///    same id asked again gets it again.
 /// The outputs (the checkpoint, then the answers) are sent only after the commit, so no
 /// `accepted` answer ever names a leaf its checkpoint does not cover.
-public struct TransparencyLog: OrderedWriterLog {
+package struct TransparencyLog: OrderedWriterLog {
     /// A validated submission waiting for the log.
-    public typealias Item = SubmissionRecord
+    package typealias Item = SubmissionRecord
 
     let store: LogStore
     let ledger: SubmissionLedger
@@ -29,7 +29,7 @@ public struct TransparencyLog: OrderedWriterLog {
     /// committed checkpoint at the batch's position, else rebuilt from stored nodes.
     private let cached = FrontierCache()
 
-    public init(schema: String, key: CheckpointSigningKey, checkpointTopic: String, metrics: AggregatorMetrics) {
+    package init(schema: String, key: CheckpointSigningKey, checkpointTopic: String, metrics: AggregatorMetrics) {
         store = LogStore(schema: schema)
         ledger = SubmissionLedger(schema: schema)
         self.key = key
@@ -37,15 +37,15 @@ public struct TransparencyLog: OrderedWriterLog {
         self.metrics = metrics
     }
 
-    public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
+    package func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
         try await ledger.queuedCount(limit: limit, on: connection)
     }
 
-    public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
+    package func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Item] {
         try await ledger.queued(limit: limit, on: connection)
     }
 
-    public func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
+    package func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
     {
         // Each entry's hash in raw bytes, once.
         let raw = try items.map { try $0.entries.map { try Hex.decode($0.imageHash, length: 32) } }
@@ -88,8 +88,7 @@ public struct TransparencyLog: OrderedWriterLog {
                 VALUES (\(size), \(frontier.root), \(Int64(signed.timestamp)), \(try Base64.decode(signed.signature)),
                         \(signed.keyID))
                 """)
-            let message = Checkpoint(
-                id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"), producedAt: Timestamp.now(), signed)
+            let message = Message(Checkpoint(signed), id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"))
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
         }
         let answered = try await ledger.answerLogged(Array(zip(items, placed)), treeSize: UInt64(size), on: connection)

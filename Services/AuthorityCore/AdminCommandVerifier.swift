@@ -15,17 +15,17 @@ import HallmarkRuntime
 /// it `replayed_command`, or `stale_command` once outside the window, with a security event (the
 /// inbox keeps ids at least an hour; the window is at most 30 minutes). Only a redelivery of the
 /// same record gets the first answer again.
-public struct AdminCommandVerifier: Sendable {
+package struct AdminCommandVerifier: Sendable {
     /// Why a command is refused.
-    public struct Refusal: Error, Sendable, Equatable {
+    package struct Refusal: Error, Sendable, Equatable {
         /// The rejection reason, e.g. `bad_signature`.
-        public let reason: RejectionReason
+        package let reason: RejectionReason
         /// What was wrong, naming fields, never their values.
-        public let detail: String
+        package let detail: String
         /// The security event's severity.
-        public let severity: SecurityEvent.Severity
+        package let severity: SecurityEvent.Severity
         /// The key id the command named, when it had one.
-        public let keyID: String?
+        package let keyID: String?
     }
 
     static let unsigned = RejectionReason("unsigned_command")
@@ -39,14 +39,14 @@ public struct AdminCommandVerifier: Sendable {
     let now: @Sendable () -> Date
 
     /// A verifier for `keys`, with a window of `windowSeconds` either side of `now()`.
-    public init(keys: OperatorKeys, windowSeconds: Int, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(keys: OperatorKeys, windowSeconds: Int, now: @escaping @Sendable () -> Date = { Date() }) {
         self.keys = keys
         self.windowSeconds = windowSeconds
         self.now = now
     }
 
     /// The command and the key that signed it; throws ``Refusal`` (or a schema violation).
-    public func verify(_ message: StageMessage) throws -> (AdminCommand, keyID: String) {
+    package func verify(_ message: StageMessage) throws -> (AdminCommand, keyID: String) {
         let command = try message.decode(AdminCommand.self)
         guard let keyID = command.keyID, let signature = command.signature else {
             throw Refusal(
@@ -67,10 +67,7 @@ public struct AdminCommandVerifier: Sendable {
                 reason: Self.badSignature, detail: "signature does not verify under key_id",
                 severity: .critical, keyID: keyID)
         }
-        guard let produced = Timestamp.parse(command.producedAt) else {
-            throw Refusal(reason: Self.stale, detail: "produced_at is not a timestamp", severity: .warning, keyID: keyID)
-        }
-        let age = now().timeIntervalSince(produced)
+        let age = now().timeIntervalSince(message.header.producedAt.date)
         guard abs(age) <= Double(windowSeconds) else {
             throw Refusal(
                 reason: Self.stale,

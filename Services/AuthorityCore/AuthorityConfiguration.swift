@@ -6,88 +6,89 @@ import HallmarkRuntime
 /// The authority's settings: its own ``Variable``s, then ``OperatorKeys``
 /// (`HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE` or `…_OPERATOR_KEYS`; it refuses to start without
 /// one), ``PrivacyTopics`` and the shared security and audit topics.
-public struct AuthorityConfiguration: Sendable, Hashable {
+package struct AuthorityConfiguration: Sendable, Hashable {
     /// PostgreSQL schema.
-    public var schema = Variable.schema.defaultValue
-    public var provisionInput = Variable.provisionInput.defaultValue
-    public var provisionOutput = Variable.provisionOutput.defaultValue
-    public var tokenInput = Variable.tokenInput.defaultValue
-    public var tokenOutput = Variable.tokenOutput.defaultValue
-    public var adminInput = Variable.adminInput.defaultValue
+    package var schema = Variable.schema.defaultValue
+    package var provisionInput = Variable.provisionInput.defaultValue
+    package var provisionOutput = Variable.provisionOutput.defaultValue
+    package var tokenInput = Variable.tokenInput.defaultValue
+    package var tokenOutput = Variable.tokenOutput.defaultValue
+    package var adminInput = Variable.adminInput.defaultValue
     /// Security events (`HALLMARK_SECURITY_TOPIC`).
-    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
+    package var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// Audit records (``AuditTrail``). `HALLMARK_AUDIT_TOPIC`.
-    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
+    package var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
     /// Privacy requests and answers (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `HALLMARK_PRIVACY_RESULTS_TOPIC`).
-    public var privacy = PrivacyTopics()
+    package var privacy = PrivacyTopics()
     /// How long a validated token's nonce+ciphertext is remembered for replay detection.
-    public var replayWindowSeconds = Variable.replayWindow.defaultValue
+    package var replayWindowSeconds = Variable.replayWindow.defaultValue
     /// Validations per device per rolling 24 h that raise a warning.
-    public var warnThreshold = Variable.warnThreshold.defaultValue
+    package var warnThreshold = Variable.warnThreshold.defaultValue
     /// Validations per device per rolling 24 h that blacklist it.
-    public var blacklistThreshold = Variable.blacklistThreshold.defaultValue
+    package var blacklistThreshold = Variable.blacklistThreshold.defaultValue
     /// Devices kept in the in-memory cache.
-    public var deviceCacheSize = Variable.deviceCacheSize.defaultValue
+    package var deviceCacheSize = Variable.deviceCacheSize.defaultValue
     /// How long a cached device is trusted; bounds how late another replica sees an admin change.
-    public var deviceCacheTTLMilliseconds = Variable.deviceCacheTTL.defaultValue
+    package var deviceCacheTTLMilliseconds = Variable.deviceCacheTTL.defaultValue
     /// Pause between re-sealing passes (rows under an old KEK).
-    public var resealIntervalSeconds = Variable.resealInterval.defaultValue
+    package var resealIntervalSeconds = Variable.resealInterval.defaultValue
     /// How often validation counts are flushed to PostgreSQL.
-    public var countFlushMilliseconds = Variable.countFlush.defaultValue
+    package var countFlushMilliseconds = Variable.countFlush.defaultValue
     /// Rows re-sealed per transaction.
-    public var resealBatch = Variable.resealBatch.defaultValue
+    package var resealBatch = Variable.resealBatch.defaultValue
     /// The operators' public keys that may sign admin commands (``OperatorKeys``).
-    public var operatorKeys = OperatorKeys.none
+    package var operatorKeys = OperatorKeys.none
     /// How far an admin command's `produced_at` may lie in the past or the future; outside it
     /// the command is `stale_command`. At most 30 minutes, so a replay inside the window is
     /// always still in the inbox (kept at least an hour), which makes it a no-op.
-    public var adminWindowSeconds = Variable.adminWindow.defaultValue
+    package var adminWindowSeconds = Variable.adminWindow.defaultValue
 
     /// The defaults.
-    public init() {}
+    package init() {}
 
     /// The authority's own variables, each declared once.
-    public enum Variable {
-        public static let schema = Setting.identifier("HALLMARK_AUTHORITY_SCHEMA", default: "authority", doc: "PostgreSQL schema")
-        public static let provisionInput = Setting.topic(
+    package enum Variable {
+        package static let schema = Setting.identifier(
+            "HALLMARK_AUTHORITY_SCHEMA", default: "authority", doc: "PostgreSQL schema")
+        package static let provisionInput = Setting.topic(
             "HALLMARK_AUTHORITY_PROVISION_INPUT", default: "birthmark.provision.requests", doc: "provision requests consumed")
-        public static let provisionOutput = Setting.topic(
+        package static let provisionOutput = Setting.topic(
             "HALLMARK_AUTHORITY_PROVISION_OUTPUT", default: "birthmark.provision.results", doc: "provision results produced")
-        public static let tokenInput = Setting.topic(
+        package static let tokenInput = Setting.topic(
             "HALLMARK_AUTHORITY_TOKEN_INPUT", default: "birthmark.token.requests", doc: "token validation requests consumed")
-        public static let tokenOutput = Setting.topic(
+        package static let tokenOutput = Setting.topic(
             "HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: "birthmark.token.results", doc: "token validation results produced")
-        public static let adminInput = Setting.topic(
+        package static let adminInput = Setting.topic(
             "HALLMARK_AUTHORITY_ADMIN_INPUT", default: "birthmark.authority.admin", doc: "signed admin commands consumed")
-        public static let replayWindow = Setting.integer(
+        package static let replayWindow = Setting.integer(
             "HALLMARK_AUTHORITY_REPLAY_WINDOW_S", default: 86_400, in: 1...(366 * 86_400),
             doc: "seconds a validated token is remembered for replay detection")
-        public static let warnThreshold = Setting.integer(
+        package static let warnThreshold = Setting.integer(
             "HALLMARK_AUTHORITY_WARN_THRESHOLD", default: 8_000, in: 1...100_000_000,
             doc: "validations per device per rolling 24 h that raise a warning")
-        public static let blacklistThreshold = Setting.integer(
+        package static let blacklistThreshold = Setting.integer(
             "HALLMARK_AUTHORITY_BLACKLIST_THRESHOLD", default: 10_000, in: 1...100_000_000,
             doc: "validations per device per rolling 24 h that blacklist it (above the warning)")
-        public static let deviceCacheSize = Setting.integer(
+        package static let deviceCacheSize = Setting.integer(
             "HALLMARK_AUTHORITY_DEVICE_CACHE_SIZE", default: 100_000, in: 1...100_000_000,
             doc: "devices kept in the in-memory cache")
-        public static let deviceCacheTTL = Setting.integer(
+        package static let deviceCacheTTL = Setting.integer(
             "HALLMARK_AUTHORITY_DEVICE_CACHE_TTL_MS", default: 2_000, in: 1...3_600_000,
             doc: "milliseconds a cached device is trusted (how late another replica sees an admin change)")
-        public static let resealInterval = Setting.integer(
+        package static let resealInterval = Setting.integer(
             "HALLMARK_AUTHORITY_RESEAL_INTERVAL_S", default: 60, in: 1...86_400,
             doc: "seconds between re-sealing passes over rows under an old KEK")
-        public static let resealBatch = Setting.integer(
+        package static let resealBatch = Setting.integer(
             "HALLMARK_AUTHORITY_RESEAL_BATCH", default: 200, in: 1...100_000, doc: "rows re-sealed per transaction")
-        public static let countFlush = Setting.integer(
+        package static let countFlush = Setting.integer(
             "HALLMARK_AUTHORITY_COUNT_FLUSH_MS", default: 1_000, in: 10...3_600_000,
             doc: "milliseconds between flushes of validation counts to PostgreSQL")
-        public static let adminWindow = Setting.integer(
+        package static let adminWindow = Setting.integer(
             "HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: 300, in: 1...1800,
             doc: "seconds an admin command's produced_at may be off; outside it, stale_command")
 
         /// Every variable, in the order `hallmark config` lists them.
-        public static var all: [SettingDescription] {
+        package static var all: [SettingDescription] {
             [
                 schema.description, provisionInput.description, provisionOutput.description, tokenInput.description,
                 tokenOutput.description, adminInput.description, replayWindow.description, warnThreshold.description,
@@ -99,13 +100,13 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     }
 
     /// Every input topic.
-    public var inputTopics: [String] { [provisionInput, tokenInput, adminInput, privacy.requests] }
+    package var inputTopics: [String] { [provisionInput, tokenInput, adminInput, privacy.requests] }
     /// Every topic the authority reads or writes.
-    public var topics: [String] { inputTopics + [provisionOutput, tokenOutput, auditTopic, privacy.results] }
+    package var topics: [String] { inputTopics + [provisionOutput, tokenOutput, auditTopic, privacy.results] }
 
     /// The variables that place an authority (its schema and topics) as this configuration
     /// does: what a test or a bench hands the process it starts.
-    public var placementEnvironment: [String: String] {
+    package var placementEnvironment: [String: String] {
         [
             Variable.schema.name: schema, Variable.provisionInput.name: provisionInput,
             Variable.provisionOutput.name: provisionOutput, Variable.tokenInput.name: tokenInput,
@@ -116,7 +117,7 @@ public struct AuthorityConfiguration: Sendable, Hashable {
     }
 
     /// Applies the environment over the defaults.
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AuthorityConfiguration {
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AuthorityConfiguration {
         let settings = Settings(env)
         var c = AuthorityConfiguration()
         c.schema = try settings.value(Variable.schema)

@@ -1,8 +1,8 @@
 /// An authority failure: a stable code, a reason that names things but never holds a
 /// secret, key, NUC hash or token.
-public struct AuthorityError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AuthorityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable failure codes.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// A configuration variable or secrets file is missing or invalid.
         case configuration
         /// A sealed value did not open (wrong KEK, moved row, tampering).
@@ -18,15 +18,15 @@ public struct AuthorityError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The failure code.
-    public let code: Code
+    package let code: Code
     /// A redacted explanation.
-    public let reason: String
+    package let reason: String
 
     /// Creates an error.
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { "\(code.rawValue): \(reason)" }
+    package var description: String { "\(code.rawValue): \(reason)" }
 }

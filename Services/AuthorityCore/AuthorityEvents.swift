@@ -31,20 +31,21 @@ struct AuthorityEvents: Sendable {
     func output(
         for message: StageMessage, _ event: SecurityEvent.Kind, _ severity: SecurityEvent.Severity,
         reason: String? = nil, serial: String? = nil, tableId: Int? = nil,
-        count: Int? = nil, keyID: String? = nil, idSeed: String? = nil
+        count: Int? = nil, keyID: String? = nil, idSeed: MessageID? = nil
     ) throws -> StageOutput {
         metrics.securityEvents.increment()
+        let id = eventID(idSeed ?? message.header.id, event)
         let event = SecurityEvent(
-            id: eventID(idSeed ?? message.header.id, event), producedAt: Timestamp.now(),
-            service: "authority", instance: instance, event: event, severity: severity,
-            requestId: serial == nil ? message.header.id : nil, reason: reason,
+            service: "authority", instance: instance, event: event, severity: severity, reason: reason,
             deviceSerial: serial, tableId: tableId, count: count, keyID: keyID)
-        return try .json(topic: topic, key: serial, event)
+        // Never both a device and a request id (DESIGN §2).
+        let requestID = serial == nil ? message.header.id : nil
+        return try .json(topic: topic, key: serial, Message(event, id: id, requestID: requestID))
     }
 
     /// A UUID (version 8) from HMAC-SHA256(idKey, input id ‖ kind): unique per input and kind,
     /// and not computable without the key.
-    func eventID(_ inputID: String, _ kind: SecurityEvent.Kind) -> String {
-        MessageID.version8(HMACSHA256.mac(key: idKey, data: Array("\(inputID):\(kind.rawValue)".utf8)))
+    func eventID(_ inputID: MessageID, _ kind: SecurityEvent.Kind) -> MessageID {
+        MessageID.version8(HMACSHA256.mac(key: idKey, data: Array("\(inputID.text):\(kind.rawValue)".utf8)))
     }
 }

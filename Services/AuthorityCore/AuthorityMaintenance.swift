@@ -9,7 +9,7 @@ import Synchronization
 /// Background upkeep while the stage serves: re-seals rows whose KEK is not the current one
 /// (KEK rotation), and deletes expired replay records and old validation counters.
 /// Runs at start, every interval, and when an admin `rotate_kek` triggers it.
-public final class AuthorityMaintenance: Service, Sendable {
+package final class AuthorityMaintenance: Service, Sendable {
     let pool: PostgresPool
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
@@ -19,7 +19,7 @@ public final class AuthorityMaintenance: Service, Sendable {
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
     /// Creates the service.
-    public init(
+    package init(
         pool: PostgresPool, configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
         metrics: AuthorityMetrics, logger: Logger
     ) {
@@ -32,9 +32,9 @@ public final class AuthorityMaintenance: Service, Sendable {
     }
 
     /// Asks for a pass now.
-    public func trigger() { wakeContinuation.yield() }
+    package func trigger() { wakeContinuation.yield() }
 
-    public func run() async throws {
+    package func run() async throws {
         let ticker = Task { [wakeContinuation, configuration] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(configuration.resealIntervalSeconds))
@@ -60,7 +60,7 @@ public final class AuthorityMaintenance: Service, Sendable {
 
     /// Re-seals every row not under the current KEK, batch by batch; returns rows moved.
     @discardableResult
-    public func resealAll() async throws -> Int {
+    package func resealAll() async throws -> Int {
         var total = 0
         while true {
             let moved = try await resealBatch()

@@ -3,7 +3,7 @@ import HallmarkRuntime
 import Metrics
 
 /// The authority's metrics, created once with fixed dimensions.
-public final class AuthorityMetrics: Sendable {
+package final class AuthorityMetrics: Sendable {
     /// Validations by outcome and reason (`reason` is `none` for PASS).
     let passed: Counter
     let failed: [ValidationReason: Counter]
@@ -18,7 +18,7 @@ public final class AuthorityMetrics: Sendable {
     let resealed: Counter
 
     /// Creates the metrics.
-    public init() {
+    package init() {
         let service = ("service", "authority")
         passed = Counter(
             label: "hallmark_authority_validations_total",

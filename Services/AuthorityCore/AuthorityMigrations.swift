@@ -3,10 +3,10 @@ import HallmarkRuntime
 
 /// The authority's tables. Secrets are sealed (REST) with the AAD binding
 /// (`key_tables`/`master_key`/table id) and (`devices`/`nuc_hash`/serial).
-public enum AuthorityMigrations {
+package enum AuthorityMigrations {
     /// Migrations for `schema`, numbered from 1 (0 is the runtime's inbox), then the runtime's
     /// audit trail.
-    public static func all(schema: String) -> [PostgresMigrations.Migration] {
+    package static func all(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
                 version: 1, name: "authority_tables",

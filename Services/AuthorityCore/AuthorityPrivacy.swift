@@ -14,23 +14,23 @@ import HallmarkRuntime
 /// tombstone (`erased_devices`: the serial's keyed blind index and when), so the camera's
 /// tokens get `unknown_device` and its serial is refused `erased_device` if provisioned
 /// again. Replay records (`seen_tokens`) name no device, so none are retained for it.
-public struct AuthorityPrivacy: PrivacyHolder {
+package struct AuthorityPrivacy: PrivacyHolder {
     let secrets: AuthoritySecrets
-    public let audit: AuditTrail
+    package let audit: AuditTrail
     let devices: DeviceDirectory?
     /// The authority's schema (its audit trail's).
     var schema: String { audit.schema }
 
     /// - Parameter audit: the authority's trail, whose schema holds the tables.
-    public init(secrets: AuthoritySecrets, audit: AuditTrail, devices: DeviceDirectory?) {
+    package init(secrets: AuthoritySecrets, audit: AuditTrail, devices: DeviceDirectory?) {
         self.secrets = secrets
         self.audit = audit
         self.devices = devices
     }
 
-    public var subjectTypes: Set<PrivacyRequest.SubjectType> { [.deviceSerial] }
+    package var subjectTypes: Set<PrivacyRequest.SubjectType> { [.deviceSerial] }
 
-    public func export(
+    package func export(
         _ type: PrivacyRequest.SubjectType, _ serial: String,
         on connection: PostgresConnection
     ) async throws -> [PrivacyResult.ExportRecord] {
@@ -76,7 +76,7 @@ public struct AuthorityPrivacy: PrivacyHolder {
         return records
     }
 
-    public func erase(
+    package func erase(
         _ type: PrivacyRequest.SubjectType, _ serial: String,
         on connection: PostgresConnection
     ) async throws -> PrivacyErasure {

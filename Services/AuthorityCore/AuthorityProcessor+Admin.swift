@@ -24,7 +24,7 @@ extension AuthorityProcessor {
                 .byOperator(
                     keyID, action, subject: serial.map { (.deviceSerial, $0) }, tableID: table,
                     requestID: message.header.id, outcome: outcome, reason: code?.rawValue),
-                idSeed: message.header.id, on: connection
+                idSeed: message.header.id.text, on: connection
             ).output
         }
         func rejected(

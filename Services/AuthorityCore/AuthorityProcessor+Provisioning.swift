@@ -7,7 +7,7 @@ import HallmarkRuntime
 
 extension AuthorityProcessor {
     /// Where a device's NUC hash is sealed, bound into its AAD.
-    public static func nucContext(serial: String) -> AtRestContext {
+    package static func nucContext(serial: String) -> AtRestContext {
         AtRestContext(table: "devices", column: "nuc_hash", rowId: serial)
     }
 
@@ -15,25 +15,26 @@ extension AuthorityProcessor {
     /// sealed with its blind index beside it, and the table keys sealed to the camera (PROV-1).
     func provision(_ message: StageMessage, connection: PostgresConnection) async throws -> [StageOutput] {
         let request = try? message.decode(ProvisionRequest.self)
-        let result = try await provisionResult(
-            request, requestId: message.header.id, correlationId: message.correlationID,
-            connection: connection)
+        let result = try await provisionResult(request, connection: connection)
         metrics.record(result)
         return [
-            try .json(
-                topic: message.replyTopic(or: configuration.provisionOutput),
-                key: request?.deviceSerial ?? message.key, result)
+            try message.reply(
+                result, id: Self.resultID(message), or: configuration.provisionOutput,
+                key: request?.deviceSerial ?? message.key)
         ]
     }
 
+    /// A provisioning result's id, derived from its request's.
+    static func resultID(_ message: StageMessage) -> MessageID {
+        MessageID.derived(from: message.header.id, "provision-result")
+    }
+
     private func provisionResult(
-        _ request: ProvisionRequest?, requestId: String, correlationId: String,
-        connection: PostgresConnection
+        _ request: ProvisionRequest?, connection: PostgresConnection
     ) async throws -> ProvisionResult {
         func rejected(_ reason: ProvisionResult.Reason) -> ProvisionResult {
             ProvisionResult(
-                id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
-                requestId: requestId, correlationId: correlationId, deviceSerial: request?.deviceSerial,
+                deviceSerial: request?.deviceSerial,
                 status: .rejected, reason: reason)
         }
         guard let request, ProvisionRequest.isValidSerial(request.deviceSerial),
@@ -86,8 +87,7 @@ extension AuthorityProcessor {
             """)
         guard inserted == 1 else { return rejected(.alreadyProvisioned) }  // a concurrent request won
         return ProvisionResult(
-            id: MessageID.derived(from: requestId, "provision-result"), producedAt: Timestamp.now(),
-            requestId: requestId, correlationId: correlationId, deviceSerial: serial, status: .provisioned,
+            deviceSerial: serial, status: .provisioned,
             tableAssignments: chosen, sealedProvisioning: sealed)
     }
 

@@ -7,22 +7,19 @@ extension AuthorityProcessor {
     /// A refused provisioning request with a readable id is answered `rejected` on the
     /// provisioning result topic (DESIGN §2); an admin command has no result topic: its
     /// rejected record (and, for `id_reused`, the runtime's security event) is its answer.
-    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+    package func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         guard message.kafka.topic == configuration.provisionInput else { return nil }
         let reason = ProvisionResult.Reason(rawValue: message.resultReason) ?? .malformed
         let serial = message.fields["device_serial"]?.string.flatMap { ProvisionRequest.isValidSerial($0) ? $0 : nil }
-        let result = ProvisionResult(
-            id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
-            correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
-            reason: reason)
+        let result = ProvisionResult(deviceSerial: serial, status: .rejected, reason: reason)
         metrics.record(result)
-        return [try .json(topic: message.replyTopic(or: configuration.provisionOutput), key: serial ?? message.key, result)]
+        return [try message.reply(result, or: configuration.provisionOutput, key: serial ?? message.key)]
     }
 
     /// A signed admin command published again after it was answered is a replay: refused
     /// `replayed_command` (`stale_command` once outside its window), with a security event, and
     /// never acted on twice. A provisioning request sent again is a redelivery: its first answer.
-    public func refuse(resent message: StageMessage) throws -> StageRejection? {
+    package func refuse(resent message: StageMessage) throws -> StageRejection? {
         guard message.header.schema == AdminCommand.schemaName else { return nil }
         let keyID = message.fields["key_id"]?.string
         let stale: Bool

@@ -12,9 +12,9 @@ import HallmarkRuntime
 /// Admin commands are verified in phase 1 (``AdminCommandVerifier``: signature, operator key,
 /// time window) and acted on in phase 2; a refused one is rejected there with a security
 /// event, so the inbox records both and a redelivery repeats neither.
-public struct AuthorityProcessor: TransactionalStageProcessor {
+package struct AuthorityProcessor: TransactionalStageProcessor {
     /// A message after phase 1.
-    public enum Prepared: Sendable {
+    package enum Prepared: Sendable {
         /// A provisioning request (all its work is in phase 2).
         case provision(StageMessage)
         /// An admin command whose signature, key and time verified.
@@ -35,7 +35,7 @@ public struct AuthorityProcessor: TransactionalStageProcessor {
     let audit: AuditTrail
 
     /// Creates the processor.
-    public init(
+    package init(
         configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
         devices: DeviceDirectory, metrics: AuthorityMetrics, maintenance: AuthorityMaintenance?,
         instance: String
@@ -56,7 +56,7 @@ public struct AuthorityProcessor: TransactionalStageProcessor {
     var schema: String { configuration.schema }
 
     /// The stage's inputs.
-    public var inputs: [StageInput] {
+    package var inputs: [StageInput] {
         [
             StageInput(topic: configuration.provisionInput, schemas: [ProvisionRequest.schemaName]),
             StageInput(topic: configuration.adminInput, schemas: [AdminCommand.schemaName]),
@@ -64,7 +64,7 @@ public struct AuthorityProcessor: TransactionalStageProcessor {
     }
 
     /// Phase 1: an admin command's signature, key and time window.
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         guard message.header.schema == AdminCommand.schemaName else { return .provision(message) }
         do {
             let (command, keyID) = try verifier.verify(message)
@@ -74,7 +74,7 @@ public struct AuthorityProcessor: TransactionalStageProcessor {
         }
     }
 
-    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
         var verdicts: [StageVerdict] = []
         for item in batch {
@@ -90,7 +90,7 @@ public struct AuthorityProcessor: TransactionalStageProcessor {
 
     /// A provisioning request that breaks its schema gets a `malformed` answer on the
     /// provisioning result topic; an admin command that does is rejected with a security event.
-    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+    package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         if message.header.schema == AdminCommand.schemaName {
             throw try refuse(
                 message,
@@ -100,13 +100,11 @@ public struct AuthorityProcessor: TransactionalStageProcessor {
         }
         guard message.header.schema == ProvisionRequest.schemaName else { return nil }
         let serial = message.fields["device_serial"]?.string.flatMap { ProvisionRequest.isValidSerial($0) ? $0 : nil }
-        let result = ProvisionResult(
-            id: MessageID.derived(from: message.header.id, "provision-result"),
-            producedAt: Timestamp.now(), requestId: message.header.id,
-            correlationId: message.correlationID, deviceSerial: serial, status: .rejected,
-            reason: .malformed)
+        let result = ProvisionResult(deviceSerial: serial, status: .rejected, reason: .malformed)
         metrics.record(result)
-        return [try .json(topic: message.replyTopic(or: configuration.provisionOutput), key: serial ?? message.key, result)]
+        return [
+            try message.reply(result, id: Self.resultID(message), or: configuration.provisionOutput, key: serial ?? message.key)
+        ]
     }
 
     func securityOutput(

@@ -8,27 +8,27 @@ import HallmarkCrypto
 /// Format: ``KeyEncryptionFile``, with the `index=` entry required. To rotate, add a higher
 /// `kek.N` and restart; the re-sealer moves rows to it in the background, and the old entry
 /// can be removed once `hallmark authority status` shows no row under it.
-public struct AuthoritySecrets: Sendable {
+package struct AuthoritySecrets: Sendable {
     /// The KEKs.
-    public let keyring: KeyEncryptionKeyring
+    package let keyring: KeyEncryptionKeyring
     /// HMAC key of the NUC blind index (must never change).
-    public let indexKey: Data
+    package let indexKey: Data
 
     /// Creates secrets from parts.
-    public init(keyring: KeyEncryptionKeyring, indexKey: Data) throws(AuthorityError) {
+    package init(keyring: KeyEncryptionKeyring, indexKey: Data) throws(AuthorityError) {
         guard indexKey.count == 32 else { throw AuthorityError(.configuration, "the index key must be 32 bytes") }
         self.keyring = keyring
         self.indexKey = indexKey
     }
 
     /// Reads `HALLMARK_AUTHORITY_KEK_FILE`, else `HALLMARK_AUTHORITY_KEK` (``KeyEncryptionFile``).
-    public static func fromEnvironment(_ env: [String: String]) throws(AuthorityError) -> AuthoritySecrets {
+    package static func fromEnvironment(_ env: [String: String]) throws(AuthorityError) -> AuthoritySecrets {
         try secrets { () throws(HallmarkCryptoError) in try KeyEncryptionFile.fromEnvironment(env, prefix: "HALLMARK_AUTHORITY_")
         }
     }
 
     /// Parses the secrets text; errors name the source and the entry, never a value.
-    public static func parse(_ text: String, source: String) throws(AuthorityError) -> AuthoritySecrets {
+    package static func parse(_ text: String, source: String) throws(AuthorityError) -> AuthoritySecrets {
         try secrets { () throws(HallmarkCryptoError) in try KeyEncryptionFile.parse(text, source: source) }
     }
 
@@ -44,18 +44,18 @@ public struct AuthoritySecrets: Sendable {
     }
 
     /// A fresh secrets text with one KEK (version 1) and an index key, for development.
-    public static func generateText() throws -> String {
+    package static func generateText() throws -> String {
         try KeyEncryptionFile.generateText(title: "Hallmark authority secrets", index: true)
     }
 
     /// The blind index of a NUC hash.
-    public func nucIndex(_ nucHash: Data) -> Data {
+    package func nucIndex(_ nucHash: Data) -> Data {
         // Cannot throw: the index key is 32 bytes by construction.
         (try? AtRestSeal.blindIndex(nucHash, table: "devices", column: "nuc_hash", indexKey: indexKey)) ?? Data()
     }
 
     /// The keyed blind index of an erased camera's serial (its tombstone).
-    public func tombstoneIndex(_ serial: String) -> Data {
+    package func tombstoneIndex(_ serial: String) -> Data {
         // Cannot throw: the index key is 32 bytes by construction.
         (try? AtRestSeal.blindIndex(Data(serial.utf8), table: "erased_devices", column: "serial", indexKey: indexKey)) ?? Data()
     }

@@ -10,16 +10,16 @@ import ServiceLifecycle
 /// file that does not open them stops start-up), then returns maintenance, the validation
 /// counter, the transactional stage (provisioning, admin) and the token
 /// stage.
-public enum AuthorityService {
+package enum AuthorityService {
     /// The runner definition for `configuration`.
-    public static func definition(_ configuration: AuthorityConfiguration) -> ServiceRunner.Definition {
+    package static func definition(_ configuration: AuthorityConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(
             service: "authority", topics: configuration.topics, schema: configuration.schema,
             migrations: AuthorityMigrations.all(schema: configuration.schema))
     }
 
     /// The services to run in a ``ServiceRunner`` process.
-    public static func services(
+    package static func services(
         _ context: ServiceContext,
         configuration: AuthorityConfiguration
     ) async throws -> [any Service] {
@@ -48,7 +48,7 @@ public enum AuthorityService {
     /// The services, from parts (also used in-process by `hallmark bench authority`). `stage`
     /// gives the group and limits; the token stage uses its group id + `-tokens`; `environment`
     /// may set each stage's own flow settings (``StageConfiguration/overriding(for:in:)``).
-    public static func services(
+    package static func services(
         configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
         database: StageDatabase, kafka: KafkaConfiguration, producer: KafkaProducer,
         stage: StageConfiguration, environment: [String: String] = [:], logger: Logger

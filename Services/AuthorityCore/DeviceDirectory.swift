@@ -7,7 +7,7 @@ import Synchronization
 /// Entries live at most `ttl`, so an admin change made by another replica is seen within
 /// that time; the replica that makes a change drops its entry at once. Unknown devices are
 /// not cached (a device may be provisioned a moment later).
-public final class DeviceDirectory: Sendable {
+package final class DeviceDirectory: Sendable {
     struct Cached: Sendable {
         var entry: DeviceEntry
         var fetchedAt: ContinuousClock.Instant
@@ -19,20 +19,20 @@ public final class DeviceDirectory: Sendable {
     private let cache = Mutex<[Data: Cached]>([:])
 
     /// Creates a directory over `schema`.devices.
-    public init(schema: String, capacity: Int, ttl: Duration) {
+    package init(schema: String, capacity: Int, ttl: Duration) {
         self.schema = schema
         self.capacity = max(1, capacity)
         self.ttl = ttl
     }
 
     /// The device with this NUC blind index, or nil.
-    public func lookup(nucIndex: Data, pool: PostgresPool) async throws -> DeviceEntry? {
+    package func lookup(nucIndex: Data, pool: PostgresPool) async throws -> DeviceEntry? {
         try await lookup(nucIndices: [nucIndex], pool: pool)[nucIndex]
     }
 
     /// The devices with these NUC blind indexes (unknown ones are absent): cached entries,
     /// and one query for all the others.
-    public func lookup(nucIndices: [Data], pool: PostgresPool) async throws -> [Data: DeviceEntry] {
+    package func lookup(nucIndices: [Data], pool: PostgresPool) async throws -> [Data: DeviceEntry] {
         let now = ContinuousClock.now
         var found: [Data: DeviceEntry] = [:]
         var missing: [Data] = []
@@ -69,12 +69,12 @@ public final class DeviceDirectory: Sendable {
     }
 
     /// Drops one device from the cache (by its serial), after an admin change.
-    public func invalidate(serial: String) {
+    package func invalidate(serial: String) {
         cache.withLock { cache in
             for (key, value) in cache where value.entry.serial == serial { cache.removeValue(forKey: key) }
         }
     }
 
     /// Drops every entry.
-    public func invalidateAll() { cache.withLock { $0.removeAll() } }
+    package func invalidateAll() { cache.withLock { $0.removeAll() } }
 }

@@ -1,18 +1,18 @@
 import HallmarkCrypto
 
 /// A provisioned device as validation needs it (no secrets).
-public struct DeviceEntry: Sendable, Hashable {
+package struct DeviceEntry: Sendable, Hashable {
     /// Internal row id.
-    public var id: Int64
+    package var id: Int64
     /// The camera's serial.
-    public var serial: String
+    package var serial: String
     /// The three assigned tables.
-    public var assignedTables: Set<Int>
+    package var assignedTables: Set<Int>
     /// Whether it is blacklisted.
-    public var blacklisted: Bool
+    package var blacklisted: Bool
 
     /// Creates an entry.
-    public init(id: Int64, serial: String, assignedTables: Set<Int>, blacklisted: Bool) {
+    package init(id: Int64, serial: String, assignedTables: Set<Int>, blacklisted: Bool) {
         self.id = id
         self.serial = serial
         self.assignedTables = assignedTables
@@ -20,7 +20,7 @@ public struct DeviceEntry: Sendable, Hashable {
     }
 
     /// The validator's view.
-    public var record: BirthmarkDeviceRecord {
+    package var record: BirthmarkDeviceRecord {
         BirthmarkDeviceRecord(assignedTables: assignedTables, blacklisted: blacklisted)
     }
 }

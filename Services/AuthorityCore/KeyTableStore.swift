@@ -6,7 +6,7 @@ import Synchronization
 /// The key tables' master keys, opened once into memory (they are needed for every
 /// validation). Reloaded when a token names a table not yet loaded, at most once a second,
 /// so tables generated after start-up are picked up without a lookup per token.
-public final class KeyTableStore: Sendable {
+package final class KeyTableStore: Sendable {
     struct Snapshot: Sendable {
         var masters: [Int: Data] = [:]
         var retired: Set<Int> = []
@@ -14,7 +14,7 @@ public final class KeyTableStore: Sendable {
     }
 
     /// Where a master key is sealed, bound into its AAD.
-    public static func context(tableId: Int) -> AtRestContext {
+    package static func context(tableId: Int) -> AtRestContext {
         AtRestContext(table: "key_tables", column: "master_key", rowId: String(tableId))
     }
 
@@ -24,7 +24,7 @@ public final class KeyTableStore: Sendable {
     private let state = Mutex(Snapshot())
 
     /// Creates an empty store; call ``load()`` before use.
-    public init(pool: PostgresPool, schema: String, secrets: AuthoritySecrets) {
+    package init(pool: PostgresPool, schema: String, secrets: AuthoritySecrets) {
         self.pool = pool
         self.schema = schema
         self.secrets = secrets
@@ -35,7 +35,7 @@ public final class KeyTableStore: Sendable {
     /// replica started before a KEK rotation still validates while rows move to the new KEK).
     /// With `connection`, reads on it (a message's transaction) rather than taking another
     /// pooled connection, so a full pool cannot deadlock on a reload.
-    public func load(strict: Bool = false, on connection: PostgresConnection? = nil) async throws {
+    package func load(strict: Bool = false, on connection: PostgresConnection? = nil) async throws {
         let previous = state.withLock { $0.masters }
         let query: PostgresQuery = "SELECT table_id, master_sealed, retired FROM \(unescaped: schema).key_tables"
         let rows = if let connection { try await connection.query(query) } else { try await pool.query(query) }
@@ -58,7 +58,7 @@ public final class KeyTableStore: Sendable {
 
     /// Master keys for the given ids that exist; reloads once if one is missing and the last
     /// load is over a second old.
-    public func masterKeys(for ids: [Int], on connection: PostgresConnection? = nil) async throws -> [Int: Data] {
+    package func masterKeys(for ids: [Int], on connection: PostgresConnection? = nil) async throws -> [Int: Data] {
         // Whoever finds the snapshot stale claims the reload (by stamping it now), so a burst of
         // tokens naming unknown tables causes one reload a second, not one each.
         let (found, reload) = state.withLock { s -> ([Int: Data], Bool) in
@@ -80,13 +80,13 @@ public final class KeyTableStore: Sendable {
     }
 
     /// Table ids that may receive new assignments (existing and not retired).
-    public var assignable: [Int] {
+    package var assignable: [Int] {
         state.withLock { s in s.masters.keys.filter { !s.retired.contains($0) }.sorted() }
     }
 
     /// Number of loaded tables.
-    public var count: Int { state.withLock { $0.masters.count } }
+    package var count: Int { state.withLock { $0.masters.count } }
 
     /// Marks a table retired in memory (the caller updated the row).
-    public func markRetired(_ id: Int) { _ = state.withLock { $0.retired.insert(id) } }
+    package func markRetired(_ id: Int) { _ = state.withLock { $0.retired.insert(id) } }
 }

@@ -9,13 +9,13 @@ import HallmarkPostgres
 /// redelivered message is judged again exactly as the first time, never as a replay. Within
 /// one batch, the first claim of a key decides; later claims of that key by other messages
 /// are replays, and by the same message its redeliveries.
-public struct ReplayLedger: Sendable {
+package struct ReplayLedger: Sendable {
     /// One token's claim.
-    public struct Claim: Sendable {
-        public let key: Data
-        public let messageID: UUID
+    package struct Claim: Sendable {
+        package let key: Data
+        package let messageID: UUID
 
-        public init(key: Data, messageID: UUID) {
+        package init(key: Data, messageID: UUID) {
             self.key = key
             self.messageID = messageID
         }
@@ -29,14 +29,14 @@ public struct ReplayLedger: Sendable {
     let windowSeconds: Int
 
     /// Creates a ledger over `schema`.seen_tokens.
-    public init(pool: PostgresPool, schema: String, windowSeconds: Int) {
+    package init(pool: PostgresPool, schema: String, windowSeconds: Int) {
         self.pool = pool
         self.schema = schema
         self.windowSeconds = windowSeconds
     }
 
     /// What a claim found.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The key's first validation within the window.
         case fresh
         /// The same message again (a redelivery, a requester's re-send): judged as the first
@@ -50,7 +50,7 @@ public struct ReplayLedger: Sendable {
     /// when the database cannot be reached (the stage retries the batch; being idempotent by
     /// message id, a retry gives the same answers, though a retried claim counts as a
     /// redelivery).
-    public func claim(_ claims: [Claim]) async throws -> [Outcome] {
+    package func claim(_ claims: [Claim]) async throws -> [Outcome] {
         guard !claims.isEmpty else { return [] }
         // The first claim of each key goes to the database; the rest follow it.
         var firstByKey: [Data: UUID] = [:]

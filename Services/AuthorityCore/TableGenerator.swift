@@ -6,22 +6,22 @@ import HallmarkPostgres
 /// Generates key tables 0..<count: random master keys sealed under the current KEK.
 /// Resumable: ids already present are kept, each batch commits on its own, so an
 /// interrupted run loses at most one batch and the next run fills in the rest.
-public struct TableGenerator: Sendable {
+package struct TableGenerator: Sendable {
     let pool: PostgresPool
     let schema: String
     let secrets: AuthoritySecrets
     /// Tables per transaction.
-    public var batchSize = 100
+    package var batchSize = 100
 
     /// Creates a generator.
-    public init(pool: PostgresPool, schema: String, secrets: AuthoritySecrets) {
+    package init(pool: PostgresPool, schema: String, secrets: AuthoritySecrets) {
         self.pool = pool
         self.schema = schema
         self.secrets = secrets
     }
 
     /// Ids in 0..<count that have no table yet.
-    public func missing(count: Int) async throws -> [Int] {
+    package func missing(count: Int) async throws -> [Int] {
         let rows = try await pool.query(
             """
             SELECT table_id FROM \(unescaped: schema).key_tables WHERE table_id < \(count)
@@ -33,7 +33,7 @@ public struct TableGenerator: Sendable {
     /// Fills in the missing tables; `progress(done, total)` after each batch, where `done`
     /// counts tables present out of `count`. Returns how many it created.
     @discardableResult
-    public func generate(count: Int, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
+    package func generate(count: Int, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
         guard count > 0, count <= TokenRequestParser.maxTableId else {
             throw AuthorityError(.invalidInput, "count must be 1...\(TokenRequestParser.maxTableId)")
         }

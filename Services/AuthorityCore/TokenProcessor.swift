@@ -18,8 +18,8 @@ import HallmarkRuntime
 /// once a second (``ValidationCounter``). Redelivery is safe without the runtime's inbox: the
 /// replay record holds the message id, so the same message is judged the same way again and
 /// its answer (same derived id) is the same.
-public struct TokenProcessor: StageProcessor {
-    public typealias Prepared = Judgement
+package struct TokenProcessor: StageProcessor {
+    package typealias Prepared = Judgement
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let tables: KeyTableStore
@@ -33,7 +33,7 @@ public struct TokenProcessor: StageProcessor {
     let audit: AuditTrail
 
     /// Creates the processor.
-    public init(
+    package init(
         configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
         devices: DeviceDirectory, ledger: ReplayLedger, counter: ValidationCounter, pool: PostgresPool,
         metrics: AuthorityMetrics, instance: String
@@ -55,7 +55,7 @@ public struct TokenProcessor: StageProcessor {
     var schema: String { configuration.schema }
 
     /// One message on its way through the steps.
-    public struct Judgement: Sendable {
+    package struct Judgement: Sendable {
         let message: StageMessage
         var reason: ValidationReason?
         var decided = false
@@ -72,59 +72,47 @@ public struct TokenProcessor: StageProcessor {
     }
 
     /// The stage's input.
-    public var inputs: [StageInput] { [StageInput(topic: configuration.tokenInput, schemas: [TokenRequest.schemaName])] }
+    package var inputs: [StageInput] { [StageInput(topic: configuration.tokenInput, schemas: [TokenRequest.schemaName])] }
 
     /// Phase 1: parses and opens the token (malformed, unknown_table and authentication_failed
     /// end here).
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Judgement {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Judgement {
         var j = Judgement(message: message)
         try await open(&j)
         return j
     }
 
     /// Phase 2 for a batch: one replay statement, one device query, the verdicts.
-    public func commit(_ batch: [Judgement], context: StageCommitContext) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Judgement], context: StageCommitContext) async throws -> [StageVerdict] {
         let start = ContinuousClock.now
         var all = batch
         try await claim(&all)
         try await judgeDevices(&all)
         let elapsed = (ContinuousClock.now - start).components
         metrics.validationTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-        return all.map { j in .outputs([verdict(j.message, j.reason)] + j.security) }
+        return try all.map { j in .outputs([try verdict(j.message, j.reason)] + j.security) }
     }
 
     /// A token request that breaks its schema (upper-case hex, a table listed twice, an
     /// extra field such as an image hash) is answered FAIL `malformed` at once.
-    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
-        [verdict(message, .malformed)]
+    package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+        [try verdict(message, .malformed)]
     }
 
     /// A token request refused before validation with a readable id (a broken envelope, too
     /// large, failing) is answered FAIL `malformed` too, so the aggregator waiting on it hears
     /// at once: only the aggregator sends token requests, and a token result has no code of
     /// the runtime's.
-    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+    package func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         metrics.record(.malformed)
-        let result = TokenResult(
-            id: message.resultID, producedAt: Timestamp.now(), requestId: message.id,
-            correlationId: message.correlationID, reason: .malformed)
-        return [
-            StageOutput(
-                topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
-                value: result.jsonBytes)
-        ]
+        return [try message.reply(TokenResult(reason: .malformed), or: configuration.tokenOutput)]
     }
 
     /// The verdict message for `message`, on its reply topic.
-    func verdict(_ message: StageMessage, _ reason: ValidationReason?) -> StageOutput {
+    func verdict(_ message: StageMessage, _ reason: ValidationReason?) throws -> StageOutput {
         metrics.record(reason)
-        let result = TokenResult(
-            id: MessageID.derived(from: message.header.id, "token-result"),
-            producedAt: Timestamp.now(), requestId: message.header.id,
-            correlationId: message.correlationID, reason: reason)
-        return StageOutput(
-            topic: message.replyTopic(or: configuration.tokenOutput), key: message.kafka.key,
-            value: result.jsonBytes)
+        let id = MessageID.derived(from: message.header.id, "token-result")
+        return try message.reply(TokenResult(reason: reason), id: id, or: configuration.tokenOutput)
     }
 
     /// Parses and opens the token: malformed, unknown_table and authentication_failed end here.
@@ -146,10 +134,7 @@ public struct TokenProcessor: StageProcessor {
     /// Records the opened tokens' replay keys in one statement: replayed_token ends here.
     private func claim(_ all: inout [Judgement]) async throws {
         let open = all.indices.filter { !all[$0].decided }
-        let claims = open.map { i in
-            // The id was checked by the envelope parser.
-            ReplayLedger.Claim(key: all[i].replayKey!, messageID: UUID(text: all[i].message.header.id)!)
-        }
+        let claims = open.map { i in ReplayLedger.Claim(key: all[i].replayKey!, messageID: all[i].message.header.id.uuid) }
         for (i, outcome) in zip(open, try await ledger.claim(claims)) {
             switch outcome {
             case .fresh: break

@@ -6,9 +6,9 @@ import HallmarkMessages
 /// Reads a `hallmark.token.request.v1` body strictly, in one JSON pass: exactly one token
 /// format, no field outside the schema, and never an image hash (a request carrying one is
 /// `malformed`: the authority must not see images).
-public enum TokenRequestParser {
+package enum TokenRequestParser {
     /// Table ids above this are out of range (malformed) rather than unknown.
-    public static let maxTableId = 1_000_000
+    package static let maxTableId = 1_000_000
 
     static let envelopeFields: Set<String> = ["schema", "id", "produced_at", "correlation_id", "reply_to"]
     static let referenceFields: Set<String> = ["camera_token"]
@@ -18,31 +18,31 @@ public enum TokenRequestParser {
     // (A name containing "image" must never be added here: see parseWithParts.)
 
     /// A parsed token with its decoded binary parts.
-    public struct Parsed: Sendable {
+    package struct Parsed: Sendable {
         /// The token.
-        public let token: BirthmarkToken
+        package let token: BirthmarkToken
         /// Nonce, ciphertext and tag, decoded once.
-        public let parts: AESGCM256.Sealed
+        package let parts: AESGCM256.Sealed
 
         /// The replay key: a hash of nonce and ciphertext (tag excluded: GCM tags are bound to
         /// both, and a token with a changed tag fails authentication anyway).
-        public var replayKey: Data {
+        package var replayKey: Data {
             SHA256Hash.digest(Data("hallmark-replay-v1".utf8) + parts.nonce + parts.ciphertext)
         }
     }
 
     /// The token, or nil when the request is malformed.
-    public static func parse(_ bytes: [UInt8]) -> BirthmarkToken? { parseWithParts(bytes)?.token }
+    package static func parse(_ bytes: [UInt8]) -> BirthmarkToken? { parseWithParts(bytes)?.token }
 
     /// The token and its parts, or nil when the request is malformed.
-    public static func parseWithParts(_ bytes: [UInt8]) -> Parsed? {
+    package static func parseWithParts(_ bytes: [UInt8]) -> Parsed? {
         guard let fields = (try? JSONReader.parse(bytes))?.object else { return nil }
         return parseWithParts(fields: fields)
     }
 
     /// The same, from the request's top-level members (as the stage has already read them).
     /// Integers must be written as integers: booleans, fractions and strings are refused.
-    public static func parseWithParts(fields body: [String: JSONValue]) -> Parsed? {
+    package static func parseWithParts(fields body: [String: JSONValue]) -> Parsed? {
         let keys = Set(body.keys)
         // No allowed name mentions an image, so an image hash in any spelling is refused here.
         guard keys.isSubset(of: allowed) else { return nil }
@@ -86,7 +86,7 @@ public enum TokenRequestParser {
     }
 
     /// The replay key of a token (see ``Parsed/replayKey``).
-    public static func replayKey(_ token: BirthmarkToken) -> Data? {
+    package static func replayKey(_ token: BirthmarkToken) -> Data? {
         let parts: AESGCM256.Sealed?
         switch token {
         case .reference(let t): parts = try? t.sealedParts()

@@ -13,7 +13,7 @@ import Synchronization
 /// A device's count is its stored total as of the last flush plus this replica's unflushed
 /// validations, so it may lag other replicas' validations by one interval: fine for
 /// thresholds in the thousands. A redelivered request (same message id) is not counted again.
-public final class ValidationCounter: Service, Sendable {
+package final class ValidationCounter: Service, Sendable {
     struct State {
         var pending: [Int64: Int] = [:]
         var known: [Int64: Int] = [:]
@@ -30,7 +30,7 @@ public final class ValidationCounter: Service, Sendable {
     private let state = Mutex(State())
 
     /// Creates a counter over `schema`.validation_counts.
-    public init(pool: PostgresPool, schema: String, interval: Duration, logger: Logger) {
+    package init(pool: PostgresPool, schema: String, interval: Duration, logger: Logger) {
         self.pool = pool
         self.schema = schema
         self.interval = interval
@@ -38,7 +38,7 @@ public final class ValidationCounter: Service, Sendable {
     }
 
     /// Counts one validation; returns the device's validations in the window, this one included.
-    public func record(_ deviceID: Int64) -> Int {
+    package func record(_ deviceID: Int64) -> Int {
         state.withLock { s in
             s.pending[deviceID, default: 0] += 1
             return (s.known[deviceID] ?? 0) + s.pending[deviceID]!
@@ -46,13 +46,13 @@ public final class ValidationCounter: Service, Sendable {
     }
 
     /// A device's count without adding a validation (a redelivered request).
-    public func current(_ deviceID: Int64) -> Int {
+    package func current(_ deviceID: Int64) -> Int {
         state.withLock { s in (s.known[deviceID] ?? 0) + (s.pending[deviceID] ?? 0) }
     }
 
     /// True once per device per 24 h on this replica: when it may warn about the device
     /// (the device row's `warned_at` then dedupes across replicas).
-    public func mayWarn(_ deviceID: Int64) -> Bool {
+    package func mayWarn(_ deviceID: Int64) -> Bool {
         state.withLock { s in
             let now = ContinuousClock.now
             if let at = s.warnedAt[deviceID], now - at < .seconds(86_400) { return false }
@@ -61,7 +61,7 @@ public final class ValidationCounter: Service, Sendable {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
             await flushLogging()
@@ -81,7 +81,7 @@ public final class ValidationCounter: Service, Sendable {
     /// travel as two array parameters, so any number of devices fits one statement (one bind
     /// parameter per device would pass PostgreSQL's 65,535 after a long database outage, and
     /// every later flush would fail).
-    public func flush() async throws {
+    package func flush() async throws {
         let batch = state.withLock { s -> [Int64: Int] in
             let b = s.pending
             s.pending = [:]

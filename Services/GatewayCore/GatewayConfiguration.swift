@@ -13,84 +13,84 @@ import HallmarkSmileID
 /// `…_EVENTS_PER_SUBJECT`, `…_EVENTS_PER_WINDOW`, per E2EE-1 session and per ENC-1 partner),
 /// the KEKs sealing session keys (`HALLMARK_GATEWAY_KEK_FILE` / `HALLMARK_GATEWAY_KEK`,
 /// ``KeyEncryptionFile``), ``OperatorKeys``, the audit index key and ``PrivacyTopics``.
-public struct GatewayConfiguration: Sendable {
-    public var encryptInput = Variable.encryptInput.defaultValue
-    public var encryptOutput = Variable.encryptOutput.defaultValue
-    public var decryptInput = Variable.decryptInput.defaultValue
-    public var decryptOutput = Variable.decryptOutput.defaultValue
-    public var handshakeInput = Variable.handshakeInput.defaultValue
-    public var handshakeOutput = Variable.handshakeOutput.defaultValue
-    public var inboundInput = Variable.inboundInput.defaultValue
-    public var plaintextOutput = Variable.plaintextOutput.defaultValue
-    public var outboundInput = Variable.outboundInput.defaultValue
-    public var outboundOutput = Variable.outboundOutput.defaultValue
-    public var schema = Variable.schema.defaultValue
-    public var sessionTTL = TimeInterval(Variable.sessionTTL.defaultValue)
-    public var sweepInterval = Variable.sweep.defaultValue
-    public var encryptSchemas = Variable.encryptSchemas.defaultValue
-    public var decryptSchemas = Variable.decryptSchemas.defaultValue
+package struct GatewayConfiguration: Sendable {
+    package var encryptInput = Variable.encryptInput.defaultValue
+    package var encryptOutput = Variable.encryptOutput.defaultValue
+    package var decryptInput = Variable.decryptInput.defaultValue
+    package var decryptOutput = Variable.decryptOutput.defaultValue
+    package var handshakeInput = Variable.handshakeInput.defaultValue
+    package var handshakeOutput = Variable.handshakeOutput.defaultValue
+    package var inboundInput = Variable.inboundInput.defaultValue
+    package var plaintextOutput = Variable.plaintextOutput.defaultValue
+    package var outboundInput = Variable.outboundInput.defaultValue
+    package var outboundOutput = Variable.outboundOutput.defaultValue
+    package var schema = Variable.schema.defaultValue
+    package var sessionTTL = TimeInterval(Variable.sessionTTL.defaultValue)
+    package var sweepInterval = Variable.sweep.defaultValue
+    package var encryptSchemas = Variable.encryptSchemas.defaultValue
+    package var decryptSchemas = Variable.decryptSchemas.defaultValue
     /// Secrets and PBKDF2 (`HALLMARK_GATEWAY_SECRETS_DIR`, `…_WORKERS`, …).
-    public var keys = SmileIDKeySettings(prefix: "HALLMARK_GATEWAY_")
-    public var timestampWindow = TimeInterval(Variable.window.defaultValue)
-    public var policy = EncryptionPolicy()
-    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
+    package var keys = SmileIDKeySettings(prefix: "HALLMARK_GATEWAY_")
+    package var timestampWindow = TimeInterval(Variable.window.defaultValue)
+    package var policy = EncryptionPolicy()
+    package var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
     /// Operators whose keys may sign privacy requests (`HALLMARK_GATEWAY_OPERATOR_KEYS_FILE` or
     /// `…_OPERATOR_KEYS`). With them and an index key (`HALLMARK_GATEWAY_INDEX_KEY_FILE`, else
     /// the KEK file's `index=` entry), the gateway answers privacy requests about sessions.
-    public var operatorKeys = OperatorKeys.none
+    package var operatorKeys = OperatorKeys.none
     /// The audit trail's subject index key, when given on its own.
-    public var indexKey: Data?
+    package var indexKey: Data?
     /// Privacy request and answer topics (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `…_RESULTS_TOPIC`).
-    public var privacy = PrivacyTopics()
+    package var privacy = PrivacyTopics()
     /// The audit trail's copy (`HALLMARK_AUDIT_TOPIC`).
-    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
+    package var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
     /// Security event limits, per session and per partner (`HALLMARK_GATEWAY_ALERT_REJECTIONS`, …).
-    public var events = SecurityEventSettings()
+    package var events = SecurityEventSettings()
 
-    public init() {}
+    package init() {}
 
     /// The gateway's own variables, each declared once.
-    public enum Variable {
-        public static let encryptInput = Setting.topic(
+    package enum Variable {
+        package static let encryptInput = Setting.topic(
             "HALLMARK_GATEWAY_ENCRYPT_INPUT", default: "smileid.encrypt.requests", doc: "encrypt requests consumed")
-        public static let encryptOutput = Setting.topic(
+        package static let encryptOutput = Setting.topic(
             "HALLMARK_GATEWAY_ENCRYPT_OUTPUT", default: "smileid.encrypt.results", doc: "encrypt results produced")
-        public static let decryptInput = Setting.topic(
+        package static let decryptInput = Setting.topic(
             "HALLMARK_GATEWAY_DECRYPT_INPUT", default: "smileid.decrypt.requests", doc: "decrypt requests consumed")
-        public static let decryptOutput = Setting.topic(
+        package static let decryptOutput = Setting.topic(
             "HALLMARK_GATEWAY_DECRYPT_OUTPUT", default: "smileid.decrypt.results", doc: "decrypt results produced")
-        public static let handshakeInput = Setting.topic(
+        package static let handshakeInput = Setting.topic(
             "HALLMARK_GATEWAY_HANDSHAKE_INPUT", default: "e2ee.handshakes", doc: "E2EE-1 handshakes consumed")
-        public static let handshakeOutput = Setting.topic(
+        package static let handshakeOutput = Setting.topic(
             "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT", default: "e2ee.handshake.results", doc: "E2EE-1 handshake results")
-        public static let inboundInput = Setting.topic(
+        package static let inboundInput = Setting.topic(
             "HALLMARK_GATEWAY_INBOUND_INPUT", default: "e2ee.inbound", doc: "client→gateway messages consumed")
-        public static let plaintextOutput = Setting.topic(
+        package static let plaintextOutput = Setting.topic(
             "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT", default: "e2ee.plaintext", doc: "client→gateway messages, decrypted")
-        public static let outboundInput = Setting.topic(
+        package static let outboundInput = Setting.topic(
             "HALLMARK_GATEWAY_OUTBOUND_INPUT", default: "e2ee.outbound.requests", doc: "gateway→client messages to seal")
-        public static let outboundOutput = Setting.topic(
+        package static let outboundOutput = Setting.topic(
             "HALLMARK_GATEWAY_OUTBOUND_OUTPUT", default: "e2ee.outbound", doc: "gateway→client messages, sealed")
-        public static let schema = Setting.identifier(
+        package static let schema = Setting.identifier(
             "HALLMARK_GATEWAY_SCHEMA", default: "gateway", doc: "PostgreSQL schema (sessions, inbox)")
-        public static let sessionTTL = Setting.integer(
+        package static let sessionTTL = Setting.integer(
             "HALLMARK_GATEWAY_SESSION_TTL_SECONDS", default: 86_400, in: 1...(366 * 86_400),
             doc: "a session's lifetime from its handshake, in seconds")
-        public static let sweep = Setting.seconds(
+        package static let sweep = Setting.seconds(
             "HALLMARK_GATEWAY_SWEEP_SECONDS", default: .seconds(60), in: 1...86_400,
             doc: "how often expired sessions (and their keys) are deleted")
-        public static let encryptSchemas = Setting.requestCarriers(
+        package static let encryptSchemas = Setting.requestCarriers(
             "HALLMARK_GATEWAY_ENCRYPT_SCHEMAS", default: [EncryptRequest.schemaName],
             doc: "request carriers taken on the encrypt input")
-        public static let decryptSchemas = Setting.requestCarriers(
+        package static let decryptSchemas = Setting.requestCarriers(
             "HALLMARK_GATEWAY_DECRYPT_SCHEMAS", default: [DecryptRequest.schemaName],
             doc: "request carriers taken on the decrypt input")
-        public static let window = Setting.integer(
+        package static let window = Setting.integer(
             "HALLMARK_GATEWAY_WINDOW_SECONDS", default: 300, in: 1...(100 * 366 * 86_400),
             doc: "± seconds a decrypted envelope's timestamp may be from now")
 
         /// Every variable, in the order `hallmark config` lists them.
-        public static var all: [SettingDescription] {
+        package static var all: [SettingDescription] {
             own + SmileIDKeySettings.Variables(prefix: "HALLMARK_GATEWAY_").all
                 + SecurityEventSettings.Variables(prefix: "HALLMARK_GATEWAY_", subject: "SUBJECT").all
                 + EncryptionPolicy.Variable.all + KeyEncryptionFile.variable(prefix: "HALLMARK_GATEWAY_").all
@@ -110,7 +110,7 @@ public struct GatewayConfiguration: Sendable {
     }
 
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> GatewayConfiguration {
         let settings = Settings(env)
         var c = GatewayConfiguration()
         c.encryptInput = try settings.value(Variable.encryptInput)

@@ -15,7 +15,7 @@ import Metrics
 /// Every rejection of a session or partner counts toward its `rejection_rate` alert. An event
 /// names the session or partner, the reason and the request's id; never a key, a ciphertext,
 /// a header or plaintext.
-public struct GatewayEvents: Sendable {
+package struct GatewayEvents: Sendable {
     let topic: String
     let instance: String
     let limiter: SecurityEventLimiter
@@ -24,7 +24,7 @@ public struct GatewayEvents: Sendable {
     let now: @Sendable () -> Date
 
     /// Events to `topic` from `instance`, limited by `settings`, on the clock `now`.
-    public init(topic: String, instance: String, settings: SecurityEventSettings, now: @escaping @Sendable () -> Date) {
+    package init(topic: String, instance: String, settings: SecurityEventSettings, now: @escaping @Sendable () -> Date) {
         self.topic = topic
         self.instance = instance
         limiter = settings.limiter()
@@ -99,13 +99,13 @@ public struct GatewayEvents: Sendable {
     }
 
     private func event(
-        _ kind: SecurityEvent.Kind, _ subject: Subject?, id: String, requestID: String?,
+        _ kind: SecurityEvent.Kind, _ subject: Subject?, id: MessageID, requestID: MessageID?,
         reason: String
-    ) -> SecurityEvent {
+    ) -> Message<SecurityEvent> {
         sent.increment()
-        var event = SecurityEvent(
-            id: id, producedAt: Timestamp.now(), service: "gateway", instance: instance, event: kind,
-            severity: .warning, requestId: requestID, reason: reason)
+        var event = Message(
+            SecurityEvent(service: "gateway", instance: instance, event: kind, severity: .warning, reason: reason),
+            id: id, requestID: requestID)
         switch subject {
         case .session(let id)?: event.sessionID = id
         case .partner(let id)?: event.partnerID = id

@@ -8,9 +8,9 @@ import ServiceLifecycle
 
 /// Builds the gateway's services from a ``ServiceContext``: the PBKDF2 pool, the SIGHUP
 /// secret reloader and the ENC-1 stage.
-public enum GatewayService {
+package enum GatewayService {
     /// Topics and schema for ``ServiceRunner``.
-    public static func definition(_ c: GatewayConfiguration) -> ServiceRunner.Definition {
+    package static func definition(_ c: GatewayConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(
             service: "gateway",
             topics: [
@@ -22,7 +22,7 @@ public enum GatewayService {
             schema: c.schema, migrations: GatewayMigrations.all(schema: c.schema))
     }
 
-    public static func services(_ c: GatewayConfiguration, context: ServiceContext) throws -> [any Service] {
+    package static func services(_ c: GatewayConfiguration, context: ServiceContext) throws -> [any Service] {
         // Signing secret versions and KEKs changed outside the gateway go into its audit trail.
         let (reloads, reloaded) = AsyncStream.makeStream(of: [KeySet].self, bufferingPolicy: .bufferingNewest(1))
         let secretKeys: @Sendable (SecretSet) -> KeySet = { s in

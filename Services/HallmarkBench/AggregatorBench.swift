@@ -37,7 +37,7 @@ struct AggregatorBench {
     }
 
     /// One-hash bundles, round-robin over the cameras and the token formats.
-    func bundles(_ count: Int, from fleet: [ProvisioningFile]) throws -> [Submission] {
+    func bundles(_ count: Int, from fleet: [ProvisioningFile]) throws -> [Message<Submission>] {
         let bodies: [ProvisioningFile.SubmissionBody] = [.reference, .packed, .mobile, .flatBundle, .cameraSubmission]
         return try (0..<count).map { i in
             try fleet[i % fleet.count].submission(
@@ -49,19 +49,20 @@ struct AggregatorBench {
 
     /// Submits and reads every answer back.
     func submit(
-        _ bundles: [Submission], pace: Double?
+        _ bundles: [Message<Submission>], pace: Double?
     ) async throws
         -> (rate: Double, accepted: Int, latencies: [String: Double], cost: BenchExchange.Cost, authorityCPU: Double)
     {
         let outputs = try bundles.map {
             KafkaOutgoingMessage(
-                topic: world.aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
+                topic: world.aggregator.submissionInput, key: Array($0.id.text.utf8), value: try JSONCoding.encode($0))
         }
         let sentAt = SentTimes()
         let authorityBefore = authority.cpuSeconds
-        let (answers, cost) = try await io.exchange(reading: world.aggregator.submissionOutput, ids: Set(bundles.map(\.id))) {
+        let (answers, cost) = try await io.exchange(reading: world.aggregator.submissionOutput, ids: Set(bundles.map(\.id.text)))
+        {
             [io] in
-            try await io.send(outputs, ids: bundles.map(\.id), pace: pace, sentAt: sentAt)
+            try await io.send(outputs, ids: bundles.map(\.id.text), pace: pace, sentAt: sentAt)
         }
         var latencies: [String: Double] = [:]
         for a in answers { latencies[a.requestID] = sentAt.get(a.requestID).map { (a.at - $0).seconds * 1000 } }
@@ -71,11 +72,11 @@ struct AggregatorBench {
 
     /// Inclusion queries all at once; every `found` answer is checked offline.
     func verify(_ hashes: [String]) async throws -> (rate: Double, verified: Int, notFound: Int, cost: BenchExchange.Cost) {
-        let requests = hashes.map { LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: $0) }
+        let requests = hashes.map { Message(LogVerifyRequest(imageHash: $0)) }
         let outputs = try requests.map {
             KafkaOutgoingMessage(topic: world.aggregator.verifyInput, key: nil, value: try JSONCoding.encode($0))
         }
-        let (answers, cost) = try await io.exchange(reading: world.aggregator.verifyOutput, ids: Set(requests.map(\.id))) {
+        let (answers, cost) = try await io.exchange(reading: world.aggregator.verifyOutput, ids: Set(requests.map(\.id.text))) {
             [io] in
             try await io.sendAll(outputs)
         }

@@ -147,12 +147,13 @@ struct AuthorityBench {
         for i in 0..<n {
             let cam = files[i % files.count]
             let id = MessageID.random()
-            let key = Array((keyByCamera ? cam.deviceSerial : id).utf8)
+            let key = Array((keyByCamera ? cam.deviceSerial : id.text).utf8)
             let token: BirthmarkToken = i % 2 == 0 ? .reference(try cam.referenceRequest().token) : .mobile(try cam.mobileToken())
             switch token {
             case .reference(let t):
-                requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
-            case .mobile(let t): requests.append(Request(id: id, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
+                requests.append(Request(id: id.text, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
+            case .mobile(let t):
+                requests.append(Request(id: id.text, bytes: try ProvisioningFile.requestBytes(t, id: id), key: key))
             }
             if samples.count < 2_000 { samples.append(token) }
         }

@@ -16,8 +16,8 @@ import Logging
 /// (submission → authority → log → answer) all at once and at a steady pace (p50/p90/p99),
 /// verification queries with proofs per second, and, beside them in the same run, the log's
 /// append in-process (the frontier alone, and the writer's batches into PostgreSQL).
-public struct BenchAggregatorCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchAggregatorCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "aggregator",
         abstract: "Birthmark bundles end to end, paced latency, verification queries and in-process log append.")
 
@@ -31,9 +31,9 @@ public struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Partitions of the bench topics.") var partitions = 4
     @Option(help: "Directory of hallmark-authority and hallmark-aggregator (default: beside this binary).") var binaries: String?
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.bench")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -75,7 +75,7 @@ public struct BenchAggregatorCommand: AsyncParsableCommand {
 
         let paced = try bench.bundles(Int(rate * (warmupSeconds + pacedSeconds)), from: fleet)
         let steady = try await bench.submit(paced, pace: rate)
-        let counted = paced.dropFirst(Int(rate * warmupSeconds)).compactMap { steady.latencies[$0.id] }
+        let counted = paced.dropFirst(Int(rate * warmupSeconds)).compactMap { steady.latencies[$0.id.text] }
         let p = BenchExchange.percentiles(counted)
         printNow(
             String(

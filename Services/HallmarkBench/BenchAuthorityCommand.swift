@@ -13,8 +13,8 @@ import Metrics
 /// `hallmark bench authority`: token validations through the real broker and PostgreSQL
 /// (the authority stage in this process, with its own schema and topics), beside the
 /// in-process rate of derive + open alone, in one run.
-public struct BenchAuthorityCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchAuthorityCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Authority validations/s and latency vs in-process derive + open.")
 
     @Option(help: "Tokens in the backlog the token stage drains (the capacity measurement).") var count = 100_000
@@ -28,9 +28,9 @@ public struct BenchAuthorityCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections (each message holds one for its transaction).") var poolSize = 48
     @Flag(help: "Key token requests by camera serial (per-camera order) instead of by request.") var keyByCamera = false
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let registry = MetricsRegistry()
         MetricsSystem.bootstrap(registry)
         var logger = Logger(label: "hallmark.bench")

@@ -1,8 +1,8 @@
 import ArgumentParser
 
 /// `hallmark bench …`: measurements side by side in one run.
-public struct BenchCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks against the real broker and database.",
         subcommands: [
@@ -10,5 +10,5 @@ public struct BenchCommand: AsyncParsableCommand {
             BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self,
         ])
 
-    public init() {}
+    package init() {}
 }

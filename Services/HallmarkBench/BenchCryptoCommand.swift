@@ -5,8 +5,8 @@ import HallmarkCrypto
 /// `hallmark bench crypto`: PBKDF2 backends, AES-GCM and HKDF measured side by side on one
 /// thread, with the ratios the fast path is held to (batched ≥ 5× OpenSSL, ≥ 85% of the
 /// DESIGN interleaved figure ≈ 98/s). Build with `-c release` for meaningful numbers.
-public struct BenchCryptoCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchCryptoCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "crypto", abstract: "Measure PBKDF2 (OpenSSL, swift-crypto, fast single/batched), AES-GCM and HKDF.")
 
     @Option(help: "PBKDF2 iterations per derivation.") var iterations = 200_000
@@ -15,9 +15,9 @@ public struct BenchCryptoCommand: ParsableCommand {
     @Option(help: "Rounds; the best round is reported.") var rounds = 2
     @Flag(help: "Print one JSON object instead of a table.") var json = false
 
-    public init() {}
+    package init() {}
 
-    public func run() throws {
+    package func run() throws {
         var bench = CryptoBenchmark()
         bench.iterations = iterations
         bench.batchSize = max(1, batch)

@@ -24,7 +24,7 @@ extension BenchGatewayCommand {
             firstCounter: UInt64((messages - 1) / sessions + 1),
             replyTo: bench.topic("plaintext.paced"))
         let steady = try await bench.sendInbound(paced, pace: rate)
-        let after = Set(paced.dropFirst(warm).map(\.id))
+        let after = Set(paced.dropFirst(warm).map(\.id.text))
         let l = GatewayBench.percentiles(steady.latencies.filter { after.contains($0.key) }.map(\.value))
         printNow(
             String(

@@ -14,8 +14,8 @@ import Logging
 /// counter checked and recorded) against HKDF + AES-GCM open alone; ENC-1 JSON encrypt
 /// requests against batched PBKDF2 on every core; ENC-1 on 1 MB ZIP bodies against AES-GCM
 /// sealing alone.
-public struct BenchGatewayCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchGatewayCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "E2EE-1 and ENC-1 throughput and latency through the gateway against their in-process bounds.")
 
@@ -32,9 +32,9 @@ public struct BenchGatewayCommand: AsyncParsableCommand {
     var lingerMs: Int?
     @Option(help: "The hallmark-gateway binary (default: beside this hallmark binary).") var gatewayBinary: String?
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.bench")
         logger.logLevel = .warning
         var kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)

@@ -9,43 +9,40 @@ import HallmarkMessages
 /// `JSONReader` plus `JSONCoding.decode(_:from: JSONValue)` (a stage parses once, for
 /// the envelope and the schema check, and decodes that). Writing: `JSONEncoder` (sorted keys)
 /// against ``JSONCoding/encode(_:)``. Build with `-c release`.
-public struct BenchJSONCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchJSONCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "json", abstract: "Measure message reading and writing: Hallmark's coding against JSONDecoder/JSONEncoder.")
 
     @Option(help: "Seconds per measurement per round.") var seconds = 0.5
     @Option(help: "Rounds; they alternate which coder goes first, and the best round of each counts.") var rounds = 3
 
-    public init() {}
+    package init() {}
 
-    public func run() throws {
+    package func run() throws {
         let hash = String(repeating: "ab", count: 32)
         let token = BirthmarkToken.mobile(
             BirthmarkMobileToken(
                 encryptedNucToken: Base64.encode(Data(repeating: 7, count: 92)),
                 tableReferences: [1, 2, 3], keyIndices: [4, 5, 6]))
-        let submission = Submission(
-            id: MessageID.random(), producedAt: Timestamp.now(),
-            imageHashes: [.init(imageHash: hash, modificationLevel: 0)], token: token, timestamp: 1_760_000_000)
-        let request = TokenRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), token: token,
-            correlationID: MessageID.random(), replyTo: "birthmark.token.results")
+        let submission = Message(
+            Submission(imageHashes: [.init(imageHash: hash, modificationLevel: 0)], token: token, timestamp: 1_760_000_000))
+        let request = Message(
+            TokenRequest(token: token), correlationID: MessageID.random().text, replyTo: "birthmark.token.results")
         let checkpoint = SignedCheckpoint(
             treeSize: 1_000_000, rootHash: hash, timestamp: 1_760_000_000,
             signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: "k1")
-        let found = LogVerifyResult.found(
-            id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
-            requestID: MessageID.random(),
-            record: .init(imageHash: hash, timestamp: 1_760_000_000, modificationLevel: 0),
-            leafIndex: 123_456, checkpoint: checkpoint, proof: Array(repeating: hash, count: 20))
-        let accepted = SubmissionResult(
-            id: MessageID.random(), producedAt: Timestamp.now(), correlationID: MessageID.random(),
-            requestID: MessageID.random(),
-            leaves: [.init(imageHash: hash, leafIndex: 123_456, status: .appended)], treeSize: 123_457)
+        let found = Message(
+            LogVerifyResult.found(
+                record: .init(imageHash: hash, timestamp: 1_760_000_000, modificationLevel: 0),
+                leafIndex: 123_456, checkpoint: checkpoint, proof: Array(repeating: hash, count: 20)),
+            correlationID: MessageID.random().text, requestID: .random())
+        let accepted = Message(
+            SubmissionResult(leaves: [.init(imageHash: hash, leafIndex: 123_456, status: .appended)], treeSize: 123_457),
+            correlationID: MessageID.random().text, requestID: .random())
         print("message coding, one thread, messages/s (Foundation | Hallmark | ratio)")
         try compare(read: submission, "read  hallmark.submission.v1")
         try compare(
-            read: LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: hash),
+            read: Message(LogVerifyRequest(imageHash: hash)),
             "read  hallmark.log.verify.request.v1")
         try compare(write: request, "write hallmark.token.request.v1")
         try compare(write: accepted, "write hallmark.submission.result.v1")

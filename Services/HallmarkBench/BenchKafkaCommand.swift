@@ -9,8 +9,8 @@ import Metrics
 
 /// `hallmark bench kafka`: the stage loop against raw librdkafka rates, in one run, on the
 /// real broker (`HALLMARK_KAFKA_BROKERS`).
-public struct BenchKafkaCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchKafkaCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "kafka",
         abstract: "Stage-loop throughput and latency beside raw produce and consume rates (1 KB JSON).")
 
@@ -23,9 +23,9 @@ public struct BenchKafkaCommand: AsyncParsableCommand {
     @Option(help: "Messages per second in the latency phase.") var latencyRate = 2_000
     @Option(help: "Seconds of the latency phase.") var latencySeconds = 5
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let registry = MetricsRegistry()
         MetricsSystem.bootstrap(registry)
         var logger = Logger(label: "hallmark.bench")

@@ -7,8 +7,8 @@ import Logging
 /// `hallmark bench signer`: verify requests through `hallmark-signer` processes on the real
 /// broker and PostgreSQL, with 1 and then 2 replicas, beside the machine's bound (batched
 /// PBKDF2 derivations per second across all cores) measured in the same run.
-public struct BenchSignerCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BenchSignerCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "signer",
         abstract: "Signer verify throughput and latency (1 and 2 replicas) against the PBKDF2 bound.")
 
@@ -23,9 +23,9 @@ public struct BenchSignerCommand: AsyncParsableCommand {
     @Option(help: "Seconds of paced load before latency is recorded (group assignment, caches, pools).") var warmupSeconds = 5.0
     @Option(help: "The hallmark-signer binary (default: beside this hallmark binary).") var signerBinary: String?
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.bench")
         logger.logLevel = .warning
         let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)

@@ -4,42 +4,42 @@ import HallmarkCrypto
 /// Single-threaded crypto measurements for `hallmark bench crypto`. Each measurement repeats
 /// its operation for at least `duration` per round; rounds alternate the order of the
 /// contenders so they see the same machine conditions, and the best round counts.
-public struct CryptoBenchmark: Sendable {
+package struct CryptoBenchmark: Sendable {
     /// DESIGN §4: two interleaved SHA-NI derivations ≈ 10.2 ms each, the per-core limit.
-    public static let designInterleavedRate = 1000.0 / 10.2
+    package static let designInterleavedRate = 1000.0 / 10.2
 
     /// PBKDF2 iterations per derivation.
-    public var iterations = 200_000
+    package var iterations = 200_000
     /// Derivations per batched call.
-    public var batchSize = 8
+    package var batchSize = 8
     /// Minimum time per measurement per round.
-    public var duration: Duration = .milliseconds(1500)
+    package var duration: Duration = .milliseconds(1500)
     /// Rounds (the best is reported).
-    public var rounds = 2
+    package var rounds = 2
 
     /// Creates a benchmark with defaults.
-    public init() {}
+    package init() {}
 
     /// All rates, per second.
-    public struct Results: Sendable {
+    package struct Results: Sendable {
         /// PBKDF2 derivations per second by contender, in display order.
-        public var pbkdf2: [(name: String, perSecond: Double)] = []
+        package var pbkdf2: [(name: String, perSecond: Double)] = []
         /// AES-256-GCM throughput (MB/s) per backend: seal and open of 1 KB and 1 MB messages.
-        public var aesGCM: [(name: String, seal1KB: Double, open1KB: Double, seal1MB: Double, open1MB: Double)] = []
+        package var aesGCM: [(name: String, seal1KB: Double, open1KB: Double, seal1MB: Double, open1MB: Double)] = []
         /// HKDF-SHA256 derivations (32 bytes) per second.
-        public var hkdfPerSecond = 0.0
+        package var hkdfPerSecond = 0.0
         /// Whether the SHA-NI kernel ran.
-        public var shaExtensions = false
+        package var shaExtensions = false
 
         func rate(_ name: String) -> Double { pbkdf2.first { $0.name == name }?.perSecond ?? 0 }
         /// Batched fast path over OpenSSL.
-        public var batchedOverOpenSSL: Double { rate("fast batched") / max(rate("OpenSSL PKCS5_PBKDF2_HMAC"), 1e-9) }
+        package var batchedOverOpenSSL: Double { rate("fast batched") / max(rate("OpenSSL PKCS5_PBKDF2_HMAC"), 1e-9) }
         /// Batched fast path over the DESIGN interleaved figure (≈ 98/s).
-        public var batchedOverDesign: Double { rate("fast batched") / CryptoBenchmark.designInterleavedRate }
+        package var batchedOverDesign: Double { rate("fast batched") / CryptoBenchmark.designInterleavedRate }
     }
 
     /// Runs every measurement.
-    public func run() throws -> Results {
+    package func run() throws -> Results {
         var results = Results()
         results.shaExtensions = PBKDF2.hasSHAExtensions
         let salt = Data("1852025-01-01T00:00:00.000Z".utf8), password = Data("test-secret".utf8)

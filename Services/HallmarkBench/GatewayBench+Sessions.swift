@@ -11,18 +11,18 @@ extension GatewayBench {
     func makeSessions(_ count: Int) async throws -> [(id: String, session: InvisoSession)] {
         let pairs = try (0..<count).map { _ in try X25519.generate() }
         let hellos = pairs.indices.map { i in
-            E2EEHandshake(
-                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "bench-\(run)-\(i)",
-                clientPublicKey: pairs[i].publicKey.base64EncodedString())
+            Message(
+                E2EEHandshake(
+                    sessionID: "bench-\(run)-\(i)", clientPublicKey: pairs[i].publicKey.base64EncodedString()))
         }
         let outputs = try hellos.map { try KafkaOutgoingMessage.json(topic: topic("handshake.in"), key: $0.sessionID, $0) }
         let (answers, _) = try await exchange(
-            reading: topic("handshake.out"), ids: Set(hellos.map(\.id)),
+            reading: topic("handshake.out"), ids: Set(hellos.map(\.id.text)),
             timeout: .seconds(120)
         ) { try await sendAll(outputs) }
         var sessions: [(id: String, session: InvisoSession)] = []
         for answer in answers {
-            let r = try JSONCoding.decode(E2EEHandshakeResult.self, from: answer.value)
+            let r = try JSONCoding.decode(Message<E2EEHandshakeResult>.self, from: answer.value)
             guard let i = hellos.firstIndex(where: { $0.id == r.requestID }),
                 let gatewayKey = try? Base64.decode(r.gatewayPublicKey ?? "", length: 32)
             else { continue }
@@ -43,21 +43,18 @@ extension GatewayBench {
     static func inbound(
         _ count: Int, sessions: [(id: String, session: InvisoSession)], firstCounter: UInt64,
         replyTo: String? = nil
-    ) throws -> [E2EEInbound] {
+    ) throws -> [Message<E2EEInbound>] {
         try (0..<count).map { n in
             let (id, session) = sessions[n % sessions.count]
-            return E2EEInbound(
-                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: id,
-                message: try session.seal(
-                    Data("bench message \(n) ".utf8) + Data(count: 64),
-                    direction: .clientToGateway,
-                    counter: firstCounter + UInt64(n / sessions.count)),
-                replyTo: replyTo)
+            let sealed = try session.seal(
+                Data("bench message \(n) ".utf8) + Data(count: 64), direction: .clientToGateway,
+                counter: firstCounter + UInt64(n / sessions.count))
+            return Message(E2EEInbound(sessionID: id, message: sealed), replyTo: replyTo)
         }
     }
 
     /// In process, one thread: the same messages opened (HKDF of the message key + AES-GCM).
-    static func openRate(_ load: [E2EEInbound], sessions: [(id: String, session: InvisoSession)]) throws -> Double {
+    static func openRate(_ load: [Message<E2EEInbound>], sessions: [(id: String, session: InvisoSession)]) throws -> Double {
         let byID = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0.session) })
         let elapsed = try ContinuousClock().measure {
             for m in load { _ = try byID[m.sessionID]!.open(m.message, direction: .clientToGateway) }
@@ -69,15 +66,15 @@ extension GatewayBench {
     /// messages per second from the first send to the last answer, how many were decrypted,
     /// and each one's latency by id (ms, from handing it to the producer to reading its answer).
     func sendInbound(
-        _ load: [E2EEInbound], pace: Double? = nil
+        _ load: [Message<E2EEInbound>], pace: Double? = nil
     ) async throws
         -> (rate: Double, decrypted: Int, latencies: [String: Double], cost: Cost)
     {
         let outputs = try load.map { try KafkaOutgoingMessage.json(topic: topic("inbound.in"), key: $0.sessionID, $0) }
         let sentAt = SentTimes()
         let answersTopic = load.first?.replyTo ?? topic("plaintext.out")
-        let (answers, cost) = try await exchange(reading: answersTopic, ids: Set(load.map(\.id))) { [io] in
-            try await io.send(outputs, ids: load.map(\.id), pace: pace, sentAt: sentAt)
+        let (answers, cost) = try await exchange(reading: answersTopic, ids: Set(load.map(\.id.text))) { [io] in
+            try await io.send(outputs, ids: load.map(\.id.text), pace: pace, sentAt: sentAt)
         }
         let decrypted = answers.filter { $0.json["status"]?.string == "decrypted" }.count
         var latencies: [String: Double] = [:]

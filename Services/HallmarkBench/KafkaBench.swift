@@ -19,7 +19,7 @@ struct KafkaBench {
     /// A valid probe-style envelope padded to `size` bytes, carrying its send time.
     func message(_ n: Int, sentNanos: UInt64 = 0) -> [UInt8] {
         let head =
-            #"{"schema":"hallmark.bench.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())","n":\#(n),"sent_ns":\#(sentNanos),"pad":""#
+            #"{"schema":"hallmark.bench.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now().text)","n":\#(n),"sent_ns":\#(sentNanos),"pad":""#
         let padding = max(0, size - head.utf8.count - 2)
         return Array((head + String(repeating: "x", count: padding) + "\"}").utf8)
     }

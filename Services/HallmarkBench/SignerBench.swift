@@ -17,7 +17,8 @@ struct SignerBench {
     /// The machine's bound: PBKDF2 (200,000 iterations) derivations per second with one
     /// thread per core, each running pairs through the batched fast path. It also signs the
     /// load's requests, so the bound is measured on exactly the work the service repeats.
-    static func signMeasuringBound(count: Int, secret: String, threads: Int) -> (requests: [VerifyRequest], rate: Double) {
+    static func signMeasuringBound(count: Int, secret: String, threads: Int) -> (requests: [Message<VerifyRequest>], rate: Double)
+    {
         let base = Date()
         let plans: [(headers: [String: String], body: Data)] = (0..<count).map { i in
             // Distinct timestamps → distinct salts: no key is derived twice.
@@ -44,9 +45,9 @@ struct SignerBench {
         let requests = plans.enumerated().map { i, plan in
             var headers = plan.headers
             headers["SmileID-Request-Mac"] = next.macs[i]
-            return VerifyRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), method: "POST",
-                path: "/v1/submit_job", headers: headers, bodyB64: plan.body.base64EncodedString())
+            return Message(
+                VerifyRequest(
+                    method: "POST", path: "/v1/submit_job", headers: headers, bodyB64: plan.body.base64EncodedString()))
         }
         return (requests, rate)
     }
@@ -108,7 +109,7 @@ struct SignerBench {
     /// request from its send to its verdict.
     /// With `warmup`, the first that many requests' latencies are left out of the figures.
     func run(
-        _ requests: [VerifyRequest], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0
+        _ requests: [Message<VerifyRequest>], replicas: Int, partitions: Int, pace: Double? = nil, warmup: Int = 0
     ) async throws
         -> Phase
     {
@@ -155,7 +156,7 @@ struct SignerBench {
                     if let pace { try await Task.sleep(until: start + .seconds(Double(i) / pace)) }
                     let value = try JSONCoding.encode(r)
                     let key = Array((r.headers["SmileID-Partner-ID"] ?? "").utf8)
-                    sentAt.set(r.id, .now)
+                    sentAt.set(r.id.text, .now)
                     group.addTask { try await producer.send(topic: input, key: key, value: value) }
                 }
                 try await group.waitForAll()
@@ -164,7 +165,7 @@ struct SignerBench {
         var latencies: [Double] = []
         var accepted = 0
         var received = 0
-        let warm = Set(requests.prefix(warmup).map(\.id))
+        let warm = Set(requests.prefix(warmup).map(\.id.text))
         let timeout = Task {
             try? await Task.sleep(for: .seconds(600))
             reader.beginClose()

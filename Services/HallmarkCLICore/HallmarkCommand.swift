@@ -2,8 +2,8 @@ import ArgumentParser
 import HallmarkBench
 
 /// `hallmark`: the admin CLI (local stack helpers, benchmarks, crypto tools, probe stage).
-public struct HallmarkCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct HallmarkCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "hallmark",
         abstract: "Hallmark's admin command-line tool.",
         subcommands: [
@@ -13,5 +13,5 @@ public struct HallmarkCommand: AsyncParsableCommand {
             TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self, ConfigCommand.self,
         ])
 
-    public init() {}
+    package init() {}
 }

@@ -1,11 +1,12 @@
 import Foundation
 import HallmarkKafka
+import HallmarkMessages
 import Logging
 import Synchronization
 
 /// Reads answer topics with a throwaway consumer group and keeps every message by the
 /// request it answers (`correlation_id`, else `request_id`), for the CLI, traffic, bench and tests.
-public final class AnswerWatcher: Sendable {
+package final class AnswerWatcher: Sendable {
     let consumer: KafkaConsumer
     private let assigned: AssignmentFlag
     private let store = Mutex<Store>(Store())
@@ -18,7 +19,7 @@ public final class AnswerWatcher: Sendable {
 
     /// Subscribes to `topics`; `fromStart` reads everything, otherwise only what arrives after
     /// the assignment. Call ``run()`` in a task, then ``waitUntilAssigned(timeout:)``.
-    public init(kafka: KafkaConfiguration, topics: [String], fromStart: Bool, logger: Logger) throws {
+    package init(kafka: KafkaConfiguration, topics: [String], fromStart: Bool, logger: Logger) throws {
         var config = kafka
         config.properties["auto.offset.reset"] = fromStart ? "earliest" : "latest"
         let flag = AssignmentFlag()
@@ -30,7 +31,7 @@ public final class AnswerWatcher: Sendable {
     }
 
     /// Reads until ``close()``.
-    public func run() async {
+    package func run() async {
         do { try consumer.start() } catch { return }
         for await message in consumer.messages {
             let id = Self.requestId(message.value)
@@ -46,7 +47,7 @@ public final class AnswerWatcher: Sendable {
     }
 
     /// Waits until the consumer has its partitions, plus a moment for their start offsets.
-    public func waitUntilAssigned(timeout: Duration = .seconds(30)) async throws {
+    package func waitUntilAssigned(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !assigned.isSet {
             guard ContinuousClock.now < deadline else { throw AuthorityClientError(.timeout, "no partition assignment in time") }
@@ -55,22 +56,25 @@ public final class AnswerWatcher: Sendable {
         try await Task.sleep(for: .milliseconds(500))
     }
 
-    /// Every answer seen so far for a request.
-    public func answers(for requestId: String) -> [[UInt8]] { store.withLock { $0.byRequest[requestId] ?? [] } }
+    /// Every answer seen so far for a request (its correlation id, else its id).
+    package func answers(for requestId: String) -> [[UInt8]] { store.withLock { $0.byRequest[requestId] ?? [] } }
+
+    /// Every answer seen so far for a request sent without a correlation id.
+    package func answers(for request: MessageID) -> [[UInt8]] { answers(for: request.text) }
 
     /// When the first answer to each request arrived.
-    public func arrivals() -> [String: ContinuousClock.Instant] { store.withLock { $0.firstArrival } }
+    package func arrivals() -> [String: ContinuousClock.Instant] { store.withLock { $0.firstArrival } }
 
     /// Every message seen so far on a topic.
-    public func messages(on topic: String) -> [[UInt8]] { store.withLock { $0.byTopic[topic] ?? [] } }
+    package func messages(on topic: String) -> [[UInt8]] { store.withLock { $0.byTopic[topic] ?? [] } }
 
     /// Every message seen so far on `topics`, with its topic.
-    public func outputs(on topics: [String]) -> [(topic: String, value: [UInt8])] {
+    package func outputs(on topics: [String]) -> [(topic: String, value: [UInt8])] {
         topics.flatMap { topic in messages(on: topic).map { (topic, $0) } }
     }
 
     /// Waits for the first answer to `requestId` on `topic` (any topic when nil).
-    public func answer(for requestId: String, on topic: String? = nil, timeout: Duration) async -> [UInt8]? {
+    package func answer(for requestId: String, on topic: String? = nil, timeout: Duration) async -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let found = store.withLock { s -> [UInt8]? in
@@ -85,8 +89,13 @@ public final class AnswerWatcher: Sendable {
         return nil
     }
 
+    /// Waits for the first answer to `request`, sent without a correlation id.
+    package func answer(for request: MessageID, on topic: String? = nil, timeout: Duration) async -> [UInt8]? {
+        await answer(for: request.text, on: topic, timeout: timeout)
+    }
+
     /// Waits until `condition` holds over what was seen.
-    public func wait(timeout: Duration, until condition: @Sendable (AnswerWatcher) -> Bool) async -> Bool {
+    package func wait(timeout: Duration, until condition: @Sendable (AnswerWatcher) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
@@ -96,13 +105,13 @@ public final class AnswerWatcher: Sendable {
     }
 
     /// Stops reading.
-    public func close() async {
+    package func close() async {
         consumer.beginClose()
         await consumer.close()
     }
 
     /// The `correlation_id` (else `request_id`) of a JSON message.
-    public static func requestId(_ value: [UInt8]) -> String? {
+    package static func requestId(_ value: [UInt8]) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any] else { return nil }
         return object["correlation_id"] as? String ?? object["request_id"] as? String
     }

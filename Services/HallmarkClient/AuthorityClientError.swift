@@ -1,8 +1,8 @@
 /// A failure on the CLI side of the authority (provisioning, traffic, bench): a code and a
 /// reason that never holds key material.
-public struct AuthorityClientError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AuthorityClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable failure codes.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// No answer or assignment in time.
         case timeout
         /// An answer that does not fit its request.
@@ -14,15 +14,15 @@ public struct AuthorityClientError: Error, Sendable, Hashable, CustomStringConve
     }
 
     /// The failure code.
-    public let code: Code
+    package let code: Code
     /// A redacted explanation.
-    public let reason: String
+    package let reason: String
 
     /// Creates an error.
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { "\(code.rawValue): \(reason)" }
+    package var description: String { "\(code.rawValue): \(reason)" }
 }

@@ -6,7 +6,7 @@ import HallmarkKafka
 
 /// Plays a camera's provisioning end to end: makes an X25519 key pair, sends the request,
 /// waits for the answer on `watcher` and opens it (PROV-1).
-public struct CameraProvisioner: Sendable {
+package struct CameraProvisioner: Sendable {
     let producer: KafkaProducer
     let watcher: AnswerWatcher
     /// The authority's provisioning input (`HALLMARK_AUTHORITY_PROVISION_INPUT`).
@@ -14,36 +14,36 @@ public struct CameraProvisioner: Sendable {
 
     /// Creates a provisioner that sends to `topic`; `watcher` must read the authority's
     /// provisioning output.
-    public init(producer: KafkaProducer, watcher: AnswerWatcher, topic: String) {
+    package init(producer: KafkaProducer, watcher: AnswerWatcher, topic: String) {
         self.producer = producer
         self.watcher = watcher
         self.topic = topic
     }
 
     /// What came back.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case provisioned(ProvisioningFile)
         case rejected(String)
     }
 
     /// Provisions `serial` with `nucHash` (random when nil).
-    public func provision(
+    package func provision(
         serial: String, nucHash: Data? = nil, family: String? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> Outcome {
         let keys = try X25519.generate()
         let nuc = try nucHash ?? SecureRandom.bytes(32)
-        let request = ProvisionRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: serial,
-            devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
-            deviceFamily: family)
+        let request = Message(
+            ProvisionRequest(
+                deviceSerial: serial, devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
+                deviceFamily: family))
         try await producer.send(
             topic: topic, key: Array(serial.utf8),
             value: try JSONCoding.encode(request))
         guard let bytes = await watcher.answer(for: request.id, timeout: timeout) else {
             throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")
         }
-        let result = try JSONDecoder().decode(ProvisionResult.self, from: Data(bytes))
+        let result = try JSONCoding.decode(ProvisionResult.self, from: bytes)
         guard result.status == .provisioned, let sealed = result.sealedProvisioning else {
             return .rejected(result.reason?.rawValue ?? "rejected")
         }

@@ -5,7 +5,7 @@ import HallmarkMessages
 
 extension ProvisioningFile {
     /// The bodies and token formats a camera can submit in (DESIGN §2, BM-TOKEN).
-    public enum SubmissionBody: String, Sendable, CaseIterable {
+    package enum SubmissionBody: String, Sendable, CaseIterable {
         /// Hallmark's own body with a reference-format token.
         case reference
         /// Hallmark's own body with a mobile-app token.
@@ -20,26 +20,31 @@ extension ProvisioningFile {
     }
 
     /// A submission of `hashes` (one for a flat bundle) with a fresh token, as a camera sends it.
-    public func submission(
-        _ body: SubmissionBody, hashes: [Submission.ImageHash], id: String = MessageID.random(),
+    package func submission(
+        _ body: SubmissionBody, hashes: [Submission.ImageHash], id: MessageID = .random(),
         authorityID: String = "HALLMARK_AUTHORITY",
         timestamp: UInt64 = UInt64(Date().timeIntervalSince1970)
+    ) throws -> Message<Submission> {
+        try Message(submissionBody(body, hashes: hashes, authorityID: authorityID, timestamp: timestamp), id: id)
+    }
+
+    private func submissionBody(
+        _ body: SubmissionBody, hashes: [Submission.ImageHash], authorityID: String, timestamp: UInt64
     ) throws -> Submission {
-        let now = Timestamp.now()
         switch body {
         case .reference:
             return Submission(
-                id: id, producedAt: now, imageHashes: hashes, token: .reference(try referenceRequest().token),
+                imageHashes: hashes, token: .reference(try referenceRequest().token),
                 timestamp: timestamp)
         case .mobile:
             return Submission(
-                id: id, producedAt: now, imageHashes: hashes, token: .mobile(try mobileToken()), timestamp: timestamp)
+                imageHashes: hashes, token: .mobile(try mobileToken()), timestamp: timestamp)
         case .packed:
             return Submission(
-                id: id, producedAt: now, imageHashes: hashes, token: .mobile(try packedToken()), timestamp: timestamp)
+                imageHashes: hashes, token: .mobile(try packedToken()), timestamp: timestamp)
         case .cameraSubmission:
             return Submission(
-                id: id, producedAt: now, cameraSubmission: hashes, cameraToken: try referenceRequest().token,
+                cameraSubmission: hashes, cameraToken: try referenceRequest().token,
                 manufacturerCert: .init(
                     authorityID: authorityID,
                     validationEndpoint: "https://authority.invalid/api/v1/validate"),
@@ -53,7 +58,7 @@ extension ProvisioningFile {
                     noiseReduction: 0.3),
                 sampleCount: 5, shootingMode: "auto", metricVersion: "v1.0")
             return Submission(
-                id: id, producedAt: now, flatBundle: hashes[0], packed: try packedToken(), timestamp: timestamp,
+                flatBundle: hashes[0], packed: try packedToken(), timestamp: timestamp,
                 deviceSignature: Base64.encode(try SecureRandom.bytes(64)), ispValidation: isp)
         }
     }

@@ -5,13 +5,13 @@ import HallmarkMessages
 
 /// What a provisioned camera keeps (written by `hallmark provision`, mode 0600): its serial,
 /// NUC hash, three tables and their master keys. It makes token requests in either format.
-public struct ProvisioningFile: Codable, Sendable, Hashable {
-    public var deviceSerial: String
+package struct ProvisioningFile: Codable, Sendable, Hashable {
+    package var deviceSerial: String
     /// hex, 32 bytes.
-    public var nucHash: String
-    public var tableAssignments: [Int]
+    package var nucHash: String
+    package var tableAssignments: [Int]
     /// table id → hex master key.
-    public var masterKeys: [String: String]
+    package var masterKeys: [String: String]
 
     enum CodingKeys: String, CodingKey {
         case deviceSerial = "device_serial"
@@ -21,7 +21,7 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
     }
 
     /// Creates a file from an opened PROV-1 answer.
-    public init(answer: ProvisioningAnswer, nucHash: Data) {
+    package init(answer: ProvisioningAnswer, nucHash: Data) {
         deviceSerial = answer.deviceSerial
         self.nucHash = Hex.encode(nucHash)
         tableAssignments = answer.tableAssignments
@@ -30,10 +30,10 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
 
     /// A reference-format token request (`camera_token`), with a fresh random nonce.
     /// `table` defaults to a random assigned table; `keyIndex` to a random index.
-    public func referenceRequest(
-        id: String = MessageID.random(), table: Int? = nil, keyIndex: Int? = nil,
+    package func referenceRequest(
+        id: MessageID = .random(), table: Int? = nil, keyIndex: Int? = nil,
         master: Data? = nil
-    ) throws -> (id: String, token: BirthmarkCameraToken) {
+    ) throws -> (id: MessageID, token: BirthmarkCameraToken) {
         let tableId = try table ?? tableAssignments[SecureRandom.uniform(below: tableAssignments.count)]
         let key = try master ?? masterKey(tableId)
         let token = try BirthmarkCameraToken.seal(
@@ -45,7 +45,7 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
     /// A mobile-format token over the three assigned tables, sealed with pair `used`; or, with
     /// `packing: .packed`, the packed reference format the Raspberry Pi camera sends (the real
     /// index at the used table's position, random indices at the others).
-    public func mobileToken(used: Int? = nil, packing: BirthmarkMobileToken.Packing = .mobile) throws -> BirthmarkMobileToken {
+    package func mobileToken(used: Int? = nil, packing: BirthmarkMobileToken.Packing = .mobile) throws -> BirthmarkMobileToken {
         let pick = try used ?? SecureRandom.uniform(below: 3)
         let indices = try (0..<3).map { _ in try BirthmarkKeys.randomKeyIndex() }
         return try BirthmarkMobileToken.seal(
@@ -54,21 +54,21 @@ public struct ProvisioningFile: Codable, Sendable, Hashable {
     }
 
     /// A packed reference token (see ``mobileToken(used:packing:)``).
-    public func packedToken(used: Int? = nil) throws -> BirthmarkMobileToken { try mobileToken(used: used, packing: .packed) }
+    package func packedToken(used: Int? = nil) throws -> BirthmarkMobileToken { try mobileToken(used: used, packing: .packed) }
 
     /// A table's master key.
-    public func masterKey(_ table: Int) throws -> Data {
+    package func masterKey(_ table: Int) throws -> Data {
         guard let hex = masterKeys[String(table)] else { throw AuthorityClientError(.mismatch, "table \(table) is not assigned") }
         return try Hex.decode(hex, length: 32)
     }
 
     /// The request bytes for a reference token.
-    public static func requestBytes(_ token: BirthmarkCameraToken, id: String = MessageID.random()) throws -> [UInt8] {
-        try JSONCoding.encode(TokenRequest(id: id, producedAt: Timestamp.now(), token: .reference(token)))
+    package static func requestBytes(_ token: BirthmarkCameraToken, id: MessageID = .random()) throws -> [UInt8] {
+        try JSONCoding.encode(Message(TokenRequest(token: .reference(token)), id: id))
     }
 
     /// The request bytes for a mobile token.
-    public static func requestBytes(_ token: BirthmarkMobileToken, id: String = MessageID.random()) throws -> [UInt8] {
-        try JSONCoding.encode(TokenRequest(id: id, producedAt: Timestamp.now(), token: .mobile(token)))
+    package static func requestBytes(_ token: BirthmarkMobileToken, id: MessageID = .random()) throws -> [UInt8] {
+        try JSONCoding.encode(Message(TokenRequest(token: .mobile(token)), id: id))
     }
 }

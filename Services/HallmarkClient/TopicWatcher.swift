@@ -2,10 +2,10 @@ import HallmarkKafka
 import Logging
 
 /// Reads a topic with a throwaway group and counts the messages that match.
-public struct TopicWatcher {
+package struct TopicWatcher {
     let consumer: KafkaConsumer
 
-    public init(kafka: KafkaConfiguration, topic: String, logger: Logger) throws {
+    package init(kafka: KafkaConfiguration, topic: String, logger: Logger) throws {
         consumer = try KafkaConsumer(
             configuration: kafka, groupID: "hallmark-traffic-\(MessageIDSeed.next())",
             topics: [topic], logger: logger)
@@ -13,7 +13,7 @@ public struct TopicWatcher {
     }
 
     /// Counts matching messages until `done(count)` or the timeout; then closes.
-    public func collect(timeout: Duration, matching: ([UInt8]) -> Bool, until done: (Int) -> Bool) async -> Int {
+    package func collect(timeout: Duration, matching: ([UInt8]) -> Bool, until done: (Int) -> Bool) async -> Int {
         let consumer = self.consumer
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -31,6 +31,6 @@ public struct TopicWatcher {
 }
 
 /// A short random token for throwaway group ids.
-public enum MessageIDSeed {
-    public static func next() -> String { String(UInt64.random(in: 0...UInt64.max), radix: 36) }
+package enum MessageIDSeed {
+    package static func next() -> String { String(UInt64.random(in: 0...UInt64.max), radix: 36) }
 }

@@ -7,25 +7,25 @@ import ServiceLifecycle
 /// Wires the request/reply reference pair (`hallmark probe-ask`): the asker stage, the reply
 /// joiner stage and the retrier, in one process. The probe (`hallmark probe`, with the reply
 /// topic on its `HALLMARK_REPLY_TOPICS`) answers the requests.
-public enum ProbeAskService {
+package enum ProbeAskService {
     /// Settings, from `HALLMARK_PROBE_ASK_…` variables.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Asks consumed. `HALLMARK_PROBE_ASK_INPUT`, default `hallmark.probe.asks`.
-        public var input = "hallmark.probe.asks"
+        package var input = "hallmark.probe.asks"
         /// Where requests go (the probe's input). `HALLMARK_PROBE_ASK_REQUESTS`, default `hallmark.probe.requests`.
-        public var requests = "hallmark.probe.requests"
+        package var requests = "hallmark.probe.requests"
         /// Where replies come back. `HALLMARK_PROBE_ASK_REPLIES`, default `hallmark.probe.replies`.
-        public var replies = "hallmark.probe.replies"
+        package var replies = "hallmark.probe.replies"
         /// Where answers go. `HALLMARK_PROBE_ASK_ANSWERS`, default `hallmark.probe.answers`.
-        public var answers = "hallmark.probe.answers"
+        package var answers = "hallmark.probe.answers"
         /// `HALLMARK_PROBE_ASK_SCHEMA`, default `probe_ask`.
-        public var schema = "probe_ask"
+        package var schema = "probe_ask"
         /// `HALLMARK_PROBE_ASK_RESEND_MS`, default 2000.
-        public var resendAfter: Duration = .seconds(2)
+        package var resendAfter: Duration = .seconds(2)
         /// `HALLMARK_PROBE_ASK_GIVE_UP_MS`, default 30000.
-        public var giveUpAfter: Duration = .seconds(30)
+        package var giveUpAfter: Duration = .seconds(30)
 
-        public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> Configuration {
+        package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> Configuration {
             let s = Settings(env)
             var c = Configuration()
             c.input = try s.topic("HALLMARK_PROBE_ASK_INPUT", default: c.input)
@@ -39,13 +39,13 @@ public enum ProbeAskService {
         }
     }
 
-    public static func definition(_ c: Configuration) -> ServiceRunner.Definition {
+    package static func definition(_ c: Configuration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(
             service: "probe-ask", topics: [c.input, c.requests, c.replies, c.answers], schema: c.schema,
             migrations: [PendingRequests.migration(schema: c.schema)])
     }
 
-    public static func services(_ c: Configuration, context: ServiceContext) throws -> [any Service] {
+    package static func services(_ c: Configuration, context: ServiceContext) throws -> [any Service] {
         guard let database = context.database else {
             throw ConfigurationError(variable: "HALLMARK_POSTGRES_URL", reason: "is needed")
         }

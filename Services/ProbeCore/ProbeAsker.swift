@@ -7,39 +7,39 @@ import HallmarkRuntime
 /// request) is recorded as pending, in the ask's own transaction, and becomes a request to
 /// another stage (the probe), carrying a correlation id and this pair's reply topic.
 /// ``ProbeReplyJoiner`` joins the replies; the retrier re-sends and gives up.
-public struct ProbeAsker: TransactionalStageProcessor {
-    public typealias Prepared = ProbeProcessor.Prepared
+package struct ProbeAsker: TransactionalStageProcessor {
+    package typealias Prepared = ProbeProcessor.Prepared
 
     let pending: PendingRequests
     let requestTopic: String
     let replyTopic: String
 
-    public init(pending: PendingRequests, requestTopic: String, replyTopic: String) {
+    package init(pending: PendingRequests, requestTopic: String, replyTopic: String) {
         self.pending = pending
         self.requestTopic = requestTopic
         self.replyTopic = replyTopic
     }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         ProbeProcessor.Prepared(message: message, request: try message.decode(ProbeRequest.self))
     }
 
-    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
         var verdicts: [StageVerdict] = []
         for ask in batch {
             let id = ask.message.header.id
             // Derived from the ask: a redelivered ask makes the same request.
             let correlation = MessageID.derived(from: id, "ask-correlation")
-            let request = ProbeRequest(
-                id: MessageID.derived(from: id, "ask-request"), producedAt: Timestamp.now(),
-                n: ask.request.n, correlationID: correlation, replyTo: replyTopic)
+            let request = Message(
+                ProbeRequest(n: ask.request.n), id: MessageID.derived(from: id, "ask-request"),
+                correlationID: correlation.text, replyTo: replyTopic)
             let output = try StageOutput.json(topic: requestTopic, key: ask.message.key, request)
             let state = ProbeAskState(askID: id, n: ask.request.n, key: ask.message.key)
             verdicts.append(
                 .outputs([
                     try await pending.record(
-                        output, correlationID: UUID(text: correlation)!,
+                        output, correlationID: correlation.uuid,
                         context: state, on: connection)
                 ]))
         }
@@ -49,7 +49,7 @@ public struct ProbeAsker: TransactionalStageProcessor {
 
 /// What the asker remembers of an ask while its request is pending.
 struct ProbeAskState: Codable, Sendable {
-    let askID: String
+    let askID: MessageID
     let n: Int
     let key: String?
 }

@@ -13,9 +13,9 @@ import HallmarkRuntime
 ///
 /// `probe.effects` has no unique constraint on purpose: that each message's effect appears
 /// once is the runtime's inbox doing its job.
-public struct ProbeProcessor: StageProcessor {
+package struct ProbeProcessor: StageProcessor {
     /// The probe's tables in `schema`.
-    public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
+    package static func migrations(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
                 version: 1, name: "effects",
@@ -37,7 +37,7 @@ public struct ProbeProcessor: StageProcessor {
     }
 
     /// One request after phase 1.
-    public struct Prepared: Sendable {
+    package struct Prepared: Sendable {
         let message: StageMessage
         let request: ProbeRequest
     }
@@ -48,9 +48,9 @@ public struct ProbeProcessor: StageProcessor {
     let schema: String
     /// The reference stage runs every unit of work: with a transaction per message or per
     /// batch it records each effect in it; without one (`.none`) it writes none.
-    public let unitOfWork: StageUnitOfWork
+    package let unitOfWork: StageUnitOfWork
 
-    public init(
+    package init(
         outputTopic: String, instance: String, schema: String = "probe", delay: Duration = .zero,
         unitOfWork: StageUnitOfWork = .none
     ) {
@@ -61,7 +61,7 @@ public struct ProbeProcessor: StageProcessor {
         self.unitOfWork = unitOfWork
     }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         let request = try message.decode(ProbeRequest.self)
         if request.fail == "always" { throw ProbeFailure() }
         if request.fail == "reject" { throw StageRejection(RejectionReason("probe_rejected"), "asked to") }
@@ -71,7 +71,7 @@ public struct ProbeProcessor: StageProcessor {
         return Prepared(message: message, request: request)
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         var verdicts: [StageVerdict] = []
         for item in batch {
             let message = item.message
@@ -79,12 +79,13 @@ public struct ProbeProcessor: StageProcessor {
                 try await connection.execute(
                     """
                     INSERT INTO \(unescaped: schema).effects (message_id, n, instance, key)
-                    VALUES (\(UUID(text: message.header.id)!), \(item.request.n), \(instance), \(message.key))
+                    VALUES (\(message.header.id.uuid), \(item.request.n), \(instance), \(message.key))
                     """)
             }
-            let result = ProbeResult(
-                id: message.resultID, producedAt: Timestamp.now(),
-                correlationID: message.correlationID, n: item.request.n, instance: instance)
+            // A probe result carries no request id (its schema has none).
+            let result = Message(
+                ProbeResult(n: item.request.n, instance: instance), id: message.resultID,
+                correlationID: message.correlationID)
             verdicts.append(.outputs([try .json(topic: message.replyTopic(or: outputTopic), key: message.key, result)]))
         }
         return verdicts

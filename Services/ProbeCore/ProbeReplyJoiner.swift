@@ -8,37 +8,37 @@ import Metrics
 /// to its pending request by `correlation_id` in the reply's transaction, and answers the
 /// original ask. A reply that joins nothing (late, after the request was given up, or a
 /// duplicate) is counted and produces nothing.
-public struct ProbeReplyJoiner: TransactionalStageProcessor {
-    public typealias Prepared = (message: StageMessage, reply: ProbeResult)
+package struct ProbeReplyJoiner: TransactionalStageProcessor {
+    package typealias Prepared = (message: StageMessage, reply: Message<ProbeResult>)
 
     let pending: PendingRequests
     let answerTopic: String
     let instance: String
     let unmatched: Counter
 
-    public init(pending: PendingRequests, answerTopic: String, instance: String) {
+    package init(pending: PendingRequests, answerTopic: String, instance: String) {
         self.pending = pending
         self.answerTopic = answerTopic
         self.instance = instance
         unmatched = Counter(label: "hallmark_requests_unmatched_replies_total", dimensions: [("service", "probe")])
     }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
-        (message, try message.decode(ProbeResult.self))
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        (message, try message.decode(Message<ProbeResult>.self))
     }
 
     /// One transaction for a whole batch.
-    public var unitOfWork: StageUnitOfWork { .perBatch }
+    package var unitOfWork: StageUnitOfWork { .perBatch }
 
-    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
-        let ids = batch.compactMap { UUID(text: $0.reply.correlationID) }
+        let ids = batch.compactMap { $0.reply.correlationID.flatMap { UUID(text: $0) } }
         let joined = try await pending.take(ids, on: connection)
         return try batch.map { item in
-            guard let id = UUID(text: item.reply.correlationID), let request = joined[id] else {
+            guard let id = item.reply.correlationID.flatMap({ UUID(text: $0) }), let request = joined[id] else {
                 unmatched.increment()
                 transaction.logger.info(
-                    "reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID)"])
+                    "reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID ?? "-")"])
                 return .outputs([])
             }
             let state = try request.context(as: ProbeAskState.self)
@@ -48,9 +48,9 @@ public struct ProbeReplyJoiner: TransactionalStageProcessor {
 
     /// The answer to an ask: its `n` back, or the typed outcome of a request given up.
     static func answer(_ state: ProbeAskState, instance: String, topic: String, outcome: String? = nil) throws -> StageOutput {
-        let answer = ProbeResult(
-            id: MessageID.derived(from: state.askID, "ask-answer"), producedAt: Timestamp.now(),
-            correlationID: state.askID, n: state.n, instance: instance, outcome: outcome)
+        let answer = Message(
+            ProbeResult(n: state.n, instance: instance, outcome: outcome),
+            id: MessageID.derived(from: state.askID, "ask-answer"), correlationID: state.askID.text)
         return try .json(topic: topic, key: state.key, answer)
     }
 }

@@ -8,21 +8,21 @@ import HallmarkRuntime
 /// `writer_items` by anyone are appended to `writer_log` at consecutive positions, one batch at a
 /// time, and each batch ends in a "checkpoint" (a probe result whose `n` is the log's size) on
 /// the output topic. Tests kill leaders under load and check the log stays gap- and duplicate-free.
-public struct ProbeSequence: OrderedWriterLog {
-    public typealias Item = Int64
+package struct ProbeSequence: OrderedWriterLog {
+    package typealias Item = Int64
 
     let schema: String
     let output: String
     let instance: String
 
-    public init(schema: String, output: String, instance: String) {
+    package init(schema: String, output: String, instance: String) {
         self.schema = schema
         self.output = output
         self.instance = instance
     }
 
     /// The reference log's tables.
-    public static func migrations(schema: String) -> [PostgresMigrations.Migration] {
+    package static func migrations(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
                 version: 1, name: "writer_log",
@@ -41,7 +41,7 @@ public struct ProbeSequence: OrderedWriterLog {
         ] + OrderedWriter<ProbeSequence>.migrations(schema: schema)
     }
 
-    public func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int64] {
+    package func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int64] {
         try await connection.query(
             """
             SELECT item_id FROM \(unescaped: schema).writer_items ORDER BY enqueued_at, item_id LIMIT \(limit)
@@ -49,8 +49,9 @@ public struct ProbeSequence: OrderedWriterLog {
         ).map { try $0.column(0, as: Int64.self) }
     }
 
-    public func append(_ items: [Int64], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
-    {
+    package func append(
+        _ items: [Int64], at position: Int64, on connection: PostgresConnection
+    ) async throws -> OrderedWriterBatch {
         try await connection.execute(
             """
             INSERT INTO \(unescaped: schema).writer_log (position, item_id, written_by)
@@ -62,9 +63,9 @@ public struct ProbeSequence: OrderedWriterLog {
             DELETE FROM \(unescaped: schema).writer_items WHERE item_id = ANY(\(PostgresArray(items)))
             """)
         let size = position + Int64(items.count)
-        let checkpoint = ProbeResult(
-            id: MessageID.derived(from: "\(schema)", "checkpoint-\(size)"), producedAt: Timestamp.now(),
-            correlationID: "checkpoint-\(position)", n: Int(size), instance: instance)
+        let checkpoint = Message(
+            ProbeResult(n: Int(size), instance: instance), id: MessageID.derived(from: "\(schema)", "checkpoint-\(size)"),
+            correlationID: "checkpoint-\(position)")
         return OrderedWriterBatch(appended: items.count, outputs: [try .json(topic: output, key: schema, checkpoint)])
     }
 }

@@ -3,10 +3,10 @@ import HallmarkPostgres
 
 /// The replay table shared by every replica: `(partner id, mac)` pairs accepted within the
 /// timestamp window.
-public struct ReplayStore: Sendable {
-    public let schema: String
+package struct ReplayStore: Sendable {
+    package let schema: String
 
-    public init(schema: String) {
+    package init(schema: String) {
         self.schema = schema
     }
 
@@ -18,7 +18,7 @@ public struct ReplayStore: Sendable {
     /// The stage runs it in the message's transaction, which commits before the verdict is
     /// sent; a concurrent claim of the same key waits on the primary key until that commits
     /// (or rolls back), so exactly one message wins.
-    public func claim(
+    package func claim(
         _ key: ReplayKey, expires: Date, messageID: UUID, on connection: PostgresConnection
     ) async throws
         -> Bool
@@ -27,7 +27,7 @@ public struct ReplayStore: Sendable {
     }
 
     /// The same claim, committed on its own.
-    public func claim(_ key: ReplayKey, expires: Date, messageID: UUID, on pool: PostgresPool) async throws -> Bool {
+    package func claim(_ key: ReplayKey, expires: Date, messageID: UUID, on pool: PostgresPool) async throws -> Bool {
         try await pool.execute(claimQuery(key, expires: expires, messageID: messageID)) == 1
     }
 
@@ -42,7 +42,7 @@ public struct ReplayStore: Sendable {
     }
 
     /// Removes up to `limit` expired entries; returns how many.
-    public func sweep(pool: PostgresPool, limit: Int = 10_000) async throws -> Int {
+    package func sweep(pool: PostgresPool, limit: Int = 10_000) async throws -> Int {
         try await pool.execute(
             """
             DELETE FROM \(unescaped: schema).replay WHERE ctid IN (

@@ -3,8 +3,8 @@ import HallmarkRuntime
 import Logging
 
 /// Removes expired replay entries every interval.
-public enum ReplaySweeper {
-    public static func make(store: ReplayStore, pool: PostgresPool, interval: Duration, logger: Logger) -> PeriodicSweeper {
+package enum ReplaySweeper {
+    package static func make(store: ReplayStore, pool: PostgresPool, interval: Duration, logger: Logger) -> PeriodicSweeper {
         PeriodicSweeper(
             what: "replay", counter: "hallmark_signer_replay_expired_total", service: "signer",
             interval: interval, logger: logger

@@ -7,15 +7,15 @@ import HallmarkSmileID
 
 /// SIGN-1 signing with the signing secret version: stamps the timestamp when the request
 /// has none, then adds the MAC header.
-public struct RequestSigner: Sendable {
+package struct RequestSigner: Sendable {
     let deriver: KeyDeriver
 
-    public init(deriver: KeyDeriver) {
+    package init(deriver: KeyDeriver) {
         self.deriver = deriver
     }
 
     /// The signed headers and the version used. Bad input throws ``StageRejection``.
-    public func sign(
+    package func sign(
         headers: [String: String], body: Data, timestamp: String?, secrets: SecretSet,
         now: Date
     ) async throws -> (headers: [String: String], version: String) {

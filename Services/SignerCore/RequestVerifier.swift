@@ -12,9 +12,9 @@ import HallmarkZip
 /// breaks a rule or a limit the request is `malformed` at once; if it has no
 /// `security_info.json` it is a plain SIGN-1 payload; otherwise SIGN-FILES applies, with the
 /// archive's memory reserved until the MAC is checked.
-public struct RequestVerifier: Sendable {
+package struct RequestVerifier: Sendable {
     /// What the checks concluded.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The MAC is good: `replayKey` is remembered until `expires`.
         case valid(version: String, replayKey: ReplayKey, expires: Date)
         case rejected(VerifyReason)
@@ -31,16 +31,16 @@ public struct RequestVerifier: Sendable {
 
     let deriver: KeyDeriver
     /// ± seconds a timestamp may be from now.
-    public let window: TimeInterval
+    package let window: TimeInterval
     let zips: ZipUploadReader
 
-    public init(deriver: KeyDeriver, window: TimeInterval, zips: ZipUploadReader) {
+    package init(deriver: KeyDeriver, window: TimeInterval, zips: ZipUploadReader) {
         self.deriver = deriver
         self.window = window
         self.zips = zips
     }
 
-    public func verify(headers: [String: String], body: Data, secrets: SecretSet, now: Date) async throws -> Outcome {
+    package func verify(headers: [String: String], body: Data, secrets: SecretSet, now: Date) async throws -> Outcome {
         guard let lower = HeaderMap.lowercased(headers) else { return .rejected(.malformed) }
         if ZipUpload.looksLikeZip(body) {
             let read: ZipUploadReader.Read

@@ -9,9 +9,9 @@ import HallmarkSmileID
 /// own, but runs in the message's transaction, which records it and its result in the inbox:
 /// a redelivery gets its first signature again, and an id used before for other bytes, or on
 /// the verify topic, is answered `id_reused` (DESIGN §2, ids).
-public struct SignProcessor: TransactionalStageProcessor {
+package struct SignProcessor: TransactionalStageProcessor {
     /// A message after phase 1.
-    public enum Prepared: Sendable {
+    package enum Prepared: Sendable {
         case signed(StageMessage, SignResult)
         /// A rejected result given as a request (a chain's earlier stage refused it): its
         /// `upstream_rejected` answer.
@@ -36,16 +36,14 @@ public struct SignProcessor: TransactionalStageProcessor {
     }
 
     /// The sign input, with the carriers it takes.
-    public var inputs: [StageInput] { [StageInput(topic: configuration.signInput, schemas: configuration.signSchemas)] }
+    package var inputs: [StageInput] { [StageInput(topic: configuration.signInput, schemas: configuration.signSchemas)] }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         metrics.recordLag(message, now: now())
         if let reason = RequestCarrier.rejection(in: message.fields) {
-            let result = CarrierRejection<SignResult>.answer(
-                message.resultID, requestID: message.header.id, correlationID: message.correlationID,
+            let result = CarrierRejection<SignResult>(
                 code: RequestCarrier.upstreamRejected, upstreamReason: reason, counting: metrics.signRejections)
-            let key = SignerStages.key(message)
-            return .upstream(try .json(topic: message.replyTopic(or: configuration.signOutput), key: key, result))
+            return .upstream(try message.reply(result, or: configuration.signOutput, key: SignerStages.key(message)))
         }
         let carrier = try message.decode(RequestCarrier.self)
         let (headers, version) = try await signer.sign(
@@ -55,20 +53,16 @@ public struct SignProcessor: TransactionalStageProcessor {
         return .signed(
             message,
             SignResult(
-                id: message.resultID, producedAt: Timestamp.now(),
-                correlationID: message.correlationID, requestID: message.header.id,
                 method: carrier.method, path: carrier.path, headers: headers,
                 bodyB64: carrier.bodyB64, secretVersion: version))
     }
 
-    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         try batch.map { item in
             switch item {
             case .signed(let message, let result):
                 .outputs([
-                    try .json(
-                        topic: message.replyTopic(or: configuration.signOutput),
-                        key: SignerStages.key(message, result.headers), result)
+                    try message.reply(result, or: configuration.signOutput, key: SignerStages.key(message, result.headers))
                 ])
             case .upstream(let answer): .outputs([answer])
             }
@@ -78,10 +72,8 @@ public struct SignProcessor: TransactionalStageProcessor {
     /// A sign request refused with a readable id (a broken envelope or body, too large, an id
     /// already used, failing) is answered on the sign result topic in its rejected form, with
     /// the runtime's code, echoing neither headers nor body.
-    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
-        let result = CarrierRejection<SignResult>.answer(
-            message.resultID, requestID: message.id, correlationID: message.correlationID, code: message.resultReason,
-            counting: metrics.signRejections)
-        return [try .json(topic: message.replyTopic(or: configuration.signOutput), key: message.key, result)]
+    package func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+        let result = CarrierRejection<SignResult>(code: message.resultReason, counting: metrics.signRejections)
+        return [try message.reply(result, or: configuration.signOutput)]
     }
 }

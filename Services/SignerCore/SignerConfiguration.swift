@@ -12,83 +12,83 @@ import Logging
 /// ``SecurityEventSettings`` (`HALLMARK_SIGNER_ALERT_REJECTIONS`, `…_ALERT_WINDOW_SECONDS`,
 /// `…_EVENTS_PER_PARTNER`, `…_EVENTS_PER_WINDOW`), ``OperatorKeys``, the audit index key and
 /// ``PrivacyTopics``. `hallmark config` lists the declared ones with their values.
-public struct SignerConfiguration: Sendable {
-    public var signInput = Variable.signInput.defaultValue
-    public var signOutput = Variable.signOutput.defaultValue
-    public var verifyInput = Variable.verifyInput.defaultValue
-    public var verifyOutput = Variable.verifyOutput.defaultValue
-    public var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
-    public var schema = Variable.schema.defaultValue
+package struct SignerConfiguration: Sendable {
+    package var signInput = Variable.signInput.defaultValue
+    package var signOutput = Variable.signOutput.defaultValue
+    package var verifyInput = Variable.verifyInput.defaultValue
+    package var verifyOutput = Variable.verifyOutput.defaultValue
+    package var securityTopic = StageConfiguration.Variable.securityTopic.defaultValue
+    package var schema = Variable.schema.defaultValue
     /// Secrets and PBKDF2 (`HALLMARK_SIGNER_SECRETS_DIR`, `…_WORKERS`, …).
-    public var keys = SmileIDKeySettings(prefix: "HALLMARK_SIGNER_")
-    public var timestampWindow = TimeInterval(Variable.window.defaultValue)
-    public var sweepInterval = Variable.sweep.defaultValue
+    package var keys = SmileIDKeySettings(prefix: "HALLMARK_SIGNER_")
+    package var timestampWindow = TimeInterval(Variable.window.defaultValue)
+    package var sweepInterval = Variable.sweep.defaultValue
     /// Request carriers taken on the sign input.
-    public var signSchemas = Variable.signSchemas.defaultValue
+    package var signSchemas = Variable.signSchemas.defaultValue
     /// Request carriers taken on the verify input: a sign result is verified as it is.
-    public var verifySchemas = Variable.verifySchemas.defaultValue
+    package var verifySchemas = Variable.verifySchemas.defaultValue
     /// Security event limits, per partner (`HALLMARK_SIGNER_ALERT_REJECTIONS`, …).
-    public var events = SecurityEventSettings()
-    public var maxZipBytes = Variable.maxZipBytes.defaultValue
-    public var maxZipEntries = Variable.maxZipEntries.defaultValue
-    public var zipMemoryBytes = Variable.zipMemoryBytes.defaultValue
-    public var zipWorkers = Variable.zipWorkers.defaultValue
+    package var events = SecurityEventSettings()
+    package var maxZipBytes = Variable.maxZipBytes.defaultValue
+    package var maxZipEntries = Variable.maxZipEntries.defaultValue
+    package var zipMemoryBytes = Variable.zipMemoryBytes.defaultValue
+    package var zipWorkers = Variable.zipWorkers.defaultValue
     /// Operators whose keys may sign privacy requests (`HALLMARK_SIGNER_OPERATOR_KEYS_FILE` or
     /// `…_OPERATOR_KEYS`). With them, an index key and a database, the signer answers privacy
     /// requests about partners.
-    public var operatorKeys = OperatorKeys.none
+    package var operatorKeys = OperatorKeys.none
     /// The audit trail's subject index key (`HALLMARK_SIGNER_INDEX_KEY_FILE` or `…_INDEX_KEY`, b64).
-    public var indexKey: Data?
+    package var indexKey: Data?
     /// Privacy request and answer topics (`HALLMARK_PRIVACY_REQUESTS_TOPIC`, `…_RESULTS_TOPIC`).
-    public var privacy = PrivacyTopics()
+    package var privacy = PrivacyTopics()
     /// The audit trail's copy (`HALLMARK_AUDIT_TOPIC`).
-    public var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
+    package var auditTopic = ServiceRunner.Variable.auditTopic.defaultValue
 
     /// Whether privacy requests are answered (operator keys and an index key are set).
-    public var answersPrivacyRequests: Bool { !operatorKeys.isEmpty && indexKey != nil }
+    package var answersPrivacyRequests: Bool { !operatorKeys.isEmpty && indexKey != nil }
 
     /// The limits every zip upload is held to.
-    public var zipLimits: ZipLimits { ZipLimits(maxEntries: maxZipEntries, maxInflatedBytes: maxZipBytes) }
+    package var zipLimits: ZipLimits { ZipLimits(maxEntries: maxZipEntries, maxInflatedBytes: maxZipBytes) }
 
-    public init() {}
+    package init() {}
 
     /// The signer's own variables, each declared once.
-    public enum Variable {
-        public static let signInput = Setting.topic(
+    package enum Variable {
+        package static let signInput = Setting.topic(
             "HALLMARK_SIGNER_SIGN_INPUT", default: "smileid.sign.requests", doc: "sign requests consumed")
-        public static let signOutput = Setting.topic(
+        package static let signOutput = Setting.topic(
             "HALLMARK_SIGNER_SIGN_OUTPUT", default: "smileid.sign.results", doc: "sign results produced")
-        public static let verifyInput = Setting.topic(
+        package static let verifyInput = Setting.topic(
             "HALLMARK_SIGNER_VERIFY_INPUT", default: "smileid.verify.requests",
             doc: "verify requests consumed (not the sign input)")
-        public static let verifyOutput = Setting.topic(
+        package static let verifyOutput = Setting.topic(
             "HALLMARK_SIGNER_VERIFY_OUTPUT", default: "smileid.verify.results", doc: "verify results produced")
-        public static let schema = Setting.identifier(
+        package static let schema = Setting.identifier(
             "HALLMARK_SIGNER_SCHEMA", default: "signer", doc: "PostgreSQL schema (inbox, replay table)")
-        public static let window = Setting.integer(
+        package static let window = Setting.integer(
             "HALLMARK_SIGNER_WINDOW_SECONDS", default: 300, in: 1...(100 * 366 * 86_400),
             doc: "timestamp window (±) and replay memory, in seconds")
-        public static let sweep = Setting.seconds(
+        package static let sweep = Setting.seconds(
             "HALLMARK_SIGNER_SWEEP_SECONDS", default: .seconds(30), in: 1...86_400,
             doc: "how often expired replay entries are removed")
-        public static let maxZipBytes = Setting.integer(
+        package static let maxZipBytes = Setting.integer(
             "HALLMARK_SIGNER_MAX_ZIP_BYTES", default: 64 << 20, in: 1...(1 << 30),
             doc: "bytes one zip upload may inflate to, all entries together")
-        public static let maxZipEntries = Setting.integer(
+        package static let maxZipEntries = Setting.integer(
             "HALLMARK_SIGNER_MAX_ZIP_ENTRIES", default: 256, in: 1...65_535, doc: "entries one zip upload may have")
-        public static let zipMemoryBytes = Setting.integer(
+        package static let zipMemoryBytes = Setting.integer(
             "HALLMARK_SIGNER_ZIP_MEMORY_BYTES", default: 256 << 20, in: 1...(1 << 40),
             doc: "memory all zip uploads in flight may hold together; at least 4/3 of the zip limit")
-        public static let zipWorkers = Setting.integer(
+        package static let zipWorkers = Setting.integer(
             "HALLMARK_SIGNER_ZIP_WORKERS", default: 1, in: 1...64, doc: "threads that inflate zips and MAC them")
-        public static let signSchemas = Setting.requestCarriers(
+        package static let signSchemas = Setting.requestCarriers(
             "HALLMARK_SIGNER_SIGN_SCHEMAS", default: [SignRequest.schemaName], doc: "schemas taken on the sign input")
-        public static let verifySchemas = Setting.requestCarriers(
+        package static let verifySchemas = Setting.requestCarriers(
             "HALLMARK_SIGNER_VERIFY_SCHEMAS", default: [VerifyRequest.schemaName, SignResult.schemaName],
             doc: "schemas taken on the verify input")
 
         /// Every variable, in the order `hallmark config` lists them.
-        public static var all: [SettingDescription] {
+        package static var all: [SettingDescription] {
             own + SmileIDKeySettings.Variables(prefix: "HALLMARK_SIGNER_").all
                 + SecurityEventSettings.Variables(prefix: "HALLMARK_SIGNER_", subject: "PARTNER").all
                 + OperatorKeys.variable(prefix: "HALLMARK_SIGNER").all
@@ -106,7 +106,7 @@ public struct SignerConfiguration: Sendable {
     }
 
     /// Reads the variables over the defaults; a malformed value throws, naming the variable.
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SignerConfiguration {
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> SignerConfiguration {
         let settings = Settings(env)
         var c = SignerConfiguration()
         c.signInput = try settings.value(Variable.signInput)
@@ -143,7 +143,7 @@ public struct SignerConfiguration: Sendable {
 
     /// The zip reader for these settings: its budget, and its worker pool (a `Service` to run
     /// beside the stage; without that, its threads start with the first zip).
-    public func zipReader(service: String, logger: Logger) -> ZipUploadReader {
+    package func zipReader(service: String, logger: Logger) -> ZipUploadReader {
         ZipUploadReader(
             limits: zipLimits, budget: ZipMemoryBudget(capacity: zipMemoryBytes, service: service),
             pool: ZipWorkerPool(workers: zipWorkers, logger: logger), service: service, logger: logger)

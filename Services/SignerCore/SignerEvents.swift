@@ -37,13 +37,13 @@ struct SignerEvents: Sendable {
     private func event(
         _ message: StageMessage, _ kind: SecurityEvent.Kind, reason: VerifyReason,
         partner: String
-    ) -> SecurityEvent {
+    ) -> Message<SecurityEvent> {
         metrics.securityEvents.increment()
-        return SecurityEvent(
-            id: MessageID.derived(from: message.header.id, "security-\(kind.rawValue)"),
-            producedAt: Timestamp.now(), service: "signer", instance: instance, event: kind,
-            severity: .warning, requestId: message.header.id, reason: reason.rawValue,
+        let event = SecurityEvent(
+            service: "signer", instance: instance, event: kind, severity: .warning, reason: reason.rawValue,
             partnerID: Self.partnerID(partner))
+        let id = MessageID.derived(from: message.header.id, "security-\(kind.rawValue)")
+        return Message(event, id: id, requestID: message.header.id)
     }
 
     /// The summary event of a window's suppressed events: one partner's, or all partners'.
@@ -51,11 +51,11 @@ struct SignerEvents: Sendable {
         metrics.securityEvents.increment()
         let start = Int64((s.windowStart.timeIntervalSince1970 * 1000).rounded(.down))
         let event = SecurityEvent(
-            id: MessageID.derived(from: "\(instance)/\(s.subject.map { "p:\($0)" } ?? "all")/\(start)", "events-suppressed"),
-            producedAt: Timestamp.now(), service: "signer", instance: instance, event: .eventsSuppressed,
-            severity: .warning, reason: s.subject == nil ? "service_limit" : "partner_limit", count: s.count,
+            service: "signer", instance: instance, event: .eventsSuppressed, severity: .warning,
+            reason: s.subject == nil ? "service_limit" : "partner_limit", count: s.count,
             partnerID: s.subject.flatMap(Self.partnerID), windowSeconds: windowSeconds)
-        return try .json(topic: topic, key: s.subject.flatMap(Self.partnerID), event)
+        let id = MessageID.derived(from: "\(instance)/\(s.subject.map { "p:\($0)" } ?? "all")/\(start)", "events-suppressed")
+        return try .json(topic: topic, key: s.subject.flatMap(Self.partnerID), Message(event, id: id))
     }
 
     /// The partner id as events carry it: only one the signer can key on (1–128 printable

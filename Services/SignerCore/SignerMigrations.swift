@@ -2,10 +2,10 @@ import HallmarkPostgres
 import HallmarkRuntime
 
 /// The signer's tables (the runtime's inbox is version 0), and the runtime's audit trail.
-public enum SignerMigrations {
+package enum SignerMigrations {
     /// `replay`: MACs accepted within the window, by partner. A MAC is not a secret; no
     /// secret is ever stored in the database.
-    public static func all(schema: String) -> [PostgresMigrations.Migration] {
+    package static func all(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
                 version: 1, name: "replay",

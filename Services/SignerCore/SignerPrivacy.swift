@@ -12,19 +12,19 @@ import HallmarkRuntime
 /// An erasure cannot delete replay records inside their window (they are what refuses a
 /// replayed request); it answers them as retained `replay_window` until the last expires,
 /// when the ``ReplaySweeper`` deletes them.
-public struct SignerPrivacy: PrivacyHolder {
-    public let audit: AuditTrail
+package struct SignerPrivacy: PrivacyHolder {
+    package let audit: AuditTrail
     /// The signer's schema (its audit trail's).
     var schema: String { audit.schema }
 
     /// - Parameter audit: the signer's trail, whose schema holds the tables.
-    public init(audit: AuditTrail) {
+    package init(audit: AuditTrail) {
         self.audit = audit
     }
 
-    public var subjectTypes: Set<PrivacyRequest.SubjectType> { [.partnerID] }
+    package var subjectTypes: Set<PrivacyRequest.SubjectType> { [.partnerID] }
 
-    public func export(
+    package func export(
         _ type: PrivacyRequest.SubjectType, _ partner: String,
         on connection: PostgresConnection
     ) async throws -> [PrivacyResult.ExportRecord] {
@@ -44,7 +44,7 @@ public struct SignerPrivacy: PrivacyHolder {
         return replay + (try await audit.entries(about: partner, type: .partnerID, on: connection))
     }
 
-    public func erase(
+    package func erase(
         _ type: PrivacyRequest.SubjectType, _ partner: String,
         on connection: PostgresConnection
     ) async throws -> PrivacyErasure {

@@ -8,9 +8,9 @@ import ServiceLifecycle
 
 /// Builds the signer's services from a ``ServiceContext``: the PBKDF2 pool, the SIGHUP
 /// secret reloader, the replay sweeper and its two stages (``SignerStages``).
-public enum SignerService {
+package enum SignerService {
     /// Topics, schema and migrations for ``ServiceRunner``.
-    public static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
+    package static func definition(_ c: SignerConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(
             service: "signer",
             topics: [c.signInput, c.signOutput, c.verifyInput, c.verifyOutput, c.securityTopic]
@@ -18,7 +18,7 @@ public enum SignerService {
             schema: c.schema, migrations: SignerMigrations.all(schema: c.schema))
     }
 
-    public static func services(_ c: SignerConfiguration, context: ServiceContext) throws -> [any Service] {
+    package static func services(_ c: SignerConfiguration, context: ServiceContext) throws -> [any Service] {
         // Signing secret versions added, retired or made current go into the audit trail, at
         // start and at every SIGHUP reload.
         let (reloads, reloaded) = AsyncStream.makeStream(of: [KeySet].self, bufferingPolicy: .bufferingNewest(1))

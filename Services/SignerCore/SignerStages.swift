@@ -11,13 +11,13 @@ import Logging
 /// ``VerifyProcessor`` on the verify input. Each runs as a stage and consumer group of its own,
 /// so each scales and lags on its own; both record their messages in the one inbox of the
 /// signer's schema, so an id used on one topic is `id_reused` on the other.
-public struct SignerStages: Sendable {
-    public let sign: SignProcessor
-    public let verify: VerifyProcessor
+package struct SignerStages: Sendable {
+    package let sign: SignProcessor
+    package let verify: VerifyProcessor
 
     /// `zips` reads zip uploads (its pool is a service to run beside the stages); by default
     /// one is made from `configuration`.
-    public init(
+    package init(
         configuration: SignerConfiguration, secrets: SecretStore, deriver: KeyDeriver, instance: String,
         zips: ZipUploadReader? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {

@@ -7,14 +7,12 @@ extension VerifyProcessor {
     /// used on the sign topic or for other bytes, failing) is answered `rejected` on the verify
     /// result topic with the runtime's code (`malformed`, `oversized`, `id_reused`,
     /// `processing_failed`), echoing neither headers nor body.
-    public func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
+    package func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
         let reason = VerifyReason(rawValue: message.resultReason) ?? .malformed
         let result = VerifyResult(
-            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-            requestID: message.id, reason: reason, secretVersion: nil, method: nil, path: nil,
-            headers: [:], bodyB64: "")
+            reason: reason, secretVersion: nil, method: nil, path: nil, headers: [:], bodyB64: "")
         metrics.rejected[reason]?.increment()
-        return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+        return [try message.reply(result, or: configuration.verifyOutput)]
     }
 
     /// A verify request that breaks its schema (a header name that is no token, a partner id
@@ -23,23 +21,21 @@ extension VerifyProcessor {
     /// schema takes them; otherwise the verdict carries no headers and no body. A sign request
     /// that breaks its schema is answered by ``SignProcessor/answer(refused:)``, after its
     /// rejected record.
-    public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
+    package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         func verdict(echoing echo: Bool) -> VerifyResult {
             let headers = echo ? message.fields["headers"]?.object?.compactMapValues(\.string) ?? [:] : [:]
             return VerifyResult(
-                id: message.resultID, producedAt: Timestamp.now(),
-                correlationID: message.correlationID, requestID: message.header.id, reason: .malformed,
-                secretVersion: nil, method: echo ? message.fields["method"]?.string : nil,
+                reason: .malformed, secretVersion: nil, method: echo ? message.fields["method"]?.string : nil,
                 path: echo ? message.fields["path"]?.string : nil, headers: headers,
                 bodyB64: echo ? message.fields["body_b64"]?.string ?? "" : "")
         }
         var result = verdict(echoing: true)
         if let schema = MessageSchemas.schema(VerifyResult.schemaName),
-            schema.validate(try JSONReader.parse(JSONCoding.encode(result))) != nil
+            schema.validate(try JSONReader.parse(JSONCoding.encode(message.answer(result)))) != nil
         {
             result = verdict(echoing: false)
         }
         metrics.rejected[.malformed]?.increment()
-        return [try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: message.key, result)]
+        return [try message.reply(result, or: configuration.verifyOutput)]
     }
 }

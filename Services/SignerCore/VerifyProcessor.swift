@@ -10,9 +10,9 @@ import HallmarkSmileID
 /// transaction, which also records the message and its verdict in the inbox: the verdict is
 /// sent only after the claim committed, so a copy of the request on another replica can never
 /// be accepted too, and a redelivery gets the recorded verdict, never a second one.
-public struct VerifyProcessor: TransactionalStageProcessor {
+package struct VerifyProcessor: TransactionalStageProcessor {
     /// A message after phase 1.
-    public enum Prepared: Sendable {
+    package enum Prepared: Sendable {
         case verified(StageMessage, RequestCarrier, RequestVerifier.Outcome)
         /// A rejected result given as a request: its `upstream_rejected` verdict.
         case upstream(StageOutput)
@@ -42,18 +42,16 @@ public struct VerifyProcessor: TransactionalStageProcessor {
     }
 
     /// The verify input, with the carriers it takes (a sign result can be verified as it is).
-    public var inputs: [StageInput] { [StageInput(topic: configuration.verifyInput, schemas: configuration.verifySchemas)] }
+    package var inputs: [StageInput] { [StageInput(topic: configuration.verifyInput, schemas: configuration.verifySchemas)] }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         metrics.recordLag(message, now: now())
         if let reason = RequestCarrier.rejection(in: message.fields) {
             metrics.rejected[.upstreamRejected]?.increment()
             let result = VerifyResult(
-                id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                requestID: message.header.id, reason: .upstreamRejected, secretVersion: nil, method: nil,
-                path: nil, headers: [:], bodyB64: "", upstreamReason: reason)
-            let key = SignerStages.key(message)
-            return .upstream(try .json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result))
+                reason: .upstreamRejected, secretVersion: nil, method: nil, path: nil, headers: [:], bodyB64: "",
+                upstreamReason: reason)
+            return .upstream(try message.reply(result, or: configuration.verifyOutput, key: SignerStages.key(message)))
         }
         let carrier = try message.decode(RequestCarrier.self)
         let outcome = try await verifier.verify(
@@ -61,7 +59,7 @@ public struct VerifyProcessor: TransactionalStageProcessor {
         return .verified(message, carrier, outcome)
     }
 
-    public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         var verdicts: [StageVerdict] = []
         for item in batch {
             switch item {
@@ -85,17 +83,16 @@ public struct VerifyProcessor: TransactionalStageProcessor {
         case .rejected(let reason):
             verdict = (reason, nil)
         case .valid(let version, let replayKey, let expires):
-            let id = UUID(text: message.header.id)!
-            let fresh = try await replay.claim(replayKey, expires: expires, messageID: id, on: transaction.connection)
+            let fresh = try await replay.claim(
+                replayKey, expires: expires, messageID: message.header.id.uuid, on: transaction.connection)
             verdict = fresh ? (nil, version) : (.replay, nil)
         }
         let result = VerifyResult(
-            id: message.resultID, producedAt: Timestamp.now(),
-            correlationID: message.correlationID, requestID: message.header.id, reason: verdict.reason,
-            secretVersion: verdict.version, method: carrier.method, path: carrier.path, headers: carrier.headers,
+            reason: verdict.reason, secretVersion: verdict.version, method: carrier.method, path: carrier.path,
+            headers: carrier.headers,
             bodyB64: carrier.bodyB64)
         let key = SignerStages.key(message, carrier.headers)
-        var outputs = [try StageOutput.json(topic: message.replyTopic(or: configuration.verifyOutput), key: key, result)]
+        var outputs = [try message.reply(result, or: configuration.verifyOutput, key: key)]
         if let reason = verdict.reason {
             metrics.rejected[reason]?.increment()
             let partner = HeaderMap.value(HeaderMap.partner, in: carrier.headers) ?? ""

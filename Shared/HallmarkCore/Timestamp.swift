@@ -8,9 +8,47 @@ import Foundation
 /// final `Z`; years 0001–9999; real calendar dates (no 2025-02-30); no offsets (`+05:30`),
 /// no lower-case `t`/`z`, no leap second, nothing before or after. The JSON Schemas say the
 /// same (`$defs/timestamp`).
-public enum Timestamp {
-    /// The current time, formatted.
-    public static func now() -> String { format(Date()) }
+///
+/// A value is an instant with its text exactly as written, so a message read and written again
+/// keeps its `produced_at` byte for byte (an operator's signature covers it).
+public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The text, exactly as written.
+    public let text: String
+    /// The instant it names.
+    public let date: Date
+
+    /// `text` when it is of the format above; nil otherwise.
+    public init?(_ text: String) {
+        guard let date = Self.parse(text) else { return nil }
+        self.text = text
+        self.date = date
+    }
+
+    /// `date`, written with milliseconds (truncated).
+    public init(_ date: Date) {
+        text = Self.format(date)
+        self.date = Self.parse(text)!
+    }
+
+    /// The current time.
+    public static func now() -> Timestamp { Timestamp(Date()) }
+
+    public var description: String { text }
+
+    /// Reads a string of the format; anything else is a `DecodingError`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let timestamp = Timestamp(try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 UTC timestamp")
+        }
+        self = timestamp
+    }
+
+    /// Writes the text as it was read.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
 
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, truncated).
     public static func format(_ date: Date) -> String {

@@ -12,7 +12,7 @@ import HallmarkCrypto
 /// message). `signature` is b64 of the 64-byte Ed25519 signature of those bytes under the key
 /// `key_id` names. The authority rebuilds the bytes from the members it received, so a member
 /// added, removed or changed after signing breaks the signature.
-public struct AdminCommand: HallmarkMessage, Hashable {
+public struct AdminCommand: MessageBody, Hashable {
     /// The schema name.
     public static let schemaName = "hallmark.authority.admin.v1"
 
@@ -28,9 +28,6 @@ public struct AdminCommand: HallmarkMessage, Hashable {
         case rotateKEK = "rotate_kek"
     }
 
-    public var schema = AdminCommand.schemaName
-    public var id: String
-    public var producedAt: String
     public var command: Action
     public var deviceSerial: String?
     public var tableId: Int?
@@ -41,20 +38,17 @@ public struct AdminCommand: HallmarkMessage, Hashable {
     public var signature: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, command, reason, signature
-        case producedAt = "produced_at"
+        case command, reason, signature
         case deviceSerial = "device_serial"
         case tableId = "table_id"
         case keyID = "key_id"
     }
 
-    /// Creates an unsigned command (see ``signed(keyID:seed:)``).
+    /// Creates an unsigned command (see ``Message/signed(keyID:seed:)``).
     public init(
-        id: String, producedAt: String, command: Action, deviceSerial: String? = nil, tableId: Int? = nil,
+        command: Action, deviceSerial: String? = nil, tableId: Int? = nil,
         reason: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.command = command
         self.deviceSerial = deviceSerial
         self.tableId = tableId
@@ -67,17 +61,5 @@ public struct AdminCommand: HallmarkMessage, Hashable {
         var unsigned = fields
         unsigned["signature"] = nil
         return JSONWriter.write(.object(unsigned))
-    }
-
-    /// This command with `key_id` set and signed by the key pair of `seed` (32 bytes).
-    public func signed(keyID: String, seed: some DataProtocol) throws -> AdminCommand {
-        var command = self
-        command.keyID = keyID
-        command.signature = nil
-        guard case .object(let fields) = try JSONReader.parse(try JSONCoding.encode(command)) else {
-            throw JSONCodingError(path: "(root)", reason: "not an object")
-        }
-        command.signature = Base64.encode(try Ed25519.sign(Self.signedBytes(of: fields), seed: seed))
-        return command
     }
 }

@@ -3,14 +3,15 @@ import HallmarkCore
 import HallmarkCrypto
 
 /// `hallmark.audit.record.v1`: one entry of a service's hash-chained audit trail
-/// (`hallmark.audit`). `hash` is SHA-256 of the canonical JSON of the record without the
-/// envelope members and `hash` (``chainedBytes()``); `previous_hash` is the hash of the
-/// record before (``genesisHash`` for sequence 1). The subject is only a blind index.
-public struct AuditRecord: HallmarkMessage, Hashable {
+/// (`hallmark.audit`). `hash` is SHA-256 of the canonical JSON of the record's message without
+/// the envelope's transport members and `hash` (``Message/chainedBytes()``: its `request_id`
+/// is covered); `previous_hash` is the hash of the record before (``genesisHash`` for
+/// sequence 1). The subject is only a blind index.
+public struct AuditRecord: MessageBody, Hashable {
     public static let schemaName = "hallmark.audit.record.v1"
     /// `previous_hash` of the first record.
     public static let genesisHash = String(repeating: "0", count: 64)
-    /// The members the hash does not cover: the envelope (transport) and the hash itself.
+    /// The members the hash does not cover: the envelope's transport members and the hash.
     static let unchained: Set<String> = ["schema", "id", "produced_at", "correlation_id", "reply_to", "hash"]
 
     /// Who acted.
@@ -44,11 +45,6 @@ public struct AuditRecord: HallmarkMessage, Hashable {
     /// How it ended.
     public enum Outcome: String, Codable, Sendable { case succeeded, rejected, failed }
 
-    public var schema = AuditRecord.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String?
-    public var replyTo: String?
     public var service: String
     /// 1, 2, 3, … per service, without gaps.
     public var sequence: UInt64
@@ -63,8 +59,6 @@ public struct AuditRecord: HallmarkMessage, Hashable {
     /// The subject's keyed blind index, hex (never the subject).
     public var subjectIndex: String?
     public var tableID: Int?
-    /// The command or request that caused it.
-    public var requestID: String?
     public var outcome: Outcome
     /// A reason code (a rejection's, say).
     public var reason: String?
@@ -72,30 +66,28 @@ public struct AuditRecord: HallmarkMessage, Hashable {
     /// key's id): an id, never key material. Only on the three `…_rotation` actions.
     public var keyID: String?
 
-    /// The next record after `previous` (nil for the first), hashed.
+    /// The record after `previous` (nil for the first), not yet hashed
+    /// (``Message/init(chaining:id:producedAt:requestID:)`` hashes it).
     public init(
-        id: String, producedAt: String, service: String, after previous: AuditRecord?, occurredAt: String,
+        service: String, after previous: AuditRecord?, occurredAt: String,
         actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?, subjectIndex: String?,
-        tableID: Int? = nil, requestID: String?, outcome: Outcome, reason: String? = nil,
-        keyID: String? = nil
-    ) throws {
-        try self.init(
-            id: id, producedAt: producedAt, service: service, following: previous?.sequence ?? 0,
+        tableID: Int? = nil, outcome: Outcome, reason: String? = nil, keyID: String? = nil
+    ) {
+        self.init(
+            service: service, following: previous?.sequence ?? 0,
             previousHash: previous?.hash ?? Self.genesisHash, occurredAt: occurredAt, actor: actor,
             actorKeyID: actorKeyID, action: action, subjectType: subjectType, subjectIndex: subjectIndex,
-            tableID: tableID, requestID: requestID, outcome: outcome, reason: reason, keyID: keyID)
+            tableID: tableID, outcome: outcome, reason: reason, keyID: keyID)
     }
 
     /// The record after the one numbered `sequence` whose hash is `previousHash` (0 and
-    /// ``genesisHash`` for the first), hashed.
+    /// ``genesisHash`` for the first), not yet hashed.
     public init(
-        id: String, producedAt: String, service: String, following sequence: UInt64, previousHash: String,
+        service: String, following sequence: UInt64, previousHash: String,
         occurredAt: String, actor: Actor, actorKeyID: String?, action: Action, subjectType: SubjectType?,
-        subjectIndex: String?, tableID: Int? = nil, requestID: String?, outcome: Outcome,
+        subjectIndex: String?, tableID: Int? = nil, outcome: Outcome,
         reason: String? = nil, keyID: String? = nil
-    ) throws {
-        self.id = id
-        self.producedAt = producedAt
+    ) {
         self.service = service
         self.sequence = sequence + 1
         self.previousHash = previousHash
@@ -107,44 +99,19 @@ public struct AuditRecord: HallmarkMessage, Hashable {
         self.subjectType = subjectType
         self.subjectIndex = subjectIndex
         self.tableID = tableID
-        self.requestID = requestID
         self.outcome = outcome
         self.reason = reason
         self.keyID = keyID
-        hash = try computedHash()
-    }
-
-    /// The bytes `hash` covers.
-    public func chainedBytes() throws(JSONCodingError) -> [UInt8] {
-        try CanonicalSigning.bytes(of: self, without: Self.unchained)
-    }
-
-    /// SHA-256 of ``chainedBytes()``, hex.
-    public func computedHash() throws(JSONCodingError) -> String { Hex.encode(SHA256Hash.digest(try chainedBytes())) }
-
-    /// The position of the first record that breaks the chain (edited, inserted, deleted or
-    /// out of order), or nil when `records` (sorted by sequence, from 1) is intact.
-    public static func firstBreak(in records: [AuditRecord]) -> Int? {
-        var previous = genesisHash
-        for (i, r) in records.enumerated() {
-            guard r.sequence == UInt64(i + 1), r.previousHash == previous, (try? r.computedHash()) == r.hash else { return i }
-            previous = r.hash
-        }
-        return nil
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, service, sequence, hash, actor, action, outcome, reason
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case replyTo = "reply_to"
+        case service, sequence, hash, actor, action, outcome, reason
         case previousHash = "previous_hash"
         case occurredAt = "occurred_at"
         case actorKeyID = "actor_key_id"
         case subjectType = "subject_type"
         case subjectIndex = "subject_index"
         case tableID = "table_id"
-        case requestID = "request_id"
         case keyID = "key_id"
     }
 }

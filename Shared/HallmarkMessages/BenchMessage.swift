@@ -1,10 +1,7 @@
 /// `hallmark.bench.v1`: what `hallmark bench kafka` sends through an echo stage.
-public struct BenchMessage: HallmarkMessage, Equatable {
+public struct BenchMessage: MessageBody, Equatable {
     public static let schemaName = "hallmark.bench.v1"
 
-    public var schema = BenchMessage.schemaName
-    public var id: String
-    public var producedAt: String
     /// A sequence number (-1 for the warm-up message).
     public var n: Int
     /// The sender's monotonic clock in nanoseconds; 0 when not timed.
@@ -12,17 +9,14 @@ public struct BenchMessage: HallmarkMessage, Equatable {
     /// `x` characters up to the chosen message size.
     public var pad: String
 
-    public init(id: String, producedAt: String, n: Int, sentNs: UInt64, pad: String) {
-        self.id = id
-        self.producedAt = producedAt
+    public init(n: Int, sentNs: UInt64, pad: String) {
         self.n = n
         self.sentNs = sentNs
         self.pad = pad
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, n, pad
-        case producedAt = "produced_at"
+        case n, pad
         case sentNs = "sent_ns"
     }
 }

@@ -6,17 +6,10 @@ import HallmarkCore
 /// readable id is answered on its stage's result topic too).
 ///
 /// `Result` names the schema: `CarrierRejection<SignResult>` is a rejected sign result.
-public struct CarrierRejection<Result: RejectableResult>: HallmarkMessage, Equatable {
+public struct CarrierRejection<Result: RejectableResult>: MessageBody, Equatable {
     /// The result's schema: a rejection is one of its forms.
     public static var schemaName: String { Result.schemaName }
 
-    public var schema = Result.schemaName
-    public var id: String
-    public var producedAt: String
-    /// The request's `correlation_id`, or its `id` when it had none.
-    public var correlationID: String
-    /// The request's id, exactly as written.
-    public var requestID: String
     public var status = "rejected"
     /// A code the result's schema lists (`malformed`, `oversized`, `id_reused`, …).
     public var reason: Result.RejectionReason
@@ -24,28 +17,21 @@ public struct CarrierRejection<Result: RejectableResult>: HallmarkMessage, Equat
     public var upstreamReason: String?
 
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, reason: Result.RejectionReason,
+        reason: Result.RejectionReason,
         upstreamReason: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.reason = reason
         self.upstreamReason = upstreamReason
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, reason
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case status, reason
         case upstreamReason = "upstream_reason"
     }
 }
 
 /// A result with a rejected form: its schema lists the reasons it can carry.
-public protocol RejectableResult: HallmarkMessage {
+public protocol RejectableResult: MessageBody {
     associatedtype RejectionReason: CarrierRejectionReason
 }
 

@@ -1,13 +1,8 @@
 /// `hallmark.checkpoint.v1`: a signed BM-LOG checkpoint (`birthmark.checkpoints`), published
 /// after each batch the log appends.
-public struct Checkpoint: HallmarkMessage, Hashable {
+public struct Checkpoint: MessageBody, Hashable {
     public static let schemaName = "hallmark.checkpoint.v1"
 
-    public var schema = Checkpoint.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String?
-    public var replyTo: String?
     public var treeSize: UInt64
     /// The RFC 6962 root, hex.
     public var rootHash: String
@@ -18,9 +13,7 @@ public struct Checkpoint: HallmarkMessage, Hashable {
     /// SHA-256 of the signing public key, hex.
     public var keyID: String
 
-    public init(id: String, producedAt: String, _ signed: SignedCheckpoint) {
-        self.id = id
-        self.producedAt = producedAt
+    public init(_ signed: SignedCheckpoint) {
         treeSize = signed.treeSize
         rootHash = signed.rootHash
         timestamp = signed.timestamp
@@ -34,10 +27,7 @@ public struct Checkpoint: HallmarkMessage, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, signature, timestamp
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case replyTo = "reply_to"
+        case signature, timestamp
         case treeSize = "tree_size"
         case rootHash = "root_hash"
         case keyID = "key_id"

@@ -1,7 +1,7 @@
 /// `hallmark.decrypt.result.v1`: the gateway's answer to a decrypt request. Accepted: the
 /// decrypted request, a request carrier. Rejected: one reason and neither headers nor body,
 /// so it never holds partial plaintext and can never be chained on as a request.
-public struct DecryptResult: HallmarkMessage, Hashable {
+public struct DecryptResult: MessageBody, Hashable {
     public static let schemaName = "hallmark.decrypt.result.v1"
 
     /// `accepted` or `rejected`.
@@ -26,11 +26,6 @@ public struct DecryptResult: HallmarkMessage, Hashable {
         case upstreamRejected = "upstream_rejected"
     }
 
-    public var schema = DecryptResult.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var status: Status
     public var reason: Reason?
     public var method: String?
@@ -44,13 +39,9 @@ public struct DecryptResult: HallmarkMessage, Hashable {
 
     /// An accepted result carrying the decrypted request.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, headers: [String: String],
+        headers: [String: String],
         bodyB64: String, method: String? = nil, path: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         status = .accepted
         self.headers = headers
         self.bodyB64 = bodyB64
@@ -60,23 +51,16 @@ public struct DecryptResult: HallmarkMessage, Hashable {
 
     /// A rejected result.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason,
+        reason: Reason,
         upstreamReason: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         status = .rejected
         self.reason = reason
         self.upstreamReason = reason == .upstreamRejected ? upstreamReason : nil
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, reason, method, path, headers
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case status, reason, method, path, headers
         case bodyB64 = "body_b64"
         case upstreamReason = "upstream_reason"
     }

@@ -1,6 +1,6 @@
 /// `hallmark.e2ee.handshake.result.v1`: the gateway's answer to a handshake: its ephemeral
 /// public key and the session's expiry, or one reason it refused.
-public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
+public struct E2EEHandshakeResult: MessageBody, Hashable {
     public static let schemaName = "hallmark.e2ee.handshake.result.v1"
 
     /// `key_exchange_complete` or `rejected`.
@@ -27,11 +27,6 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
         case processingFailed = "processing_failed"
     }
 
-    public var schema = E2EEHandshakeResult.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var sessionID: String
     public var status: Status
     /// The gateway's ephemeral X25519 public key, base64 (complete only).
@@ -42,13 +37,9 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
 
     /// A completed key exchange.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        sessionID: String,
         gatewayPublicKey: String, expiresAt: String
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.sessionID = sessionID
         status = .keyExchangeComplete
         self.gatewayPublicKey = gatewayPublicKey
@@ -57,33 +48,22 @@ public struct E2EEHandshakeResult: HallmarkMessage, Hashable {
 
     /// A refused handshake.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        sessionID: String,
         reason: Reason
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.sessionID = sessionID
         status = .rejected
         self.reason = reason
     }
 
     /// A closed session (the answer to ``E2EEClose``).
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, closedSessionID: String) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
+    public init(closedSessionID: String) {
         sessionID = closedSessionID
         status = .closed
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, reason
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case status, reason
         case sessionID = "session_id"
         case gatewayPublicKey = "gateway_public_key"
         case expiresAt = "expires_at"

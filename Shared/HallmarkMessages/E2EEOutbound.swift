@@ -2,7 +2,7 @@ import HallmarkCrypto
 
 /// `hallmark.e2ee.outbound.v1`: the encrypted gateway-to-client message to deliver, or one
 /// reason it could not be made.
-public struct E2EEOutbound: HallmarkMessage, Hashable {
+public struct E2EEOutbound: MessageBody, Hashable {
     public static let schemaName = "hallmark.e2ee.outbound.v1"
 
     /// `encrypted` or `rejected`.
@@ -22,11 +22,6 @@ public struct E2EEOutbound: HallmarkMessage, Hashable {
         case processingFailed = "processing_failed"
     }
 
-    public var schema = E2EEOutbound.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var sessionID: String
     public var status: Status
     /// The wire message (encrypted only).
@@ -35,13 +30,9 @@ public struct E2EEOutbound: HallmarkMessage, Hashable {
 
     /// An encrypted message.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        sessionID: String,
         message: InvisoWireMessage
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.sessionID = sessionID
         status = .encrypted
         self.message = message
@@ -49,23 +40,16 @@ public struct E2EEOutbound: HallmarkMessage, Hashable {
 
     /// A refusal.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        sessionID: String,
         reason: Reason
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.sessionID = sessionID
         status = .rejected
         self.reason = reason
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, message, reason
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case status, message, reason
         case sessionID = "session_id"
     }
 }

@@ -1,20 +1,20 @@
 import HallmarkCore
 
-extension E2EEPlaintext {
+extension Message where Body == E2EEPlaintext {
     /// The message bytes: the same as `JSONCoding.encode(self)` (a test holds them equal),
     /// written directly because the gateway answers every inbound message with one.
     public var jsonBytes: [UInt8] {
         var w = JSONObjectWriter()
-        w.string("correlation_id", correlationID)
-        w.number("counter", counter)
-        w.string("id", id)
-        w.string("plaintext_b64", plaintextB64)
-        w.string("produced_at", producedAt)
-        w.string("reason", reason?.rawValue)
-        w.string("request_id", requestID)
-        w.string("schema", schema)
-        w.string("session_id", sessionID)
-        w.string("status", status.rawValue)
+        w.string("correlation_id", header.correlationID)
+        w.number("counter", body.counter)
+        w.string("id", header.id.text)
+        w.string("plaintext_b64", body.plaintextB64)
+        w.string("produced_at", header.producedAt.text)
+        w.string("reason", body.reason?.rawValue)
+        w.string("request_id", header.requestID?.text)
+        w.string("schema", header.schema)
+        w.string("session_id", body.sessionID)
+        w.string("status", body.status.rawValue)
         return w.finish()
     }
 }

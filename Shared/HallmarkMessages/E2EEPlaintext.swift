@@ -1,6 +1,6 @@
 /// `hallmark.e2ee.plaintext.v1`: the gateway's answer to an inbound message: the counter and
 /// the plaintext, or one reason and never any plaintext.
-public struct E2EEPlaintext: HallmarkMessage, Hashable {
+public struct E2EEPlaintext: MessageBody, Hashable {
     public static let schemaName = "hallmark.e2ee.plaintext.v1"
 
     /// `decrypted` or `rejected`.
@@ -25,11 +25,6 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
         case processingFailed = "processing_failed"
     }
 
-    public var schema = E2EEPlaintext.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var sessionID: String
     public var status: Status
     /// The message's counter (decrypted; a rejection may name it too).
@@ -40,13 +35,9 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
 
     /// A decrypted message.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        sessionID: String,
         counter: UInt64, plaintextB64: String
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.sessionID = sessionID
         status = .decrypted
         self.counter = counter
@@ -55,13 +46,9 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
 
     /// A refused message.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, sessionID: String,
+        sessionID: String,
         reason: Reason, counter: UInt64? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.sessionID = sessionID
         status = .rejected
         self.reason = reason
@@ -69,10 +56,7 @@ public struct E2EEPlaintext: HallmarkMessage, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, counter, reason
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case status, counter, reason
         case sessionID = "session_id"
         case plaintextB64 = "plaintext_b64"
     }

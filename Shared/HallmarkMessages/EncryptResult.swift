@@ -47,12 +47,6 @@ public struct EncryptResult: RejectableResult, Hashable {
         case passedThrough(PassthroughReason)
     }
 
-    public var schema = EncryptResult.schemaName
-    public var id: String
-    public var producedAt: String
-    /// The request's `correlation_id`, or its `id` when it had none.
-    public var correlationID: String
-    public var requestID: String
     public var method: String?
     public var path: String?
     /// The request's headers, with the ENC-1 headers added when encrypted.
@@ -66,13 +60,9 @@ public struct EncryptResult: RejectableResult, Hashable {
     public var passthroughReason: PassthroughReason?
 
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, decision: Decision,
+        decision: Decision,
         headers: [String: String], bodyB64: String, method: String? = nil, path: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.headers = headers
         self.bodyB64 = bodyB64
         self.method = method
@@ -93,10 +83,7 @@ public struct EncryptResult: RejectableResult, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, method, path, headers, encrypted
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case method, path, headers, encrypted
         case bodyB64 = "body_b64"
         case requestType = "request_type"
         case passthroughReason = "passthrough_reason"

@@ -1,26 +1,41 @@
 import Foundation
 import HallmarkCore
 
-/// The fields every Hallmark message carries (DESIGN.md §2).
-public struct EnvelopeHeader: Codable, Sendable, Equatable {
+/// The fields every Hallmark message carries (DESIGN.md §2, `proto-json/common/envelope.json`):
+/// one type for every message, typed, with the id and the time as written.
+public struct EnvelopeHeader: Codable, Sendable, Hashable {
     /// The message type and version, e.g. `hallmark.sign.request.v1`.
     public var schema: String
-    /// A UUID; the idempotency key.
-    public var id: String
-    /// When the message was produced, ISO 8601 with milliseconds.
-    public var producedAt: String
+    /// The idempotency key.
+    public var id: MessageID
+    /// When the message was produced.
+    public var producedAt: Timestamp
+    /// Ties a result to its request; a result always carries one (its request's, or the
+    /// request's `id` when it had none).
     public var correlationID: String?
+    /// A request's topic for its result, when the stage's allowlist names it.
     public var replyTo: String?
+    /// The request a message answers or is about (a result's request, an event's).
+    public var requestID: MessageID?
 
     public init(
-        schema: String, id: String, producedAt: String = Timestamp.now(),
-        correlationID: String? = nil, replyTo: String? = nil
+        schema: String, id: MessageID, producedAt: Timestamp = .now(),
+        correlationID: String? = nil, replyTo: String? = nil, requestID: MessageID? = nil
     ) {
         self.schema = schema
         self.id = id
         self.producedAt = producedAt
         self.correlationID = correlationID
         self.replyTo = replyTo
+        self.requestID = requestID
+    }
+
+    /// The header of answer `id` to request `requestID`: the request's `correlationID`, or its
+    /// id when it had none; produced now.
+    public static func answer(
+        _ schema: String, id: MessageID, to requestID: MessageID, correlationID: String?
+    ) -> EnvelopeHeader {
+        EnvelopeHeader(schema: schema, id: id, correlationID: correlationID ?? requestID.text, requestID: requestID)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -28,6 +43,7 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
         case producedAt = "produced_at"
         case correlationID = "correlation_id"
         case replyTo = "reply_to"
+        case requestID = "request_id"
     }
 
     /// Reads and checks the envelope fields of a raw message.
@@ -55,10 +71,10 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
         guard let schema = fields["schema"]?.string, !schema.isEmpty else {
             throw EnvelopeError(.invalidEnvelope, "`schema` is missing or not a string")
         }
-        guard let id = fields["id"]?.string, UUID(text: id) != nil else {
+        guard let id = fields["id"]?.string.flatMap(MessageID.init) else {
             throw EnvelopeError(.invalidEnvelope, "`id` is missing or not a UUID")
         }
-        guard let producedAt = fields["produced_at"]?.string, Timestamp.parse(producedAt) != nil else {
+        guard let producedAt = fields["produced_at"]?.string.flatMap(Timestamp.init) else {
             throw EnvelopeError(.invalidEnvelope, "`produced_at` is missing or not ISO 8601")
         }
         func optionalString(_ name: String) throws(EnvelopeError) -> String? {
@@ -76,7 +92,8 @@ public struct EnvelopeHeader: Codable, Sendable, Equatable {
         }
         let header = EnvelopeHeader(
             schema: schema, id: id, producedAt: producedAt,
-            correlationID: correlationID, replyTo: replyTo)
+            correlationID: correlationID, replyTo: replyTo,
+            requestID: fields["request_id"]?.string.flatMap(MessageID.init))
         return (header, fields)
     }
 

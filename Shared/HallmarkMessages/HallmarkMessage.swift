@@ -1,15 +1,15 @@
-/// A Hallmark message type: the envelope fields of DESIGN.md §2 plus its body, with a JSON
-/// Schema of the same name in `proto-json/` (see ``MessageSchemas``).
+/// A whole Hallmark message, envelope and body (``Message``), with a JSON Schema of the same
+/// name in `proto-json/` (see ``MessageSchemas``).
 public protocol HallmarkMessage: Codable, Sendable {
     /// The schema name, e.g. `hallmark.sign.request.v1`.
     static var schemaName: String { get }
-    /// The idempotency key (a UUID).
-    var id: String { get }
+    /// The idempotency key.
+    var id: MessageID { get }
 }
 
-/// Every message type, one per schema in `proto-json/` (a test holds the two lists equal).
+/// Every message body, one per schema in `proto-json/` (a test holds the two lists equal).
 public enum MessageTypes {
-    public static let all: [any HallmarkMessage.Type] = [
+    public static let all: [any MessageBody.Type] = [
         AdminCommand.self, BenchMessage.self, MetricsSnapshot.self, ProbeRequest.self, ProbeResult.self, ProvisionRequest.self,
         ProvisionResult.self, RejectedRecord.self, SecurityEvent.self, SignRequest.self, SignResult.self,
         TokenRequest.self, TokenResult.self, VerifyRequest.self, VerifyResult.self,

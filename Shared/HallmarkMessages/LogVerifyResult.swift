@@ -1,7 +1,7 @@
 /// `hallmark.log.verify.result.v1`: the log's answer, checkable offline with the aggregator's
 /// public key: the record with its inclusion proof, `not_found` as of a signed checkpoint, a
 /// consistency proof, or one reason the question could not be answered.
-public struct LogVerifyResult: HallmarkMessage, Hashable {
+public struct LogVerifyResult: MessageBody, Hashable {
     public static let schemaName = "hallmark.log.verify.result.v1"
 
     /// `found`, `not_found`, `consistent` or `rejected`.
@@ -43,11 +43,6 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
         }
     }
 
-    public var schema = LogVerifyResult.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var query: LogVerifyRequest.Query
     public var status: Status
     public var reason: Reason?
@@ -63,24 +58,19 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
 
     /// The fields every answer has; set the rest for its status.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, query: LogVerifyRequest.Query,
+        query: LogVerifyRequest.Query,
         status: Status
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.query = query
         self.status = status
     }
 
     /// `found`: the record, its leaf index and its inclusion proof against `checkpoint`.
     public static func found(
-        id: String, producedAt: String, correlationID: String, requestID: String, record: Record,
+        record: Record,
         leafIndex: UInt64, checkpoint: SignedCheckpoint, proof: [String]
     ) -> LogVerifyResult {
         var r = LogVerifyResult(
-            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
             query: .inclusion, status: .found)
         (r.imageHash, r.record, r.leafIndex, r.checkpoint, r.inclusionProof) = (
             record.imageHash, record, leafIndex, checkpoint, proof
@@ -90,11 +80,10 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
 
     /// `not_found`: the hash is not in the log as of `checkpoint`.
     public static func notFound(
-        id: String, producedAt: String, correlationID: String, requestID: String, imageHash: String,
+        imageHash: String,
         checkpoint: SignedCheckpoint
     ) -> LogVerifyResult {
         var r = LogVerifyResult(
-            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
             query: .inclusion, status: .notFound)
         (r.imageHash, r.checkpoint) = (imageHash, checkpoint)
         return r
@@ -102,11 +91,9 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
 
     /// `consistent`: the proof from `oldTreeSize` to `checkpoint`.
     public static func consistent(
-        id: String, producedAt: String, correlationID: String, requestID: String,
         oldTreeSize: UInt64, checkpoint: SignedCheckpoint, proof: [String]
     ) -> LogVerifyResult {
         var r = LogVerifyResult(
-            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
             query: .consistency, status: .consistent)
         (r.oldTreeSize, r.checkpoint, r.consistencyProof) = (oldTreeSize, checkpoint, proof)
         return r
@@ -114,21 +101,16 @@ public struct LogVerifyResult: HallmarkMessage, Hashable {
 
     /// `rejected`, with its reason.
     public static func rejected(
-        id: String, producedAt: String, correlationID: String, requestID: String,
         query: LogVerifyRequest.Query, reason: Reason
     ) -> LogVerifyResult {
         var r = LogVerifyResult(
-            id: id, producedAt: producedAt, correlationID: correlationID, requestID: requestID,
             query: query, status: .rejected)
         r.reason = reason
         return r
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, query, status, reason, record, checkpoint
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case query, status, reason, record, checkpoint
         case imageHash = "image_hash"
         case leafIndex = "leaf_index"
         case inclusionProof = "inclusion_proof"

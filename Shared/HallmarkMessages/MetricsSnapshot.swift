@@ -1,6 +1,6 @@
 /// What each instance publishes to `hallmark.metrics` (schema `hallmark.metrics.v1`).
 /// Timers are in nanoseconds.
-public struct MetricsSnapshot: HallmarkMessage {
+public struct MetricsSnapshot: MessageBody {
     public static let schemaName = "hallmark.metrics.v1"
 
     public struct Value: Codable, Sendable, Equatable {
@@ -42,9 +42,6 @@ public struct MetricsSnapshot: HallmarkMessage {
         }
     }
 
-    public var schema: String = MetricsSnapshot.schemaName
-    public var id: String
-    public var producedAt: String
     public var service: String
     public var instance: String
     /// Seconds covered by the histograms (the publishing interval).
@@ -54,11 +51,9 @@ public struct MetricsSnapshot: HallmarkMessage {
     public var histograms: [Histogram]
 
     public init(
-        id: String, producedAt: String, service: String, instance: String, intervalSeconds: Double,
+        service: String, instance: String, intervalSeconds: Double,
         counters: [Value], gauges: [Value], histograms: [Histogram]
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.service = service
         self.instance = instance
         self.intervalSeconds = intervalSeconds
@@ -68,8 +63,7 @@ public struct MetricsSnapshot: HallmarkMessage {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, service, instance, counters, gauges, histograms
-        case producedAt = "produced_at"
+        case service, instance, counters, gauges, histograms
         case intervalSeconds = "interval_seconds"
     }
 }

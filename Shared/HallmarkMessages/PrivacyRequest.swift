@@ -4,8 +4,9 @@ import HallmarkCrypto
 
 /// `hallmark.privacy.request.v1`: an operator's export or erase request for one subject
 /// (`hallmark.privacy.requests`), read by every service. Signed with an operator Ed25519 key:
-/// the signature covers the canonical JSON of the request without `signature`.
-public struct PrivacyRequest: HallmarkMessage, Hashable {
+/// the signature covers the canonical JSON of the whole message, envelope included, without
+/// `signature` (``Message/signingBytes()``).
+public struct PrivacyRequest: MessageBody, Hashable {
     public static let schemaName = "hallmark.privacy.request.v1"
 
     /// `export` or `erase`.
@@ -21,11 +22,6 @@ public struct PrivacyRequest: HallmarkMessage, Hashable {
         case sessionID = "session_id"
     }
 
-    public var schema = PrivacyRequest.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String?
-    public var replyTo: String?
     public var action: Action
     public var subjectType: SubjectType
     /// The serial, partner id or session id.
@@ -34,66 +30,21 @@ public struct PrivacyRequest: HallmarkMessage, Hashable {
     public var reason: String?
     /// The operator key that signed.
     public var keyID: String
-    /// Ed25519 over ``signingBytes()``, base64 (64 bytes).
+    /// Ed25519 over the message's ``Message/signingBytes()``, base64 (64 bytes).
     public var signature: String
 
-    /// A request signed with the operator's Ed25519 `seed`.
-    public init(
-        id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
-        reason: String? = nil, keyID: String, seed: some DataProtocol, correlationID: String? = nil,
-        replyTo: String? = nil
-    ) throws {
-        self.id = id
-        self.producedAt = producedAt
+    /// An unsigned request (see ``Message/signed(keyID:seed:)``).
+    public init(action: Action, subjectType: SubjectType, subject: String, reason: String? = nil) {
         self.action = action
         self.subjectType = subjectType
         self.subject = subject
         self.reason = reason
-        self.keyID = keyID
-        self.correlationID = correlationID
-        self.replyTo = replyTo
+        keyID = ""
         signature = ""
-        signature = Base64.encode(try Ed25519.sign(try signingBytes(), seed: seed))
-    }
-
-    /// A request before it is signed (an operator key file signs it).
-    public struct Unsigned: Sendable {
-        public var id: String
-        public var producedAt: String
-        public var action: Action
-        public var subjectType: SubjectType
-        public var subject: String
-        public var reason: String?
-
-        public init(
-            id: String, producedAt: String, action: Action, subjectType: SubjectType, subject: String,
-            reason: String? = nil
-        ) {
-            self.id = id
-            self.producedAt = producedAt
-            self.action = action
-            self.subjectType = subjectType
-            self.subject = subject
-            self.reason = reason
-        }
-    }
-
-    /// The bytes the signature covers: the canonical JSON without `signature`.
-    public func signingBytes() throws(JSONCodingError) -> [UInt8] {
-        try CanonicalSigning.bytes(of: self, without: [CodingKeys.signature.rawValue])
-    }
-
-    /// Whether `publicKey` (the key configured for `key_id`) signed exactly this request.
-    public func verify(publicKey: some DataProtocol) -> Bool {
-        guard let signature = try? Base64.decode(signature, length: 64), let bytes = try? signingBytes() else { return false }
-        return Ed25519.verify(signature: signature, message: bytes, publicKey: publicKey)
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, action, subject, reason, signature
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case replyTo = "reply_to"
+        case action, subject, reason, signature
         case subjectType = "subject_type"
         case keyID = "key_id"
     }

@@ -1,6 +1,6 @@
 /// `hallmark.privacy.result.v1`: one service's answer to a privacy request; the CLI gathers
 /// one per service. It does not repeat the subject.
-public struct PrivacyResult: HallmarkMessage, Hashable {
+public struct PrivacyResult: MessageBody, Hashable {
     public static let schemaName = "hallmark.privacy.result.v1"
 
     /// `completed`, `not_found` (nothing held) or `rejected`.
@@ -36,11 +36,6 @@ public struct PrivacyResult: HallmarkMessage, Hashable {
         case auditTrail = "audit_trail"
     }
 
-    public var schema = PrivacyResult.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var service: String
     public var instance: String
     public var action: PrivacyRequest.Action
@@ -58,14 +53,10 @@ public struct PrivacyResult: HallmarkMessage, Hashable {
 
     /// The fields every answer has; set the rest for its status.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, service: String,
+        service: String,
         instance: String, action: PrivacyRequest.Action, subjectType: PrivacyRequest.SubjectType, status: Status,
         reason: Reason? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.service = service
         self.instance = instance
         self.action = action
@@ -75,10 +66,7 @@ public struct PrivacyResult: HallmarkMessage, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, service, instance, action, status, reason, records, erased, retained
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case service, instance, action, status, reason, records, erased, retained
         case subjectType = "subject_type"
         case auditSequence = "audit_sequence"
     }

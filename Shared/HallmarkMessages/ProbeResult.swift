@@ -1,12 +1,7 @@
 /// `hallmark.probe.result.v1`: what the probe answers.
-public struct ProbeResult: HallmarkMessage, Equatable {
+public struct ProbeResult: MessageBody, Equatable {
     public static let schemaName = "hallmark.probe.result.v1"
 
-    public var schema = ProbeResult.schemaName
-    public var id: String
-    public var producedAt: String
-    /// The request's `correlation_id`, or its `id` when it had none.
-    public var correlationID: String
     /// The request's `n`.
     public var n: Int
     /// The instance that processed it.
@@ -14,18 +9,13 @@ public struct ProbeResult: HallmarkMessage, Equatable {
     /// `timed_out` when the request/reply reference pair gave up on its request.
     public var outcome: String?
 
-    public init(id: String, producedAt: String, correlationID: String, n: Int, instance: String, outcome: String? = nil) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
+    public init(n: Int, instance: String, outcome: String? = nil) {
         self.n = n
         self.instance = instance
         self.outcome = outcome
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, n, instance, outcome
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
+        case n, instance, outcome
     }
 }

@@ -1,13 +1,8 @@
 /// `hallmark.provision.request.v1`: a camera asks for its key tables.
-public struct ProvisionRequest: HallmarkMessage, Hashable {
+public struct ProvisionRequest: MessageBody, Hashable {
     /// The schema name.
     public static let schemaName = "hallmark.provision.request.v1"
 
-    public var schema = ProvisionRequest.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String?
-    public var replyTo: String?
     /// The camera's serial (1–128 printable ASCII characters).
     public var deviceSerial: String
     /// The camera's X25519 public key, b64 (32 bytes).
@@ -18,10 +13,6 @@ public struct ProvisionRequest: HallmarkMessage, Hashable {
     public var deviceFamily: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, id
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case replyTo = "reply_to"
         case deviceSerial = "device_serial"
         case devicePublicKey = "device_public_key"
         case nucHash = "nuc_hash"
@@ -30,11 +21,9 @@ public struct ProvisionRequest: HallmarkMessage, Hashable {
 
     /// Creates a request.
     public init(
-        id: String, producedAt: String, deviceSerial: String, devicePublicKey: String, nucHash: String?,
+        deviceSerial: String, devicePublicKey: String, nucHash: String?,
         deviceFamily: String?
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.deviceSerial = deviceSerial
         self.devicePublicKey = devicePublicKey
         self.nucHash = nucHash

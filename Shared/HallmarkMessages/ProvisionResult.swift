@@ -1,6 +1,6 @@
 /// `hallmark.provision.result.v1`: the answer to a provisioning request. The table keys
 /// travel only inside `sealed_provisioning` (PROV-1).
-public struct ProvisionResult: HallmarkMessage, Hashable {
+public struct ProvisionResult: MessageBody, Hashable {
     /// The schema name.
     public static let schemaName = "hallmark.provision.result.v1"
 
@@ -21,12 +21,6 @@ public struct ProvisionResult: HallmarkMessage, Hashable {
         case idReused = "id_reused"
         case processingFailed = "processing_failed"
     }
-
-    public var schema = ProvisionResult.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationId: String
-    public var requestId: String
     public var deviceSerial: String?
     public var status: Status
     public var reason: Reason?
@@ -34,10 +28,7 @@ public struct ProvisionResult: HallmarkMessage, Hashable {
     public var sealedProvisioning: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, reason
-        case producedAt = "produced_at"
-        case correlationId = "correlation_id"
-        case requestId = "request_id"
+        case status, reason
         case deviceSerial = "device_serial"
         case tableAssignments = "table_assignments"
         case sealedProvisioning = "sealed_provisioning"
@@ -45,13 +36,9 @@ public struct ProvisionResult: HallmarkMessage, Hashable {
 
     /// Creates a result.
     public init(
-        id: String, producedAt: String, requestId: String, correlationId: String? = nil, deviceSerial: String?,
+        deviceSerial: String?,
         status: Status, reason: Reason? = nil, tableAssignments: [Int]? = nil, sealedProvisioning: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationId = correlationId ?? requestId
-        self.requestId = requestId
         self.deviceSerial = deviceSerial
         self.status = status
         self.reason = reason

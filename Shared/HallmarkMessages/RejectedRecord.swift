@@ -5,7 +5,7 @@ import HallmarkCrypto
 /// (schema `hallmark.rejected.v1`). Nothing is dropped: the original bytes travel along while
 /// the record fits the broker's limit; a larger original is described by its SHA-256, its
 /// size and its first 4 KiB instead (`original_truncated: true`).
-public struct RejectedRecord: HallmarkMessage, Equatable {
+public struct RejectedRecord: MessageBody, Equatable {
     public static let schemaName = "hallmark.rejected.v1"
     /// How much of an original too large to carry is kept.
     public static let truncatedPrefixBytes = 4096
@@ -22,9 +22,6 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
         }
     }
 
-    public var schema: String = RejectedRecord.schemaName
-    public var id: String
-    public var producedAt: String
     public var service: String
     public var instance: String
     public var reason: RejectionReason
@@ -32,7 +29,7 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
     public var detail: String
     public var source: Source
     /// The message's own `id`, when it had a readable one.
-    public var originalID: String?
+    public var originalID: MessageID?
     /// The original bytes, b64 — only their first 4 KiB when `originalTruncated`.
     public var originalB64: String
     /// The original's size in bytes.
@@ -46,12 +43,10 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
     /// ``truncatedPrefixBytes``) when the whole would make the record larger than `limit` bytes;
     /// with `copiesOriginal` false, only its digest and size (a body may identify a device).
     public init(
-        id: String, producedAt: String, service: String, instance: String, reason: RejectionReason,
-        detail: String, source: Source, originalID: String?, original: [UInt8], limit: Int,
+        service: String, instance: String, reason: RejectionReason,
+        detail: String, source: Source, originalID: MessageID?, original: [UInt8], limit: Int,
         copiesOriginal: Bool = true
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.service = service
         self.instance = instance
         self.reason = reason
@@ -89,8 +84,7 @@ public struct RejectedRecord: HallmarkMessage, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, service, instance, reason, detail, source
-        case producedAt = "produced_at"
+        case service, instance, reason, detail, source
         case originalID = "original_id"
         case originalB64 = "original_b64"
         case originalSize = "original_size"

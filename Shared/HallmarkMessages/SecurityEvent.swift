@@ -4,10 +4,11 @@
 /// tampered E2EE-1 messages, tampered ENC-1 envelopes. Carries codes and counts, never a
 /// key, secret, token, MAC, NUC hash, header or payload.
 ///
-/// No event carries both a device identity (`device_serial`) and a `request_id` (DESIGN §2):
+/// The request an event is about is its header's `request_id`. No event carries both a device
+/// identity (`device_serial`) and a `request_id` (DESIGN §2):
 /// the aggregator chooses token request ids and must not link a submission to a camera by
 /// reading this topic. The schema refuses such an event.
-public struct SecurityEvent: HallmarkMessage, Hashable {
+public struct SecurityEvent: MessageBody, Hashable {
     /// The schema name.
     public static let schemaName = "hallmark.security.event.v1"
 
@@ -56,14 +57,10 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
     /// `info`, `warning` or `critical`.
     public enum Severity: String, Codable, Sendable { case info, warning, critical }
 
-    public var schema = SecurityEvent.schemaName
-    public var id: String
-    public var producedAt: String
     public var service: String
     public var instance: String
     public var event: Kind
     public var severity: Severity
-    public var requestId: String?
     public var reason: String?
     public var deviceSerial: String?
     public var tableId: Int?
@@ -78,9 +75,7 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
     public var sessionID: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, service, instance, event, severity, reason, count
-        case producedAt = "produced_at"
-        case requestId = "request_id"
+        case service, instance, event, severity, reason, count
         case deviceSerial = "device_serial"
         case tableId = "table_id"
         case partnerID = "partner_id"
@@ -91,18 +86,15 @@ public struct SecurityEvent: HallmarkMessage, Hashable {
 
     /// Creates an event.
     public init(
-        id: String, producedAt: String, service: String, instance: String, event: Kind, severity: Severity,
-        requestId: String? = nil, reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
+        service: String, instance: String, event: Kind, severity: Severity,
+        reason: String? = nil, deviceSerial: String? = nil, tableId: Int? = nil,
         count: Int? = nil, partnerID: String? = nil, windowSeconds: Int? = nil, keyID: String? = nil,
         sessionID: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.service = service
         self.instance = instance
         self.event = event
         self.severity = severity
-        self.requestId = requestId
         self.reason = reason
         self.deviceSerial = deviceSerial
         self.tableId = tableId

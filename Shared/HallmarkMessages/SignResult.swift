@@ -12,13 +12,6 @@ public struct SignResult: RejectableResult, Equatable {
         case upstreamRejected = "upstream_rejected"
     }
 
-    public var schema = SignResult.schemaName
-    public var id: String
-    public var producedAt: String
-    /// The request's `correlation_id`, or its `id` when it had none.
-    public var correlationID: String
-    /// The sign request's id.
-    public var requestID: String
     public var method: String?
     public var path: String?
     /// The request's headers plus `SmileID-Request-Timestamp` and `SmileID-Request-Mac`.
@@ -28,13 +21,9 @@ public struct SignResult: RejectableResult, Equatable {
     public var secretVersion: String
 
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, method: String? = nil,
+        method: String? = nil,
         path: String? = nil, headers: [String: String], bodyB64: String, secretVersion: String
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.method = method
         self.path = path
         self.headers = headers
@@ -43,10 +32,7 @@ public struct SignResult: RejectableResult, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, headers, method, path
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case headers, method, path
         case bodyB64 = "body_b64"
         case secretVersion = "secret_version"
     }

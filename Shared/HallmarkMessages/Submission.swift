@@ -4,7 +4,7 @@ import HallmarkCrypto
 /// (`birthmark.submissions`), in one of the three bodies DESIGN §2 accepts as cameras send
 /// them (see ``Shape``). Only the token ever goes on to the authority; `device_signature`
 /// and `isp_validation` are read and dropped.
-public struct Submission: HallmarkMessage, Hashable {
+public struct Submission: MessageBody, Hashable {
     public static let schemaName = "hallmark.submission.v1"
 
     /// The three accepted bodies.
@@ -17,11 +17,6 @@ public struct Submission: HallmarkMessage, Hashable {
         case flatBundle
     }
 
-    public var schema = Submission.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String?
-    public var replyTo: String?
     /// `camera` in a `CameraSubmission`.
     public var submissionType: String?
     /// 1–4 hashes (Hallmark's body and `CameraSubmission`).
@@ -49,17 +44,13 @@ public struct Submission: HallmarkMessage, Hashable {
 
     /// Hallmark's own body: hashes and a token in either field layout.
     public init(
-        id: String, producedAt: String, imageHashes: [ImageHash], token: BirthmarkToken, timestamp: UInt64,
-        gpsHash: String? = nil, ownerHash: String? = nil, correlationID: String? = nil, replyTo: String? = nil
+        imageHashes: [ImageHash], token: BirthmarkToken, timestamp: UInt64,
+        gpsHash: String? = nil, ownerHash: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.imageHashes = imageHashes
         self.timestamp = timestamp
         self.gpsHash = gpsHash
         self.ownerHash = ownerHash
-        self.correlationID = correlationID
-        self.replyTo = replyTo
         switch token {
         case .reference(let t): cameraToken = t
         case .mobile(let t):
@@ -69,11 +60,9 @@ public struct Submission: HallmarkMessage, Hashable {
 
     /// The reference submission server's `CameraSubmission`.
     public init(
-        id: String, producedAt: String, cameraSubmission imageHashes: [ImageHash], cameraToken: BirthmarkCameraToken,
+        cameraSubmission imageHashes: [ImageHash], cameraToken: BirthmarkCameraToken,
         manufacturerCert: ManufacturerCert, timestamp: UInt64
     ) {
-        self.id = id
-        self.producedAt = producedAt
         submissionType = "camera"
         self.imageHashes = imageHashes
         self.cameraToken = cameraToken
@@ -83,12 +72,10 @@ public struct Submission: HallmarkMessage, Hashable {
 
     /// The Raspberry Pi client's flat bundle (`packed` holds the 60-byte packed token).
     public init(
-        id: String, producedAt: String, flatBundle imageHash: ImageHash, packed: BirthmarkMobileToken,
+        flatBundle imageHash: ImageHash, packed: BirthmarkMobileToken,
         timestamp: UInt64, gpsHash: String? = nil, ownerHash: String? = nil, deviceSignature: String? = nil,
         ispValidation: ISPValidation? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
         self.imageHash = imageHash.imageHash
         modificationLevel = imageHash.modificationLevel
         parentImageHash = imageHash.parentImageHash
@@ -126,10 +113,7 @@ public struct Submission: HallmarkMessage, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, timestamp
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case replyTo = "reply_to"
+        case timestamp
         case submissionType = "submission_type"
         case imageHashes = "image_hashes"
         case imageHash = "image_hash"

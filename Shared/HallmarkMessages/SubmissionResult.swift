@@ -1,7 +1,7 @@
 /// `hallmark.submission.result.v1`: the aggregator's answer to a submission, sent only after
 /// the checkpoint covering its leaves is committed. `accepted`: at least one hash appended;
 /// `duplicate`: every hash was already in the log; `rejected`: one reason, no leaves.
-public struct SubmissionResult: HallmarkMessage, Hashable {
+public struct SubmissionResult: MessageBody, Hashable {
     public static let schemaName = "hallmark.submission.result.v1"
 
     /// `accepted`, `rejected` or `duplicate`.
@@ -57,11 +57,6 @@ public struct SubmissionResult: HallmarkMessage, Hashable {
         }
     }
 
-    public var schema = SubmissionResult.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String
-    public var requestID: String
     public var status: Status
     public var reason: Reason?
     /// One per image hash, in the submission's order (accepted and duplicate).
@@ -71,33 +66,22 @@ public struct SubmissionResult: HallmarkMessage, Hashable {
 
     /// An accepted or duplicate submission: `accepted` when any leaf was appended now.
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, leaves: [Leaf],
+        leaves: [Leaf],
         treeSize: UInt64?
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         status = leaves.contains { $0.status == .appended } ? .accepted : .duplicate
         self.leaves = leaves
         self.treeSize = treeSize
     }
 
     /// A rejected submission.
-    public init(id: String, producedAt: String, correlationID: String, requestID: String, reason: Reason) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
+    public init(reason: Reason) {
         status = .rejected
         self.reason = reason
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, status, reason, leaves
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case status, reason, leaves
         case treeSize = "tree_size"
     }
 }

@@ -4,14 +4,9 @@ import HallmarkCrypto
 /// reference format (`camera_token`) or the mobile-app and packed formats
 /// (`encrypted_nuc_token` + `table_references` + `key_indices`). It never carries an image
 /// hash: its schema allows no other field.
-public struct TokenRequest: HallmarkMessage, Hashable {
+public struct TokenRequest: MessageBody, Hashable {
     public static let schemaName = "hallmark.token.request.v1"
 
-    public var schema = TokenRequest.schemaName
-    public var id: String
-    public var producedAt: String
-    public var correlationID: String?
-    public var replyTo: String?
     public var cameraToken: BirthmarkCameraToken?
     public var encryptedNucToken: String?
     public var tableReferences: [Int]?
@@ -19,13 +14,8 @@ public struct TokenRequest: HallmarkMessage, Hashable {
 
     /// A request for `token`.
     public init(
-        id: String, producedAt: String, token: BirthmarkToken, correlationID: String? = nil,
-        replyTo: String? = nil
+        token: BirthmarkToken
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.replyTo = replyTo
         switch token {
         case .reference(let t): cameraToken = t
         case .mobile(let t):
@@ -46,10 +36,6 @@ public struct TokenRequest: HallmarkMessage, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case replyTo = "reply_to"
         case cameraToken = "camera_token"
         case encryptedNucToken = "encrypted_nuc_token"
         case tableReferences = "table_references"

@@ -1,14 +1,8 @@
 /// `hallmark.verify.result.v1`: one verdict per verify request, with the request itself (an
 /// accepted result is a request carrier the next stage can take).
-public struct VerifyResult: HallmarkMessage, Equatable {
+public struct VerifyResult: MessageBody, Equatable {
     public static let schemaName = "hallmark.verify.result.v1"
 
-    public var schema = VerifyResult.schemaName
-    public var id: String
-    public var producedAt: String
-    /// The request's `correlation_id`, or its `id` when it had none.
-    public var correlationID: String
-    public var requestID: String
     /// `accepted` or `rejected`.
     public var verdict: String
     /// Why it was rejected (see ``VerifyReason``); absent when accepted.
@@ -24,14 +18,10 @@ public struct VerifyResult: HallmarkMessage, Equatable {
     public var upstreamReason: String?
 
     public init(
-        id: String, producedAt: String, correlationID: String, requestID: String, reason: VerifyReason?,
+        reason: VerifyReason?,
         secretVersion: String?, method: String?, path: String?, headers: [String: String], bodyB64: String,
         upstreamReason: String? = nil
     ) {
-        self.id = id
-        self.producedAt = producedAt
-        self.correlationID = correlationID
-        self.requestID = requestID
         self.verdict = reason == nil ? "accepted" : "rejected"
         self.reason = reason?.rawValue
         self.secretVersion = reason == nil ? secretVersion : nil
@@ -43,10 +33,7 @@ public struct VerifyResult: HallmarkMessage, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, id, verdict, reason, method, path, headers
-        case producedAt = "produced_at"
-        case correlationID = "correlation_id"
-        case requestID = "request_id"
+        case verdict, reason, method, path, headers
         case secretVersion = "secret_version"
         case bodyB64 = "body_b64"
         case upstreamReason = "upstream_reason"

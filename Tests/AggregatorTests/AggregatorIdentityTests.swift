@@ -28,11 +28,11 @@ struct AggregatorIdentityTests {
         let other = try cam.submission(.mobile, hashes: Self.one(), id: first.id)
         let answers = try await h.submitRaw(other, answers: 2)
         let refusal = try #require(answers.first { $0["status"] as? String == "rejected" })
-        #expect(refusal["reason"] as? String == "id_reused" && refusal["request_id"] as? String == first.id)
+        #expect(refusal["reason"] as? String == "id_reused" && refusal["request_id"] as? String == first.id.text)
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { w in
                 Self.events(w.messages(on: h.authority.securityTopic)).contains {
-                    $0["event"] as? String == "id_reused" && $0["request_id"] as? String == first.id
+                    $0["event"] as? String == "id_reused" && $0["request_id"] as? String == first.id.text
                 }
             })
         // The refused message again gets the same refusal (same id); the first one's
@@ -72,7 +72,7 @@ struct AggregatorIdentityTests {
         let (authority, aggregator) = try await h.startBoth()
         defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
         let cam = try await h.provisioned("CAM-\(h.id)-1")
-        func upper() -> String { UUID().uuidString }
+        func upper() -> MessageID { MessageID(UUID().uuidString)! }
 
         let first = try cam.submission(.reference, hashes: Self.one(), id: upper())
         var tampered = try cam.submission(.reference, hashes: Self.one(), id: upper())
@@ -93,7 +93,9 @@ struct AggregatorIdentityTests {
         ]
         for (submission, status, reason) in submissions {
             let answer = try #require(try await h.submitRaw(submission).first, "no answer as written to \(status) \(reason)")
-            #expect(answer["request_id"] as? String == submission.id && answer["correlation_id"] as? String == submission.id)
+            #expect(
+                answer["request_id"] as? String == submission.id.text
+                    && answer["correlation_id"] as? String == submission.id.text)
             #expect(answer["status"] as? String == status && (answer["reason"] as? String ?? "") == reason)
         }
         // Sent again: the recorded answer, still as written.
@@ -101,9 +103,9 @@ struct AggregatorIdentityTests {
         #expect(await h.watcher.wait(timeout: .seconds(30)) { $0.answers(for: first.id).count == 2 })
         #expect(Set(h.watcher.answers(for: first.id)).count == 1)
         // A verification asked with an upper-case id.
-        let request = LogVerifyRequest(id: upper(), producedAt: Timestamp.now(), imageHash: first.entries[0].imageHash)
+        let request = Message(LogVerifyRequest(imageHash: first.entries[0].imageHash), id: upper())
         let verified = try await h.ask(request)
-        #expect(verified.status == .found && verified.requestID == request.id && verified.correlationID == request.id)
+        #expect(verified.status == .found && verified.requestID == request.id && verified.correlationID == request.id.text)
     }
 
     /// The token request's id, key and correlation id are keyed: the unkeyed derivation of the
@@ -126,13 +128,15 @@ struct AggregatorIdentityTests {
         #expect(requests.count == submissions.count)
         var unkeyed = Set<String>(), keyed = Set<String>()
         for s in submissions {
-            for id in [s.id, s.id.lowercased(), s.id.uppercased()] {
+            for id in [s.id.text, s.id.text.lowercased(), s.id.text.uppercased()] {
                 for name in ["token-request", "token-correlation", "token-key"] {
-                    unkeyed.insert(MessageID.derived(from: id, name))
+                    unkeyed.insert(MessageID.derived(from: id, name).text)
                 }
             }
-            let uuid = try #require(UUID(text: s.id))
-            keyed.formUnion([h.idKey.derive(from: uuid, "token-request"), h.idKey.derive(from: uuid, "token-correlation")])
+            let uuid = s.id.uuid
+            keyed.formUnion([
+                h.idKey.derive(from: uuid, "token-request").text, h.idKey.derive(from: uuid, "token-correlation").text,
+            ])
         }
         #expect(sent.isDisjoint(with: unkeyed))
         // Deterministic under the key: what the aggregator sent is what the key gives.

@@ -26,16 +26,16 @@ struct AggregatorOversizedInputTests {
                 ciphertext: try hex(32), authTag: try hex(16), nonce: try hex(12),
                 tableId: 1, keyIndex: 7)
             return try JSONCoding.encode(
-                Submission(
-                    id: id, producedAt: Timestamp.now(),
-                    imageHashes: [.init(imageHash: try hex(32), modificationLevel: 0)],
-                    token: .reference(token), timestamp: 1_700_000_000))
+                Message(
+                    Submission(
+                        imageHashes: [.init(imageHash: try hex(32), modificationLevel: 0)], token: .reference(token),
+                        timestamp: 1_700_000_000), id: MessageID(id)!))
         }
         let questions = try await matrix.run(
             topic: g.verifyInput, results: g.verifyOutput, idField: "request_id",
             rejected: h.rejected, limit: limit
         ) { id, _ in
-            try JSONCoding.encode(LogVerifyRequest(id: id, producedAt: Timestamp.now(), imageHash: try hex(32)))
+            try JSONCoding.encode(Message(LogVerifyRequest(imageHash: try hex(32)), id: MessageID(id)!))
         }
         for report in [submissions, questions] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")

@@ -81,7 +81,7 @@ struct AggregatorProvenanceTests {
                 ]
             ),
         ]
-        var refused: [Submission] = []
+        var refused: [Message<Submission>] = []
         for (what, entries) in invalid {
             let submission = try cam.submission(.reference, hashes: entries)
             let answers = try await h.submitRaw(submission)
@@ -103,7 +103,7 @@ struct AggregatorProvenanceTests {
                 (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["id"] as? String
             })
         #expect(asked.count == 3)
-        #expect(asked.isDisjoint(with: refused.map { h.idKey.derive(from: UUID(text: $0.id)!, "token-request") }))
+        #expect(asked.isDisjoint(with: refused.map { h.idKey.derive(from: $0.id.uuid, "token-request").text }))
         for (_, bytes) in h.watcher.outputs(on: [h.aggregator.submissionOutput]) {
             try SchemaCheck.validate(try JSONSerialization.jsonObject(with: Data(bytes)), against: SubmissionResult.schemaName)
         }

@@ -27,7 +27,7 @@ struct AggregatorRefusalTests {
             ("a bad correlation_id", { $0["correlation_id"] = "has a space" }),
             ("a bad reply_to", { $0["reply_to"] = "no/slash" }),
         ]
-        var sent: [(name: String, id: String, bytes: [UInt8], secrets: [String])] = []
+        var sent: [(name: String, id: MessageID, bytes: [UInt8], secrets: [String])] = []
         for (name, edit) in edits {
             let s = try cam.submission(
                 .flatBundle, hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)])
@@ -39,18 +39,18 @@ struct AggregatorRefusalTests {
             let secrets = ["device_signature", "gps_hash", "owner_hash"].compactMap { object[$0] as? String }
             #expect(secrets.count == 3)
             sent.append((name, s.id, bytes, secrets))
-            try await h.producer.send(topic: h.aggregator.submissionInput, key: Array(s.id.utf8), value: bytes)
+            try await h.producer.send(topic: h.aggregator.submissionInput, key: Array(s.id.text.utf8), value: bytes)
         }
         for s in sent {
             let answer = await h.watcher.answer(for: s.id, on: h.aggregator.submissionOutput, timeout: .seconds(30))
-            let result = try answer.map { try JSONCoding.decode(SubmissionResult.self, from: $0) }
+            let result = try answer.map { try JSONCoding.decode(Message<SubmissionResult>.self, from: $0) }
             #expect(result?.status == .rejected && result?.reason == .malformed, "\(s.name): \(String(describing: result))")
-            #expect(result?.requestID == s.id && result?.correlationID == s.id, "\(s.name)")
+            #expect(result?.requestID == s.id && result?.correlationID == s.id.text, "\(s.name)")
         }
         let records: @Sendable () -> [[String: Any]] = {
             h.watcher.messages(on: h.rejected).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
         }
-        let ids = sent.map(\.id)
+        let ids = sent.map(\.id.text)
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { _ in
                 Set(records().compactMap { $0["original_id"] as? String }).isSuperset(of: ids)
@@ -58,7 +58,7 @@ struct AggregatorRefusalTests {
         let schema = try JSONSchemaValidator.load(RejectedRecord.schemaName)
         for bytes in h.watcher.messages(on: h.rejected) { try schema.validate(bytes: bytes) }
         for s in sent {
-            let record = try #require(records().first { $0["original_id"] as? String == s.id }, "\(s.name)")
+            let record = try #require(records().first { $0["original_id"] as? String == s.id.text }, "\(s.name)")
             #expect(record["original_b64"] as? String == "" && record["original_truncated"] as? Bool == true, "\(s.name)")
             #expect(record["original_size"] as? Int == s.bytes.count)
             #expect(record["original_sha256"] as? String == Hex.encode(SHA256Hash.digest(s.bytes)))
@@ -70,9 +70,9 @@ struct AggregatorRefusalTests {
         object["extra"] = true
         let bytes = Array(try JSONSerialization.data(withJSONObject: object))
         sent.append(("an unknown member", extra.id, bytes, [object["device_signature"] as! String]))
-        try await h.producer.send(topic: h.aggregator.submissionInput, key: Array(extra.id.utf8), value: bytes)
+        try await h.producer.send(topic: h.aggregator.submissionInput, key: Array(extra.id.text.utf8), value: bytes)
         let answer = await h.watcher.answer(for: extra.id, on: h.aggregator.submissionOutput, timeout: .seconds(30))
-        #expect(try answer.map { try JSONCoding.decode(SubmissionResult.self, from: $0) }?.reason == .malformed)
+        #expect(try answer.map { try JSONCoding.decode(Message<SubmissionResult>.self, from: $0) }?.reason == .malformed)
         // Nothing of a body anywhere the aggregator writes.
         let written =
             (h.watcher.messages(on: h.rejected) + h.watcher.messages(on: h.aggregator.submissionOutput)

@@ -11,7 +11,7 @@ import Testing
 /// authority away for 30 s, the authority never answering.
 @Suite("Aggregator resilience", .serialized, .timeLimit(.minutes(10)))
 struct AggregatorResilienceTests {
-    static func bundles(_ cam: ProvisioningFile, _ count: Int, authorityID: String) throws -> [Submission] {
+    static func bundles(_ cam: ProvisioningFile, _ count: Int, authorityID: String) throws -> [Message<Submission>] {
         let bodies = ProvisioningFile.SubmissionBody.allCases
         return try (0..<count).map { i in
             let body = bodies[i % bodies.count]

@@ -75,7 +75,7 @@ struct AggregatorRetentionTests {
                 SELECT record FROM \(unescaped: h.aggregator.schema).hallmark_audit ORDER BY sequence
                 """
             ).decode(Data.self)
-            trail = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
+            trail = try rows.map { try JSONCoding.decode(Message<AuditRecord>.self, from: Array($0)).body }
                 .map { "\($0.keyID ?? "") \($0.reason ?? "")" }
             return trail.count >= expected.count
         }

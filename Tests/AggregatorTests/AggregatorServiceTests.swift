@@ -24,7 +24,7 @@ struct AggregatorServiceTests {
         let cameras = [try await h.provisioned("CAM-\(h.id)-1"), try await h.provisioned("CAM-\(h.id)-2")]
         let total = Int(ProcessInfo.processInfo.environment["HALLMARK_TEST_AGGREGATOR_SUBMISSIONS"] ?? "") ?? 10_000
         let bodies = ProvisioningFile.SubmissionBody.allCases
-        var submissions: [Submission] = []
+        var submissions: [Message<Submission>] = []
         var gps: [String] = []
         for i in 0..<total {
             let body = bodies[i % bodies.count]
@@ -59,7 +59,7 @@ struct AggregatorServiceTests {
         // Every proof, checked offline with only the public key, against one final checkpoint.
         let final = try #require(h.checkpoints().values.max { $0.treeSize < $1.treeSize })
         #expect(final.treeSize == UInt64(hashes.count))
-        let requests = hashes.map { LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: $0) }
+        let requests = hashes.map { Message(LogVerifyRequest(imageHash: $0)) }
         for chunk in stride(from: 0, to: requests.count, by: 500) {
             try await h.producer.send(
                 requests[chunk..<min(requests.count, chunk + 500)].map {
@@ -70,10 +70,10 @@ struct AggregatorServiceTests {
         var verified = 0
         for request in requests {
             guard let bytes = h.watcher.answers(for: request.id).first,
-                let answer = try? JSONCoding.decode(LogVerifyResult.self, from: bytes)
+                let answer = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes)
             else { continue }
             if answer.status == .found, answer.checkpoint == final.signed,
-                case .success = answer.check(publicKey: h.signingKey.publicKey, imageHash: request.imageHash)
+                case .success = answer.body.check(publicKey: h.signingKey.publicKey, imageHash: request.imageHash)
             {
                 verified += 1
             }
@@ -86,11 +86,9 @@ struct AggregatorServiceTests {
         for (old, new) in zip(sizes, sizes.dropFirst()) {
             let earlier = h.checkpoints()[old]!.signed
             let proof = try await h.ask(
-                LogVerifyRequest(
-                    id: MessageID.random(), producedAt: Timestamp.now(),
-                    oldTreeSize: old, newTreeSize: new))
+                Message(LogVerifyRequest(oldTreeSize: old, newTreeSize: new)))
             #expect(proof.status == .consistent && proof.checkpoint == h.checkpoints()[new]!.signed)
-            #expect((try? proof.check(publicKey: h.signingKey.publicKey, earlier: earlier).get()) != nil, "\(old) → \(new)")
+            #expect((try? proof.body.check(publicKey: h.signingKey.publicKey, earlier: earlier).get()) != nil, "\(old) → \(new)")
         }
 
         // The privacy split, from the bytes on the topics: the authority's input holds no image
@@ -195,13 +193,11 @@ struct AggregatorServiceTests {
         var replay = try cam.submission(.reference, hashes: one())
         let replayed = replay.entries[0].imageHash
         #expect(try await h.submit(replay).status == .accepted)
-        replay.id = MessageID.random()
+        replay.header.id = MessageID.random()
         replay.imageHashes = one()
         #expect(try await h.submit(replay).reason == .replayedToken)
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                deviceSerial: stolen.deviceSerial, reason: "stolen"))
+            Message(AdminCommand(command: .blacklist, deviceSerial: stolen.deviceSerial, reason: "stolen")))
         // Within the device cache's TTL the old state may still pass (and log) a bundle.
         var passedBeforeBlacklist: [String] = []
         #expect(
@@ -219,17 +215,13 @@ struct AggregatorServiceTests {
         #expect(stored == Set([first.entries[0].imageHash, fresh, derived, replayed] + passedBeforeBlacklist))
         // not_found, and questions that cannot be answered.
         let missing = try await h.ask(
-            LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: Self.hash()))
-        #expect(missing.status == .notFound && missing.check(publicKey: h.signingKey.publicKey).isSuccess)
+            Message(LogVerifyRequest(imageHash: Self.hash())))
+        #expect(missing.status == .notFound && missing.body.check(publicKey: h.signingKey.publicKey).isSuccess)
         let unknown = try await h.ask(
-            LogVerifyRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 1,
-                newTreeSize: 999_999))
+            Message(LogVerifyRequest(oldTreeSize: 1, newTreeSize: 999_999)))
         #expect(unknown.status == .rejected && unknown.reason == .unknownTreeSize)
         let backwards = try await h.ask(
-            LogVerifyRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: 3,
-                newTreeSize: 1))
+            Message(LogVerifyRequest(oldTreeSize: 3, newTreeSize: 1)))
         #expect(backwards.reason == .malformed)
         // Every message the aggregator produced meets its JSON Schema.
         let produced = [

@@ -59,11 +59,11 @@ struct SubmissionLedgerTests {
         let seen = try await pool.withConnection { try await ledger.seen(items.map(\.id), on: $0) }
         for (id, output) in answers {
             let output = try #require(output, "\(id)")
-            let result = try JSONCoding.decode(SubmissionResult.self, from: output.value)
+            let result = try JSONCoding.decode(Message<SubmissionResult>.self, from: output.value)
             #expect(result.id == SubmissionLedger.resultID(id) && output.topic == "answers")
             #expect(seen[id]?.answer?.value == output.value && seen[id]?.digest == digest)
         }
-        let reasons = try answers.map { try JSONCoding.decode(SubmissionResult.self, from: $0.1!.value).reason }
+        let reasons = try answers.map { try JSONCoding.decode(Message<SubmissionResult>.self, from: $0.1!.value).reason }
         #expect(reasons == [nil, nil, .authenticationFailed, .invalidProvenance, .validationTimeout])
 
         // Answered ones go after their retention; nothing else is left.

@@ -77,7 +77,7 @@ struct TransparencyLogTests {
     static func item(_ hashes: [String], at time: UInt64 = 1_700_000_000) -> TransparencyLog.Item {
         TransparencyLog.Item(
             id: UUID(), entries: hashes.map { .init(imageHash: $0, modificationLevel: 0) },
-            capturedAt: time, correlationID: MessageID.random(), replyTopic: "answers", replyKey: nil)
+            capturedAt: time, correlationID: MessageID.random().text, replyTopic: "answers", replyKey: nil)
     }
 
     /// Batches through the writer's append, as the ordered writer calls it: duplicates take no
@@ -98,14 +98,14 @@ struct TransparencyLogTests {
         // A new hash twice in one submission and across submissions of one batch: one leaf.
         let first = try await append(log, [Self.item([h[0], h[1], h[0]]), Self.item([h[1], h[2]])])
         #expect(first.appended == 3)
-        let answers = try first.outputs.dropFirst().map { try JSONCoding.decode(SubmissionResult.self, from: $0.value) }
+        let answers = try first.outputs.dropFirst().map { try JSONCoding.decode(Message<SubmissionResult>.self, from: $0.value) }
         #expect(answers.map(\.status) == [.accepted, .accepted])
         #expect(answers[0].leaves?.map(\.leafIndex) == [0, 1, 0] && answers[1].leaves?.map(\.leafIndex) == [1, 2])
         #expect(answers[0].leaves?.map(\.status) == [.appended, .appended, .duplicate])
         // Only logged hashes: duplicate, no position, no checkpoint.
         let again = try await append(log, [Self.item([h[2], h[0]])])
         #expect(again.appended == 0 && again.outputs.count == 1)
-        #expect(try JSONCoding.decode(SubmissionResult.self, from: again.outputs[0].value).status == .duplicate)
+        #expect(try JSONCoding.decode(Message<SubmissionResult>.self, from: again.outputs[0].value).status == .duplicate)
         // Another writer (a new leader) appends; the first one's cache is then stale.
         _ = try await append(other, [Self.item(Array(h[3..<10]))])
         _ = try await append(log, [Self.item(Array(h[10..<25])), Self.item(Array(h[25..<40]))])

@@ -23,19 +23,20 @@ struct AdminCommandTests {
         let table = cam.tableAssignments[0]
         let before = try await Self.state(h)
 
-        func command(_ action: AdminCommand.Action, producedAt: Date = Date()) -> AdminCommand {
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.format(producedAt), command: action,
-                deviceSerial: action == .retireTable ? nil : cam.deviceSerial,
-                tableId: action == .retireTable ? table : nil, reason: "test")
+        func command(_ action: AdminCommand.Action, producedAt: Date = Date()) -> Message<AdminCommand> {
+            Message(
+                AdminCommand(
+                    command: action, deviceSerial: action == .retireTable ? nil : cam.deviceSerial,
+                    tableId: action == .retireTable ? table : nil, reason: "test"),
+                producedAt: Timestamp(producedAt))
         }
-        typealias Case = (name: String, reason: String, bytes: [UInt8], id: String)
-        func sent(_ name: String, _ reason: String, _ c: AdminCommand) throws -> Case {
+        typealias Case = (name: String, reason: String, bytes: [UInt8], id: MessageID)
+        func sent(_ name: String, _ reason: String, _ c: Message<AdminCommand>) throws -> Case {
             (name, reason, try JSONCoding.encode(c), c.id)
         }
         /// A command signed by the operator, then one member changed.
         func tampered(
-            _ name: String, _ reason: String, _ c: AdminCommand,
+            _ name: String, _ reason: String, _ c: Message<AdminCommand>,
             _ change: (inout [String: Any]) -> Void
         ) throws -> Case {
             let signed = try JSONCoding.encode(try h.operatorKey.sign(c))
@@ -58,7 +59,7 @@ struct AdminCommandTests {
             try tampered("action changed", "bad_signature", command(.unblacklist)) { $0["command"] = "blacklist" },
             try tampered("table changed", "bad_signature", command(.retireTable)) { $0["table_id"] = other },
             try tampered("produced_at changed", "bad_signature", command(.blacklist, producedAt: Date() - 600)) {
-                $0["produced_at"] = Timestamp.now()
+                $0["produced_at"] = Timestamp.now().text
             },
             try tampered("a member added", "schema_violation", command(.blacklist)) { $0["note"] = "x" },
             try tampered("a malformed signature", "schema_violation", command(.blacklist)) { $0["signature"] = "c2ln" },
@@ -75,11 +76,11 @@ struct AdminCommandTests {
         }
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { _ in
-                Set(h.securityEvents().filter { $0.event == .adminCommandRejected }.compactMap(\.requestId))
+                Set(h.securityEvents().filter { $0.event == .adminCommandRejected }.compactMap(\.requestID))
                     .isSuperset(of: cases.map(\.id))
             }, "a refused command raised no security event")
         for c in cases {
-            let events = h.securityEvents().filter { $0.requestId == c.id }
+            let events = h.securityEvents().filter { $0.requestID == c.id }
             #expect(events.count == 1, "\(c.name): \(events.count) events")
             #expect(events.first?.event == .adminCommandRejected && events.first?.reason == c.reason, "\(c.name)")
             #expect(events.first?.deviceSerial == nil)
@@ -124,10 +125,8 @@ struct AdminCommandTests {
     /// a signed command naming no device as `rejected`, none of the refused ones (an
     /// unauthenticated sender must not write to it); the same records on the audit topic,
     /// naming the device only by index; `hallmark audit verify` passes, then finds an edit.
-    static func auditTrailShowsEveryStep(_ h: AuthorityHarness, serial: String, table: Int, refused: [String]) async throws {
-        let nobody = AdminCommand(
-            id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-            deviceSerial: "CAM-\(h.id)-nobody", reason: "test")
+    static func auditTrailShowsEveryStep(_ h: AuthorityHarness, serial: String, table: Int, refused: [MessageID]) async throws {
+        let nobody = Message(AdminCommand(command: .blacklist, deviceSerial: "CAM-\(h.id)-nobody", reason: "test"))
         try await h.sendAdmin(nobody)
         #expect(await h.waitForRejection(of: nobody.id)?["reason"] as? String == "unknown_device")
         let schema = try JSONSchemaValidator.load(AuditRecord.schemaName)
@@ -136,12 +135,12 @@ struct AdminCommandTests {
         let published = try h.watcher.messages(on: h.configuration.auditTopic).map { bytes in
             try schema.validate(bytes: bytes)
             #expect(!String(decoding: bytes, as: UTF8.self).contains(serial))
-            return try JSONCoding.decode(AuditRecord.self, from: bytes)
+            return try JSONCoding.decode(Message<AuditRecord>.self, from: bytes)
         }
         let all = Dictionary(published.map { ($0.sequence, $0) }) { first, _ in first }.values.sorted {
             $0.sequence < $1.sequence
         }
-        #expect(AuditRecord.firstBreak(in: all) == nil)
+        #expect(Message<AuditRecord>.firstBreak(in: all) == nil)
         // The KEK in force at start comes first; then the commands.
         #expect(all.prefix(2).map(\.action) == [.kekRotation, .kekRotation] && all.prefix(2).allSatisfy { $0.keyID == "kek.1" })
         let records = Array(all.dropFirst(2))
@@ -149,7 +148,7 @@ struct AdminCommandTests {
         #expect(records.map(\.outcome) == [.succeeded, .succeeded, .succeeded, .rejected])
         #expect(records.last?.reason == "unknown_device" && records.allSatisfy { $0.actorKeyID == h.operatorKey.keyID })
         #expect(records[0].subjectIndex != nil && records[0].subjectIndex == records[1].subjectIndex)
-        #expect(records[2].tableID == table && records.allSatisfy { !refused.contains($0.requestID ?? "") })
+        #expect(records[2].tableID == table && records.allSatisfy { record in !refused.contains { $0 == record.requestID } })
 
         let env = ["HALLMARK_AUTHORITY_SCHEMA": h.configuration.schema, "HALLMARK_AUDIT_TOPIC": h.configuration.auditTopic]
         let intact = try ServiceProcess(
@@ -185,15 +184,18 @@ struct AdminCommandTests {
 
     /// Rewrites `records` from the third on into a chain that checks (the third now `failed`),
     /// rows and head, as an attacker with write access to the table could.
-    static func rechain(_ h: AuthorityHarness, from records: [AuditRecord]) async throws {
+    static func rechain(_ h: AuthorityHarness, from records: [Message<AuditRecord>]) async throws {
         let schema = h.configuration.schema
         var previous = records[1]
-        for (i, r) in records.enumerated().dropFirst(2) {
-            let forged = try AuditRecord(
-                id: r.id, producedAt: r.producedAt, service: r.service, after: previous,
-                occurredAt: r.occurredAt, actor: r.actor, actorKeyID: r.actorKeyID, action: r.action,
-                subjectType: r.subjectType, subjectIndex: r.subjectIndex, tableID: r.tableID,
-                requestID: r.requestID, outcome: i == 2 ? .failed : r.outcome, reason: r.reason)
+        for (i, m) in records.enumerated().dropFirst(2) {
+            let r = m.body
+            let forged = try Message(
+                chaining: AuditRecord(
+                    service: r.service, after: previous.body,
+                    occurredAt: r.occurredAt, actor: r.actor, actorKeyID: r.actorKeyID, action: r.action,
+                    subjectType: r.subjectType, subjectIndex: r.subjectIndex, tableID: r.tableID,
+                    outcome: i == 2 ? .failed : r.outcome, reason: r.reason),
+                id: m.id, producedAt: m.producedAt, requestID: m.requestID)
             try await h.pool.execute(
                 """
                 UPDATE \(unescaped: schema).hallmark_audit SET record = \(Data(try JSONCoding.encode(forged)))

@@ -24,10 +24,10 @@ struct AdminCommandVerifierTests {
                 value: bytes), fields: fields)
     }
 
-    static func command(at date: Date = now) -> AdminCommand {
-        AdminCommand(
-            id: MessageID.random(), producedAt: Timestamp.format(date), command: .blacklist,
-            deviceSerial: "CAM-1", reason: "stolen")
+    static func command(at date: Date = now) -> Message<AdminCommand> {
+        Message(
+            AdminCommand(command: .blacklist, deviceSerial: "CAM-1", reason: "stolen"),
+            producedAt: Timestamp(date))
     }
 
     @Test func theSignatureCoversTheCanonicalJSONWithoutItself() throws {

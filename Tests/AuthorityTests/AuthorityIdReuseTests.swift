@@ -15,18 +15,18 @@ import Testing
 /// provisioning request whose envelope is broken is answered on the result topic too.
 @Suite("Authority: reused ids, replays, ids as written", .serialized, .timeLimit(.minutes(6)))
 struct AuthorityIdReuseTests {
-    static func request(_ id: String, _ serial: String) throws -> ProvisionRequest {
-        ProvisionRequest(
-            id: id, producedAt: Timestamp.now(), deviceSerial: serial,
-            devicePublicKey: Base64.encode(try X25519.generate().publicKey),
-            nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: nil)
+    static func request(_ id: MessageID, _ serial: String) throws -> Message<ProvisionRequest> {
+        Message(
+            ProvisionRequest(
+                deviceSerial: serial, devicePublicKey: Base64.encode(try X25519.generate().publicKey),
+                nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: nil), id: id)
     }
 
     /// The provisioning answers to `id` seen so far, decoded.
-    static func provisionAnswers(_ h: AuthorityHarness, _ id: String) -> [ProvisionResult] {
+    static func provisionAnswers(_ h: AuthorityHarness, _ id: MessageID) -> [Message<ProvisionResult>] {
         h.watcher.messages(on: h.configuration.provisionOutput)
-            .compactMap { try? JSONDecoder().decode(ProvisionResult.self, from: Data($0)) }
-            .filter { $0.requestId == id }
+            .compactMap { try? JSONDecoder().decode(Message<ProvisionResult>.self, from: Data($0)) }
+            .filter { $0.requestID == id }
     }
 
     /// Every answer, event and rejected record seen is valid under its schema.
@@ -51,13 +51,11 @@ struct AuthorityIdReuseTests {
         let x = MessageID.random()
         #expect(try await h.provisionRaw(Self.request(x, "CAM-\(h.id)-x")).status == .provisioned)
         try await h.sendAdmin(
-            AdminCommand(
-                id: x, producedAt: Timestamp.now(), command: .blacklist,
-                deviceSerial: cam.deviceSerial, reason: "test"))
+            Message(AdminCommand(command: .blacklist, deviceSerial: cam.deviceSerial, reason: "test"), id: x))
         #expect(await h.waitForRejection(of: x)?["reason"] as? String == "id_reused")
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { _ in
-                h.securityEvents().contains { $0.event == .idReused && $0.requestId == x && $0.reason == "other_topic" }
+                h.securityEvents().contains { $0.event == .idReused && $0.requestID == x && $0.reason == "other_topic" }
             }, "no id_reused event for the admin command")
         // The camera is still valid: the command did nothing.
         let blacklisted = try await h.pool.query(
@@ -69,13 +67,11 @@ struct AuthorityIdReuseTests {
         // An admin command that acts, then a provisioning request with its id.
         let y = MessageID.random()
         try await h.sendAdmin(
-            AdminCommand(
-                id: y, producedAt: Timestamp.now(), command: .retireTable,
-                tableId: cam.tableAssignments[0], reason: "test"))
+            Message(AdminCommand(command: .retireTable, tableId: cam.tableAssignments[0], reason: "test"), id: y))
         #expect(await h.waitForSecurity(.tableRetired))
         let reused = try await h.provisionRaw(Self.request(y, "CAM-\(h.id)-y"))
         #expect(reused.status == .rejected && reused.reason == .idReused, "\(reused.status) \(String(describing: reused.reason))")
-        #expect(reused.requestId == y && reused.correlationId == y && reused.sealedProvisioning == nil)
+        #expect(reused.requestID == y && reused.correlationID == y.text && reused.sealedProvisioning == nil)
 
         // The first provisioning id again, for another camera on the same topic: refused, and
         // its answer is not the first one's (whose id a consumer already dropped copies of).
@@ -87,7 +83,7 @@ struct AuthorityIdReuseTests {
         #expect(answers.last?.reason == .idReused && Set(answers.map(\.id)).count == 2)
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { _ in
-                h.securityEvents().contains { $0.event == .idReused && $0.requestId == x && $0.reason == "other_bytes" }
+                h.securityEvents().contains { $0.event == .idReused && $0.requestID == x && $0.reason == "other_bytes" }
             })
         let devices = try await h.pool.query(
             """
@@ -105,9 +101,9 @@ struct AuthorityIdReuseTests {
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-replay")
         let signedAt = Date()
-        let command = AdminCommand(
-            id: MessageID.random(), producedAt: Timestamp.format(signedAt), command: .blacklist,
-            deviceSerial: cam.deviceSerial, reason: "test")
+        let command = Message(
+            AdminCommand(command: .blacklist, deviceSerial: cam.deviceSerial, reason: "test"),
+            producedAt: Timestamp(signedAt))
         let bytes = try JSONCoding.encode(try h.operatorKey.sign(command))
         try await h.sendAdmin(bytes: bytes)
         #expect(await h.waitForSecurity(.deviceBlacklisted))
@@ -119,9 +115,9 @@ struct AuthorityIdReuseTests {
         try await h.sendAdmin(bytes: bytes)
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { _ in
-                h.rejectedRecords().filter { $0["original_id"] as? String == command.id }.count == 2
+                h.rejectedRecords().filter { $0["original_id"] as? String == command.id.text }.count == 2
             })
-        let reasons = h.rejectedRecords().filter { $0["original_id"] as? String == command.id }.compactMap {
+        let reasons = h.rejectedRecords().filter { $0["original_id"] as? String == command.id.text }.compactMap {
             $0["reason"] as? String
         }
         #expect(reasons == ["replayed_command", "stale_command"], "\(reasons)")
@@ -131,7 +127,7 @@ struct AuthorityIdReuseTests {
             })
         let events = h.securityEvents().filter { $0.event == .replayedCommand }
         #expect(events.map(\.reason) == ["replayed_command", "stale_command"] && Set(events.map(\.id)).count == 2)
-        #expect(events.allSatisfy { $0.requestId == command.id && $0.keyID == h.operatorKey.keyID && $0.deviceSerial == nil })
+        #expect(events.allSatisfy { $0.requestID == command.id && $0.keyID == h.operatorKey.keyID && $0.deviceSerial == nil })
         // It acted once.
         #expect(h.securityEvents().filter { $0.event == .deviceBlacklisted }.count == 1)
         try Self.validateSchemas(h)
@@ -144,14 +140,11 @@ struct AuthorityIdReuseTests {
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-privacy-replay")
         let request = try h.operatorKey.sign(
-            PrivacyRequest.Unsigned(
-                id: MessageID.random(), producedAt: Timestamp.now(),
-                action: .export, subjectType: .deviceSerial,
-                subject: cam.deviceSerial))
+            Message(PrivacyRequest(action: .export, subjectType: .deviceSerial, subject: cam.deviceSerial)))
         let bytes = try JSONCoding.encode(request)
         let results = { @Sendable in
             h.watcher.messages(on: h.configuration.privacy.results).compactMap {
-                try? JSONCoding.decode(PrivacyResult.self, from: $0)
+                try? JSONCoding.decode(Message<PrivacyResult>.self, from: $0)
             }
             .filter { $0.requestID == request.id }
         }
@@ -167,7 +160,7 @@ struct AuthorityIdReuseTests {
         #expect(
             await h.watcher.wait(timeout: .seconds(30)) { _ in
                 h.securityEvents().contains {
-                    $0.event == .privacyRequestRejected && $0.requestId == request.id && $0.reason == "replayed_command"
+                    $0.event == .privacyRequestRejected && $0.requestID == request.id && $0.reason == "replayed_command"
                 }
             })
         try Self.validateSchemas(h)
@@ -190,7 +183,7 @@ struct AuthorityIdReuseTests {
         }
         #expect(await h.watcher.wait(timeout: .seconds(60)) { w in requests.allSatisfy { w.answers(for: $0.0).count == 5 } })
         let verdicts = requests.flatMap { h.watcher.answers(for: $0.0) }
-            .compactMap { try? JSONDecoder().decode(TokenResult.self, from: Data($0)) }
+            .compactMap { try? JSONDecoder().decode(Message<TokenResult>.self, from: Data($0)) }
         #expect(verdicts.count == 50 && verdicts.allSatisfy(\.valid), "a copy was judged a replay")
         // Every validation was counted before its answer went: the flushes after it hold them all.
         let answered = Date()
@@ -209,17 +202,17 @@ struct AuthorityIdReuseTests {
         let service = try await h.start("ids")
         defer { service.signal(SIGKILL) }
         // Swift's uuidString is upper case.
-        let upper = UUID().uuidString
+        let upper = MessageID(UUID().uuidString)!
         let result = try await h.provisionRaw(Self.request(upper, "CAM-\(h.id)-upper"))
-        #expect(result.status == .provisioned && result.requestId == upper && result.correlationId == upper)
+        #expect(result.status == .provisioned && result.requestID == upper && result.correlationID == upper.text)
 
         // Envelopes that break a rule but have a readable id: answered `rejected`/`malformed`
         // on the result topic, besides the rejected record.
-        func bytes(_ edit: (inout [String: Any]) -> Void) throws -> (String, [UInt8]) {
+        func bytes(_ edit: (inout [String: Any]) -> Void) throws -> (MessageID, [UInt8]) {
             let id = MessageID.random()
             var object =
                 try JSONSerialization.jsonObject(
-                    with: Data(try JSONCoding.encode(try Self.request(id, "CAM-\(h.id)-\(id.prefix(8))")))) as! [String: Any]
+                    with: Data(try JSONCoding.encode(try Self.request(id, "CAM-\(h.id)-\(id.text.prefix(8))")))) as! [String: Any]
             edit(&object)
             return (id, Array(try JSONSerialization.data(withJSONObject: object)))
         }
@@ -234,9 +227,9 @@ struct AuthorityIdReuseTests {
         for (_, value) in broken { try await h.producer.send(topic: h.configuration.provisionInput, key: nil, value: value) }
         for (id, _) in broken {
             let answer = await h.watcher.answer(for: id, on: h.configuration.provisionOutput, timeout: .seconds(30))
-            let decoded = try answer.map { try JSONDecoder().decode(ProvisionResult.self, from: Data($0)) }
+            let decoded = try answer.map { try JSONDecoder().decode(Message<ProvisionResult>.self, from: Data($0)) }
             #expect(decoded?.status == .rejected && decoded?.reason == .malformed, "no answer to a broken envelope")
-            #expect(decoded?.correlationId == id)
+            #expect(decoded?.correlationID == id.text)
             #expect(await h.waitForRejection(of: id) != nil)
         }
         try Self.validateSchemas(h)

@@ -76,15 +76,15 @@ struct AuthorityIntegrationTests {
         // Sent after it on the same key, so answered after it: once this answer is in, any
         // second answer to the redelivered message would be too.
         #expect(try await h.validate(cam.mobileToken()).valid)
-        let answers = h.watcher.answers(for: id).compactMap { try? JSONDecoder().decode(TokenResult.self, from: Data($0)) }
+        let answers = h.watcher.answers(for: id).compactMap {
+            try? JSONDecoder().decode(Message<TokenResult>.self, from: Data($0))
+        }
         #expect(!answers.isEmpty && answers.allSatisfy { $0.valid }, "redelivery answers: \(answers)")
         #expect(Set(answers.map(\.id)).count == 1, "a redelivered request got a different answer id")
 
         // Blacklisted, then lifted.
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                deviceSerial: cam.deviceSerial, reason: "stolen"))
+            Message(AdminCommand(command: .blacklist, deviceSerial: cam.deviceSerial, reason: "stolen")))
         #expect(await h.waitForSecurity(.deviceBlacklisted))
         // Within the device cache's TTL the old state may still answer; then the new one must.
         #expect(
@@ -93,9 +93,7 @@ struct AuthorityIntegrationTests {
             })
         #expect(try await h.validate(cam.mobileToken()).reason == .blacklisted)
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .unblacklist,
-                deviceSerial: cam.deviceSerial, reason: "found"))
+            Message(AdminCommand(command: .unblacklist, deviceSerial: cam.deviceSerial, reason: "found")))
         #expect(await h.waitForSecurity(.deviceUnblacklisted))
         #expect(try await eventually(timeout: .seconds(10)) { try await h.validate(cam.referenceRequest().token).valid })
 
@@ -161,34 +159,25 @@ struct AuthorityIntegrationTests {
         // Provisioning requests with bad fields are answered `rejected`/`malformed`, recording nothing.
         let key = Base64.encode(try X25519.generate().publicKey)
         let nuc = Hex.encode(try SecureRandom.bytes(32))
-        let badProvisioning: [(String, ProvisionRequest)] = [
+        let badProvisioning: [(String, Message<ProvisionRequest>)] = [
             (
                 "low-order public key",
-                ProvisionRequest(
-                    id: MessageID.random(), producedAt: Timestamp.now(),
-                    deviceSerial: "CAM-\(h.id)-z", devicePublicKey: Base64.encode(Data(count: 32)),
-                    nucHash: nuc, deviceFamily: nil)
+                Message(
+                    ProvisionRequest(
+                        deviceSerial: "CAM-\(h.id)-z", devicePublicKey: Base64.encode(Data(count: 32)), nucHash: nuc,
+                        deviceFamily: nil))
             ),
             (
                 "short public key",
-                ProvisionRequest(
-                    id: MessageID.random(), producedAt: Timestamp.now(),
-                    deviceSerial: "CAM-\(h.id)-s", devicePublicKey: "AAAA", nucHash: nuc,
-                    deviceFamily: nil)
+                Message(ProvisionRequest(deviceSerial: "CAM-\(h.id)-s", devicePublicKey: "AAAA", nucHash: nuc, deviceFamily: nil))
             ),
             (
                 "serial with a space",
-                ProvisionRequest(
-                    id: MessageID.random(), producedAt: Timestamp.now(),
-                    deviceSerial: "CAM \(h.id)", devicePublicKey: key, nucHash: nuc,
-                    deviceFamily: nil)
+                Message(ProvisionRequest(deviceSerial: "CAM \(h.id)", devicePublicKey: key, nucHash: nuc, deviceFamily: nil))
             ),
             (
                 "bad NUC hex",
-                ProvisionRequest(
-                    id: MessageID.random(), producedAt: Timestamp.now(),
-                    deviceSerial: "CAM-\(h.id)-n", devicePublicKey: key, nucHash: "xyz",
-                    deviceFamily: nil)
+                Message(ProvisionRequest(deviceSerial: "CAM-\(h.id)-n", devicePublicKey: key, nucHash: "xyz", deviceFamily: nil))
             ),
         ]
         for (name, request) in badProvisioning {
@@ -213,9 +202,7 @@ struct AuthorityIntegrationTests {
         let cam = try await h.provisioned("CAM-\(h.id)-r")
         let retired = cam.tableAssignments[0]
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .retireTable,
-                tableId: retired, reason: "end of life"))
+            Message(AdminCommand(command: .retireTable, tableId: retired, reason: "end of life")))
         #expect(await h.waitForSecurity(.tableRetired))
         #expect(try await h.validate(cam.referenceRequest(table: retired).token).valid)
         for i in 0..<6 {

@@ -37,10 +37,8 @@ struct AuthorityPrivacyTests {
         let cam = try await h.provisioned("CAM-\(h.id)-privacy")
         let other = try await h.provisioned("CAM-\(h.id)-other")
         for _ in 0..<2 { #expect(try await h.validate(cam.referenceRequest().token).valid) }
-        func admin(_ action: AdminCommand.Action) -> AdminCommand {
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: action, deviceSerial: cam.deviceSerial,
-                reason: "ticket 42")
+        func admin(_ action: AdminCommand.Action) -> Message<AdminCommand> {
+            Message(AdminCommand(command: action, deviceSerial: cam.deviceSerial, reason: "ticket 42"))
         }
         try await h.sendAdmin(admin(.blacklist))
         #expect(await h.waitForSecurity(.deviceBlacklisted))
@@ -102,7 +100,7 @@ struct AuthorityPrivacyTests {
             SELECT record FROM \(unescaped: schema).hallmark_audit ORDER BY sequence
             """
         ).decode(Data.self)
-        let audit: [AuditRecord] = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
+        let audit: [AuditRecord] = try rows.map { try JSONCoding.decode(Message<AuditRecord>.self, from: Array($0)).body }
         // First the KEKs in force when the authority started (KeyRotationRecorder).
         #expect(
             audit.prefix(2).map { "\($0.action.rawValue) \($0.keyID ?? "") \($0.reason ?? "")" }
@@ -136,23 +134,23 @@ struct AuthorityPrivacyTests {
         let cam = try await h.provisioned("CAM-\(h.id)-keep")
         let stranger = try OperatorKeyFile.generate(keyID: "stranger")
         let impostor = try OperatorKeyFile.generate(keyID: h.operatorKey.keyID)
-        func request(_ key: OperatorKeyFile, at time: Date = Date()) throws -> PrivacyRequest {
+        func request(_ key: OperatorKeyFile, at time: Date = Date()) throws -> Message<PrivacyRequest> {
             try key.sign(
-                PrivacyRequest.Unsigned(
-                    id: MessageID.random(), producedAt: Timestamp.format(time), action: .erase,
-                    subjectType: .deviceSerial, subject: cam.deviceSerial))
+                Message(
+                    PrivacyRequest(action: .erase, subjectType: .deviceSerial, subject: cam.deviceSerial),
+                    producedAt: Timestamp(time)))
         }
         var unsigned =
             try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(try request(h.operatorKey)))) as! [String: Any]
         unsigned["signature"] = nil
         unsigned["key_id"] = nil
-        let cases: [(String, [UInt8], String)] = [
+        let cases: [(String, [UInt8], MessageID)] = [
             ("unsigned", Array(try JSONSerialization.data(withJSONObject: unsigned)), unsigned["id"] as! String),
             ("forged", try JSONCoding.encode(try request(impostor)), ""),
             ("unknown key", try JSONCoding.encode(try request(stranger)), ""),
             ("stale", try JSONCoding.encode(try request(h.operatorKey, at: Date() - 3600)), ""),
         ].map { name, bytes, id in
-            (name, bytes, id.isEmpty ? (try! JSONCoding.decode(PrivacyRequest.self, from: bytes)).id : id)
+            (name, bytes, id.isEmpty ? (try! JSONCoding.decode(Message<PrivacyRequest>.self, from: bytes)).id : MessageID(id)!)
         }
         // The unsigned one breaks the schema (key_id and signature are required): rejected like
         // every such input; its security event says why.
@@ -172,12 +170,12 @@ struct AuthorityPrivacyTests {
                 h.securityEvents().filter { $0.event == .privacyRequestRejected }.count >= cases.count
             })
         let events = h.securityEvents().filter { $0.event == .privacyRequestRejected }
-        #expect(Set(events.compactMap(\.requestId)) == Set(cases.map(\.2)))
+        #expect(Set(events.compactMap(\.requestID)) == Set(cases.map(\.2)))
         #expect(events.allSatisfy { $0.deviceSerial == nil })
-        #expect(events.first { $0.requestId == cases[0].2 }?.reason == "unsigned_request")
+        #expect(events.first { $0.requestID == cases[0].2 }?.reason == "unsigned_request")
         // The signed-but-refused ones are also answered `rejected` for the CLI.
         let answers = h.watcher.messages(on: h.configuration.privacy.results).compactMap {
-            try? JSONCoding.decode(PrivacyResult.self, from: $0)
+            try? JSONCoding.decode(Message<PrivacyResult>.self, from: $0)
         }
         #expect(Set(answers.compactMap(\.reason?.rawValue)) == ["bad_signature", "unknown_key", "stale_request"])
         let state = try await h.pool.query(
@@ -221,13 +219,13 @@ struct AuthorityPrivacyTests {
     }
 
     /// The authority's result in the CLI's combined document.
-    static func result(_ text: String) -> PrivacyResult? {
+    static func result(_ text: String) -> Message<PrivacyResult>? {
         guard let start = text.firstIndex(of: "{"),
             let document = try? JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any],
             (document["answered"] as? [String]) == ["authority"],
             let first = (document["results"] as? [Any])?.first,
             let bytes = try? JSONSerialization.data(withJSONObject: first)
         else { return nil }
-        return try? JSONCoding.decode(PrivacyResult.self, from: [UInt8](bytes))
+        return try? JSONCoding.decode(Message<PrivacyResult>.self, from: [UInt8](bytes))
     }
 }

@@ -13,8 +13,8 @@ import Testing
 @Suite("Authority under stress", .serialized, .timeLimit(.minutes(5)))
 struct AuthorityResilienceTests {
     /// Sends `count` fresh tokens (alternating formats) spread over the cameras; returns the ids.
-    static func sendTokens(_ h: AuthorityHarness, cameras: [ProvisioningFile], count: Int) async throws -> [String] {
-        var requests: [(String, [UInt8], String)] = []
+    static func sendTokens(_ h: AuthorityHarness, cameras: [ProvisioningFile], count: Int) async throws -> [MessageID] {
+        var requests: [(MessageID, [UInt8], String)] = []
         for i in 0..<count {
             let cam = cameras[i % cameras.count]
             let id = MessageID.random()
@@ -38,21 +38,21 @@ struct AuthorityResilienceTests {
 
     /// Every answer to each answered id, nil where an answer does not decode: a redelivered
     /// request may be answered twice, and each of its answers must hold.
-    static func verdicts(_ h: AuthorityHarness, _ ids: [String]) -> [String: [TokenResult?]] {
-        var out: [String: [TokenResult?]] = [:]
+    static func verdicts(_ h: AuthorityHarness, _ ids: [MessageID]) -> [MessageID: [Message<TokenResult>?]] {
+        var out: [MessageID: [Message<TokenResult>?]] = [:]
         for id in ids {
             let answers = h.watcher.answers(for: id)
-            if !answers.isEmpty { out[id] = answers.map { try? JSONDecoder().decode(TokenResult.self, from: Data($0)) } }
+            if !answers.isEmpty { out[id] = answers.map { try? JSONDecoder().decode(Message<TokenResult>.self, from: Data($0)) } }
         }
         return out
     }
 
     /// The ids with an answer that is not a PASS (or does not decode).
-    static func failures(_ verdicts: [String: [TokenResult?]]) -> [String] {
+    static func failures(_ verdicts: [MessageID: [Message<TokenResult>?]]) -> [MessageID] {
         verdicts.filter { !$0.value.allSatisfy { $0?.valid == true } }.map(\.key)
     }
 
-    static func waitAnswered(_ h: AuthorityHarness, _ ids: [String], timeout: Duration) async -> Bool {
+    static func waitAnswered(_ h: AuthorityHarness, _ ids: [MessageID], timeout: Duration) async -> Bool {
         await h.watcher.wait(timeout: timeout) { w in ids.allSatisfy { !w.answers(for: $0).isEmpty } }
     }
 
@@ -72,7 +72,7 @@ struct AuthorityResilienceTests {
         let first = try await Self.sendTokens(h, cameras: cameras, count: 400)
         let b = try await h.start("k2", ["HALLMARK_AUTHORITY_KEK_FILE": rotated, "HALLMARK_AUTHORITY_RESEAL_BATCH": "5"])
         defer { b.signal(SIGKILL) }
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .rotateKEK))
+        try await h.sendAdmin(Message(AdminCommand(command: .rotateKEK)))
         let second = try await Self.sendTokens(h, cameras: cameras, count: 400)
         #expect(await Self.waitAnswered(h, first + second, timeout: .seconds(120)))
         let results = Self.verdicts(h, first + second)
@@ -107,7 +107,7 @@ struct AuthorityResilienceTests {
         // that started with it; the third, with the same file, recorded nothing) and the command.
         let rows: [Data] = try await h.pool.query("SELECT record FROM \(unescaped: schema).hallmark_audit ORDER BY sequence")
             .decode(Data.self)
-        let records: [AuditRecord] = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
+        let records: [AuditRecord] = try rows.map { try JSONCoding.decode(Message<AuditRecord>.self, from: Array($0)).body }
         #expect(
             records.filter { $0.action == .kekRotation }.map { "\($0.keyID ?? "") \($0.reason ?? "")" }
                 == ["kek.1 key_added", "kek.1 current_key_changed", "kek.2 key_added", "kek.2 current_key_changed"])
@@ -150,7 +150,7 @@ struct AuthorityResilienceTests {
             ])
         defer { service.signal(SIGKILL) }
         let cam = try await h.provisioned("CAM-\(h.id)-abuse")
-        var verdicts: [TokenResult] = []
+        var verdicts: [Message<TokenResult>] = []
         for _ in 0..<9 { verdicts.append(try await h.validate(cam.referenceRequest().token)) }
         #expect(verdicts.prefix(8).allSatisfy { $0.valid }, "\(verdicts.map(\.reason))")
         #expect(verdicts[8].reason == .blacklisted)
@@ -163,8 +163,10 @@ struct AuthorityResilienceTests {
         // The service's own blacklisting is in the audit trail, by the service, once.
         // (Beside the KEK in force at start.)
         @Sendable func audited() throws -> [AuditRecord] {
-            try h.watcher.messages(on: h.configuration.auditTopic).map { try JSONCoding.decode(AuditRecord.self, from: $0) }
-                .filter { !$0.action.isKeyRotation }
+            try h.watcher.messages(on: h.configuration.auditTopic).map {
+                try JSONCoding.decode(Message<AuditRecord>.self, from: $0).body
+            }
+            .filter { !$0.action.isKeyRotation }
         }
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in (try? audited().isEmpty) == false })
         let audited = try audited()

@@ -45,16 +45,14 @@ struct MessageSchemaTests {
 
     @Test func provisionRequestAndAdminCommandMatch() throws {
         let keys = try X25519.generate()
-        let request = ProvisionRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), deviceSerial: "CAM-1",
-            devicePublicKey: Base64.encode(keys.publicKey),
-            nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: "test")
+        let request = Message(
+            ProvisionRequest(
+                deviceSerial: "CAM-1", devicePublicKey: Base64.encode(keys.publicKey),
+                nucHash: Hex.encode(try SecureRandom.bytes(32)), deviceFamily: "test"))
         try JSONSchemaValidator.load("hallmark.provision.request.v1").validate(bytes: JSONCoding.encode(request))
         let admin = try JSONSchemaValidator.load("hallmark.authority.admin.v1")
         for action in AdminCommand.Action.allCases {
-            let command = AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: action,
-                deviceSerial: "CAM-1", tableId: 4, reason: "test")
+            let command = Message(AdminCommand(command: action, deviceSerial: "CAM-1", tableId: 4, reason: "test"))
             try admin.validate(bytes: JSONCoding.encode(command))
         }
         for name in ["hallmark.token.result.v1", "hallmark.provision.result.v1", "hallmark.security.event.v1"] {

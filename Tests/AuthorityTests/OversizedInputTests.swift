@@ -22,10 +22,11 @@ struct AuthorityOversizedInputTests {
             rejected: h.rejected, limit: limit
         ) { id, _ in
             try JSONCoding.encode(
-                ProvisionRequest(
-                    id: id, producedAt: Timestamp.now(), deviceSerial: "SIZE-\(id.prefix(8))",
-                    devicePublicKey: try X25519.generate().publicKey.base64EncodedString(),
-                    nucHash: nil, deviceFamily: nil))
+                Message(
+                    ProvisionRequest(
+                        deviceSerial: "SIZE-\(id.prefix(8))",
+                        devicePublicKey: try X25519.generate().publicKey.base64EncodedString(), nucHash: nil, deviceFamily: nil),
+                    id: MessageID(id)!))
         }
         let tokens = try await matrix.run(
             topic: c.tokenInput, results: c.tokenOutput, idField: "request_id",
@@ -34,7 +35,7 @@ struct AuthorityOversizedInputTests {
             let token = BirthmarkCameraToken(
                 ciphertext: try hex(32), authTag: try hex(16), nonce: try hex(12),
                 tableId: 1, keyIndex: 7)
-            return try JSONCoding.encode(TokenRequest(id: id, producedAt: Timestamp.now(), token: .reference(token)))
+            return try JSONCoding.encode(Message(TokenRequest(token: .reference(token)), id: MessageID(id)!))
         }
         let admin = try await matrix.run(
             topic: c.adminInput, results: c.securityTopic, idField: "request_id",
@@ -43,9 +44,7 @@ struct AuthorityOversizedInputTests {
             // Signed: a refused command's rejected record and its security event would be two outcomes.
             try JSONCoding.encode(
                 try h.operatorKey.sign(
-                    AdminCommand(
-                        id: id, producedAt: Timestamp.now(),
-                        command: .rotateKEK, reason: "size test")))
+                    Message(AdminCommand(command: .rotateKEK, reason: "size test"), id: MessageID(id)!)))
         }
         let privacy = try await matrix.run(
             topic: c.privacy.requests, results: c.privacy.results, idField: "request_id",
@@ -54,9 +53,9 @@ struct AuthorityOversizedInputTests {
             // Signed, about a camera that does not exist: each is answered `not_found`.
             try JSONCoding.encode(
                 try h.operatorKey.sign(
-                    PrivacyRequest.Unsigned(
-                        id: id, producedAt: Timestamp.now(), action: .export, subjectType: .deviceSerial,
-                        subject: "SIZE-\(id.prefix(8))")))
+                    Message(
+                        PrivacyRequest(action: .export, subjectType: .deviceSerial, subject: "SIZE-\(id.prefix(8))"),
+                        id: MessageID(id)!)))
         }
         for report in [provision, tokens, admin, privacy] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")

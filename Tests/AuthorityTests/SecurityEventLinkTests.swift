@@ -27,8 +27,8 @@ struct SecurityEventLinkTests {
         for n in 1...5 where Set(other.tableAssignments) == Set(cam.tableAssignments) {
             other = try await h.provisioned("CAM-\(h.id)-other-\(n)")
         }
-        var requests: [String] = []
-        func validate(_ token: BirthmarkCameraToken) async throws -> TokenResult {
+        var requests: [MessageID] = []
+        func validate(_ token: BirthmarkCameraToken) async throws -> Message<TokenResult> {
             let id = MessageID.random()
             requests.append(id)
             return try await h.validate(try ProvisioningFile.requestBytes(token, id: id), id: id)
@@ -55,22 +55,15 @@ struct SecurityEventLinkTests {
 
         // Admin actions, and a refused command naming a device.
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-                deviceSerial: other.deviceSerial, reason: "stolen"))
+            Message(AdminCommand(command: .blacklist, deviceSerial: other.deviceSerial, reason: "stolen")))
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .unblacklist,
-                deviceSerial: other.deviceSerial, reason: "found"))
+            Message(AdminCommand(command: .unblacklist, deviceSerial: other.deviceSerial, reason: "found")))
         try await h.sendAdmin(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: .retireTable,
-                tableId: foreign))
-        try await h.sendAdmin(AdminCommand(id: MessageID.random(), producedAt: Timestamp.now(), command: .rotateKEK))
+            Message(AdminCommand(command: .retireTable, tableId: foreign)))
+        try await h.sendAdmin(Message(AdminCommand(command: .rotateKEK)))
         try await h.sendAdmin(
             bytes: try JSONCoding.encode(
-                AdminCommand(
-                    id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist, deviceSerial: cam.deviceSerial)))
+                Message(AdminCommand(command: .blacklist, deviceSerial: cam.deviceSerial))))
         for kind: SecurityEvent.Kind in [
             .deviceBlacklisted, .deviceUnblacklisted, .tableRetired, .kekRotation,
             .adminCommandRejected,
@@ -85,7 +78,7 @@ struct SecurityEventLinkTests {
         for message in raw { try schema.validate(bytes: message) }
         let events = h.securityEvents()
         #expect(events.count == raw.count)
-        let both = events.filter { $0.deviceSerial != nil && $0.requestId != nil }
+        let both = events.filter { $0.deviceSerial != nil && $0.requestID != nil }
         #expect(both.isEmpty, "events with a device and a request: \(both.map(\.event))")
         // Nor may a device's event id be computable from a request id, as output ids are.
         let named = events.filter { $0.deviceSerial != nil }
@@ -103,11 +96,10 @@ struct SecurityEventLinkTests {
     /// The schema refuses an event with both, whoever produces it.
     @Test func theSchemaRefusesAnEventWithADeviceAndARequest() throws {
         let schema = try JSONSchemaValidator.load("hallmark.security.event.v1")
-        var event = SecurityEvent(
-            id: MessageID.random(), producedAt: Timestamp.now(), service: "authority",
-            instance: "a", event: .abuseWarning, severity: .warning, deviceSerial: "CAM-1")
+        var event = Message(
+            SecurityEvent(service: "authority", instance: "a", event: .abuseWarning, severity: .warning, deviceSerial: "CAM-1"))
         try schema.validate(bytes: JSONCoding.encode(event))
-        event.requestId = MessageID.random()
+        event.header.requestID = MessageID.random()
         #expect(throws: (any Error).self) { try schema.validate(bytes: JSONCoding.encode(event)) }
     }
 }

@@ -6,14 +6,15 @@ import HallmarkRuntime
 
 /// What a stage's intake makes of raw bytes on one of its topics (envelope, the schema's place,
 /// JSON Schema), and the properties that must hold on the way: a message its schema accepts
-/// decodes as its type, since a stage must be exactly as strict as its schemas.
+/// decodes as its type (``Message`` of its body), since a stage must be exactly as strict as
+/// its schemas.
 enum FuzzIntake {
-    /// The Swift types of results' rejected forms (``CarrierRejection``).
-    static let rejections: [String: any HallmarkMessage.Type] = [
+    /// The Swift body types of results' rejected forms (``CarrierRejection``).
+    static let rejections: [String: any MessageBody.Type] = [
         SignResult.schemaName: CarrierRejection<SignResult>.self,
         EncryptResult.schemaName: CarrierRejection<EncryptResult>.self,
     ]
-    static let types: [String: any HallmarkMessage.Type] = Dictionary(
+    static let types: [String: any MessageBody.Type] = Dictionary(
         uniqueKeysWithValues: MessageTypes.all.map { ($0.schemaName, $0) })
 
     /// The message, if its envelope reads and its schema is one `schemas` takes; `valid` says
@@ -25,7 +26,8 @@ enum FuzzIntake {
         guard let (header, fields) = try? EnvelopeHeader.read(bytes) else { return nil }
         // The id as written (DESIGN §2: answers echo it), and a UUID in either case.
         try require(
-            UUID(text: header.id) != nil && fields["id"]?.string == header.id, "an envelope id is not the UUID as written")
+            UUID(text: header.id.text) != nil && fields["id"]?.string == header.id.text,
+            "an envelope id is not the UUID as written")
         guard schemas.contains(header.schema), let schema = MessageSchemas.schema(header.schema),
             var type = types[header.schema]
         else { return nil }
@@ -43,7 +45,9 @@ enum FuzzIntake {
         return (message, true)
     }
 
-    private static func decode<T: HallmarkMessage>(_ type: T.Type, _ message: StageMessage) throws(EnvelopeError) -> T {
-        try message.decode(type)
+    private static func decode<Body: MessageBody>(
+        _ type: Body.Type, _ message: StageMessage
+    ) throws(EnvelopeError) -> any HallmarkMessage {
+        try message.decode(Message<Body>.self)
     }
 }

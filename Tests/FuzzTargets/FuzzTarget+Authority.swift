@@ -46,14 +46,10 @@ extension MessageTargets {
             keyIndices: [42, 42, 7], used: 1)
         let packed = try MessageExamples.packed(reference, tables: [12, 3, 9])
         let tokens = [BirthmarkToken.reference(reference), .mobile(mobile), .mobile(packed)].map {
-            TokenRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), token: $0, correlationID: "c-1",
-                replyTo: "birthmark.token.results")
+            Message(TokenRequest(token: $0), correlationID: "c-1", replyTo: "birthmark.token.results")
         }
-        let command = try AdminCommand(
-            id: MessageID.random(), producedAt: Timestamp.now(), command: .blacklist,
-            deviceSerial: "CAM-0001", reason: "reported stolen"
-        ).signed(keyID: "ops-1", seed: operatorSeed)
+        let command = try Message(AdminCommand(command: .blacklist, deviceSerial: "CAM-0001", reason: "reported stolen"))
+            .signed(keyID: "ops-1", seed: operatorSeed)
         return try examples(authoritySchemas) + tokens.map { try JSONCoding.encode($0) } + [JSONCoding.encode(command)]
     }
 }

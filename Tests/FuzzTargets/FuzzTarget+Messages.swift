@@ -119,9 +119,9 @@ enum MessageTargets {
                     "a submitted image hash its schema accepts is not 32 bytes of hex")
             }
             // What intake asks the authority must meet the authority's schema and parse to the same token.
-            let request = TokenRequest(
-                id: MessageID.derived(from: message.header.id, "token-request"), producedAt: Timestamp.now(),
-                token: token, correlationID: MessageID.derived(from: message.header.id, "token-correlation"),
+            let request = Message(
+                TokenRequest(token: token), id: MessageID.derived(from: message.header.id, "token-request"),
+                correlationID: MessageID.derived(from: message.header.id, "token-correlation").text,
                 replyTo: "birthmark.token.results")
             guard let encoded = try? JSONCoding.encode(request), let value = try? JSONReader.parse(encoded) else {
                 throw FuzzFinding("the token request a submission makes cannot be written")
@@ -165,7 +165,7 @@ enum MessageTargets {
     static func gatewaySeeds() throws -> [[UInt8]] {
         let session = try InvisoSession(sessionKey: E2EETarget.sessionKey)
         let wire = try session.seal(Data("hello".utf8), direction: .clientToGateway, counter: 7)
-        let inbound = E2EEInbound(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "session-1", message: wire)
+        let inbound = Message(E2EEInbound(sessionID: "session-1", message: wire))
         return try examples(gatewaySchemas) + [JSONCoding.encode(inbound)]
     }
 }

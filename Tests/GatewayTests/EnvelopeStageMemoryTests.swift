@@ -46,28 +46,28 @@ struct EnvelopeStageMemoryTests {
         broken.headers["bad header"] = "x"
         broker.produce(topic: configuration.encryptInput, key: "002", value: try JSONCoding.encode(broken))
         #expect(await broker.waitFor(configuration.encryptOutput, count: 4))
-        var encrypted: [String: EncryptResult] = [:]
-        var refused: [String: CarrierRejection<EncryptResult>] = [:]
+        var encrypted: [MessageID: Message<EncryptResult>] = [:]
+        var refused: [MessageID: Message<CarrierRejection<EncryptResult>>] = [:]
         for message in broker.messages(in: configuration.encryptOutput) {
-            if let rejection = try? JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: message.value) {
-                refused[rejection.requestID] = rejection
+            if let rejection = try? JSONCoding.decode(Message<CarrierRejection<EncryptResult>>.self, from: message.value) {
+                refused[try #require(rejection.requestID)] = rejection
             } else {
-                let result = try JSONCoding.decode(EncryptResult.self, from: message.value)
-                encrypted[result.requestID] = result
+                let result = try JSONCoding.decode(Message<EncryptResult>.self, from: message.value)
+                encrypted[try #require(result.requestID)] = result
             }
         }
         #expect(refused.count == 1 && refused[broken.id]?.reason == .malformed, "\(refused)")
         #expect(await broker.waitFor("rejected", count: 1))
 
-        var decrypts: [(DecryptRequest, Data?)] = []
+        var decrypts: [(Message<DecryptRequest>, Data?)] = []
         for ((body, _), request) in zip(bodies, requests) {
             let result = try #require(encrypted[request.id])
             #expect(result.decision != nil && result.bodyB64 != body.base64EncodedString())
             decrypts.append(
                 (
-                    DecryptRequest(
-                        id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
-                        bodyB64: result.bodyB64, method: result.method, path: result.path), body
+                    Message(
+                        DecryptRequest(headers: result.headers, bodyB64: result.bodyB64, method: result.method, path: result.path)
+                    ), body
                 ))
         }
         // The JSON envelope with one ciphertext byte changed: refused, no plaintext.
@@ -80,7 +80,7 @@ struct EnvelopeStageMemoryTests {
         raw[raw.startIndex] ^= 1
         envelope["encrypted_data"] = raw.base64EncodedString()
         bytes = try JSONSerialization.data(withJSONObject: envelope)
-        tampered.id = MessageID.random()
+        tampered.header.id = MessageID.random()
         tampered.bodyB64 = bytes.base64EncodedString()
         decrypts.append((tampered, nil))
         for (request, _) in decrypts {
@@ -89,8 +89,8 @@ struct EnvelopeStageMemoryTests {
         #expect(await broker.waitFor(configuration.decryptOutput, count: decrypts.count))
         let decrypted = try Dictionary(
             uniqueKeysWithValues: broker.messages(in: configuration.decryptOutput).map {
-                let result = try JSONCoding.decode(DecryptResult.self, from: $0.value)
-                return (result.requestID, result)
+                let result = try JSONCoding.decode(Message<DecryptResult>.self, from: $0.value)
+                return (try #require(result.requestID), result)
             })
         for (request, body) in decrypts {
             let result = try #require(decrypted[request.id])

@@ -31,7 +31,7 @@ struct GatewayHostileInputTests {
         _ plaintext: Data = Data(#"{"job_id":"hostile"}"#.utf8),
         requestID: String = "hostile-1"
     ) throws -> (headers: [String: String], envelope: SmileIDEnvelope) {
-        let stamp = Timestamp.now()
+        let stamp = Timestamp.now().text
         let (body, headers) = try SmileIDEncryption.encryptBody(plaintext, secret: secret, timestamp: stamp, requestId: requestID)
         return (headers, try SmileIDEnvelope.parse(body))
     }
@@ -39,15 +39,15 @@ struct GatewayHostileInputTests {
     static func decrypt(_ h: GatewayHarness, headers: [String: String], body: Data, _ reason: DecryptResult.Reason) throws -> Case
     {
         let id = MessageID.random()
-        let request = DecryptRequest(id: id, producedAt: Timestamp.now(), headers: headers, bodyB64: body.base64EncodedString())
+        let request = Message(DecryptRequest(headers: headers, bodyB64: body.base64EncodedString()), id: id)
         return Case(id: id, topic: h.decryptInput, value: try JSONCoding.encode(request), expected: .decrypt(reason))
     }
 
     static func raw(_ topic: String, _ object: [String: Any], _ expected: Expected) throws -> Case {
         let id = MessageID.random()
         var o = object
-        o["id"] = id
-        o["produced_at"] = Timestamp.now()
+        o["id"] = id.text
+        o["produced_at"] = Timestamp.now().text
         return Case(id: id, topic: topic, value: Array(try JSONSerialization.data(withJSONObject: o)), expected: expected)
     }
 
@@ -141,10 +141,9 @@ struct GatewayHostileInputTests {
                 .malformedEnvelope))  // no boundary
         // Malformed multipart bodies to encrypt: rejected, with the gateway's reason code.
         for cut in stride(from: 10, to: fixture.count, by: fixture.count / 30) {
-            let request = EncryptRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(),
-                headers: ["Content-Type": GatewayFixtures.multipartType],
-                bodyB64: fixture.prefix(cut).base64EncodedString())
+            let request = Message(
+                EncryptRequest(
+                    headers: ["Content-Type": GatewayFixtures.multipartType], bodyB64: fixture.prefix(cut).base64EncodedString()))
             cases.append(
                 Case(
                     id: request.id, topic: h.encryptInput, value: try JSONCoding.encode(request),
@@ -159,9 +158,8 @@ struct GatewayHostileInputTests {
                     Data("PK\u{03}\u{04}".utf8) + Data([20, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0])
                     + Data([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 8, 0, 0, 0]) + Data("bomb.zip".utf8) + zip
             }
-            let request = EncryptRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(),
-                headers: ["Content-Type": "application/zip"], bodyB64: zip.base64EncodedString())
+            let request = Message(
+                EncryptRequest(headers: ["Content-Type": "application/zip"], bodyB64: zip.base64EncodedString()))
             cases.append(Case(id: request.id, topic: h.encryptInput, value: try JSONCoding.encode(request), expected: .encrypted))
         }
         // Shape errors the schema catches: non-canonical base64, unknown fields, bad header names.
@@ -211,8 +209,8 @@ struct GatewayHostileInputTests {
             let rejectedIDs = Set(rejected.compactMap { $0["original_id"] as? String })
             return ids.allSatisfy { id in
                 both.contains(id)
-                    ? !w.answers(for: id).isEmpty && rejectedIDs.contains(id)
-                    : !w.answers(for: id).isEmpty || rejectedIDs.contains(id)
+                    ? !w.answers(for: id).isEmpty && rejectedIDs.contains(id.text)
+                    : !w.answers(for: id).isEmpty || rejectedIDs.contains(id.text)
             } && rejected.filter { $0["original_id"] == nil }.count >= garbage.count
         }
         #expect(answered)
@@ -227,13 +225,13 @@ struct GatewayHostileInputTests {
             // A redelivery (a slow machine's rebalance) gets its first answer again, under the
             // same id: a consumer drops the copy, and so does this count.
             let answers = Self.distinct(h.watcher.answers(for: c.id).map { ($0, Self.id(of: $0)) }).map(\.0)
-            let records = Self.distinct((rejections[c.id] ?? []).map { ($0, $0["id"] as? String) }).map(\.0)
+            let records = Self.distinct((rejections[c.id.text] ?? []).map { ($0, $0["id"] as? String) }).map(\.0)
             #expect(
                 answers.count + records.count == (both.contains(c.id) ? 2 : 1),
                 "\(c.expected): \(answers.count) answers, \(records.count) rejections")
             switch c.expected {
             case .decrypt(let reason):
-                let result = try answers.first.map { try JSONCoding.decode(DecryptResult.self, from: $0) }
+                let result = try answers.first.map { try JSONCoding.decode(Message<DecryptResult>.self, from: $0) }
                 #expect(
                     result?.status == .rejected && result?.reason == reason,
                     "expected \(reason), got \(String(describing: result?.reason))")
@@ -241,17 +239,19 @@ struct GatewayHostileInputTests {
             case .rejected(let code):
                 #expect(records.first?["reason"] as? String == code, "expected \(code): \(records.first ?? [:])")
                 if c.topic == h.decryptInput {
-                    let result = try answers.first.map { try JSONCoding.decode(DecryptResult.self, from: $0) }
+                    let result = try answers.first.map { try JSONCoding.decode(Message<DecryptResult>.self, from: $0) }
                     #expect(result?.status == .rejected && result?.reason == .malformed && result?.bodyB64 == nil)
                 } else {
                     // No request in it: nothing half-encrypted can be chained on.
-                    let result = try answers.first.map { try JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: $0) }
+                    let result = try answers.first.map {
+                        try JSONCoding.decode(Message<CarrierRejection<EncryptResult>>.self, from: $0)
+                    }
                     let expected = code == "malformed_multipart" ? code : "malformed"
                     #expect(result?.status == "rejected" && result?.reason.rawValue == expected, "\(String(describing: result))")
                     #expect(answers.first.flatMap { try? JSONReader.parse($0)["headers"] } == nil)
                 }
             case .encrypted:
-                let result = try answers.first.map { try JSONCoding.decode(EncryptResult.self, from: $0) }
+                let result = try answers.first.map { try JSONCoding.decode(Message<EncryptResult>.self, from: $0) }
                 #expect(result?.decision == .encrypted(.zip))
             }
         }

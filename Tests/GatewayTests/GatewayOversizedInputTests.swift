@@ -33,10 +33,10 @@ struct GatewayOversizedInputTests {
         ) { id, size in
             try sized(size) { body in
                 try JSONCoding.encode(
-                    EncryptRequest(
-                        id: id, producedAt: Timestamp.now(),
-                        headers: ["Content-Type": "application/json"],
-                        bodyB64: body.base64EncodedString()))
+                    Message(
+                        EncryptRequest(headers: ["Content-Type": "application/json"], bodyB64: body.base64EncodedString()),
+                        id: MessageID(id)!
+                    ))
             }
         }
         let decrypt = try await matrix.run(
@@ -45,11 +45,12 @@ struct GatewayOversizedInputTests {
         ) { id, size in
             try sized(size) { body in
                 try JSONCoding.encode(
-                    DecryptRequest(
-                        id: id, producedAt: Timestamp.now(),
-                        headers: [
-                            "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "r", "SmileID-Content-Encrypted": "true",
-                        ], bodyB64: body.base64EncodedString()))
+                    Message(
+                        DecryptRequest(
+                            headers: [
+                                "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "r",
+                                "SmileID-Content-Encrypted": "true",
+                            ], bodyB64: body.base64EncodedString()), id: MessageID(id)!))
             }
         }
         let pair = try X25519.generate()
@@ -58,9 +59,9 @@ struct GatewayOversizedInputTests {
             idField: "request_id", rejected: h.rejected, limit: limit
         ) { id, _ in
             try JSONCoding.encode(
-                E2EEHandshake(
-                    id: id, producedAt: Timestamp.now(), sessionID: "size-\(id)",
-                    clientPublicKey: pair.publicKey.base64EncodedString()))
+                Message(
+                    E2EEHandshake(sessionID: "size-\(id)", clientPublicKey: pair.publicKey.base64EncodedString()),
+                    id: MessageID(id)!))
         }
         let session = try InvisoSession(sessionKey: Data(repeating: 7, count: 32))
         let inbound = try await matrix.run(
@@ -70,9 +71,10 @@ struct GatewayOversizedInputTests {
         ) { id, size in
             try sized(size) { body in
                 try JSONCoding.encode(
-                    E2EEInbound(
-                        id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
-                        message: try session.seal(body, direction: .clientToGateway, counter: 0)))
+                    Message(
+                        E2EEInbound(
+                            sessionID: "no-such-session", message: try session.seal(body, direction: .clientToGateway, counter: 0)
+                        ), id: MessageID(id)!))
             }
         }
         let outbound = try await matrix.run(
@@ -82,9 +84,9 @@ struct GatewayOversizedInputTests {
         ) { id, size in
             try sized(size) { body in
                 try JSONCoding.encode(
-                    E2EEOutboundRequest(
-                        id: id, producedAt: Timestamp.now(), sessionID: "no-such-session",
-                        plaintextB64: body.base64EncodedString()))
+                    Message(
+                        E2EEOutboundRequest(sessionID: "no-such-session", plaintextB64: body.base64EncodedString()),
+                        id: MessageID(id)!))
             }
         }
         let privacyRequests = try await matrix.run(
@@ -94,9 +96,9 @@ struct GatewayOversizedInputTests {
             // Signed, about a session that does not exist: each is answered `not_found`.
             try JSONCoding.encode(
                 try privacy.key.sign(
-                    PrivacyRequest.Unsigned(
-                        id: id, producedAt: Timestamp.now(), action: .export, subjectType: .sessionID,
-                        subject: "size-\(id.prefix(8))")))
+                    Message(
+                        PrivacyRequest(action: .export, subjectType: .sessionID, subject: "size-\(id.prefix(8))"),
+                        id: MessageID(id)!)))
         }
         for report in [encrypt, decrypt, handshake, inbound, outbound, privacyRequests] {
             #expect(report.stalled == 0 && report.duplicated == 0 && report.answered == report.sent, "\(report)")

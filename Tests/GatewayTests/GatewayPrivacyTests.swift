@@ -33,7 +33,7 @@ struct GatewayPrivacyTests {
         try await h.send(h.topic("inbound.in"), key: client.sessionID, message: first)
         #expect(try await h.answer(E2EEPlaintext.self, to: first.id, on: h.topic("plaintext.out")).status == .decrypted)
 
-        func cli(_ action: String) async throws -> (code: Int32?, result: PrivacyResult?, text: String) {
+        func cli(_ action: String) async throws -> (code: Int32?, result: Message<PrivacyResult>?, text: String) {
             let run = try ServiceProcess(
                 "hallmark",
                 arguments: [
@@ -49,7 +49,7 @@ struct GatewayPrivacyTests {
                 let first = (document["results"] as? [Any])?.first,
                 let bytes = try? JSONSerialization.data(withJSONObject: first)
             else { return (code, nil, text) }
-            return (code, try? JSONCoding.decode(PrivacyResult.self, from: [UInt8](bytes)), text)
+            return (code, try? JSONCoding.decode(Message<PrivacyResult>.self, from: [UInt8](bytes)), text)
         }
         let export = try await cli("export")
         #expect(export.code == 0, "\(export.text)")

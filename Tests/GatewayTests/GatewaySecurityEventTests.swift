@@ -27,7 +27,7 @@ struct GatewaySecurityEventTests {
         return client
     }
 
-    func forged(_ client: InvisoClient, _ text: String, counter: UInt64) throws -> E2EEInbound {
+    func forged(_ client: InvisoClient, _ text: String, counter: UInt64) throws -> Message<E2EEInbound> {
         var message = try client.inbound(text, counter: counter)
         var tag = try Base64.decode(message.message.tag)
         tag[0] ^= 0x01
@@ -36,7 +36,7 @@ struct GatewaySecurityEventTests {
     }
 
     /// Sends `messages` and waits for each answer: the reasons, in order.
-    func send(_ h: GatewayHarness, _ messages: [E2EEInbound]) async throws -> [E2EEPlaintext.Reason?] {
+    func send(_ h: GatewayHarness, _ messages: [Message<E2EEInbound>]) async throws -> [E2EEPlaintext.Reason?] {
         for m in messages { try await h.send(h.topic("inbound.in"), key: m.sessionID, message: m) }
         var reasons: [E2EEPlaintext.Reason?] = []
         for m in messages {
@@ -45,7 +45,7 @@ struct GatewaySecurityEventTests {
         return reasons
     }
 
-    func gatewayEvents(_ h: GatewayHarness) -> [(event: SecurityEvent, raw: [UInt8])] {
+    func gatewayEvents(_ h: GatewayHarness) -> [(event: Message<SecurityEvent>, raw: [UInt8])] {
         h.securityEvents().filter { $0.event.service == "gateway" }
     }
 
@@ -66,12 +66,12 @@ struct GatewaySecurityEventTests {
         #expect(reasons == [nil, nil, .replay, .counterJump, .authenticationFailed])
         #expect(try await eventually { gatewayEvents(h).count >= 3 })
 
-        let expected: [(E2EEInbound, SecurityEvent.Kind, String)] = [
+        let expected: [(Message<E2EEInbound>, SecurityEvent.Kind, String)] = [
             (replayed, .replayedMessage, "replay"), (jumped, .counterJump, "counter_jump"),
             (tampered, .tamperedMessage, "authentication_failed"),
         ]
         for (message, kind, reason) in expected {
-            let matching = gatewayEvents(h).filter { $0.event.requestId == message.id }
+            let matching = gatewayEvents(h).filter { $0.event.requestID == message.id }
             #expect(matching.map(\.event.event) == [kind], "\(kind): \(matching.map(\.event.event))")
             guard let (event, raw) = matching.first else { continue }
             #expect(event.sessionID == client.sessionID && event.reason == reason && event.severity == .warning)
@@ -106,7 +106,7 @@ struct GatewaySecurityEventTests {
         #expect(try await send(h, flood) == Array(repeating: .authenticationFailed, count: 20))
         #expect(try await send(h, [try forged(other, "other", counter: 0)]) == [.authenticationFailed])
 
-        func of(_ session: String, _ kind: SecurityEvent.Kind) -> [SecurityEvent] {
+        func of(_ session: String, _ kind: SecurityEvent.Kind) -> [Message<SecurityEvent>] {
             gatewayEvents(h).map(\.event).filter { $0.sessionID == session && $0.event == kind }
         }
         #expect(try await eventually(timeout: .seconds(45)) { !of(flooded.sessionID, .eventsSuppressed).isEmpty })
@@ -114,7 +114,7 @@ struct GatewaySecurityEventTests {
         let alerts = of(flooded.sessionID, .rejectionRate)
         #expect(alerts.count == 1 && alerts.first?.count == 6 && alerts.first?.windowSeconds == 15)
         let summaries = of(flooded.sessionID, .eventsSuppressed)
-        #expect(summaries.count == 1 && summaries.first?.count == 17 && summaries.first?.requestId == nil)
+        #expect(summaries.count == 1 && summaries.first?.count == 17 && summaries.first?.requestID == nil)
         #expect(of(other.sessionID, .tamperedMessage).count == 1)
         for (_, raw) in gatewayEvents(h) {
             try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(raw)), against: SecurityEvent.schemaName)
@@ -148,7 +148,7 @@ struct GatewaySecurityEventTests {
         let events = gatewayEvents(h)
         #expect(events.map(\.event.event) == [.tamperedPayload])
         let event = try #require(events.first)
-        #expect(event.event.partnerID == partner && event.event.requestId == bad.id && event.event.sessionID == nil)
+        #expect(event.event.partnerID == partner && event.event.requestID == bad.id && event.event.sessionID == nil)
         #expect(event.event.reason == "authentication_failed")
         try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(event.raw)), against: SecurityEvent.schemaName)
         let text = String(decoding: event.raw, as: UTF8.self)

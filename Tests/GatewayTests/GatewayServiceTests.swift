@@ -15,11 +15,11 @@ struct GatewayServiceTests {
     static func encryptRequest(
         _ body: Data, type: String, path: String = "/v1/upload",
         extra: [String: String] = [:]
-    ) -> EncryptRequest {
-        EncryptRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(),
-            headers: ["Content-Type": type, "SmileID-Partner-ID": "002"].merging(extra) { $1 },
-            bodyB64: body.base64EncodedString(), method: "POST", path: path)
+    ) -> Message<EncryptRequest> {
+        Message(
+            EncryptRequest(
+                headers: ["Content-Type": type, "SmileID-Partner-ID": "002"].merging(extra) { $1 },
+                bodyB64: body.base64EncodedString(), method: "POST", path: path))
     }
 
     @Test func jsonZipAndMultipartComeBackByteExact() async throws {
@@ -35,7 +35,7 @@ struct GatewayServiceTests {
         for ((body, type, kind), request) in zip(bodies, requests) {
             let result = try await h.answer(EncryptResult.self, to: request.id, on: h.encryptOutput)
             #expect(result.decision == .encrypted(kind) && result.requestID == request.id)
-            #expect(result.headers["SmileID-Request-ID"] == request.id.lowercased())
+            #expect(result.headers["SmileID-Request-ID"] == request.id.text.lowercased())
             #expect(result.method == "POST" && result.path == "/v1/upload")
             let sent = try #require(Data(base64Encoded: result.bodyB64))
             #expect(sent != body)
@@ -43,9 +43,8 @@ struct GatewayServiceTests {
                 let parts = try MultipartBody(parsing: Array(sent), boundary: GatewayFixtures.boundary)
                 #expect(parts.parts.compactMap(\.name).filter { $0.hasSuffix("_encrypted") }.count == 2)
             }
-            let decrypt = DecryptRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
-                bodyB64: result.bodyB64, method: result.method, path: result.path)
+            let decrypt = Message(
+                DecryptRequest(headers: result.headers, bodyB64: result.bodyB64, method: result.method, path: result.path))
             try await h.send(h.decryptInput, key: "002", message: decrypt)
             let back = try await h.answer(DecryptResult.self, to: decrypt.id, on: h.decryptOutput)
             #expect(back.status == .accepted && back.reason == nil)
@@ -71,16 +70,14 @@ struct GatewayServiceTests {
             "SmileID-Encryption-Version": "1.0", "SmileID-Request-ID": "req-1",
             "SmileID-Content-Encrypted": "true", "Content-Type": "application/octet-stream",
         ]
-        let request = DecryptRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), headers: headers,
-            bodyB64: try envelope.jsonData().base64EncodedString())
+        let request = Message(DecryptRequest(headers: headers, bodyB64: try envelope.jsonData().base64EncodedString()))
         try await h.send(h.decryptInput, message: request)
         let result = try await h.answer(DecryptResult.self, to: request.id, on: h.decryptOutput)
         #expect(result.status == .accepted)
         #expect(result.bodyB64 == Data(#"{"job_id":"job-1"}"#.utf8).base64EncodedString())
         // The same envelope under another request id fails authentication.
         var other = request
-        other.id = MessageID.random()
+        other.header.id = MessageID.random()
         other.headers["SmileID-Request-ID"] = "req-2"
         try await h.send(h.decryptInput, message: other)
         let refused = try await h.answer(DecryptResult.self, to: other.id, on: h.decryptOutput)
@@ -183,23 +180,22 @@ struct GatewayServiceTests {
         // An ENC-1 request with a forged MAC, straight to the verify stage.
         let (body, sealed) = try SmileIDEncryption.encryptBody(
             Data("forged".utf8), secret: "test-secret",
-            timestamp: Timestamp.now(), requestId: "forged-1")
+            timestamp: Timestamp.now().text, requestId: "forged-1")
         let headers = sealed.merging([
-            "SmileID-Partner-ID": "002", "SmileID-Request-Timestamp": Timestamp.now(),
+            "SmileID-Partner-ID": "002", "SmileID-Request-Timestamp": Timestamp.now().text,
             "SmileID-Request-Mac": Data(count: 32).base64EncodedString(),
         ]) { $1 }
-        let forged = VerifyRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/v1/upload",
-            headers: headers, bodyB64: body.base64EncodedString())
+        let forged = Message(
+            VerifyRequest(method: "POST", path: "/v1/upload", headers: headers, bodyB64: body.base64EncodedString()))
         try await h.send(h.topic("verify.in"), key: "002", message: forged)
 
         let encrypt = try #require(await hops.answer(for: broken.id, on: h.signInput, timeout: .seconds(90)))
         let sign = try #require(await hops.answer(for: broken.id, on: h.topic("verify.in"), timeout: .seconds(90)))
         let verdict = try await h.answer(VerifyResult.self, to: broken.id, on: h.verifyOutput)
         let plain = try await h.answer(DecryptResult.self, to: broken.id, on: h.decryptOutput)
-        let e = try JSONCoding.decode(CarrierRejection<EncryptResult>.self, from: encrypt)
+        let e = try JSONCoding.decode(Message<CarrierRejection<EncryptResult>>.self, from: encrypt)
         #expect(e.status == "rejected" && e.reason == .malformedMultipart && e.upstreamReason == nil)
-        let s = try JSONCoding.decode(CarrierRejection<SignResult>.self, from: sign)
+        let s = try JSONCoding.decode(Message<CarrierRejection<SignResult>>.self, from: sign)
         #expect(s.reason == .upstreamRejected && s.upstreamReason == "malformed_multipart")
         #expect(verdict.reason == VerifyReason.upstreamRejected.rawValue && verdict.upstreamReason == "malformed_multipart")
         #expect(verdict.headers.isEmpty && verdict.bodyB64.isEmpty)
@@ -217,7 +213,7 @@ struct GatewayServiceTests {
         #expect(refused.status == .rejected && refused.reason == .upstreamRejected && refused.upstreamReason == "bad_mac")
         #expect(refused.bodyB64 == nil && refused.headers == nil)
         // One rejected record, the gateway's for the broken body: the later hops answered.
-        #expect(try await eventually { h.rejections()[broken.id]?.count == 1 })
+        #expect(try await eventually { h.rejections()[broken.id.text]?.count == 1 })
         #expect(h.rejections().count == 1, "\(h.rejections().keys)")
         for process in [gateway, signer] {
             process.signal(SIGTERM)

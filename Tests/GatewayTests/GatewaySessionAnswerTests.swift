@@ -15,7 +15,7 @@ struct GatewaySessionAnswerTests {
     func handshake(
         _ h: GatewayHarness, _ client: inout InvisoClient, on topic: String? = nil
     ) async throws
-        -> E2EEHandshakeResult
+        -> Message<E2EEHandshakeResult>
     {
         let request = client.handshake()
         try await h.send(topic ?? h.topic("handshake.in"), key: client.sessionID, message: request)
@@ -29,19 +29,19 @@ struct GatewaySessionAnswerTests {
     @Test func aKeyThatIsNot32BytesIsAnsweredInvalidPublicKey() async throws {
         let h = try await GatewayHarness()
         let gateway = try await h.startGateway("keys")
-        var sent: [String] = []
+        var sent: [MessageID] = []
         for length in [31, 33, 0, 64] {
             let session = "short-\(h.id)-\(length)"
-            let request = E2EEHandshake(
-                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: session,
-                clientPublicKey: Data((0..<length).map { UInt8($0 &+ 9) }).base64EncodedString())
+            let request = Message(
+                E2EEHandshake(
+                    sessionID: session, clientPublicKey: Data((0..<length).map { UInt8($0 &+ 9) }).base64EncodedString()))
             try await h.send(h.topic("handshake.in"), key: session, message: request)
             sent.append(request.id)
         }
         for id in sent {
             let result = try await h.answer(E2EEHandshakeResult.self, to: id, on: h.topic("handshake.out"), timeout: .seconds(60))
             #expect(result.status == .rejected && result.reason == .invalidPublicKey && result.gatewayPublicKey == nil)
-            #expect(result.requestID == id && result.correlationID == id)
+            #expect(result.requestID == id && result.correlationID == id.text)
             try h.validateAnswer(to: id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
         }
         // A good handshake still completes; each bad one was answered exactly once.
@@ -79,7 +79,7 @@ struct GatewaySessionAnswerTests {
         let b = try await h.startGateway("b", environment)
         var old = try InvisoClient()
         #expect(try await handshake(h, &old, on: handshakes).status == .keyExchangeComplete)
-        func send(_ message: E2EEInbound, partition: Int32) async throws -> E2EEPlaintext {
+        func send(_ message: Message<E2EEInbound>, partition: Int32) async throws -> Message<E2EEPlaintext> {
             try await h.producer.send([
                 KafkaOutgoingMessage(
                     topic: inbound, key: Array(message.sessionID.utf8),
@@ -94,7 +94,7 @@ struct GatewaySessionAnswerTests {
                 try await send(try old.inbound("old \(partition)", counter: counter), partition: partition).status == .decrypted)
             counter += 1
         }
-        let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: old.sessionID)
+        let close = Message(E2EEClose(sessionID: old.sessionID))
         try await h.send(handshakes, key: old.sessionID, message: close)
         #expect(try await h.answer(E2EEHandshakeResult.self, to: close.id, on: h.topic("handshake.out")).status == .closed)
         var new = try InvisoClient(sessionID: old.sessionID)
@@ -108,9 +108,9 @@ struct GatewaySessionAnswerTests {
             #expect(genuine.status == .decrypted, "partition \(partition), new key: \(String(describing: genuine.reason))")
         }
         for partition in Int32(0)..<Int32(partitions[2]) {
-            let request = E2EEOutboundRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: new.sessionID,
-                plaintextB64: Data("reply \(partition)".utf8).base64EncodedString())
+            let request = Message(
+                E2EEOutboundRequest(sessionID: new.sessionID, plaintextB64: Data("reply \(partition)".utf8).base64EncodedString())
+            )
             try await h.producer.send([
                 KafkaOutgoingMessage(
                     topic: outbound, key: Array(new.sessionID.utf8),
@@ -135,10 +135,9 @@ struct GatewaySessionAnswerTests {
         var client = try InvisoClient()
         #expect(try await handshake(h, &client).status == .keyExchangeComplete)
         let inbound = try JSONCoding.encode(try client.inbound("twice", counter: 0))
-        let inboundID = try JSONCoding.decode(E2EEInbound.self, from: inbound).id
-        let outbound = E2EEOutboundRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: client.sessionID,
-            plaintextB64: Data("reply".utf8).base64EncodedString())
+        let inboundID = try JSONCoding.decode(Message<E2EEInbound>.self, from: inbound).id
+        let outbound = Message(
+            E2EEOutboundRequest(sessionID: client.sessionID, plaintextB64: Data("reply".utf8).base64EncodedString()))
         let outboundBytes = try JSONCoding.encode(outbound)
         for _ in 0..<2 {
             try await h.send(h.topic("inbound.in"), key: client.sessionID, inbound)
@@ -150,10 +149,12 @@ struct GatewaySessionAnswerTests {
         #expect(
             both,
             "inbound: \(h.watcher.answers(for: inboundID).count) answers, outbound: \(h.watcher.answers(for: outbound.id).count)")
-        let plaintexts = try h.watcher.answers(for: inboundID).map { try JSONCoding.decode(E2EEPlaintext.self, from: $0) }
+        let plaintexts = try h.watcher.answers(for: inboundID).map {
+            try JSONCoding.decode(Message<E2EEPlaintext>.self, from: $0)
+        }
         #expect(plaintexts.count == 2 && Set(plaintexts.map(\.id)).count == 1)
         #expect(plaintexts.allSatisfy { $0.status == .decrypted && $0.counter == 0 })
-        let replies = try h.watcher.answers(for: outbound.id).map { try JSONCoding.decode(E2EEOutbound.self, from: $0) }
+        let replies = try h.watcher.answers(for: outbound.id).map { try JSONCoding.decode(Message<E2EEOutbound>.self, from: $0) }
         #expect(replies.count == 2 && Set(replies.map(\.id)).count == 1)
         #expect(Set(replies.compactMap { $0.message?.counter }) == [0])
         let opener = client

@@ -16,7 +16,7 @@ import Testing
 /// with one SIGKILLed under load.
 @Suite("Gateway E2EE sessions against the real broker", .serialized, .timeLimit(.minutes(8)))
 struct GatewaySessionTests {
-    func handshake(_ h: GatewayHarness, _ client: inout InvisoClient) async throws -> E2EEHandshakeResult {
+    func handshake(_ h: GatewayHarness, _ client: inout InvisoClient) async throws -> Message<E2EEHandshakeResult> {
         let request = client.handshake()
         try await h.send(h.topic("handshake.in"), key: client.sessionID, message: request)
         let result = try await h.answer(E2EEHandshakeResult.self, to: request.id, on: h.topic("handshake.out"))
@@ -25,11 +25,13 @@ struct GatewaySessionTests {
     }
 
     /// Decrypted results on the plaintext topic, per session: counter → request ids that got it.
-    func accepted(_ h: GatewayHarness) -> [String: [UInt64: Set<String>]] {
-        var out: [String: [UInt64: Set<String>]] = [:]
+    func accepted(_ h: GatewayHarness) -> [String: [UInt64: Set<MessageID>]] {
+        var out: [String: [UInt64: Set<MessageID>]] = [:]
         for bytes in h.watcher.messages(on: h.topic("plaintext.out")) {
-            guard let r = try? JSONCoding.decode(E2EEPlaintext.self, from: bytes), r.status == .decrypted else { continue }
-            out[r.sessionID, default: [:]][r.counter!, default: []].insert(r.requestID)
+            guard let r = try? JSONCoding.decode(Message<E2EEPlaintext>.self, from: bytes), r.status == .decrypted,
+                let requestID = r.requestID
+            else { continue }
+            out[r.sessionID, default: [:]][r.counter!, default: []].insert(requestID)
         }
         return out
     }
@@ -40,7 +42,8 @@ struct GatewaySessionTests {
         var client = try InvisoClient()
         let done = try await handshake(h, &client)
         #expect(done.status == .keyExchangeComplete && done.expiresAt != nil)
-        try h.validateAnswer(to: done.correlationID, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
+        try h.validateAnswer(
+            to: try #require(done.correlationID), on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
         // The key is sealed at rest: the row holds neither the session key nor anything like it.
         let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: h.logger)
         let sealed = try await pool.query(
@@ -61,9 +64,9 @@ struct GatewaySessionTests {
         // A redelivery (a rebalance on a loaded machine) is answered again under the same id:
         // the first copy of each answer counts.
         let plaintextTopic = h.topic("plaintext.out")
-        @Sendable func distinct(_ w: AnswerWatcher) -> [E2EEPlaintext] {
-            var seen = Set<String>()
-            return w.messages(on: plaintextTopic).compactMap { try? JSONCoding.decode(E2EEPlaintext.self, from: $0) }
+        @Sendable func distinct(_ w: AnswerWatcher) -> [Message<E2EEPlaintext>] {
+            var seen = Set<MessageID>()
+            return w.messages(on: plaintextTopic).compactMap { try? JSONCoding.decode(Message<E2EEPlaintext>.self, from: $0) }
                 .filter { seen.insert($0.id).inserted }
         }
         #expect(await h.watcher.wait(timeout: .seconds(240)) { w in distinct(w).count >= count })
@@ -74,7 +77,7 @@ struct GatewaySessionTests {
         #expect(results.last?.plaintextB64 == Data("message \(count - 1)".utf8).base64EncodedString())
 
         // Replayed, reordered, jumped, forged, unknown session, wrong version.
-        var cases: [(E2EEInbound, E2EEPlaintext.Reason?)] = [
+        var cases: [(Message<E2EEInbound>, E2EEPlaintext.Reason?)] = [
             (try client.inbound("replayed", counter: 5), .replay),
             (try client.inbound("last again", counter: UInt64(count - 1)), .replay),
             (try client.inbound("ahead", counter: UInt64(count + 1)), nil),
@@ -101,7 +104,7 @@ struct GatewaySessionTests {
         var versioned = try client.inbound("v2", counter: UInt64(count + 2001))
         versioned.message.version = 2
         try await h.send(h.topic("inbound.in"), key: client.sessionID, message: versioned)
-        #expect(try await eventually { h.rejections()[versioned.id]?.first?["reason"] as? String == "schema_violation" })
+        #expect(try await eventually { h.rejections()[versioned.id.text]?.first?["reason"] as? String == "schema_violation" })
         // A forged message did not move the counter: the next genuine one is still accepted.
         let after = try client.inbound("after forgery", counter: UInt64(count + 1 + 999 + 1))
         try await h.send(h.topic("inbound.in"), key: client.sessionID, message: after)
@@ -109,10 +112,8 @@ struct GatewaySessionTests {
 
         // Outbound: consecutive gateway→client counters from 0, opened by the client.
         let outbound = (0..<3).map {
-            E2EEOutboundRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(),
-                sessionID: client.sessionID,
-                plaintextB64: Data("reply \($0)".utf8).base64EncodedString())
+            Message(
+                E2EEOutboundRequest(sessionID: client.sessionID, plaintextB64: Data("reply \($0)".utf8).base64EncodedString()))
         }
         for o in outbound { try await h.send(h.topic("outbound.in"), key: client.sessionID, message: o) }
         for (n, o) in outbound.enumerated() {
@@ -124,16 +125,14 @@ struct GatewaySessionTests {
         // Handshakes: a live session id is in use, a low-order key is weak.
         var again = try InvisoClient(sessionID: client.sessionID)
         #expect(try await handshake(h, &again).reason == .sessionInUse)
-        let weak = E2EEHandshake(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: "weak-1",
-            clientPublicKey: Data(count: 32).base64EncodedString())
+        let weak = Message(E2EEHandshake(sessionID: "weak-1", clientPublicKey: Data(count: 32).base64EncodedString()))
         try await h.send(h.topic("handshake.in"), key: "weak-1", message: weak)
         #expect(try await h.answer(E2EEHandshakeResult.self, to: weak.id, on: h.topic("handshake.out")).reason == .weakKey)
         try h.validateAnswer(to: weak.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
         // Closing deletes the session and its key: its next message is unknown_session, a
         // repeated close is still closed, and the id can then start a new session.
         for _ in 0..<2 {
-            let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: client.sessionID)
+            let close = Message(E2EEClose(sessionID: client.sessionID))
             try await h.send(h.topic("handshake.in"), key: client.sessionID, message: close)
             #expect(try await h.answer(E2EEHandshakeResult.self, to: close.id, on: h.topic("handshake.out")).status == .closed)
             try h.validateAnswer(to: close.id, on: h.topic("handshake.out"), against: E2EEHandshakeResult.schemaName)
@@ -202,7 +201,7 @@ struct GatewaySessionTests {
             clients.append(c)
         }
         let perSession = 1500
-        var sent: [String] = []
+        var sent: [MessageID] = []
         for start in stride(from: 0, to: perSession, by: 100) {
             var chunk: [StageOutput] = []
             for n in start..<(start + 100) {

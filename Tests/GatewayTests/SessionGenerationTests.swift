@@ -41,10 +41,10 @@ struct SessionGenerationTests {
 
     /// Runs `message` through both phases of `processor` as the stage would (phase 2 in a
     /// transaction) and returns its answer on `topic`.
-    func run<T: Decodable & HallmarkMessage>(
+    func run<Body: MessageBody>(
         _ processor: SessionProcessor, _ message: some Encodable, on input: String,
-        key: String, answer: T.Type, from output: String
-    ) async throws -> T {
+        key: String, answer: Body.Type, from output: String
+    ) async throws -> Message<Body> {
         let bytes = try JSONCoding.encode(message)
         let (header, fields) = try EnvelopeHeader.read(bytes)
         let kafka = KafkaMessage(topic: input, partition: 0, offset: 0, key: Array(key.utf8), value: bytes)
@@ -58,10 +58,10 @@ struct SessionGenerationTests {
         guard case .outputs(let outputs) = try #require(verdicts.first),
             let out = outputs.first(where: { $0.topic == output })
         else { throw HarnessError("no answer on \(output)") }
-        return try JSONCoding.decode(T.self, from: out.value)
+        return try JSONCoding.decode(Message<Body>.self, from: out.value)
     }
 
-    func handshake(_ processor: SessionProcessor, _ client: inout InvisoClient) async throws -> E2EEHandshakeResult {
+    func handshake(_ processor: SessionProcessor, _ client: inout InvisoClient) async throws -> Message<E2EEHandshakeResult> {
         let result = try await run(
             processor, client.handshake(), on: configuration.handshakeInput, key: client.sessionID,
             answer: E2EEHandshakeResult.self, from: configuration.handshakeOutput)
@@ -72,17 +72,15 @@ struct SessionGenerationTests {
     func inbound(
         _ processor: SessionProcessor, _ client: InvisoClient, _ text: String, counter: UInt64
     ) async throws
-        -> E2EEPlaintext
+        -> Message<E2EEPlaintext>
     {
         try await run(
             processor, try client.inbound(text, counter: counter), on: configuration.inboundInput,
             key: client.sessionID, answer: E2EEPlaintext.self, from: configuration.plaintextOutput)
     }
 
-    func outbound(_ processor: SessionProcessor, _ sessionID: String, _ text: String) async throws -> E2EEOutbound {
-        let request = E2EEOutboundRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-            plaintextB64: Data(text.utf8).base64EncodedString())
+    func outbound(_ processor: SessionProcessor, _ sessionID: String, _ text: String) async throws -> Message<E2EEOutbound> {
+        let request = Message(E2EEOutboundRequest(sessionID: sessionID, plaintextB64: Data(text.utf8).base64EncodedString()))
         return try await run(
             processor, request, on: configuration.outboundInput, key: sessionID,
             answer: E2EEOutbound.self, from: configuration.outboundOutput)
@@ -98,7 +96,7 @@ struct SessionGenerationTests {
         #expect(try old.open(try await outbound(b, old.sessionID, "r0")) == "r0")
 
         // A closes the session and the id is taken again, with a new key; B was not told.
-        let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: old.sessionID)
+        let close = Message(E2EEClose(sessionID: old.sessionID))
         #expect(
             try await run(
                 a, close, on: configuration.handshakeInput, key: old.sessionID,

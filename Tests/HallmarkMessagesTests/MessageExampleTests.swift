@@ -122,9 +122,9 @@ struct MessageExampleTests {
     @Test func theThreeSubmissionBodiesAreTellApartAndMixturesRefused() throws {
         let schema = try Self.schema(Submission.schemaName)
         let examples = try MessageExamples.of(Submission.schemaName)
-        #expect(Set(examples.map { ($0.message as! Submission).shape }) == Set(Submission.Shape.allCases))
-        let flat = try #require(examples.first { ($0.message as! Submission).shape == .flatBundle })
-        let camera = try #require(examples.first { ($0.message as! Submission).shape == .cameraSubmission })
+        #expect(Set(examples.map { ($0.message as! Message<Submission>).shape }) == Set(Submission.Shape.allCases))
+        let flat = try #require(examples.first { ($0.message as! Message<Submission>).shape == .flatBundle })
+        let camera = try #require(examples.first { ($0.message as! Message<Submission>).shape == .cameraSubmission })
         guard case .object(let f) = try flat.json(), case .object(let c) = try camera.json() else { return }
         // A reference camera sends `parent_image_hash: null` for a raw capture.
         var withNull = c

@@ -63,9 +63,9 @@ struct AuditTrailTests {
         let records = try outputs.map { output in
             try schema.validate(bytes: output.value)
             #expect(output.topic == "audit" && output.key == Array("authority/\(trail.schema)".utf8))
-            return try JSONCoding.decode(AuditRecord.self, from: output.value)
+            return try JSONCoding.decode(Message<AuditRecord>.self, from: output.value)
         }.sorted { $0.sequence < $1.sequence }
-        #expect(records.map(\.sequence) == Array(1...60) && AuditRecord.firstBreak(in: records) == nil)
+        #expect(records.map(\.sequence) == Array(1...60) && Message<AuditRecord>.firstBreak(in: records) == nil)
         #expect(records.last?.hash == check.headHash)
         // Subjects only as a keyed index: the same serial the same index, never the serial.
         let indexed = records.filter { $0.subjectType == .deviceSerial }
@@ -127,14 +127,18 @@ struct AuditTrailTests {
         // A record replaced by a well-formed one with its own correct hash: the next one no
         // longer follows it.
         let (pool, trail, outputs) = try await Self.trail(count: 12, writers: 1)
-        let third = try outputs.map { try JSONCoding.decode(AuditRecord.self, from: $0.value) }.first { $0.sequence == 3 }!
-        let forged = try AuditRecord(
-            id: third.id, producedAt: third.producedAt, service: "authority",
-            following: 2, previousHash: third.previousHash, occurredAt: third.occurredAt,
-            actor: .operator, actorKeyID: "someone-else", action: third.action,
-            subjectType: third.subjectType, subjectIndex: third.subjectIndex,
-            tableID: third.tableID, requestID: third.requestID, outcome: third.outcome,
-            reason: third.reason)
+        let message = try outputs.map { try JSONCoding.decode(Message<AuditRecord>.self, from: $0.value) }
+            .first { $0.sequence == 3 }!
+        let third = message.body
+        let forged = try Message(
+            chaining: AuditRecord(
+                service: "authority",
+                following: 2, previousHash: third.previousHash, occurredAt: third.occurredAt,
+                actor: .operator, actorKeyID: "someone-else", action: third.action,
+                subjectType: third.subjectType, subjectIndex: third.subjectIndex,
+                tableID: third.tableID, outcome: third.outcome,
+                reason: third.reason),
+            id: message.id, producedAt: message.producedAt, requestID: message.requestID)
         try await pool.execute(
             """
             UPDATE \(unescaped: trail.schema).hallmark_audit SET record = \(Data(try JSONCoding.encode(forged)))

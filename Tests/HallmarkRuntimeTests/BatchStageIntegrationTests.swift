@@ -23,7 +23,7 @@ struct EchoBatchProcessor: StageProcessor {
         return batch.map { m in
             if m.fields["fail"]?.string == "reject" { return .rejected(StageRejection(.schemaViolation, "asked to")) }
             let n = m.fields["n"]?.integer ?? -1
-            let body = JSONWriter.write(.object(["correlation_id": .string(m.header.id), "n": .number(String(n))]))
+            let body = JSONWriter.write(.object(["correlation_id": .string(m.header.id.text), "n": .number(String(n))]))
             return .outputs([StageOutput(topic: output, key: m.kafka.key, value: body)])
         }
     }
@@ -57,7 +57,7 @@ struct BatchStageIntegrationTests {
         let alwaysID = MessageID.random(), rejectID = MessageID.random()
         for (key, value) in [
             ("p1", Array("not json".utf8)),
-            ("p2", Array(#"{"schema":"other.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())"}"#.utf8)),
+            ("p2", Array(#"{"schema":"other.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now().text)"}"#.utf8)),
             ("p3", StageHarness.request(n: 0, id: alwaysID, fail: "always")),
             ("p4", StageHarness.request(n: 0, id: rejectID, fail: "reject")),
         ] {
@@ -83,7 +83,7 @@ struct BatchStageIntegrationTests {
             lastN[key] = n
         }
         #expect(inversions == 0)
-        let records = try rejected.map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
+        let records = try rejected.map { try JSONCoding.decode(Message<RejectedRecord>.self, from: $0.value).body }
         #expect(
             Set(records.map(\.reason.rawValue)) == ["invalid_json", "unknown_schema", "processing_failed", "schema_violation"])
         #expect(records.first { $0.reason == .processingFailed }?.originalID == alwaysID)

@@ -16,18 +16,20 @@ struct EnvelopePropagationTests {
         try await KafkaAdmin(configuration: h.kafka, logger: h.logger).createTopics([allowed, other], partitions: 1)
         let probe = try h.startProbe("propagation", ["HALLMARK_REPLY_TOPICS": allowed])
         func send(_ n: Int, correlation: String?, replyTo: String?) async throws -> String {
-            let request = ProbeRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), n: n,
-                correlationID: correlation, replyTo: replyTo)
+            let request = Message(ProbeRequest(n: n), correlationID: correlation, replyTo: replyTo)
             try await h.producer.send(topic: h.input, key: Array("k".utf8), value: JSONCoding.encode(request))
-            return request.id
+            return request.id.text
         }
         let plain = try await send(1, correlation: nil, replyTo: nil)
         _ = try await send(2, correlation: "trace-2", replyTo: allowed)
         _ = try await send(3, correlation: "trace-3", replyTo: other)
-        let toAllowed = try await h.read(allowed, count: 1).map { try JSONCoding.decode(ProbeResult.self, from: $0.value) }
+        let toAllowed = try await h.read(allowed, count: 1).map {
+            try JSONCoding.decode(Message<ProbeResult>.self, from: $0.value)
+        }
         #expect(toAllowed.map(\.n) == [2] && toAllowed.first?.correlationID == "trace-2")
-        let outputs = try await h.read(h.output, count: 2).map { try JSONCoding.decode(ProbeResult.self, from: $0.value) }
+        let outputs = try await h.read(h.output, count: 2).map {
+            try JSONCoding.decode(Message<ProbeResult>.self, from: $0.value)
+        }
         #expect(Set(outputs.map(\.n)) == [1, 3], "a reply_to off the allowlist goes to the output topic")
         #expect(outputs.first { $0.n == 1 }?.correlationID == plain)
         #expect(outputs.first { $0.n == 3 }?.correlationID == "trace-3")

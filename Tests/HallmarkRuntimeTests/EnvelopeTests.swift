@@ -9,10 +9,10 @@ struct EnvelopeTests {
         let id = MessageID.random()
         let header = try EnvelopeHeader.parse(
             Array(
-                #"{"schema":"s.v1","id":"\#(id.uppercased())","produced_at":"2025-01-01T00:00:00.000Z","correlation_id":"c"}"#
+                #"{"schema":"s.v1","id":"\#(id.text.uppercased())","produced_at":"2025-01-01T00:00:00.000Z","correlation_id":"c"}"#
                     .utf8))
         // The id exactly as written (DESIGN §2): an answer echoes it, and Swift's uuidString is upper case.
-        #expect(header.schema == "s.v1" && header.id == id.uppercased() && header.correlationID == "c")
+        #expect(header.schema == "s.v1" && header.id.text == id.text.uppercased() && header.correlationID == "c")
     }
 
     @Test(arguments: [
@@ -35,7 +35,7 @@ struct EnvelopeTests {
         #expect(a == MessageID.derived(from: "in-1", "result"))
         #expect(a != MessageID.derived(from: "in-2", "result"))
         #expect(a != MessageID.derived(from: "in-1", "rejected"))
-        #expect(UUID(uuidString: a) != nil)
+        #expect(UUID(uuidString: a.text) != nil)
     }
 
     @Test func decodingFailuresNameTheFieldNotTheValue() {

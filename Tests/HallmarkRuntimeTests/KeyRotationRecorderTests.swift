@@ -113,7 +113,7 @@ struct KeyRotationRecorderTests {
         for await message in consumer.messages {
             try recordSchema.validate(bytes: message.value)
             #expect(message.key == Array("gateway/\(schema)".utf8))
-            published.append(try JSONCoding.decode(AuditRecord.self, from: message.value))
+            published.append(try JSONCoding.decode(Message<AuditRecord>.self, from: message.value).body)
             if published.count == 7 { break }
         }
         await consumer.close()

@@ -43,9 +43,8 @@ struct MetricsRegistryTests {
         let registry = MetricsRegistry()
         registry.makeCounter(label: "c", dimensions: []).increment(by: 1)
         let (c, g, h) = registry.snapshot()
-        let snapshot = MetricsSnapshot(
-            id: MessageID.random(), producedAt: Timestamp.now(), service: "s", instance: "i",
-            intervalSeconds: 10, counters: c, gauges: g, histograms: h)
+        let snapshot = Message(
+            MetricsSnapshot(service: "s", instance: "i", intervalSeconds: 10, counters: c, gauges: g, histograms: h))
         let json = try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(snapshot))) as? [String: Any]
         #expect(json?["schema"] as? String == "hallmark.metrics.v1")
         #expect(json?["produced_at"] != nil && json?["interval_seconds"] != nil)

@@ -125,7 +125,7 @@ struct OrderedWriterIntegrationTests {
         #expect(takeovers.allSatisfy { $0 < .seconds(10) }, "takeovers took \(takeovers)")
 
         // Checkpoints: one size per batch start, never two; the last covers everything.
-        let checkpoints = try await h.readAll(output).map { try JSONCoding.decode(ProbeResult.self, from: $0.value) }
+        let checkpoints = try await h.readAll(output).map { try JSONCoding.decode(Message<ProbeResult>.self, from: $0.value) }
         let sizes = Dictionary(grouping: checkpoints, by: \.correlationID).mapValues { Set($0.map(\.n)) }
         #expect(sizes.values.allSatisfy { $0.count == 1 }, "two checkpoints disagree about one batch")
         #expect(checkpoints.map(\.n).max() == Int(inserted))

@@ -17,7 +17,7 @@ struct OversizedInputTests {
         let report = try await matrix.run(
             topic: h.input, results: h.output, idField: "correlation_id",
             rejected: h.rejected, limit: limit
-        ) { id, _ in StageHarness.request(n: 1, id: id) }
+        ) { id, _ in StageHarness.request(n: 1, id: MessageID(id)!) }
         #expect(report.stalled == 0, "\(report)")
         #expect(report.duplicated == 0, "\(report)")
         #expect(report.answered == report.sent)

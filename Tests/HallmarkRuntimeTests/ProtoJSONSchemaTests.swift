@@ -21,10 +21,11 @@ struct ProtoJSONSchemaTests {
 
     @Test func rejectedSchemaAcceptsARecordAndRefusesBrokenOnes() throws {
         let schema = try JSONSchemaValidator.load("hallmark.rejected.v1")
-        let record = RejectedRecord(
-            id: MessageID.random(), producedAt: Timestamp.now(), service: "probe", instance: "i", reason: .invalidJSON,
-            detail: "the message is not valid UTF-8 JSON", source: .init(topic: "t", partition: 1, offset: 7),
-            originalID: nil, original: Array("{not".utf8), limit: 1 << 20)
+        let record = Message(
+            RejectedRecord(
+                service: "probe", instance: "i", reason: .invalidJSON,
+                detail: "the message is not valid UTF-8 JSON", source: .init(topic: "t", partition: 1, offset: 7),
+                originalID: nil, original: Array("{not".utf8), limit: 1 << 20))
         let good = try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(record))) as! [String: Any]
         try schema.validate(good)
 
@@ -48,9 +49,8 @@ struct ProtoJSONSchemaTests {
         registry.makeTimer(label: "t", dimensions: []).recordNanoseconds(10)
         registry.makeMeter(label: "g", dimensions: []).set(Int64(1))
         let (c, g, h) = registry.snapshot()
-        let snapshot = MetricsSnapshot(
-            id: MessageID.random(), producedAt: Timestamp.now(), service: "s", instance: "i",
-            intervalSeconds: 10, counters: c, gauges: g, histograms: h)
+        let snapshot = Message(
+            MetricsSnapshot(service: "s", instance: "i", intervalSeconds: 10, counters: c, gauges: g, histograms: h))
         try JSONSchemaValidator.load("hallmark.metrics.v1").validate(bytes: JSONCoding.encode(snapshot))
     }
 

@@ -48,7 +48,7 @@ struct RequestReplyIntegrationTests {
             var asked: [String: Int] = [:]
             for i in 0..<count {
                 let id = MessageID.random()
-                asked[id] = 1000 + i
+                asked[id.text] = 1000 + i
                 try await h.producer.send(
                     topic: asks, key: Array("k\(i % 10)".utf8),
                     value: StageHarness.request(n: 1000 + i, id: id))
@@ -57,19 +57,21 @@ struct RequestReplyIntegrationTests {
         }
 
         /// Answers by ask id (every copy), read until each ask has one.
-        func answers(for asked: [String: Int], timeout: Duration = .seconds(120)) async throws -> [String: [ProbeResult]] {
+        func answers(
+            for asked: [String: Int], timeout: Duration = .seconds(120)
+        ) async throws -> [String: [Message<ProbeResult>]] {
             var seen = Set<String>()
             let messages = try await h.read(answers, timeout: timeout) { messages in
-                if let last = messages.last, let r = try? JSONCoding.decode(ProbeResult.self, from: last.value),
-                    asked[r.correlationID] != nil
+                if let last = messages.last, let r = try? JSONCoding.decode(Message<ProbeResult>.self, from: last.value),
+                    let correlationID = r.correlationID, asked[correlationID] != nil
                 {
-                    seen.insert(r.correlationID)
+                    seen.insert(correlationID)
                 }
                 return seen.count == asked.count
             }
-            return Dictionary(
-                grouping: try messages.map { try JSONCoding.decode(ProbeResult.self, from: $0.value) },
-                by: \.correlationID)
+            return try Dictionary(
+                grouping: messages.map { try JSONCoding.decode(Message<ProbeResult>.self, from: $0.value) },
+                by: { try #require($0.correlationID, "an answer without a correlation_id") })
         }
 
         func pendingRows() async throws -> Int {
@@ -80,7 +82,7 @@ struct RequestReplyIntegrationTests {
 
     /// Every answer of an ask carries its number and one id (copies are at-least-once
     /// re-sends of the same answer, never a second one).
-    func checkAnswered(_ asked: [String: Int], _ answers: [String: [ProbeResult]], outcome: String?) {
+    func checkAnswered(_ asked: [String: Int], _ answers: [String: [Message<ProbeResult>]], outcome: String?) {
         for (id, n) in asked {
             let copies = answers[id] ?? []
             #expect(!copies.isEmpty, "ask \(id) unanswered")
@@ -145,7 +147,7 @@ struct RequestReplyIntegrationTests {
             asker.logCount("reply joins no pending request") >= 20
         }
         let all = try await p.h.readAll(p.answers)
-        let late = try all.map { try JSONCoding.decode(ProbeResult.self, from: $0.value) }.filter { $0.outcome == nil }
+        let late = try all.map { try JSONCoding.decode(Message<ProbeResult>.self, from: $0.value) }.filter { $0.outcome == nil }
         #expect(late.isEmpty, "a late reply produced an answer")
         #expect(try await p.pendingRows() == 0)
         for process in [asker, responder] { process.signal(SIGTERM) }

@@ -110,7 +110,7 @@ struct StageLoopIntegrationTests {
         #expect(rejected.count == poison.count)
         let rejectedSchema = try JSONSchemaValidator.load("hallmark.rejected.v1")
         for message in rejected { try rejectedSchema.validate(bytes: message.value) }
-        let records = try rejected.map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
+        let records = try rejected.map { try JSONCoding.decode(Message<RejectedRecord>.self, from: $0.value).body }
         for (i, (reason, bytes)) in poison.enumerated() {
             let record = records.first { $0.source.offset == offsets[i] && $0.source.topic == h.input }
             #expect(record?.reason.rawValue == reason, "poison #\(i)")

@@ -31,8 +31,8 @@ struct StageMemoryTests {
 
     /// `perKey` requests on each of `keys` keys, numbered per key from `first`; their ids.
     @discardableResult
-    static func produce(_ broker: MemoryBroker, keys: Int, perKey: Int, first: Int = 0) -> [String] {
-        var ids: [String] = []
+    static func produce(_ broker: MemoryBroker, keys: Int, perKey: Int, first: Int = 0) -> [MessageID] {
+        var ids: [MessageID] = []
         for n in first..<(first + perKey) {
             for k in 0..<keys {
                 let id = MessageID.random()
@@ -88,7 +88,9 @@ struct StageMemoryTests {
                 let answered = await broker.waitFor(Self.output, count: 160)
                 return await broker.waitFor(Self.rejected, count: 4) && answered
             })
-        let records = try broker.messages(in: Self.rejected).map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
+        let records = try broker.messages(in: Self.rejected).map {
+            try JSONCoding.decode(Message<RejectedRecord>.self, from: $0.value).body
+        }
         #expect(
             Set(records.map(\.reason.rawValue)) == ["invalid_json", "processing_failed", "schema_violation", "invalid_envelope"])
         #expect(records.first { $0.reason == .processingFailed }?.originalID == always)
@@ -121,7 +123,9 @@ struct StageMemoryTests {
                 let answered = await broker.waitFor(Self.output, count: 87)
                 return await broker.waitFor(Self.rejected, count: 3) && answered
             })
-        let records = try broker.messages(in: Self.rejected).map { try JSONCoding.decode(RejectedRecord.self, from: $0.value) }
+        let records = try broker.messages(in: Self.rejected).map {
+            try JSONCoding.decode(Message<RejectedRecord>.self, from: $0.value).body
+        }
         #expect(records.count == 3 && records.allSatisfy { $0.reason == .oversized })
         let expected = Array(0..<13) + Array(14..<30)
         let answers = try Self.answers(broker)
@@ -158,7 +162,7 @@ struct StageMemoryTests {
                 let answered = await broker.waitFor(Self.output, count: 2)
                 return await broker.waitFor(Self.rejected, count: 1) && answered
             })
-        let record = try JSONCoding.decode(RejectedRecord.self, from: broker.messages(in: Self.rejected)[0].value)
+        let record = try JSONCoding.decode(Message<RejectedRecord>.self, from: broker.messages(in: Self.rejected)[0].value).body
         #expect(record.reason == .oversized && record.originalID == big)
         #expect(try Self.answers(broker)["k0"] == [0, 2])
     }

@@ -27,7 +27,7 @@ struct StuckKeyIntegrationTests {
             "the stalled message was never tried")
 
         // Then traffic on many keys: everything outside the stuck partition is answered.
-        var others: [String] = []
+        var others: [MessageID] = []
         for i in 0..<400 {
             let id = MessageID.random()
             let report = try await h.producer.send(

@@ -23,9 +23,19 @@ public final class MemoryBroker: Sendable {
         var members: [ObjectIdentifier: MemorySource.Member] = [:]
         var transientFailures = 0
         var refuse: (@Sendable (KafkaOutgoingMessage) -> Bool)?
-        var waiters: [(check: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [Waiter] = []
+        /// Waits whose time ran out (each by its number), until they return.
+        var expired: Set<UInt64> = []
+        var nextWaiter: UInt64 = 0
         var generation: UInt64 = 0
         var roundRobin: Int32 = 0
+    }
+
+    /// A ``waitUntil(timeout:_:)`` waiting for its condition.
+    struct Waiter {
+        let id: UInt64
+        let check: @Sendable (State) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
     }
 
     public init(defaultPartitions: Int32 = 3) {
@@ -91,20 +101,31 @@ public final class MemoryBroker: Sendable {
 
     /// Waits until `condition` holds of the broker's state (checked on every change).
     func waitUntil(timeout: Duration, _ condition: @escaping @Sendable (State) -> Bool) async -> Bool {
+        let id = state.withLock { s in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        // Ends this wait only: another wait keeps its own time.
         let timer = Task { [self] in
-            try? await Task.sleep(for: timeout)
-            state.withLock { s in s.wake(all: true) }()
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            state.withLock { s in
+                s.expired.insert(id)
+                return s.wake()
+            }()
         }
         defer { timer.cancel() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { s -> Bool in
-                if condition(s) { return true }
-                s.waiters.append((condition, continuation))
+                if condition(s) || s.expired.contains(id) { return true }
+                s.waiters.append(Waiter(id: id, check: condition, continuation: continuation))
                 return false
             }
             if now { continuation.resume() }
         }
-        return state.withLock { condition($0) }
+        return state.withLock { s in
+            s.expired.remove(id)
+            return condition(s)
+        }
     }
 }
 
@@ -131,13 +152,13 @@ extension MemoryBroker.State {
         return (partition, offset)
     }
 
-    /// Takes the waiters whose conditions now hold (all of them when `all`), and every
-    /// source's fetch waiter; the returned closure resumes them outside the lock.
-    mutating func wake(all: Bool = false) -> @Sendable () -> Void {
+    /// Takes the waiters whose conditions now hold or whose time ran out, and every source's
+    /// fetch waiter; the returned closure resumes them outside the lock.
+    mutating func wake() -> @Sendable () -> Void {
         var ready: [CheckedContinuation<Void, Never>] = []
-        var kept: [(check: @Sendable (MemoryBroker.State) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var kept: [MemoryBroker.Waiter] = []
         for w in waiters {
-            if all || w.check(self) { ready.append(w.continuation) } else { kept.append(w) }
+            if expired.contains(w.id) || w.check(self) { ready.append(w.continuation) } else { kept.append(w) }
         }
         waiters = kept
         var fetchers: [CheckedContinuation<Void, Never>] = []

@@ -27,89 +27,75 @@ extension MessageExamples {
         return [
             Example(
                 "JSON request",
-                EncryptRequest(
-                    id: id(), producedAt: now(), headers: headers, bodyB64: plain, method: "POST",
-                    path: "/v1/id_verification", timestamp: "2025-01-01T00:00:00.000Z")),
+                Message(
+                    EncryptRequest(
+                        headers: headers, bodyB64: plain, method: "POST", path: "/v1/id_verification",
+                        timestamp: "2025-01-01T00:00:00.000Z"))),
             Example(
                 "encrypted",
-                EncryptResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    decision: .encrypted(.json), headers: encrypted, bodyB64: envelope, method: "POST",
-                    path: "/v1/id_verification")),
+                answer(
+                    EncryptResult(
+                        decision: .encrypted(.json), headers: encrypted, bodyB64: envelope, method: "POST",
+                        path: "/v1/id_verification"),
+                    to: request)),
             Example(
                 "passed through",
-                EncryptResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    decision: .passedThrough(.excludedPath), headers: headers, bodyB64: plain,
-                    path: "/v1/health")),
+                answer(
+                    EncryptResult(
+                        decision: .passedThrough(.excludedPath), headers: headers, bodyB64: plain,
+                        path: "/v1/health"),
+                    to: request)),
             Example(
                 "rejected",
-                CarrierRejection<EncryptResult>(
-                    id: id(), producedAt: now(), correlationID: request,
-                    requestID: request, reason: .malformedMultipart)),
+                answer(CarrierRejection<EncryptResult>(reason: .malformedMultipart), to: request)),
             Example(
                 "request",
-                DecryptRequest(
-                    id: id(), producedAt: now(), headers: encrypted, bodyB64: envelope, method: "POST",
-                    path: "/v1/id_verification")),
+                Message(
+                    DecryptRequest(headers: encrypted, bodyB64: envelope, method: "POST", path: "/v1/id_verification"))),
             Example(
                 "accepted",
-                DecryptResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    headers: headers, bodyB64: plain, method: "POST", path: "/v1/id_verification")),
+                answer(
+                    DecryptResult(headers: headers, bodyB64: plain, method: "POST", path: "/v1/id_verification"),
+                    to: request)),
             Example(
                 "rejected",
-                DecryptResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    reason: .authenticationFailed)),
+                answer(DecryptResult(reason: .authenticationFailed), to: request)),
             Example(
                 "handshake",
-                E2EEHandshake(
-                    id: id(), producedAt: now(), sessionID: session,
-                    clientPublicKey: Base64.encode(client.publicKey))),
+                Message(E2EEHandshake(sessionID: session, clientPublicKey: Base64.encode(client.publicKey)))),
             Example(
                 "complete",
-                E2EEHandshakeResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    sessionID: session, gatewayPublicKey: Base64.encode(gateway.publicKey),
-                    expiresAt: "2025-01-01T01:00:00Z")),
+                answer(
+                    E2EEHandshakeResult(
+                        sessionID: session, gatewayPublicKey: Base64.encode(gateway.publicKey),
+                        expiresAt: "2025-01-01T01:00:00Z"),
+                    to: request)),
             Example(
                 "rejected",
-                E2EEHandshakeResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    sessionID: session, reason: .sessionInUse)),
-            Example("close", E2EEClose(id: id(), producedAt: now(), sessionID: session)),
+                answer(E2EEHandshakeResult(sessionID: session, reason: .sessionInUse), to: request)),
+            Example("close", Message(E2EEClose(sessionID: session))),
             Example(
                 "closed",
-                E2EEHandshakeResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    closedSessionID: session)),
-            Example("inbound", E2EEInbound(id: id(), producedAt: now(), sessionID: session, message: wire)),
+                answer(E2EEHandshakeResult(closedSessionID: session), to: request)),
+            Example("inbound", Message(E2EEInbound(sessionID: session, message: wire))),
             Example(
                 "decrypted",
-                E2EEPlaintext(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    sessionID: session, counter: 0, plaintextB64: Base64.encode(Data("Hello, World!".utf8)))),
+                answer(
+                    E2EEPlaintext(
+                        sessionID: session, counter: 0, plaintextB64: Base64.encode(Data("Hello, World!".utf8))),
+                    to: request)),
             Example(
                 "replay",
-                E2EEPlaintext(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    sessionID: session, reason: .replay, counter: 0)),
+                answer(E2EEPlaintext(sessionID: session, reason: .replay, counter: 0), to: request)),
             Example(
                 "outbound request",
-                E2EEOutboundRequest(
-                    id: id(), producedAt: now(), sessionID: session,
-                    plaintextB64: Base64.encode(Data("Hi".utf8)))),
+                Message(E2EEOutboundRequest(sessionID: session, plaintextB64: Base64.encode(Data("Hi".utf8))))),
             Example(
                 "encrypted",
-                E2EEOutbound(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    sessionID: session, message: wire)),
+                answer(E2EEOutbound(sessionID: session, message: wire), to: request)),
             Example(
                 "unknown session",
-                E2EEOutbound(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    sessionID: session, reason: .unknownSession)),
+                answer(E2EEOutbound(sessionID: session, reason: .unknownSession), to: request)),
         ]
     }
 
@@ -148,78 +134,76 @@ extension MessageExamples {
         return [
             Example(
                 "Hallmark's own, mobile token",
-                Submission(
-                    id: id(), producedAt: now(), imageHashes: pair, token: .mobile(mobile), timestamp: 1_733_259_600,
-                    gpsHash: try hex(32), ownerHash: try hex(32))),
+                Message(
+                    Submission(
+                        imageHashes: pair, token: .mobile(mobile), timestamp: 1_733_259_600,
+                        gpsHash: try hex(32), ownerHash: try hex(32)))),
             Example(
                 "Hallmark's own, reference token",
-                Submission(
-                    id: id(), producedAt: now(), imageHashes: [pair[0]], token: .reference(reference), timestamp: 1_733_259_600)),
+                Message(Submission(imageHashes: [pair[0]], token: .reference(reference), timestamp: 1_733_259_600))),
             Example(
                 "CameraSubmission",
-                Submission(
-                    id: id(), producedAt: now(), cameraSubmission: pair, cameraToken: reference,
-                    manufacturerCert: .init(authorityID: "CANON_001", validationEndpoint: "https://sma.example.com/validate"),
-                    timestamp: 1_733_259_600)),
+                Message(
+                    Submission(
+                        cameraSubmission: pair, cameraToken: reference,
+                        manufacturerCert: .init(
+                            authorityID: "CANON_001", validationEndpoint: "https://sma.example.com/validate"),
+                        timestamp: 1_733_259_600))),
             Example(
                 "Raspberry Pi flat bundle",
-                Submission(
-                    id: id(), producedAt: now(), flatBundle: pair[1], packed: try packed(reference, tables: [12, 3, 9]),
-                    timestamp: 1_733_259_600, ownerHash: try hex(32), deviceSignature: try b64(71), ispValidation: isp)),
+                Message(
+                    Submission(
+                        flatBundle: pair[1], packed: try packed(reference, tables: [12, 3, 9]),
+                        timestamp: 1_733_259_600, ownerHash: try hex(32), deviceSignature: try b64(71),
+                        ispValidation: isp))),
             Example(
                 "accepted",
-                SubmissionResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    leaves: [
-                        .init(imageHash: raw, leafIndex: 2, status: .appended),
-                        .init(imageHash: processed, leafIndex: 0, status: .duplicate),
-                    ], treeSize: 5)),
+                answer(
+                    SubmissionResult(
+                        leaves: [
+                            .init(imageHash: raw, leafIndex: 2, status: .appended),
+                            .init(imageHash: processed, leafIndex: 0, status: .duplicate),
+                        ], treeSize: 5),
+                    to: request)),
             Example(
                 "duplicate",
-                SubmissionResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    leaves: [.init(imageHash: raw, leafIndex: 2, status: .duplicate)], treeSize: nil)),
+                answer(
+                    SubmissionResult(leaves: [.init(imageHash: raw, leafIndex: 2, status: .duplicate)], treeSize: nil),
+                    to: request)),
             Example(
                 "rejected",
-                SubmissionResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    reason: .init(.blacklisted))),
-            Example("checkpoint", Checkpoint(id: id(), producedAt: now(), checkpoint)),
-            Example(
-                "inclusion", LogVerifyRequest(id: id(), producedAt: now(), imageHash: raw, replyTo: "birthmark.verify.results")),
-            Example("consistency", LogVerifyRequest(id: id(), producedAt: now(), oldTreeSize: 3, newTreeSize: 5)),
+                answer(SubmissionResult(reason: .init(.blacklisted)), to: request)),
+            Example("checkpoint", Message(Checkpoint(checkpoint))),
+            Example("inclusion", Message(LogVerifyRequest(imageHash: raw), replyTo: "birthmark.verify.results")),
+            Example("consistency", Message(LogVerifyRequest(oldTreeSize: 3, newTreeSize: 5))),
             Example(
                 "found",
-                LogVerifyResult.found(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    record: .init(imageHash: raw, timestamp: 1_733_259_600, modificationLevel: 0), leafIndex: 2,
-                    checkpoint: checkpoint, proof: inclusion)),
+                answer(
+                    LogVerifyResult.found(
+                        record: .init(imageHash: raw, timestamp: 1_733_259_600, modificationLevel: 0), leafIndex: 2,
+                        checkpoint: checkpoint, proof: inclusion),
+                    to: request)),
             Example(
                 "not found",
-                LogVerifyResult.notFound(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    imageHash: processed, checkpoint: checkpoint)),
+                answer(LogVerifyResult.notFound(imageHash: processed, checkpoint: checkpoint), to: request)),
             Example(
                 "consistent",
-                LogVerifyResult.consistent(
-                    id: id(), producedAt: now(), correlationID: request,
-                    requestID: request, oldTreeSize: 3, checkpoint: checkpoint,
-                    proof: consistency)),
+                answer(LogVerifyResult.consistent(oldTreeSize: 3, checkpoint: checkpoint, proof: consistency), to: request)),
             Example(
                 "rejected",
-                LogVerifyResult.rejected(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    query: .consistency, reason: .unknownTreeSize)),
+                answer(LogVerifyResult.rejected(query: .consistency, reason: .unknownTreeSize), to: request)),
         ]
     }
 
     static func privacy() throws -> [Example] {
         let seed = try SecureRandom.bytes(32)
         let request = id()
-        func result(_ action: PrivacyRequest.Action, _ status: PrivacyResult.Status) -> PrivacyResult {
-            PrivacyResult(
-                id: id(), producedAt: now(), correlationID: request, requestID: request, service: "authority",
-                instance: "host-1", action: action, subjectType: .deviceSerial, status: status)
+        func result(_ action: PrivacyRequest.Action, _ status: PrivacyResult.Status) -> Message<PrivacyResult> {
+            answer(
+                PrivacyResult(
+                    service: "authority", instance: "host-1", action: action, subjectType: .deviceSerial,
+                    status: status),
+                to: request)
         }
         var export = result(.export, .completed)
         export.records = [
@@ -239,25 +223,28 @@ extension MessageExamples {
         ]
         var rejected = result(.erase, .rejected)
         rejected.reason = .badSignature
-        let first = try AuditRecord(
-            id: id(), producedAt: now(), service: "authority", after: nil, occurredAt: now(),
-            actor: .operator, actorKeyID: "ops-1", action: .blacklist, subjectType: .deviceSerial,
-            subjectIndex: try hex(32), requestID: id(), outcome: .succeeded)
-        let second = try AuditRecord(
-            id: id(), producedAt: now(), service: "authority", after: first, occurredAt: now(),
-            actor: .service, actorKeyID: nil, action: .retireTable, subjectType: .tableID,
-            subjectIndex: nil, tableID: 12, requestID: nil, outcome: .succeeded)
+        let first = try Message(
+            chaining: AuditRecord(
+                service: "authority", after: nil, occurredAt: now(),
+                actor: .operator, actorKeyID: "ops-1", action: .blacklist, subjectType: .deviceSerial,
+                subjectIndex: try hex(32), outcome: .succeeded),
+            id: id(), requestID: id())
+        let second = try Message(
+            chaining: AuditRecord(
+                service: "authority", after: first.body, occurredAt: now(),
+                actor: .service, actorKeyID: nil, action: .retireTable, subjectType: .tableID,
+                subjectIndex: nil, tableID: 12, outcome: .succeeded),
+            id: id(), requestID: nil)
         return [
             Example(
                 "export",
-                try PrivacyRequest(
-                    id: id(), producedAt: now(), action: .export, subjectType: .deviceSerial,
-                    subject: "CAM-0001", reason: "ticket 42", keyID: "ops-1", seed: seed)),
+                try Message(
+                    PrivacyRequest(action: .export, subjectType: .deviceSerial, subject: "CAM-0001", reason: "ticket 42")
+                ).signed(keyID: "ops-1", seed: seed)),
             Example(
                 "erase a session",
-                try PrivacyRequest(
-                    id: id(), producedAt: now(), action: .erase, subjectType: .sessionID,
-                    subject: UUID().uuidString, keyID: "ops-1", seed: seed)),
+                try Message(PrivacyRequest(action: .erase, subjectType: .sessionID, subject: UUID().uuidString))
+                    .signed(keyID: "ops-1", seed: seed)),
             Example("export", export), Example("erase", erase), Example("not found", result(.export, .notFound)),
             Example("rejected", rejected),
             Example("first", first), Example("second", second),

@@ -27,10 +27,16 @@ public enum MessageExamples {
         public func json() throws -> JSONValue { try JSONReader.parse(try bytes()) }
     }
 
-    static func id() -> String { MessageID.random() }
-    static func now() -> String { Timestamp.now() }
+    static func id() -> MessageID { MessageID.random() }
+    static func now() -> String { Timestamp.now().text }
     static func hex(_ n: Int) throws -> String { Hex.encode(try SecureRandom.bytes(n)) }
     static func b64(_ n: Int) throws -> String { Base64.encode(try SecureRandom.bytes(n)) }
+
+    /// `body` as the answer to request `request`: a fresh id, produced now, the request's id
+    /// as `request_id` and `correlationID` (the request's id when nil) as `correlation_id`.
+    static func answer<Body: MessageBody>(_ body: Body, to request: MessageID, correlationID: String? = nil) -> Message<Body> {
+        Message(body, correlationID: correlationID ?? request.text, requestID: request)
+    }
 
     /// Every example, for every schema in `proto-json/`.
     public static func all() throws -> [Example] {
@@ -43,52 +49,58 @@ public enum MessageExamples {
     static func core() throws -> [Example] {
         let source = RejectedRecord.Source(topic: "smileid.sign.requests", partition: 3, offset: 42)
         return [
-            Example("warm-up", BenchMessage(id: id(), producedAt: now(), n: -1, sentNs: 0, pad: "xxxx")),
+            Example("warm-up", Message(BenchMessage(n: -1, sentNs: 0, pad: "xxxx"))),
             Example(
                 "snapshot",
-                MetricsSnapshot(
-                    id: id(), producedAt: now(), service: "signer", instance: "host-1234", intervalSeconds: 10,
-                    counters: [
-                        .init(
-                            name: "hallmark_stage_processed_total",
-                            dimensions: ["service": "signer", "topic": "smileid.sign.requests"], value: 12)
-                    ],
-                    gauges: [.init(name: "hallmark_stage_in_flight", dimensions: ["service": "signer"], value: 3)],
-                    histograms: [
-                        .init(
-                            name: "hallmark_stage_processing_ns", dimensions: ["service": "signer"], count: 4, sum: 400,
-                            min: 50, max: 150, p50: 100, p90: 140, p99: 150)
-                    ])),
+                Message(
+                    MetricsSnapshot(
+                        service: "signer", instance: "host-1234", intervalSeconds: 10,
+                        counters: [
+                            .init(
+                                name: "hallmark_stage_processed_total",
+                                dimensions: ["service": "signer", "topic": "smileid.sign.requests"], value: 12)
+                        ],
+                        gauges: [.init(name: "hallmark_stage_in_flight", dimensions: ["service": "signer"], value: 3)],
+                        histograms: [
+                            .init(
+                                name: "hallmark_stage_processing_ns", dimensions: ["service": "signer"], count: 4, sum: 400,
+                                min: 50, max: 150, p50: 100, p90: 140, p99: 150)
+                        ]))),
             Example(
                 "request",
-                ProbeRequest(
-                    id: id(), producedAt: now(), n: 7, fail: "reject", correlationID: "probe-7",
+                Message(
+                    ProbeRequest(n: 7, fail: "reject"), correlationID: "probe-7",
                     replyTo: "hallmark.probe.results")),
-            Example("result", ProbeResult(id: id(), producedAt: now(), correlationID: "probe-7", n: 7, instance: "host-1")),
+            Example("result", Message(ProbeResult(n: 7, instance: "host-1"), correlationID: "probe-7")),
             Example(
                 "whole original",
-                RejectedRecord(
-                    id: id(), producedAt: now(), service: "signer", instance: "host-1", reason: .schemaViolation,
-                    detail: "$.body_b64: does not match the pattern", source: source, originalID: id(),
-                    original: Array(#"{"schema":"hallmark.sign.request.v1"}"#.utf8), limit: 1 << 20)),
+                Message(
+                    RejectedRecord(
+                        service: "signer", instance: "host-1", reason: .schemaViolation,
+                        detail: "$.body_b64: does not match the pattern", source: source, originalID: id(),
+                        original: Array(#"{"schema":"hallmark.sign.request.v1"}"#.utf8), limit: 1 << 20))),
             Example(
                 "truncated original",
-                RejectedRecord(
-                    id: id(), producedAt: now(), service: "authority", instance: "host-1", reason: .oversized,
-                    detail: "2000000 bytes;\nthe limit is 1048576", source: source, originalID: nil,
-                    original: Array(repeating: 0x41, count: 9000), limit: 4096)),
+                Message(
+                    RejectedRecord(
+                        service: "authority", instance: "host-1", reason: .oversized,
+                        detail: "2000000 bytes;\nthe limit is 1048576", source: source, originalID: nil,
+                        original: Array(repeating: 0x41, count: 9000), limit: 4096))),
             Example(
                 "device event",
-                SecurityEvent(
-                    id: id(), producedAt: now(), service: "authority", instance: "host-1",
-                    event: .deviceBlacklisted, severity: .warning, reason: "stolen camera",
-                    deviceSerial: "CAM-0001")),
+                Message(
+                    SecurityEvent(
+                        service: "authority", instance: "host-1",
+                        event: .deviceBlacklisted, severity: .warning, reason: "stolen camera",
+                        deviceSerial: "CAM-0001"))),
             Example(
                 "rate event",
-                SecurityEvent(
-                    id: id(), producedAt: now(), service: "signer", instance: "host-1",
-                    event: .rejectionRate, severity: .warning, requestId: id(), reason: "bad_mac",
-                    count: 12, partnerID: "002", windowSeconds: 60)),
+                Message(
+                    SecurityEvent(
+                        service: "signer", instance: "host-1",
+                        event: .rejectionRate, severity: .warning, reason: "bad_mac",
+                        count: 12, partnerID: "002", windowSeconds: 60),
+                    requestID: id())),
         ]
     }
 
@@ -102,42 +114,45 @@ public enum MessageExamples {
         return [
             Example(
                 "with method, path and timestamp",
-                SignRequest(
-                    id: id(), producedAt: now(), headers: headers, bodyB64: body, timestamp: "2025-01-01T00:00:00.000Z",
-                    method: "POST", path: "/v1/submit_job?x=1", correlationID: "job-1", replyTo: "smileid.sign.results")),
-            Example("minimal", SignRequest(id: id(), producedAt: now(), headers: [:], bodyB64: "")),
+                Message(
+                    SignRequest(
+                        headers: headers, bodyB64: body, timestamp: "2025-01-01T00:00:00.000Z",
+                        method: "POST", path: "/v1/submit_job?x=1"),
+                    correlationID: "job-1", replyTo: "smileid.sign.results")),
+            Example("minimal", Message(SignRequest(headers: [:], bodyB64: ""))),
             Example(
                 "signed",
-                SignResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    method: "POST", path: "/v1/submit_job", headers: signed, bodyB64: body,
-                    secretVersion: "v1")),
+                answer(
+                    SignResult(
+                        method: "POST", path: "/v1/submit_job", headers: signed, bodyB64: body,
+                        secretVersion: "v1"),
+                    to: request)),
             Example(
                 "rejected",
-                CarrierRejection<SignResult>(
-                    id: id(), producedAt: now(), correlationID: "job-1",
-                    requestID: request, reason: .malformed)),
+                answer(CarrierRejection<SignResult>(reason: .malformed), to: request, correlationID: "job-1")),
             Example(
                 "rejected upstream",
-                CarrierRejection<SignResult>(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request, reason: .upstreamRejected,
-                    upstreamReason: "malformed_multipart")),
+                answer(
+                    CarrierRejection<SignResult>(reason: .upstreamRejected, upstreamReason: "malformed_multipart"),
+                    to: request)),
             Example(
                 "request",
-                VerifyRequest(
-                    id: id(), producedAt: now(), method: "POST", path: "/v1/submit_job",
-                    headers: signed, bodyB64: body, correlationID: "job-1")),
+                Message(
+                    VerifyRequest(method: "POST", path: "/v1/submit_job", headers: signed, bodyB64: body),
+                    correlationID: "job-1")),
             Example(
                 "accepted",
-                VerifyResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request,
-                    reason: nil, secretVersion: "v1", method: "POST", path: "/v1/submit_job",
-                    headers: signed, bodyB64: body)),
+                answer(
+                    VerifyResult(
+                        reason: nil, secretVersion: "v1", method: "POST", path: "/v1/submit_job",
+                        headers: signed, bodyB64: body),
+                    to: request)),
             Example(
                 "rejected, from a sign result",
-                VerifyResult(
-                    id: id(), producedAt: now(), correlationID: request, requestID: request, reason: .replay,
-                    secretVersion: nil, method: nil, path: nil, headers: signed, bodyB64: body)),
+                answer(
+                    VerifyResult(
+                        reason: .replay, secretVersion: nil, method: nil, path: nil, headers: signed, bodyB64: body),
+                    to: request)),
         ]
     }
 
@@ -152,42 +167,42 @@ public enum MessageExamples {
         return [
             Example(
                 "provision",
-                ProvisionRequest(
-                    id: id(), producedAt: now(), deviceSerial: "CAM-0001",
-                    devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
-                    deviceFamily: "Raspberry Pi HQ")),
+                Message(
+                    ProvisionRequest(
+                        deviceSerial: "CAM-0001",
+                        devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
+                        deviceFamily: "Raspberry Pi HQ"))),
             Example(
                 "provisioned",
-                ProvisionResult(
-                    id: id(), producedAt: now(), requestId: request, deviceSerial: "CAM-0001", status: .provisioned,
-                    tableAssignments: [3, 9, 12], sealedProvisioning: try b64(32 + 12 + 180 + 16))),
+                answer(
+                    ProvisionResult(
+                        deviceSerial: "CAM-0001", status: .provisioned,
+                        tableAssignments: [3, 9, 12], sealedProvisioning: try b64(32 + 12 + 180 + 16)),
+                    to: request)),
             Example(
                 "rejected",
-                ProvisionResult(
-                    id: id(), producedAt: now(), requestId: request, deviceSerial: "CAM-0001",
-                    status: .rejected, reason: .alreadyProvisioned)),
+                answer(
+                    ProvisionResult(
+                        deviceSerial: "CAM-0001", status: .rejected, reason: .alreadyProvisioned),
+                    to: request)),
             Example(
                 "reference token",
-                TokenRequest(
-                    id: id(), producedAt: now(), token: .reference(reference),
+                Message(
+                    TokenRequest(token: .reference(reference)),
                     correlationID: "submission-1", replyTo: "birthmark.token.results")),
-            Example("mobile token", TokenRequest(id: id(), producedAt: now(), token: .mobile(mobile))),
+            Example("mobile token", Message(TokenRequest(token: .mobile(mobile)))),
             Example(
                 "packed token",
-                TokenRequest(id: id(), producedAt: now(), token: .mobile(try packed(reference, tables: [12, 3, 9])))),
-            Example("pass", TokenResult(id: id(), producedAt: now(), requestId: request, reason: nil)),
+                Message(TokenRequest(token: .mobile(try packed(reference, tables: [12, 3, 9]))))),
+            Example("pass", answer(TokenResult(reason: nil), to: request)),
             Example(
                 "fail",
-                TokenResult(
-                    id: id(), producedAt: now(), requestId: request, correlationId: "submission-1",
-                    reason: .replayedToken)),
+                answer(TokenResult(reason: .replayedToken), to: request, correlationID: "submission-1")),
             Example(
                 "blacklist",
-                AdminCommand(
-                    id: id(), producedAt: now(), command: .blacklist, deviceSerial: "CAM-0001",
-                    reason: "reported stolen")),
-            Example("retire", AdminCommand(id: id(), producedAt: now(), command: .retireTable, tableId: 12)),
-            Example("rotate", AdminCommand(id: id(), producedAt: now(), command: .rotateKEK)),
+                Message(AdminCommand(command: .blacklist, deviceSerial: "CAM-0001", reason: "reported stolen"))),
+            Example("retire", Message(AdminCommand(command: .retireTable, tableId: 12))),
+            Example("rotate", Message(AdminCommand(command: .rotateKEK))),
         ]
     }
 

@@ -47,7 +47,7 @@ public enum ServiceViolations {
     ) throws -> Sent {
         let example = try MessageExamples.of(schema)[index]
         guard case .object(var members) = try example.json() else { throw HarnessError("\(schema): not an object") }
-        members["id"] = .string(MessageID.random())
+        members["id"] = .string(MessageID.random().text)
         change(&members)
         return sent(schema, rule, .object(members), accepted: accepted)
     }
@@ -61,7 +61,7 @@ public enum ServiceViolations {
     /// A document whose id is the example's gets a fresh one, so every answer can be told apart.
     static func restamped(_ document: JSONValue, example: JSONValue) -> JSONValue {
         guard case .object(var members) = document, members["id"] == example["id"] else { return document }
-        members["id"] = .string(MessageID.random())
+        members["id"] = .string(MessageID.random().text)
         return .object(members)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCLICore
+import HallmarkCore
 import HallmarkMessages
 import Testing
 
@@ -11,7 +12,7 @@ struct MetricsBoardTests {
         _ instance: String, service: String = "signer", at seconds: Int, processed: Double,
         rejected: [String: Double] = [:], duplicates: Double = 0, lag: Double = 0,
         timings: [(count: Int, p50: Double, p99: Double)] = []
-    ) -> MetricsSnapshot {
+    ) -> Message<MetricsSnapshot> {
         var counters = [
             MetricsSnapshot.Value(
                 name: "hallmark_stage_processed_total",
@@ -28,17 +29,18 @@ struct MetricsBoardTests {
                 name: "hallmark_stage_processing_ns", dimensions: ["group": "g\(index)"], count: t.count,
                 sum: 0, min: 0, max: 0, p50: t.p50, p90: 0, p99: t.p99)
         }
-        return MetricsSnapshot(
-            id: UUID().uuidString.lowercased(), producedAt: time(seconds), service: service, instance: instance,
-            intervalSeconds: 10, counters: counters,
-            gauges: [.init(name: "hallmark_stage_consumer_lag", dimensions: [:], value: lag)],
-            histograms: histograms)
+        return Message(
+            MetricsSnapshot(
+                service: service, instance: instance, intervalSeconds: 10, counters: counters,
+                gauges: [.init(name: "hallmark_stage_consumer_lag", dimensions: [:], value: lag)],
+                histograms: histograms),
+            id: MessageID(UUID()), producedAt: time(seconds))
     }
 
-    static func time(_ seconds: Int) -> String {
+    static func time(_ seconds: Int) -> Timestamp {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)))
+        return Timestamp(formatter.string(from: Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds))))!
     }
 
     static func date(_ seconds: Int) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)) }
@@ -85,10 +87,11 @@ struct MetricsBoardTests {
                 "signer-with-a-very-long-pod-name-7f9c", at: 0, processed: 12_345_678, rejected: ["schema_violation": 12]))
         board.add(Self.snapshot("gateway-1", service: "gateway", at: 0, processed: 3))
         for i in 0..<5 {
-            let event = SecurityEvent(
-                id: UUID().uuidString.lowercased(), producedAt: Self.time(i), service: "signer", instance: "s",
-                event: .badMAC, severity: .warning, requestId: nil, reason: nil,
-                partnerID: "partner-\(i)-" + String(repeating: "x", count: 80))
+            let event = Message(
+                SecurityEvent(
+                    service: "signer", instance: "s", event: .badMAC, severity: .warning, reason: nil,
+                    partnerID: "partner-\(i)-" + String(repeating: "x", count: 80)),
+                id: MessageID(UUID()), producedAt: Self.time(i))
             board.add(event)
         }
         #expect(board.events.map { String(($0.partnerID ?? "").prefix(9)) } == ["partner-2", "partner-3", "partner-4"])

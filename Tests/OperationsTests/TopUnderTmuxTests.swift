@@ -121,16 +121,16 @@ struct TopUnderTmuxTests {
         let sent = 200
         for i in 0..<sent {
             let body =
-                #"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())","n":\#(i)}"#
+                #"{"schema":"hallmark.probe.request.v1","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now().text)","n":\#(i)}"#
             try await s.producer.send(topic: s.input, key: Array("k\(i % 8)".utf8), value: Array(body.utf8))
             if i % 20 == 19 { try await Task.sleep(for: .milliseconds(200)) }
         }
         for poison in ["{not json", "[]", "{\"schema\":"] {
             try await s.producer.send(topic: s.input, key: nil, value: Array(poison.utf8))
         }
-        let event = SecurityEvent(
-            id: MessageID.random(), producedAt: Timestamp.now(), service: "signer", instance: "signer-x",
-            event: .badMAC, severity: .warning, partnerID: "partner-\(s.id)")
+        let event = Message(
+            SecurityEvent(
+                service: "signer", instance: "signer-x", event: .badMAC, severity: .warning, partnerID: "partner-\(s.id)"))
         try await s.producer.send(topic: s.security, key: nil, value: JSONCoding.encode(event))
 
         var sawRate = false

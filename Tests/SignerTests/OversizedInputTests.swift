@@ -28,9 +28,9 @@ struct SignerOversizedInputTests {
         ) { id, size in
             try sized(size) { body in
                 try JSONCoding.encode(
-                    SignRequest(
-                        id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p1"],
-                        bodyB64: body.base64EncodedString()))
+                    Message(
+                        SignRequest(headers: ["SmileID-Partner-ID": "p1"], bodyB64: body.base64EncodedString()),
+                        id: MessageID(id)!))
             }
         }
         let verify = try await matrix.run(
@@ -39,7 +39,8 @@ struct SignerOversizedInputTests {
         ) { id, size in
             try sized(size) { body in
                 try JSONCoding.encode(
-                    Fixtures.verify(try Fixtures.signedHeaders(secret: "size-secret", body: body), body: body, id: id))
+                    Fixtures.verify(try Fixtures.signedHeaders(secret: "size-secret", body: body), body: body, id: MessageID(id)!)
+                )
             }
         }
         for report in [sign, verify] {

@@ -48,7 +48,7 @@ struct ReplayTransactionTests {
     }
 
     /// Phases 1 and 2 of one verify request, as the stage runs them; the verdict or reason.
-    func verdict(_ request: VerifyRequest) async throws -> String {
+    func verdict(_ request: Message<VerifyRequest>) async throws -> String {
         let bytes = try JSONCoding.encode(request)
         let (header, fields) = try EnvelopeHeader.read(bytes)
         let message = StageMessage(
@@ -63,7 +63,7 @@ struct ReplayTransactionTests {
             try await processor.commit([prepared], in: StageTransaction(connection: connection, logger: log))
         }
         guard case .outputs(let outputs) = verdicts[0] else { return "rejected message" }
-        let result = try JSONCoding.decode(VerifyResult.self, from: outputs[0].value)
+        let result = try JSONCoding.decode(Message<VerifyResult>.self, from: outputs[0].value)
         return result.reason ?? result.verdict
     }
 
@@ -89,10 +89,10 @@ struct ReplayTransactionTests {
     /// A zip upload's MAC covers no header: sending an accepted zip again with the partner id
     /// changed, padded or upper-cased is a replay every time.
     @Test func aZipCannotBeReplayedUnderAnotherPartnerID() async throws {
-        let timestamp = Timestamp.now()
+        let timestamp = Timestamp.now().text
         let info = #"{"timestamp":"\#(timestamp)","mac":"\#(try Fixtures.zipMAC(secret: "tx", timestamp: timestamp))"}"#
         let zip = try Fixtures.vectorDZip(infoJSON: info)
-        func request(_ partner: String) -> VerifyRequest {
+        func request(_ partner: String) -> Message<VerifyRequest> {
             Fixtures.verify(["SmileID-Partner-ID": partner, "Content-Type": "application/zip"], body: zip)
         }
         #expect(try await verdict(request("partner-1")) == "accepted")

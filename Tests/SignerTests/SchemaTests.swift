@@ -11,9 +11,9 @@ struct SchemaTests {
     @Test func verifyResultSchemaTiesReasonAndVersionToTheVerdict() throws {
         let validator = try JSONSchemaValidator.load(VerifyResult.schemaName)
         try validator.lint()
-        let id = MessageID.random()
+        let id = MessageID.random().text
         var accepted: [String: Any] = [
-            "schema": VerifyResult.schemaName, "id": id, "produced_at": Timestamp.now(), "correlation_id": id,
+            "schema": VerifyResult.schemaName, "id": id, "produced_at": Timestamp.now().text, "correlation_id": id,
             "request_id": id, "verdict": "accepted", "secret_version": "v1", "method": "POST", "path": "/",
             "headers": ["a": "b"], "body_b64": "",
         ]
@@ -30,12 +30,8 @@ struct SchemaTests {
     }
 
     @Test func requestSchemasAcceptTheCodableMessagesAndRefuseBrokenOnes() throws {
-        let sign = SignRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "1"],
-            bodyB64: "e30=")
-        let verify = VerifyRequest(
-            id: MessageID.random(), producedAt: Timestamp.now(), method: "POST", path: "/",
-            headers: [:], bodyB64: "")
+        let sign = Message(SignRequest(headers: ["SmileID-Partner-ID": "1"], bodyB64: "e30="))
+        let verify = Message(VerifyRequest(method: "POST", path: "/", headers: [:], bodyB64: ""))
         let signJSON = try JSONSerialization.jsonObject(with: Data(JSONCoding.encode(sign)))
         try SchemaCheck.validate(signJSON, against: SignRequest.schemaName)
         try SchemaCheck.validate(

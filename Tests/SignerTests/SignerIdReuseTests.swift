@@ -41,9 +41,7 @@ struct SignerIdReuseTests {
         for id in ids {
             try await h.send(
                 h.signInput, key: "partner-1",
-                message: SignRequest(
-                    id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "partner-1"],
-                    bodyB64: Base64.encode(body)))
+                message: Message(SignRequest(headers: ["SmileID-Partner-ID": "partner-1"], bodyB64: Base64.encode(body)), id: id))
         }
         #expect(try await h.results(h.signOutput, for: ids).count == 2)
 
@@ -51,34 +49,32 @@ struct SignerIdReuseTests {
         let verify = Fixtures.verify(try Fixtures.signedHeaders(secret: "s3cret-one", body: body), body: body, id: ids[0])
         try await h.send(h.verifyInput, key: nil, message: verify)
         let privacy = try key.sign(
-            PrivacyRequest.Unsigned(
-                id: ids[1], producedAt: Timestamp.now(), action: .export,
-                subjectType: .partnerID, subject: "partner-1"))
+            Message(PrivacyRequest(action: .export, subjectType: .partnerID, subject: "partner-1"), id: ids[1]))
         try await h.send(topics.requests, key: nil, message: privacy)
 
         let verdict = try await h.results(h.verifyOutput, for: [ids[0]])[ids[0]]?.first
         #expect(
             verdict?["verdict"] as? String == "rejected" && verdict?["reason"] as? String == "id_reused",
             "\(String(describing: verdict))")
-        #expect(verdict?["id"] as? String != MessageID.derived(from: ids[0], "result"))
+        #expect(verdict?["id"] as? String != MessageID.derived(from: ids[0], "result").text)
         let answer = try await h.results(topics.results, for: [ids[1]])[ids[1]]?.first
         #expect(
             answer?["status"] as? String == "rejected" && answer?["reason"] as? String == "id_reused",
             "\(String(describing: answer))")
 
         let rejected = try await h.read(h.rejected) { records in
-            Set(records.compactMap { $0["original_id"] as? String }).isSuperset(of: ids)
+            Set(records.compactMap { $0["original_id"] as? String }).isSuperset(of: ids.map(\.text))
         }
         #expect(
-            rejected.filter { ids.contains($0["original_id"] as? String ?? "") }
+            rejected.filter { ids.map(\.text).contains($0["original_id"] as? String ?? "") }
                 .allSatisfy { $0["reason"] as? String == "id_reused" })
         let events = try await h.read(h.security) { events in
             Set(events.filter { $0["event"] as? String == "id_reused" }.compactMap { $0["request_id"] as? String })
-                .isSuperset(of: ids)
+                .isSuperset(of: ids.map(\.text))
         }
         #expect(
             Set(events.filter { $0["event"] as? String == "id_reused" }.compactMap { $0["request_id"] as? String })
-                .isSuperset(of: ids), "no id_reused event")
+                .isSuperset(of: ids.map(\.text)), "no id_reused event")
 
         // Every message seen is valid under its schema.
         for (topic, name) in [

@@ -51,7 +51,7 @@ struct SignerPrivacyTests {
         let verdicts = try await h.results(h.verifyOutput, for: requests.map(\.id))
         #expect(verdicts.values.allSatisfy { $0.first?["verdict"] as? String == "accepted" })
 
-        func cli(_ arguments: [String]) async throws -> (code: Int32?, result: PrivacyResult?, text: String) {
+        func cli(_ arguments: [String]) async throws -> (code: Int32?, result: Message<PrivacyResult>?, text: String) {
             let run = try ServiceProcess(
                 "hallmark",
                 arguments: ["privacy"] + arguments + [
@@ -65,7 +65,7 @@ struct SignerPrivacyTests {
                 let first = (document["results"] as? [Any])?.first,
                 let bytes = try? JSONSerialization.data(withJSONObject: first)
             else { return (code, nil, text) }
-            return (code, try? JSONCoding.decode(PrivacyResult.self, from: [UInt8](bytes)), text)
+            return (code, try? JSONCoding.decode(Message<PrivacyResult>.self, from: [UInt8](bytes)), text)
         }
         let export = try await cli(["export"])
         #expect(export.code == 0, "\(export.text)")

@@ -16,7 +16,7 @@ struct SignerRobustnessTests {
         defer { Task { await h.close() } }
         let signer = try await h.startSigner("malformed", ["HALLMARK_MAX_MESSAGE_BYTES": "65536"])
         let envelope = { (schema: String) in
-            #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now())""#
+            #""schema":"\#(schema)","id":"\#(MessageID.random())","produced_at":"\#(Timestamp.now().text)""#
         }
         // Each kind names where its answers go: a verify request that parses as an envelope of
         // the verify schema but breaks the schema is answered `malformed` on the verify result
@@ -30,7 +30,7 @@ struct SignerRobustnessTests {
             (h.verifyInput, .rejected, { Array("{}".utf8) }),
             (
                 h.verifyInput, .rejected,
-                { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now())"}"#.utf8) }
+                { Array(#"{"schema":"hallmark.verify.request.v1","id":"nope","produced_at":"\#(Timestamp.now().text)"}"#.utf8) }
             ),
             (
                 h.verifyInput, .rejected,
@@ -148,7 +148,7 @@ struct SignerRobustnessTests {
         defer { Task { await h.close() } }
         let signer = try await h.startSigner("alerts", ["HALLMARK_SIGNER_ALERT_REJECTIONS": "5"])
         let body = Data("x".utf8)
-        var ids: [String] = []
+        var ids: [MessageID] = []
         for _ in 0..<8 {
             let r = Fixtures.verify(try Fixtures.signedHeaders(secret: "wrong", partner: "attacker", body: body), body: body)
             ids.append(r.id)
@@ -182,8 +182,8 @@ struct SignerRobustnessTests {
             try await eventually(timeout: .seconds(60)) {
                 !a.assignedPartitions.isEmpty && !b.assignedPartitions.isEmpty
             }, "the two replicas never shared the partitions")
-        let timestamp = Timestamp.now()
-        var requests: [VerifyRequest] = []
+        let timestamp = Timestamp.now().text
+        var requests: [Message<VerifyRequest>] = []
         for i in 0..<40 {
             let body = Data(#"{"n":"\#(1000 + i)"}"#.utf8)
             requests.append(
@@ -239,7 +239,7 @@ extension SignerRobustnessTests {
         // Few distinct timestamps (so few PBKDF2 keys to sign with here); every MAC differs.
         let timestamps = (0..<20).map { Timestamp.format(Date().addingTimeInterval(Double($0) / 10)) }
         let signer = MemoSigner(secret: "load")
-        var requests: [VerifyRequest] = []
+        var requests: [Message<VerifyRequest>] = []
         for i in 0..<1_900 {
             let body = Data(#"{"n":"\#(10_000 + i)"}"#.utf8)
             requests.append(

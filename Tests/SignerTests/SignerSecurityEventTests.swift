@@ -26,7 +26,7 @@ struct SignerSecurityEventTests {
                 "HALLMARK_SIGNER_ALERT_REJECTIONS": "1000",
             ])
         let body = Data(#"{"job":"flood"}"#.utf8)
-        var flood: [VerifyRequest] = []
+        var flood: [Message<VerifyRequest>] = []
         for _ in 0..<10 {
             flood.append(Fixtures.verify(try Fixtures.signedHeaders(secret: "wrong", partner: "flood", body: body), body: body))
         }
@@ -59,8 +59,8 @@ struct SignerSecurityEventTests {
         #expect(of("events_suppressed", "flood").first?["window_seconds"] as? Int == 10)
         #expect(of("bad_mac", "quiet").count == 1)
         #expect(of("replayed_request", "replayer").count == 2)
-        #expect(Set(of("bad_mac", "flood").compactMap { $0["request_id"] as? String }).isSubset(of: flood.map(\.id)))
-        #expect(of("bad_mac", "quiet").first?["request_id"] as? String == quiet.id)
+        #expect(Set(of("bad_mac", "flood").compactMap { $0["request_id"] as? String }).isSubset(of: flood.map(\.id.text)))
+        #expect(of("bad_mac", "quiet").first?["request_id"] as? String == quiet.id.text)
         #expect(of("replayed_request", "replayer").allSatisfy { $0["reason"] as? String == "replay" })
         #expect(of("bad_mac", "flood").allSatisfy { $0["reason"] as? String == "bad_mac" })
         #expect(!events.contains { $0["event"] as? String == "rejection_rate" })
@@ -92,7 +92,7 @@ struct SignerSecurityEventTests {
                 "HALLMARK_SIGNER_ALERT_WINDOW_SECONDS": "10", "HALLMARK_SIGNER_ALERT_REJECTIONS": "1000",
             ])
         let body = Data("x".utf8)
-        var requests: [VerifyRequest] = []
+        var requests: [Message<VerifyRequest>] = []
         for i in 0..<12 {
             requests.append(
                 Fixtures.verify(

@@ -16,14 +16,14 @@ struct SignerServiceTests {
         let h = try await SignerHarness(secrets: ["v1": "test-secret"], signing: "v1")
         defer { Task { await h.close() } }
         let signer = try await h.startSigner("vectors", ["HALLMARK_SIGNER_WINDOW_SECONDS": "\(20 * 365 * 86_400)"])
-        var signIDs: [String] = []
+        var signIDs: [MessageID] = []
         for body in [Fixtures.vectorABody, Data()] {
             let id = MessageID.random()
             signIDs.append(id)
             try await h.send(
                 h.signInput, key: "002",
-                message: SignRequest(
-                    id: id, producedAt: Timestamp.now(), headers: Fixtures.vectorHeaders, bodyB64: body.base64EncodedString()))
+                message: Message(
+                    SignRequest(headers: Fixtures.vectorHeaders, bodyB64: body.base64EncodedString()), id: id))
         }
         var a = Fixtures.vectorHeaders
         a["SmileID-Request-Mac"] = Fixtures.vectorAMAC
@@ -69,7 +69,7 @@ struct SignerServiceTests {
         var removedMAC = good
         removedMAC["SmileID-Request-Mac"] = nil
         let iosCanonical = Data(#"{"a":"x/y","b":1}"#.utf8)
-        let cases: [(String, VerifyRequest)] = [
+        let cases: [(String, Message<VerifyRequest>)] = [
             ("accepted", Fixtures.verify(good, body: body)),
             ("bad_mac", Fixtures.verify(try Fixtures.signedHeaders(secret: "wrong", body: body), body: body)),
             ("bad_mac", Fixtures.verify(good, body: Data(#"{"job_id":"job-X","user_id":"user-9"}"#.utf8))),
@@ -135,15 +135,15 @@ struct SignerServiceTests {
             let id = MessageID.random()
             try await h.send(
                 h.signInput, key: "p",
-                message: SignRequest(
-                    id: id, producedAt: Timestamp.now(), headers: ["SmileID-Partner-ID": "p"], bodyB64: body.base64EncodedString()
-                ))
+                message: Message(
+                    SignRequest(headers: ["SmileID-Partner-ID": "p"], bodyB64: body.base64EncodedString()), id: id))
             return try await h.results(h.signOutput, for: [id])[id]?.first?["secret_version"] as? String
         }
         func verifyOnce(_ secret: String) async throws -> String? {
             let r = Fixtures.verify(try Fixtures.signedHeaders(secret: secret, partner: "p", body: body), body: body)
             try await h.send(h.verifyInput, key: "p", message: r)
-            let result = try await h.results(h.verifyOutput, for: [r.id])[r.id]?.first
+            let answered = try await h.results(h.verifyOutput, for: [r.id])
+            let result = answered[r.id]?.first
             return (result?["secret_version"] as? String) ?? (result?["reason"] as? String)
         }
         #expect(try await signOnce() == "v1")
@@ -168,7 +168,7 @@ struct SignerServiceTests {
                 SELECT record FROM \(unescaped: h.schema).hallmark_audit ORDER BY sequence
                 """
             ).decode(Data.self)
-            let records = try rows.map { try JSONCoding.decode(AuditRecord.self, from: Array($0)) }
+            let records = try rows.map { try JSONCoding.decode(Message<AuditRecord>.self, from: Array($0)).body }
             #expect(records.allSatisfy { $0.action == .signingSecretRotation && $0.actor == .service })
             trail = records.map { "\($0.keyID ?? "") \($0.reason ?? "")" }
             return trail.count >= expected.count

@@ -16,7 +16,7 @@ struct SignerZipTests {
     /// An upload of `files` with a `security_info.json` signed under `secret` (SIGN-FILES).
     static func signedUpload(
         _ files: [ZipForge.Entry], plain: [(String, Data)], secret: String,
-        timestamp: String = Timestamp.now()
+        timestamp: String = Timestamp.now().text
     ) throws -> Data {
         let mac = try SmileIDFileSignature.sign(
             secret: secret, timestamp: timestamp,
@@ -118,7 +118,7 @@ struct SignerZipTests {
         var data = ZipForge.Entry("data.bin")
         (data.data, data.declaredSize, data.crc) = (Deflate.zeros(mebibytes: 30), UInt64(size), Deflate.crc(Data(count: size)))
         let zeros = Data(count: size)
-        var requests: [VerifyRequest] = []
+        var requests: [Message<VerifyRequest>] = []
         for i in 0..<12 {
             let index = Data(String(format: "%03d", i).utf8)
             let body = try Self.signedUpload(

@@ -16,23 +16,23 @@ import HallmarkSmileID
 /// | `s3_hosts` | `HALLMARK_GATEWAY_S3_HOSTS` | `s3.amazonaws.com`, `*.s3.amazonaws.com`, `s3.*.amazonaws.com`, `*.s3.*.amazonaws.com` | what counts as an S3 host |
 ///
 /// The file may hold only these fields (a misspelt one is refused, not ignored).
-public struct EncryptionPolicy: Sendable, Hashable {
-    public var encryption = true
-    public var excludedPaths: [PathPattern] = []
-    public var honourSkipHeader = true
-    public var multipartMetadata = true
-    public var s3Uploads = false
+package struct EncryptionPolicy: Sendable, Hashable {
+    package var encryption = true
+    package var excludedPaths: [PathPattern] = []
+    package var honourSkipHeader = true
+    package var multipartMetadata = true
+    package var s3Uploads = false
     /// Host globs (`*` is any run of characters within one label).
-    public var s3Hosts = ["s3.amazonaws.com", "*.s3.amazonaws.com", "s3.*.amazonaws.com", "*.s3.*.amazonaws.com"]
+    package var s3Hosts = ["s3.amazonaws.com", "*.s3.amazonaws.com", "s3.*.amazonaws.com", "*.s3.*.amazonaws.com"]
 
     /// The header that opts one request out.
-    public static let skipHeader = "SmileID-Skip-Encryption"
+    package static let skipHeader = "SmileID-Skip-Encryption"
 
-    public init() {}
+    package init() {}
 
     /// What to do with one request, before its body is looked at: nil means encrypt it (as its
     /// `Content-Type` says), otherwise why it passes through.
-    public func passthrough(path: String?, headers: [String: String]) -> EncryptResult.PassthroughReason? {
+    package func passthrough(path: String?, headers: [String: String]) -> EncryptResult.PassthroughReason? {
         guard encryption else { return .encryptionDisabled }
         if let path, excludedPaths.contains(where: { $0.matches(path) }) { return .excludedPath }
         if honourSkipHeader, let skip = HeaderMap.value(Self.skipHeader, in: headers),
@@ -45,7 +45,7 @@ public struct EncryptionPolicy: Sendable, Hashable {
     }
 
     /// Whether `host` (a `Host` header, port removed, any case) is an S3 endpoint.
-    public func isS3(host: String) -> Bool {
+    package func isS3(host: String) -> Bool {
         let name = host.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
         return s3Hosts.contains { pattern in
             // A host glob is a path glob over "/"-joined labels: `*` stays inside one label.
@@ -59,27 +59,27 @@ extension EncryptionPolicy {
     /// The policy from `HALLMARK_GATEWAY_POLICY_FILE` (when set) with the variables over it.
     /// The variables, each declared once (`hallmark config` lists them); each set one
     /// overrides the policy file's field, and the defaults are the policy's.
-    public enum Variable {
-        public static let file = Setting.optionalText(
+    package enum Variable {
+        package static let file = Setting.optionalText(
             "HALLMARK_GATEWAY_POLICY_FILE", doc: "a JSON encryption policy; the variables below override its fields")
-        public static let encryption = Setting.flag(
+        package static let encryption = Setting.flag(
             "HALLMARK_GATEWAY_ENCRYPTION", default: EncryptionPolicy().encryption, doc: "encrypt at all")
-        public static let excludedPaths = Setting.list(
+        package static let excludedPaths = Setting.list(
             "HALLMARK_GATEWAY_EXCLUDED_PATHS", default: [], accepted: "path globs starting with /, separated by commas",
             doc: "paths sent as they are", accepts: { PathPattern($0) != nil })
-        public static let honourSkipHeader = Setting.flag(
+        package static let honourSkipHeader = Setting.flag(
             "HALLMARK_GATEWAY_HONOUR_SKIP_HEADER", default: EncryptionPolicy().honourSkipHeader,
             doc: "a `SmileID-Skip-Encryption` header lets a request through")
-        public static let multipartMetadata = Setting.flag(
+        package static let multipartMetadata = Setting.flag(
             "HALLMARK_GATEWAY_MULTIPART_METADATA", default: EncryptionPolicy().multipartMetadata,
             doc: "encrypt multipart `partner_params` and `metadata`")
-        public static let s3Uploads = Setting.flag(
+        package static let s3Uploads = Setting.flag(
             "HALLMARK_GATEWAY_S3_UPLOADS", default: EncryptionPolicy().s3Uploads, doc: "encrypt uploads whose `Host` is S3")
-        public static let s3Hosts = Setting.list(
+        package static let s3Hosts = Setting.list(
             "HALLMARK_GATEWAY_S3_HOSTS", default: EncryptionPolicy().s3Hosts, accepted: "host globs separated by commas",
             doc: "what counts as an S3 host")
 
-        public static var all: [SettingDescription] {
+        package static var all: [SettingDescription] {
             [
                 file.description, encryption.description, excludedPaths.description, honourSkipHeader.description,
                 multipartMetadata.description, s3Uploads.description, s3Hosts.description,
@@ -87,7 +87,7 @@ extension EncryptionPolicy {
         }
     }
 
-    public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EncryptionPolicy {
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EncryptionPolicy {
         let settings = Settings(env)
         var policy = EncryptionPolicy()
         if let path = try settings.value(Variable.file) {
@@ -105,7 +105,7 @@ extension EncryptionPolicy {
     }
 
     /// Reads a policy file (JSON object; see the table above).
-    public static func fromFile(_ path: String) throws(ConfigurationError) -> EncryptionPolicy {
+    package static func fromFile(_ path: String) throws(ConfigurationError) -> EncryptionPolicy {
         let variable = Variable.file.name
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(variable: variable, reason: "cannot read \(path)")

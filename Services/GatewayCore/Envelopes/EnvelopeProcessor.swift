@@ -12,8 +12,8 @@ import HallmarkSmileID
 /// commit, so the stage runs without a transaction. A redelivered request is encrypted again
 /// under the same request id (its result id is derived from the request's, so a consumer can
 /// drop the copy); the two envelopes differ only in their random IVs.
-public struct EnvelopeProcessor: StageProcessor {
-    public enum Prepared: Sendable {
+package struct EnvelopeProcessor: StageProcessor {
+    package enum Prepared: Sendable {
         case encrypted(StageMessage, EncryptResult)
         /// A rejected result given to the encrypt input: answered `upstream_rejected`.
         case upstream(StageMessage, CarrierRejection<EncryptResult>)
@@ -30,7 +30,7 @@ public struct EnvelopeProcessor: StageProcessor {
     /// The clock; tests move it.
     let now: @Sendable () -> Date
 
-    public init(
+    package init(
         configuration: GatewayConfiguration, secrets: SecretStore, deriver: KeyDeriver, events: GatewayEvents,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -43,14 +43,14 @@ public struct EnvelopeProcessor: StageProcessor {
     }
 
     /// The stage's inputs: each topic with the carriers it takes.
-    public var inputs: [StageInput] {
+    package var inputs: [StageInput] {
         [
             StageInput(topic: configuration.encryptInput, schemas: configuration.encryptSchemas),
             StageInput(topic: configuration.decryptInput, schemas: configuration.decryptSchemas),
         ]
     }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         // A rejected result given as a request (a chain's earlier stage refused it, a verify
         // stage found a bad MAC) holds nothing to encrypt or decrypt: it is answered
         // `upstream_rejected`, never processed.
@@ -58,24 +58,19 @@ public struct EnvelopeProcessor: StageProcessor {
             if message.kafka.topic == configuration.encryptInput {
                 return .upstream(
                     message,
-                    CarrierRejection.answer(
-                        message.resultID, requestID: message.header.id, correlationID: message.correlationID,
+                    CarrierRejection(
                         code: RequestCarrier.upstreamRejected, upstreamReason: reason, counting: metrics.encryptRejections))
             }
             metrics.decryptRejected[.upstreamRejected]?.increment()
             return .decrypted(
                 message,
-                DecryptResult(
-                    id: message.resultID, producedAt: Timestamp.now(),
-                    correlationID: message.correlationID, requestID: message.header.id,
-                    reason: .upstreamRejected, upstreamReason: reason), events: [])
+                DecryptResult(reason: .upstreamRejected, upstreamReason: reason), events: [])
         }
         let carrier = try message.decode(RequestCarrier.self)
         let body = try carrier.body()
-        let resultID = message.resultID
         if message.kafka.topic == configuration.encryptInput {
             let output = try await encryptor.encrypt(
-                path: carrier.path, headers: carrier.headers, body: body, requestID: message.header.id,
+                path: carrier.path, headers: carrier.headers, body: body, requestID: message.header.id.text,
                 timestamp: message.fields["timestamp"]?.string, secrets: secrets.secrets, now: now())
             switch output.decision {
             case .encrypted(let type):
@@ -87,8 +82,7 @@ public struct EnvelopeProcessor: StageProcessor {
             return .encrypted(
                 message,
                 EncryptResult(
-                    id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                    requestID: message.header.id, decision: output.decision, headers: output.headers,
+                    decision: output.decision, headers: output.headers,
                     bodyB64: output.body.base64EncodedString(), method: carrier.method, path: carrier.path))
         }
         let result: DecryptResult
@@ -98,14 +92,11 @@ public struct EnvelopeProcessor: StageProcessor {
             metrics.decrypted.increment()
             metrics.decryptedBytes.increment(by: plaintext.count)
             result = DecryptResult(
-                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                requestID: message.header.id, headers: headers,
+                headers: headers,
                 bodyB64: plaintext.base64EncodedString(), method: carrier.method, path: carrier.path)
         case .rejected(let reason):
             metrics.decryptRejected[reason]?.increment()
-            result = DecryptResult(
-                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                requestID: message.header.id, reason: reason)
+            result = DecryptResult(reason: reason)
             raised = try events.decrypt(
                 message, partner: HeaderMap.value(HeaderMap.partner, in: carrier.headers),
                 reason: reason)
@@ -113,24 +104,17 @@ public struct EnvelopeProcessor: StageProcessor {
         return .decrypted(message, result, events: raised)
     }
 
-    public func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+    package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         try batch.map { item in
             switch item {
             case .encrypted(let message, let result):
-                .outputs([
-                    try .json(
-                        topic: message.replyTopic(or: configuration.encryptOutput),
-                        key: Self.key(message, result.headers), result)
-                ])
+                .outputs([try message.reply(result, or: configuration.encryptOutput, key: Self.key(message, result.headers))])
             case .upstream(let message, let result):
-                .outputs([try .json(topic: message.replyTopic(or: configuration.encryptOutput), key: message.key, result)])
+                .outputs([try message.reply(result, or: configuration.encryptOutput)])
             case .decrypted(let message, let result, let events):
                 .outputs(
-                    [
-                        try .json(
-                            topic: message.replyTopic(or: configuration.decryptOutput),
-                            key: Self.key(message, result.headers ?? [:]), result)
-                    ] + events)
+                    [try message.reply(result, or: configuration.decryptOutput, key: Self.key(message, result.headers ?? [:]))]
+                        + events)
             }
         }
     }

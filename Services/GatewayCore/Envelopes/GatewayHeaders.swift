@@ -1,16 +1,16 @@
 import HallmarkMessages
 
 /// The ENC-1 header names the gateway reads and writes (DESIGN §1).
-public enum GatewayHeaders {
-    public static let encryptionVersion = "SmileID-Encryption-Version"
-    public static let requestID = "SmileID-Request-ID"
-    public static let contentEncrypted = "SmileID-Content-Encrypted"
+package enum GatewayHeaders {
+    package static let encryptionVersion = "SmileID-Encryption-Version"
+    package static let requestID = "SmileID-Request-ID"
+    package static let contentEncrypted = "SmileID-Content-Encrypted"
     /// Every header ENC-1 adds except `Content-Type`: what decryption removes again.
-    public static let added = [encryptionVersion, requestID, contentEncrypted]
+    package static let added = [encryptionVersion, requestID, contentEncrypted]
 }
 
 /// The gateway's own rejection reasons (the runtime's are in ``RejectionReason``).
-public enum GatewayRejection {
+package enum GatewayRejection {
     /// A `multipart/form-data` body that cannot be split into parts.
-    public static let malformedMultipart = RejectionReason("malformed_multipart")
+    package static let malformedMultipart = RejectionReason("malformed_multipart")
 }

@@ -7,26 +7,26 @@ import Foundation
 /// Parsing is strict and linear (see ``find(_:in:from:)``), the
 /// number of parts is bounded, and anything that is not a well-formed body throws
 /// ``MultipartError``.
-public struct MultipartBody: Sendable, Equatable {
+package struct MultipartBody: Sendable, Equatable {
     /// One part: its header lines as sent (without the blank line) and its body.
-    public struct Part: Sendable, Equatable {
-        public var rawHeaders: [UInt8]
-        public var body: [UInt8]
+    package struct Part: Sendable, Equatable {
+        package var rawHeaders: [UInt8]
+        package var body: [UInt8]
 
-        public init(rawHeaders: [UInt8], body: [UInt8]) {
+        package init(rawHeaders: [UInt8], body: [UInt8]) {
             self.rawHeaders = rawHeaders
             self.body = body
         }
 
         /// A form field part with `name` and the given content type (and transfer encoding).
-        public init(field name: String, contentType: String, transferEncoding: String? = nil, body: [UInt8]) {
+        package init(field name: String, contentType: String, transferEncoding: String? = nil, body: [UInt8]) {
             var lines = ["Content-Disposition: form-data; name=\"\(name)\"", "Content-Type: \(contentType)"]
             if let transferEncoding { lines.append("Content-Transfer-Encoding: \(transferEncoding)") }
             self.init(rawHeaders: Array(lines.joined(separator: "\r\n").utf8), body: body)
         }
 
         /// The header lines as (lowercased name, trimmed value).
-        public var headers: [(name: String, value: String)] {
+        package var headers: [(name: String, value: String)] {
             guard !rawHeaders.isEmpty else { return [] }
             return String(decoding: rawHeaders, as: UTF8.self).components(separatedBy: "\r\n").compactMap { line in
                 guard let colon = line.firstIndex(of: ":") else { return nil }
@@ -35,7 +35,7 @@ public struct MultipartBody: Sendable, Equatable {
         }
 
         /// The form field name from `Content-Disposition: form-data; name="…"`.
-        public var name: String? {
+        package var name: String? {
             guard let disposition = headers.first(where: { $0.name == "content-disposition" })?.value else { return nil }
             return Self.parameter("name", in: disposition)
         }
@@ -48,32 +48,32 @@ public struct MultipartBody: Sendable, Equatable {
     }
 
     /// Most parts one body may have.
-    public static let maximumParts = 1000
+    package static let maximumParts = 1000
 
-    public var boundary: String
+    package var boundary: String
     /// What precedes the first delimiter; nil when the body starts with it (an empty preamble
     /// still had a CRLF before the delimiter).
-    public var preamble: [UInt8]?
-    public var parts: [Part]
+    package var preamble: [UInt8]?
+    package var parts: [Part]
     /// What follows the closing delimiter (usually `\r\n` or nothing).
-    public var epilogue: [UInt8]
+    package var epilogue: [UInt8]
 
     /// The boundary of a `multipart/form-data` content type; nil for any other type.
-    public static func boundary(contentType: String) -> String? {
+    package static func boundary(contentType: String) -> String? {
         let type = contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "multipart/form-data" else { return nil }
         return Part.parameter("boundary", in: contentType) ?? ""
     }
 
     /// Whether `boundary` is one RFC 2046 allows: 1–70 `bchars`, not ending in a space.
-    public static func isValid(boundary: String) -> Bool {
+    package static func isValid(boundary: String) -> Bool {
         let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ".utf8)
         return (1...70).contains(boundary.utf8.count) && boundary.utf8.allSatisfy(allowed.contains)
             && boundary.utf8.last != UInt8(ascii: " ")
     }
 
     /// Splits `body` at `boundary`.
-    public init(parsing body: [UInt8], boundary: String) throws(MultipartError) {
+    package init(parsing body: [UInt8], boundary: String) throws(MultipartError) {
         guard Self.isValid(boundary: boundary) else { throw MultipartError("the boundary is missing or invalid") }
         self.boundary = boundary
         let dash = Array("--\(boundary)".utf8)
@@ -121,7 +121,7 @@ public struct MultipartBody: Sendable, Equatable {
     }
 
     /// The body's bytes: preamble, parts, closing delimiter, epilogue.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out = preamble ?? []
         let dash = Array("--\(boundary)".utf8)
         for (i, part) in parts.enumerated() {
@@ -135,14 +135,14 @@ public struct MultipartBody: Sendable, Equatable {
 
     /// The index of the one part named `name`; nil when there is none. A name sent twice is
     /// ambiguous (which one would be meant?) and throws.
-    public func uniquePart(named name: String) throws(MultipartError) -> Int? {
+    package func uniquePart(named name: String) throws(MultipartError) -> Int? {
         let indices = parts.indices.filter { parts[$0].name == name }
         guard indices.count <= 1 else { throw MultipartError("the field \(name) appears more than once") }
         return indices.first
     }
 
     /// Whether `content` could be a part body here: it must not contain a delimiter.
-    public func canHold(_ content: [UInt8]) -> Bool {
+    package func canHold(_ content: [UInt8]) -> Bool {
         Self.find([13, 10] + Array("--\(boundary)".utf8), in: [13, 10] + content + [13, 10], from: 0) == nil
     }
 
@@ -170,8 +170,8 @@ public struct MultipartBody: Sendable, Equatable {
 }
 
 /// A multipart body the gateway cannot take; `reason` names the rule, never content.
-public struct MultipartError: Error, Sendable, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { "malformed multipart body: \(reason)" }
+package struct MultipartError: Error, Sendable, CustomStringConvertible {
+    package let reason: String
+    package init(_ reason: String) { self.reason = reason }
+    package var description: String { "malformed multipart body: \(reason)" }
 }

@@ -4,14 +4,14 @@
 ///
 /// Matching is iterative with one backtrack point per star kind, so it is linear-ish in the
 /// path and never recursive: a hostile pattern or path cannot blow the stack.
-public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
+package struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     enum Token: Hashable { case literal(UInt8), any, star, globstar }
 
-    public let description: String
+    package let description: String
     let tokens: [Token]
 
     /// Parses `pattern`; it must start with `/`.
-    public init?(_ pattern: String) {
+    package init?(_ pattern: String) {
         guard pattern.hasPrefix("/"), pattern.utf8.count <= 2048 else { return nil }
         description = pattern
         var tokens: [Token] = []
@@ -35,7 +35,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `path` (its query removed) matches.
-    public func matches(_ path: String) -> Bool {
+    package func matches(_ path: String) -> Bool {
         let full = Array(path.utf8)
         let text = full.firstIndex(of: UInt8(ascii: "?")).map { Array(full[..<$0]) } ?? full
         return Self.match(tokens, text)

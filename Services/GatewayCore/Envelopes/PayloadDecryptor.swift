@@ -9,8 +9,8 @@ import HallmarkZip
 /// shape, timestamp window), so a malformed or stale request costs no PBKDF2; then every
 /// configured secret version is tried (their derivations go to the pool together). Nothing is
 /// returned unless every encrypted part opened: never partial plaintext.
-public struct PayloadDecryptor: Sendable {
-    public enum Outcome: Sendable, Equatable {
+package struct PayloadDecryptor: Sendable {
+    package enum Outcome: Sendable, Equatable {
         /// The request as it was before encryption: ENC-1 headers removed, `Content-Type` restored.
         case decrypted(headers: [String: String], body: Data)
         case rejected(DecryptResult.Reason)
@@ -25,14 +25,14 @@ public struct PayloadDecryptor: Sendable {
 
     let deriver: KeyDeriver
     /// ± seconds an envelope's timestamp may be from now.
-    public let window: TimeInterval
+    package let window: TimeInterval
 
-    public init(deriver: KeyDeriver, window: TimeInterval) {
+    package init(deriver: KeyDeriver, window: TimeInterval) {
         self.deriver = deriver
         self.window = window
     }
 
-    public func decrypt(headers: [String: String], body: Data, secrets: SecretSet, now: Date) async throws -> Outcome {
+    package func decrypt(headers: [String: String], body: Data, secrets: SecretSet, now: Date) async throws -> Outcome {
         guard let lower = HeaderMap.lowercased(headers) else { return .rejected(.malformedEnvelope) }
         // `SmileID-Content-Encrypted` is exactly `true`, as ENC-1 writes it (like the version,
         // compared exactly): any other value, `TRUE` included, does not say the body is encrypted.

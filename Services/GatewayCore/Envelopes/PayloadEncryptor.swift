@@ -9,18 +9,18 @@ import HallmarkSmileID
 /// decides what — the whole body for JSON and ZIP, the `partner_params` and `metadata` fields
 /// of a multipart body — and the signing secret version encrypts it. The PBKDF2 derivations
 /// run on the worker pool (``KeyDeriver``), never on the cooperative pool.
-public struct PayloadEncryptor: Sendable {
+package struct PayloadEncryptor: Sendable {
     /// An encrypted (or passed-through) request.
-    public struct Output: Sendable, Equatable {
-        public var decision: EncryptResult.Decision
-        public var headers: [String: String]
-        public var body: Data
+    package struct Output: Sendable, Equatable {
+        package var decision: EncryptResult.Decision
+        package var headers: [String: String]
+        package var body: Data
     }
 
     let deriver: KeyDeriver
-    public let policy: EncryptionPolicy
+    package let policy: EncryptionPolicy
 
-    public init(deriver: KeyDeriver, policy: EncryptionPolicy) {
+    package init(deriver: KeyDeriver, policy: EncryptionPolicy) {
         self.deriver = deriver
         self.policy = policy
     }
@@ -30,7 +30,7 @@ public struct PayloadEncryptor: Sendable {
     /// - Parameters:
     ///   - timestamp: used when the headers carry no `SmileID-Request-Timestamp`; absent → `now`.
     ///   - iv: fixed IVs (tests of the DESIGN vector only); random otherwise.
-    public func encrypt(
+    package func encrypt(
         path: String?, headers: [String: String], body: Data, requestID fallbackID: String,
         timestamp: String?, secrets: SecretSet, now: Date, iv: Data? = nil
     ) async throws -> Output {
@@ -110,7 +110,7 @@ public struct PayloadEncryptor: Sendable {
 
     /// What `Content-Type` makes of a request: JSON (`application/json`, `…+json`), ZIP
     /// (`application/zip`, `application/x-zip-compressed`), multipart (`multipart/form-data`).
-    public static func requestType(contentType: String) -> EncryptResult.RequestType? {
+    package static func requestType(contentType: String) -> EncryptResult.RequestType? {
         let media =
             contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
             .lowercased() ?? ""

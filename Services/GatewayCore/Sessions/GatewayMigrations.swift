@@ -5,9 +5,9 @@ import HallmarkRuntime
 /// (`e2ee_sessions`/`session_key`/session id). Counters start at −1: nothing accepted or sent.
 /// Each row made (a new session, or an id taken again) gets a new `generation`, which the
 /// counter statements match, so a key cached for a closed session never counts for the next.
-public enum GatewayMigrations {
+package enum GatewayMigrations {
     /// Migrations for `schema`, numbered from 1 (0 is the runtime's inbox).
-    public static func all(schema: String) -> [PostgresMigrations.Migration] {
+    package static func all(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
                 version: 1, name: "e2ee_sessions",

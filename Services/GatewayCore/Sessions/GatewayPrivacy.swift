@@ -9,19 +9,19 @@ import HallmarkRuntime
 /// key and the gateway's public key are key material and never exported) and the audit
 /// trail's entries about it. Erasure deletes the row, and the sealed key with it: the session
 /// can no longer be used. ENC-1 keeps nothing per partner in the database.
-public struct GatewayPrivacy: PrivacyHolder {
-    public let audit: AuditTrail
+package struct GatewayPrivacy: PrivacyHolder {
+    package let audit: AuditTrail
     /// The gateway's schema (its audit trail's).
     var schema: String { audit.schema }
 
     /// - Parameter audit: the gateway's trail, whose schema holds the tables.
-    public init(audit: AuditTrail) {
+    package init(audit: AuditTrail) {
         self.audit = audit
     }
 
-    public var subjectTypes: Set<PrivacyRequest.SubjectType> { [.sessionID] }
+    package var subjectTypes: Set<PrivacyRequest.SubjectType> { [.sessionID] }
 
-    public func export(
+    package func export(
         _ type: PrivacyRequest.SubjectType, _ session: String,
         on connection: PostgresConnection
     ) async throws -> [PrivacyResult.ExportRecord] {
@@ -41,7 +41,7 @@ public struct GatewayPrivacy: PrivacyHolder {
         return sessions + (try await audit.entries(about: session, type: .sessionID, on: connection))
     }
 
-    public func erase(
+    package func erase(
         _ type: PrivacyRequest.SubjectType, _ session: String,
         on connection: PostgresConnection
     ) async throws -> PrivacyErasure {

@@ -7,9 +7,9 @@ import HallmarkRuntime
 
 extension SessionProcessor {
     /// One transaction for a whole batch.
-    public var unitOfWork: StageUnitOfWork { .perBatch }
+    package var unitOfWork: StageUnitOfWork { .perBatch }
 
-    public func commit(_ prepared: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
+    package func commit(_ prepared: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
         var outputs = [[StageOutput]](repeating: [], count: prepared.count)
         // 1. New and closed sessions, in order (a second handshake for one id in the batch finds
@@ -59,11 +59,9 @@ extension SessionProcessor {
             case .inbound(let message, let inbound, let outcome):
                 outputs[i] = try inboundOutputs(message, inbound, outcome, verdictAt[i])
             case .outbound(let message, let request, let outcome):
-                let resultID = message.resultID
                 func refused(_ reason: E2EEOutbound.Reason) -> E2EEOutbound {
                     E2EEOutbound(
-                        id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                        requestID: message.header.id, sessionID: request.sessionID, reason: reason)
+                        sessionID: request.sessionID, reason: reason)
                 }
                 var result: E2EEOutbound
                 switch (outcome, next[request.sessionID]) {
@@ -74,16 +72,16 @@ extension SessionProcessor {
                         work.plaintext, direction: .gatewayToClient,
                         counter: counter)
                     result = E2EEOutbound(
-                        id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                        requestID: message.header.id, sessionID: request.sessionID, message: wire)
+                        sessionID: request.sessionID, message: wire)
                 case (.success, nil): result = refused(.unknownSession)
                 case (.failure(let refusal), _): result = refused(refusal.reason)
                 }
                 metrics.messages[.gatewayToClient]?[result.reason?.rawValue ?? "encrypted"]?.increment()
+                // Written directly: every outbound request is answered with one.
                 outputs[i] = [
                     StageOutput(
                         topic: message.replyTopic(or: configuration.outboundOutput), key: Array(request.sessionID.utf8),
-                        value: result.jsonBytes)
+                        value: message.answer(result).jsonBytes)
                 ]
             }
         }
@@ -106,8 +104,7 @@ extension SessionProcessor {
             {
                 keys.remove(handshake.sessionID)
                 result = E2EEHandshakeResult(
-                    id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                    requestID: message.header.id, sessionID: handshake.sessionID,
+                    sessionID: handshake.sessionID,
                     gatewayPublicKey: made.publicKey.base64EncodedString(),
                     expiresAt: Timestamp.format(expires))
             } else {
@@ -117,7 +114,7 @@ extension SessionProcessor {
             result = rejected(message, handshake, refusal.reason)
         }
         metrics.handshakes[result.reason?.rawValue ?? "complete"]?.increment()
-        return try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: handshake.sessionID, result)
+        return try message.reply(result, or: configuration.handshakeOutput, key: handshake.sessionID)
     }
 
     /// A session and its key deleted, and the `closed` answer.
@@ -130,9 +127,8 @@ extension SessionProcessor {
         keys.remove(close.sessionID)
         metrics.handshakes["closed"]?.increment()
         let result = E2EEHandshakeResult(
-            id: message.resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-            requestID: message.header.id, closedSessionID: close.sessionID)
-        return try .json(topic: message.replyTopic(or: configuration.handshakeOutput), key: close.sessionID, result)
+            closedSessionID: close.sessionID)
+        return try message.reply(result, or: configuration.handshakeOutput, key: close.sessionID)
     }
 
     /// An inbound message's answer, and the security events its rejection raised, if any.
@@ -141,7 +137,6 @@ extension SessionProcessor {
         _ outcome: Result<(plaintext: Data, generation: Int64), RejectedInbound>,
         _ verdict: SessionStore.Verdict?
     ) throws -> [StageOutput] {
-        let resultID = message.resultID
         let counter = inbound.message.counter
         var reason: E2EEPlaintext.Reason?
         var plaintext: Data?
@@ -157,17 +152,15 @@ extension SessionProcessor {
         let result =
             plaintext.map {
                 E2EEPlaintext(
-                    id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                    requestID: message.header.id, sessionID: inbound.sessionID, counter: counter,
+                    sessionID: inbound.sessionID, counter: counter,
                     plaintextB64: $0.base64EncodedString())
             }
             ?? E2EEPlaintext(
-                id: resultID, producedAt: Timestamp.now(), correlationID: message.correlationID,
-                requestID: message.header.id, sessionID: inbound.sessionID, reason: reason!, counter: counter)
+                sessionID: inbound.sessionID, reason: reason!, counter: counter)
         metrics.messages[.clientToGateway]?[reason?.rawValue ?? "decrypted"]?.increment()
         let answer = StageOutput(
             topic: message.replyTopic(or: configuration.plaintextOutput), key: Array(inbound.sessionID.utf8),
-            value: result.jsonBytes)
+            value: message.answer(result).jsonBytes)
         return try [answer] + (reason.map { try events.inbound(message, session: inbound.sessionID, reason: $0) } ?? [])
     }
 
@@ -175,8 +168,6 @@ extension SessionProcessor {
         _ message: StageMessage, _ handshake: E2EEHandshake, _ reason: E2EEHandshakeResult.Reason
     ) -> E2EEHandshakeResult {
         E2EEHandshakeResult(
-            id: message.resultID, producedAt: Timestamp.now(),
-            correlationID: message.correlationID, requestID: message.header.id,
             sessionID: handshake.sessionID, reason: reason)
     }
 }

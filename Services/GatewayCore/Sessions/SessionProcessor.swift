@@ -15,8 +15,8 @@ import HallmarkRuntime
 /// every inbound counter (``SessionStore/receive(_:on:)``), then one that allocates the
 /// outbound counters. The inbox records each message's answer in the same transaction, so a
 /// redelivered message gets its first answer and a counter is never accepted twice.
-public struct SessionProcessor: TransactionalStageProcessor {
-    public indirect enum Prepared: Sendable {
+package struct SessionProcessor: TransactionalStageProcessor {
+    package indirect enum Prepared: Sendable {
         case handshake(StageMessage, E2EEHandshake, Result<(key: Data, publicKey: Data), RejectedHandshake>)
         case close(StageMessage, E2EEClose)
         /// The plaintext and the generation of the session key that opened it.
@@ -24,14 +24,14 @@ public struct SessionProcessor: TransactionalStageProcessor {
         case outbound(StageMessage, E2EEOutboundRequest, Result<(key: SessionKey, plaintext: Data), RejectedOutbound>)
     }
 
-    public struct RejectedHandshake: Error { let reason: E2EEHandshakeResult.Reason }
-    public struct RejectedInbound: Error {
+    package struct RejectedHandshake: Error { let reason: E2EEHandshakeResult.Reason }
+    package struct RejectedInbound: Error {
         let reason: E2EEPlaintext.Reason
         /// The generation of the cached key that failed to open it: phase 2 tries the row's key
         /// when the row is of another generation (``reopen(_:on:)``).
         var cachedGeneration: Int64?
     }
-    public struct RejectedOutbound: Error { let reason: E2EEOutbound.Reason }
+    package struct RejectedOutbound: Error { let reason: E2EEOutbound.Reason }
 
     let configuration: GatewayConfiguration
     let store: SessionStore
@@ -40,7 +40,7 @@ public struct SessionProcessor: TransactionalStageProcessor {
     let events: GatewayEvents
     let now: @Sendable () -> Date
 
-    public init(
+    package init(
         configuration: GatewayConfiguration, store: SessionStore, events: GatewayEvents,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -50,7 +50,7 @@ public struct SessionProcessor: TransactionalStageProcessor {
         self.now = now
     }
 
-    public var inputs: [StageInput] {
+    package var inputs: [StageInput] {
         [
             StageInput(topic: configuration.handshakeInput, schemas: [E2EEHandshake.schemaName, E2EEClose.schemaName]),
             StageInput(topic: configuration.inboundInput, schemas: [E2EEInbound.schemaName]),
@@ -58,7 +58,7 @@ public struct SessionProcessor: TransactionalStageProcessor {
         ]
     }
 
-    public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         switch message.kafka.topic {
         case configuration.handshakeInput where message.header.schema == E2EEClose.schemaName:
             return .close(message, try message.decode(E2EEClose.self))

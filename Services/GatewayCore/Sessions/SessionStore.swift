@@ -5,9 +5,9 @@ import HallmarkRuntime
 
 /// The E2EE-1 session table, shared by every gateway replica. Each write is one statement,
 /// so replicas serving the same session never accept a counter twice or allocate one twice.
-public struct SessionStore: Sendable {
+package struct SessionStore: Sendable {
     /// What one received counter came to.
-    public enum Verdict: String, Sendable, Equatable {
+    package enum Verdict: String, Sendable, Equatable {
         case accept, replay
         case counterJump = "counter_jump"
         /// No live session (never made, expired or closed).
@@ -20,17 +20,17 @@ public struct SessionStore: Sendable {
 
     /// What ``allocate(_:on:)`` gave one session: its first counter, and the live row's
     /// generation and sealed key (for a batch whose cached key is of another generation).
-    public struct Allocation: Sendable {
-        public let first: UInt64
-        public let generation: Int64
+    package struct Allocation: Sendable {
+        package let first: UInt64
+        package let generation: Int64
         let sealedKey: Data
     }
 
-    public let schema: String
-    public let keyring: KeyEncryptionKeyring
+    package let schema: String
+    package let keyring: KeyEncryptionKeyring
     let hints = CounterHints()
 
-    public init(schema: String, keyring: KeyEncryptionKeyring) {
+    package init(schema: String, keyring: KeyEncryptionKeyring) {
         self.schema = schema
         self.keyring = keyring
     }
@@ -41,7 +41,7 @@ public struct SessionStore: Sendable {
 
     /// Stores a new session; returns its row's generation, or nil when a live session already
     /// has the id (an expired one is replaced, under a new generation).
-    public func create(
+    package func create(
         _ sessionID: String, sessionKey: Data, gatewayPublicKey: Data, expires: Date,
         on connection: PostgresConnection
     ) async throws -> Int64? {
@@ -62,7 +62,7 @@ public struct SessionStore: Sendable {
     }
 
     /// The key of a live session, unsealed, with its row's generation; nil when there is none.
-    public func key(_ sessionID: String, pool: PostgresPool) async throws -> SessionKey? {
+    package func key(_ sessionID: String, pool: PostgresPool) async throws -> SessionKey? {
         let rows = try await pool.query(
             """
             SELECT sealed_key, generation FROM \(unescaped: schema).e2ee_sessions
@@ -74,7 +74,7 @@ public struct SessionStore: Sendable {
     }
 
     /// The live sessions among `ids`: each one's generation and key, unsealed.
-    public func keys(_ ids: [String], on connection: PostgresConnection) async throws -> [String: SessionKey] {
+    package func keys(_ ids: [String], on connection: PostgresConnection) async throws -> [String: SessionKey] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
@@ -107,7 +107,7 @@ public struct SessionStore: Sendable {
     /// sessions the statement did not match are read again in this transaction, decided again
     /// and set again; only if that second compare-and-set misses too (a replica moved the
     /// counter in between) does this throw ``SessionConflict``, and the transaction is retried.
-    public func receive(
+    package func receive(
         _ items: [(sessionID: String, generation: Int64, counter: UInt64)],
         on connection: PostgresConnection
     ) async throws -> [Verdict] {
@@ -180,7 +180,7 @@ public struct SessionStore: Sendable {
     /// in one statement (the row lock orders concurrent replicas). Returns each live session's
     /// first allocated counter, with the row's generation and sealed key: the counters belong
     /// to that generation, and the caller seals with its key whatever key it had in hand.
-    public func allocate(_ counts: [String: Int], on connection: PostgresConnection) async throws -> [String: Allocation] {
+    package func allocate(_ counts: [String: Int], on connection: PostgresConnection) async throws -> [String: Allocation] {
         guard !counts.isEmpty else { return [:] }
         let ids = counts.keys.sorted()  // a fixed order: concurrent allocators never deadlock
         let rows = try await connection.query(
@@ -200,13 +200,13 @@ public struct SessionStore: Sendable {
     /// Closes a session: its row, and the sealed key in it, are deleted (nothing when it is not
     /// there). A later message for it is `unknown_session`, also on a replica that still holds
     /// the key in memory: the counter statement finds no live row.
-    public func close(_ sessionID: String, on connection: PostgresConnection) async throws {
+    package func close(_ sessionID: String, on connection: PostgresConnection) async throws {
         forgetCounter(sessionID)
         try await connection.execute("DELETE FROM \(unescaped: schema).e2ee_sessions WHERE session_id = \(sessionID)")
     }
 
     /// Deletes up to `limit` expired sessions (their keys with them); returns how many.
-    public func sweep(pool: PostgresPool, limit: Int = 10_000) async throws -> Int {
+    package func sweep(pool: PostgresPool, limit: Int = 10_000) async throws -> Int {
         try await pool.execute(
             """
             DELETE FROM \(unescaped: schema).e2ee_sessions WHERE ctid IN (
@@ -216,6 +216,6 @@ public struct SessionStore: Sendable {
 }
 
 /// Another replica moved a session's counter while this batch was deciding: retry.
-public struct SessionConflict: RetryableError, Sendable, CustomStringConvertible {
-    public var description: String { "a session's counter moved concurrently; the batch is retried" }
+package struct SessionConflict: RetryableError, Sendable, CustomStringConvertible {
+    package var description: String { "a session's counter moved concurrently; the batch is retried" }
 }

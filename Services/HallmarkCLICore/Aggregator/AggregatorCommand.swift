@@ -5,24 +5,24 @@ import HallmarkCore
 import HallmarkCrypto
 
 /// `hallmark aggregator …`: the transparency log's checkpoint key.
-public struct AggregatorCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AggregatorCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "aggregator", abstract: "Birthmark aggregator: the checkpoint signing key.",
         subcommands: [SigningKeyCommand.self, PublicKeyCommand.self])
 
-    public init() {}
+    package init() {}
 }
 
 /// `hallmark aggregator signing-key --out F`: makes the checkpoint key (never overwrites).
-public struct SigningKeyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct SigningKeyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "signing-key", abstract: "Make a new Ed25519 checkpoint key file (mode 0600) and print its public key.")
 
     @Option(help: "Where to write the private key; an existing file is never overwritten.") var out: String
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let key = try CheckpointSigningKey.generate()
         try key.write(to: out)
         print("public_key=\(Base64.encode(key.publicKey))")
@@ -31,16 +31,16 @@ public struct SigningKeyCommand: AsyncParsableCommand {
 }
 
 /// `hallmark aggregator public-key`: what third parties verify checkpoints with.
-public struct PublicKeyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct PublicKeyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "public-key",
         abstract: "Print the checkpoint key's public half (b64) and key id; the private key is never printed.")
 
     @Option(help: "The key file (default: HALLMARK_AGGREGATOR_SIGNING_KEY_FILE).") var keyFile: String?
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         guard let path = keyFile ?? ProcessInfo.processInfo.environment["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE"] else {
             throw ValidationError("give --key-file or set HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
         }

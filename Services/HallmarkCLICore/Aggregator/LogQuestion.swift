@@ -15,7 +15,7 @@ struct LogQuestion {
     let timeout: Duration
 
     /// Sends `request` and returns its answer (nil on timeout).
-    func ask(_ request: LogVerifyRequest) async throws -> LogVerifyResult? {
+    func ask(_ request: Message<LogVerifyRequest>) async throws -> LogVerifyResult? {
         try await producer.send(topic: requests, key: nil, value: JSONCoding.encode(request))
         guard let bytes = await watcher.answer(for: request.id, on: results, timeout: timeout) else { return nil }
         return try JSONCoding.decode(LogVerifyResult.self, from: bytes)
@@ -23,11 +23,11 @@ struct LogQuestion {
 
     /// Inclusion of `imageHash`.
     func inclusion(_ imageHash: String) async throws -> LogVerifyResult? {
-        try await ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), imageHash: imageHash))
+        try await ask(Message(LogVerifyRequest(imageHash: imageHash)))
     }
 
     /// Consistency from `old` to `new` (the latest when nil).
     func consistency(old: UInt64, new: UInt64? = nil) async throws -> LogVerifyResult? {
-        try await ask(LogVerifyRequest(id: MessageID.random(), producedAt: Timestamp.now(), oldTreeSize: old, newTreeSize: new))
+        try await ask(Message(LogVerifyRequest(oldTreeSize: old, newTreeSize: new)))
     }
 }

@@ -14,8 +14,8 @@ import Logging
 /// is an extension of the last checkpoint this command saw (a consistency proof), which it
 /// then remembers. Exit status 0 when authenticated, 1 when not found, 2 when an answer fails
 /// a check.
-public struct VerifyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct VerifyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Was this image authenticated, and when? Asks the log and checks its proofs offline.")
 
     @Option(help: "The image's SHA-256, 64 lowercase hex digits.") var imageHash: String?
@@ -29,13 +29,13 @@ public struct VerifyCommand: AsyncParsableCommand {
         String?
     @Option(help: "Seconds to wait for each answer.") var timeout = 30
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard (imageHash == nil) != (file == nil) else { throw ValidationError("give exactly one of --image-hash and --file") }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.verify")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment

@@ -8,20 +8,20 @@ import HallmarkRuntime
 import Logging
 
 /// `hallmark audit`: a service's tamper-evident audit trail.
-public struct AuditCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AuditCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "audit", abstract: "A service's hash-chained audit trail.",
         subcommands: [AuditVerifyCommand.self])
 
-    public init() {}
+    package init() {}
 }
 
 /// `hallmark audit verify --service S`: reads the service's audit table and checks the chain
 /// record by record; an edited, inserted or deleted record is reported with its position, and
 /// the command exits 1. Then it compares the table with the copy the service published on the
 /// audit topic, which catches a table rewritten into a chain that checks.
-public struct AuditVerifyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AuditVerifyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a service's audit chain; report the first edited or deleted record.",
         discussion: """
@@ -44,9 +44,9 @@ public struct AuditVerifyCommand: AsyncParsableCommand {
     @Option(help: "Seconds to read the audit topic for, at most.")
     var topicTimeout = 30
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.audit")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment

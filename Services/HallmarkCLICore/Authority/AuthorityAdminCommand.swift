@@ -9,8 +9,8 @@ import Logging
 /// `hallmark authority admin <blacklist|unblacklist|retire-table|rotate-kek>`: publishes a
 /// `hallmark.authority.admin.v1` command for the running authority, signed with an operator
 /// key (`--operator-key FILE` or `HALLMARK_OPERATOR_KEY_FILE`; see ``OperatorKeyCommand``).
-public struct AuthorityAdminCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AuthorityAdminCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "admin", abstract: "Send a signed admin command to the running authority.")
 
     @Argument(help: "blacklist, unblacklist, retire-table or rotate-kek.") var action: String
@@ -19,9 +19,9 @@ public struct AuthorityAdminCommand: AsyncParsableCommand {
     @Option(help: "Why (recorded with the change).") var reason: String?
     @Option(help: "The operator's private key file (default: HALLMARK_OPERATOR_KEY_FILE).") var operatorKey: String?
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         guard let command = AdminCommand.Action(rawValue: action.replacingOccurrences(of: "-", with: "_")) else {
             throw ValidationError("unknown action \(action)")
         }
@@ -36,9 +36,7 @@ public struct AuthorityAdminCommand: AsyncParsableCommand {
         let config = try AuthorityConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: try KafkaConfiguration.fromEnvironment(env), logger: logger)
         let message = try key.sign(
-            AdminCommand(
-                id: MessageID.random(), producedAt: Timestamp.now(), command: command,
-                deviceSerial: serial, tableId: table, reason: reason))
+            Message(AdminCommand(command: command, deviceSerial: serial, tableId: table, reason: reason)))
         try await producer.send(
             topic: config.adminInput, key: serial.map { Array($0.utf8) },
             value: try JSONCoding.encode(message))
@@ -51,17 +49,17 @@ public struct AuthorityAdminCommand: AsyncParsableCommand {
 /// signing admin commands. The private key goes to a new file (mode 0600) and is never
 /// printed; stdout gets only the public entry for the authority's
 /// `HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE`.
-public struct OperatorKeyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct OperatorKeyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "operator-key",
         abstract: "Make an operator key pair for admin commands; prints only the public key entry.")
 
     @Option(help: "Where to write the private key (a new file).") var out: String
     @Option(help: "The key's id (1-64 of A-Z a-z 0-9 . _ -).") var keyId = "operator"
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let key = try OperatorKeyFile.generate(keyID: keyId)
         try key.write(to: out)
         print(try key.publicEntry)

@@ -10,8 +10,8 @@ import HallmarkRuntime
 import Logging
 
 /// `hallmark authority …`: key tables, secrets and admin commands of the key-table authority.
-public struct AuthorityCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AuthorityCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Birthmark key-table authority: tables, secrets, admin commands.",
         subcommands: [
             GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
@@ -22,20 +22,20 @@ public struct AuthorityCommand: AsyncParsableCommand {
     /// shared variable.
     static let postgresURLVariables = ["HALLMARK_AUTHORITY_POSTGRES_URL", PostgresConfiguration.urlVariable]
 
-    public init() {}
+    package init() {}
 }
 
 /// `hallmark authority generate-tables --count N`: resumable, with a progress bar on stderr.
-public struct GenerateTablesCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct GenerateTablesCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "generate-tables",
         abstract: "Generate key tables 0..<count (sealed under the KEK); interrupt and rerun to resume.")
 
     @Option(help: "Number of key tables.") var count = 2500
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.authority.tables")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -56,15 +56,15 @@ public struct GenerateTablesCommand: AsyncParsableCommand {
 }
 
 /// `hallmark authority init-secrets --file F`: writes a development KEK + index key file if missing.
-public struct InitSecretsCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct InitSecretsCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "init-secrets", abstract: "Write a development secrets file (KEK v1 + index key) if missing.")
 
     @Option(help: "Path of the secrets file.") var file: String
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         if FileManager.default.fileExists(atPath: file) {
             print("secrets file already present")
             return

@@ -6,13 +6,13 @@ import Logging
 
 /// `hallmark authority status`: key tables, devices and which KEK version their rows are
 /// sealed under (an old `kek.N` can go once no row uses it). Counts only, no secrets.
-public struct AuthorityStatusCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AuthorityStatusCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Key tables, devices, and rows per KEK version.")
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.authority.status")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment

@@ -14,24 +14,24 @@ import HallmarkRuntime
 /// ```
 ///
 /// The authority holds only the public key (``OperatorKeys``).
-public struct OperatorKeyFile: Sendable {
+package struct OperatorKeyFile: Sendable {
     /// The key id the authority knows the public key by.
-    public let keyID: String
+    package let keyID: String
     /// The Ed25519 seed (never print it).
     let seed: Data
 
     /// The key's public half.
-    public var publicKey: Data {
+    package var publicKey: Data {
         get throws { try Ed25519.keyPair(seed: seed).publicKey }
     }
 
     /// The line for the authority's operator keys file (`<key id>=<b64 public key>`).
-    public var publicEntry: String {
+    package var publicEntry: String {
         get throws { OperatorKeys.entry(keyID: keyID, publicKey: try publicKey) }
     }
 
     /// A fresh key under `keyID`.
-    public static func generate(keyID: String) throws -> OperatorKeyFile {
+    package static func generate(keyID: String) throws -> OperatorKeyFile {
         guard OperatorKeys.isValidKeyID(keyID) else {
             throw AuthorityClientError(.failed, "a key id is 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit")
         }
@@ -39,7 +39,7 @@ public struct OperatorKeyFile: Sendable {
     }
 
     /// Writes the key to a new file (mode 0600); an existing file is never overwritten.
-    public func write(to path: String) throws {
+    package func write(to path: String) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw AuthorityClientError(.io, "the operator key file already exists; choose another path")
         }
@@ -60,7 +60,7 @@ public struct OperatorKeyFile: Sendable {
     }
 
     /// Reads a key file; errors never include its contents.
-    public static func load(_ path: String) throws -> OperatorKeyFile {
+    package static func load(_ path: String) throws -> OperatorKeyFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AuthorityClientError(.io, "the operator key file cannot be read")
         }
@@ -83,15 +83,12 @@ public struct OperatorKeyFile: Sendable {
     }
 
     /// `command` with this key's id and signature.
-    public func sign(_ command: AdminCommand) throws -> AdminCommand {
+    package func sign(_ command: Message<AdminCommand>) throws -> Message<AdminCommand> {
         try command.signed(keyID: keyID, seed: seed)
     }
 
-    /// `request` signed with this key.
-    public func sign(_ request: PrivacyRequest.Unsigned) throws -> PrivacyRequest {
-        try PrivacyRequest(
-            id: request.id, producedAt: request.producedAt, action: request.action,
-            subjectType: request.subjectType, subject: request.subject, reason: request.reason,
-            keyID: keyID, seed: seed)
+    /// `request` with this key's id and signature.
+    package func sign(_ request: Message<PrivacyRequest>) throws -> Message<PrivacyRequest> {
+        try request.signed(keyID: keyID, seed: seed)
     }
 }

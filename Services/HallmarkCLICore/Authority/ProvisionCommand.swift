@@ -10,8 +10,8 @@ import Logging
 
 /// `hallmark provision --serial S`: plays the camera end to end and writes the
 /// provisioning file (mode 0600; it holds the table keys and the NUC hash).
-public struct ProvisionCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ProvisionCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "provision", abstract: "Provision a camera with the running authority (plays the camera).")
 
     @Option(help: "The camera's serial.") var serial: String
@@ -20,9 +20,9 @@ public struct ProvisionCommand: AsyncParsableCommand {
     @Option(help: "Where to write the provisioning file (default <serial>.provisioning.json).") var out: String?
     @Option(help: "Seconds to wait for the answer.") var timeout = 60
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.provision")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment

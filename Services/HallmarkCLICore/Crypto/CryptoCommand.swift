@@ -4,8 +4,8 @@ import Foundation
 /// `hallmark crypto <command>`: operator tools over the HallmarkCrypto protocols. Each
 /// command reads one JSON object on stdin and writes one JSON object on stdout; on bad
 /// input it prints `{"error": code, "message": …}` and exits non-zero.
-public struct CryptoCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct CryptoCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "crypto",
         abstract: "Sign, verify, encrypt and inspect Hallmark protocol messages (JSON on stdin → JSON on stdout).",
         subcommands: [
@@ -13,7 +13,7 @@ public struct CryptoCommand: ParsableCommand {
             BMDerive.self, BMOpenToken.self, Merkle.self, E2EEOpen.self,
         ])
 
-    public init() {}
+    package init() {}
 }
 
 /// A `hallmark crypto` subcommand: stdin → `CryptoTool.run` → stdout.

@@ -3,23 +3,23 @@ import HallmarkCrypto
 
 /// The pure core of `hallmark crypto <command>`: one JSON object in, one JSON object out.
 /// Binary values are base64 unless the protocol says hex.
-public enum CryptoTool {
+package enum CryptoTool {
     /// What a command produced.
-    public struct Output: Sendable, Equatable {
+    package struct Output: Sendable, Equatable {
         /// 0 on success, 1 on bad input or failed verification of a token.
-        public let exitCode: Int32
+        package let exitCode: Int32
         /// One compact JSON object (sorted keys) followed by a newline.
-        public let json: Data
+        package let json: Data
     }
 
     /// Every command name.
-    public static let commands = [
+    package static let commands = [
         "smileid-sign", "smileid-verify", "smileid-sign-files", "enc1-encrypt",
         "enc1-decrypt", "bm-derive", "bm-open-token", "merkle", "e2ee-open",
     ]
 
     /// Runs `command` on `input` (the bytes read from stdin).
-    public static func run(command: String, input: Data) -> Output {
+    package static func run(command: String, input: Data) -> Output {
         do {
             let result = try dispatch(command, CryptoToolInput(input))
             return Output(exitCode: 0, json: encode(result))

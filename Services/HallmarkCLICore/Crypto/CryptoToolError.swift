@@ -1,11 +1,11 @@
 import HallmarkCrypto
 
 /// A `hallmark crypto` failure: printed as `{"error": code, "message": …}`.
-public struct CryptoToolError: Error, Sendable, Equatable {
+package struct CryptoToolError: Error, Sendable, Equatable {
     /// Stable code (HallmarkCrypto codes, or `malformed_json`, `unknown_command`, token reasons).
-    public let code: String
+    package let code: String
     /// Human explanation without secret material.
-    public let message: String
+    package let message: String
 
     init(_ code: String, _ message: String) {
         self.code = code

@@ -12,13 +12,13 @@ import SignerCore
 /// `hallmark config`: every declared `HALLMARK_…` variable with its default, its value here
 /// and what it takes; `--check` reads a service's whole configuration as the service would at
 /// start, without starting it.
-public struct ConfigCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ConfigCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "List the HALLMARK_ variables (default, value, accepted values), or check a service's configuration.")
 
     /// The services whose configuration `--check` reads.
-    public enum Service: String, ExpressibleByArgument, CaseIterable, Sendable {
+    package enum Service: String, ExpressibleByArgument, CaseIterable, Sendable {
         case signer, gateway, authority, aggregator
     }
 
@@ -27,13 +27,13 @@ public struct ConfigCommand: ParsableCommand {
     @Flag(help: "Read the service's configuration from this environment as it would at start; exit 1 on a bad value.")
     var check = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if check, service == nil { throw ValidationError("--check needs --service") }
     }
 
-    public func run() throws {
+    package func run() throws {
         let environment = ProcessInfo.processInfo.environment
         if check {
             guard let service else { return }

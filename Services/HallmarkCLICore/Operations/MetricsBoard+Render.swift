@@ -4,7 +4,7 @@ import HallmarkMessages
 extension MetricsBoard {
     /// The screen: a line per instance, its rejections by reason, the latest security events.
     /// Every line fits `width` columns (80 by default).
-    public func render(now: Date, source: String, width: Int = 80) -> [String] {
+    package func render(now: Date, source: String, width: Int = 80) -> [String] {
         let rows = rows(now: now)
         let services = Set(rows.map(\.service)).count
         var lines: [String] = []
@@ -64,7 +64,7 @@ extension MetricsBoard {
         }
     }
 
-    static func describe(_ event: SecurityEvent) -> String {
+    static func describe(_ event: Message<SecurityEvent>) -> String {
         var detail: [String] = []
         if let reason = event.reason { detail.append(reason) }
         if let partner = event.partnerID { detail.append("partner \(partner)") }
@@ -72,7 +72,7 @@ extension MetricsBoard {
         if let session = event.sessionID { detail.append("session \(session)") }
         if let table = event.tableId { detail.append("table \(table)") }
         if let count = event.count { detail.append("count \(count)") }
-        let time = event.producedAt.count >= 19 ? String(event.producedAt.dropFirst(11).prefix(8)) : event.producedAt
+        let time = String(event.producedAt.text.dropFirst(11).prefix(8))
         return [time, pad(event.service, 9), pad(event.severity.rawValue, 8), event.event.rawValue].joined(separator: " ")
             + (detail.isEmpty ? "" : " · " + detail.joined(separator: " · "))
     }

@@ -6,28 +6,28 @@ import HallmarkMessages
 /// `hallmark.security`: per service instance, messages per second in and out (from the change
 /// of its cumulative stage counters between its last two snapshots), processing latency, consumer
 /// lag and rejections by reason, and the latest security events.
-public struct MetricsBoard: Sendable {
+package struct MetricsBoard: Sendable {
     /// One instance's line.
-    public struct Row: Sendable, Equatable {
-        public var service: String
-        public var instance: String
+    package struct Row: Sendable, Equatable {
+        package var service: String
+        package var instance: String
         /// Everything its stages consumed (processed, rejected, duplicates), per second.
-        public var inPerSecond: Double?
+        package var inPerSecond: Double?
         /// Messages processed (answered, typed answers included), per second.
-        public var outPerSecond: Double?
+        package var outPerSecond: Double?
         /// Processing time per message or batch over the last interval, in milliseconds.
-        public var p50Milliseconds: Double?
-        public var p99Milliseconds: Double?
-        public var lag: Double
+        package var p50Milliseconds: Double?
+        package var p99Milliseconds: Double?
+        package var lag: Double
         /// Processed and rejected since the instance started.
-        public var processed: Double
-        public var rejected: Double
+        package var processed: Double
+        package var rejected: Double
         /// Cumulative rejections by reason code, largest first.
-        public var rejections: [(reason: String, count: Double)]
+        package var rejections: [(reason: String, count: Double)]
         /// No snapshot for three intervals (at least 30 s): the instance has stopped or is stuck.
-        public var stale: Bool
+        package var stale: Bool
 
-        public static func == (a: Row, b: Row) -> Bool {
+        package static func == (a: Row, b: Row) -> Bool {
             a.service == b.service && a.instance == b.instance && a.inPerSecond == b.inPerSecond
                 && a.outPerSecond == b.outPerSecond && a.p50Milliseconds == b.p50Milliseconds
                 && a.p99Milliseconds == b.p99Milliseconds && a.lag == b.lag && a.processed == b.processed
@@ -38,21 +38,21 @@ public struct MetricsBoard: Sendable {
     }
 
     struct Sample: Sendable {
-        var snapshot: MetricsSnapshot
+        var snapshot: Message<MetricsSnapshot>
         var at: Date
     }
 
     private var latest: [String: Sample] = [:]
     private var previous: [String: Sample] = [:]
     /// The newest security events, newest last, at most ``eventLimit``.
-    public private(set) var events: [SecurityEvent] = []
-    public let eventLimit: Int
+    package private(set) var events: [Message<SecurityEvent>] = []
+    package let eventLimit: Int
 
-    public init(eventLimit: Int = 5) { self.eventLimit = eventLimit }
+    package init(eventLimit: Int = 5) { self.eventLimit = eventLimit }
 
     /// Takes a snapshot; an older one than the instance's latest (a replay) is ignored.
-    public mutating func add(_ snapshot: MetricsSnapshot) {
-        guard let at = Timestamp.parse(snapshot.producedAt) else { return }
+    package mutating func add(_ snapshot: Message<MetricsSnapshot>) {
+        let at = snapshot.producedAt.date
         if let current = latest[snapshot.instance] {
             guard at > current.at else { return }
             previous[snapshot.instance] = current
@@ -60,18 +60,18 @@ public struct MetricsBoard: Sendable {
         latest[snapshot.instance] = Sample(snapshot: snapshot, at: at)
     }
 
-    public mutating func add(_ event: SecurityEvent) {
+    package mutating func add(_ event: Message<SecurityEvent>) {
         events.append(event)
-        events.sort { $0.producedAt < $1.producedAt }
+        events.sort { $0.producedAt.date < $1.producedAt.date }
         if events.count > eventLimit { events.removeFirst(events.count - eventLimit) }
     }
 
     /// The latest snapshot of every instance, by service then instance.
-    public var snapshots: [MetricsSnapshot] {
+    package var snapshots: [Message<MetricsSnapshot>] {
         latest.values.map(\.snapshot).sorted { ($0.service, $0.instance) < ($1.service, $1.instance) }
     }
 
-    public func rows(now: Date) -> [Row] {
+    package func rows(now: Date) -> [Row] {
         latest.values.sorted { ($0.snapshot.service, $0.snapshot.instance) < ($1.snapshot.service, $1.snapshot.instance) }
             .map { row(for: $0, now: now) }
     }
@@ -113,7 +113,7 @@ public struct MetricsBoard: Sendable {
         values.reduce(0) { $1.name == name ? $0 + $1.value : $0 }
     }
 
-    static func consumed(_ s: MetricsSnapshot) -> Double {
+    static func consumed(_ s: Message<MetricsSnapshot>) -> Double {
         sum(s.counters, "hallmark_stage_processed_total") + sum(s.counters, "hallmark_stage_rejected_total")
             + sum(s.counters, "hallmark_stage_duplicates_total")
     }

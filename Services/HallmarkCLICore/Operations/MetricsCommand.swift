@@ -6,8 +6,8 @@ import Logging
 
 /// `hallmark metrics --json`: the latest snapshot of every instance on `hallmark.metrics`, as a
 /// JSON array (by service, then instance), for scripts.
-public struct MetricsCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct MetricsCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Print the latest metrics snapshot of every service instance (reads hallmark.metrics).")
 
@@ -17,14 +17,14 @@ public struct MetricsCommand: AsyncParsableCommand {
     var maxAge = 0
     @Option(help: "Seconds to spend reading the topic at most.") var timeout = 20
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard json else { throw ValidationError("say --json: the snapshots are printed as JSON") }
         guard maxAge >= 0, timeout > 0 else { throw ValidationError("--max-age must be ≥ 0 and --timeout > 0") }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.metrics")
         logger.logLevel = .warning
         let feed = try MetricsFeed(environment: ProcessInfo.processInfo.environment, logger: logger)
@@ -33,7 +33,7 @@ public struct MetricsCommand: AsyncParsableCommand {
         let snapshots = board.snapshots.filter { snapshot in
             guard service == nil || snapshot.service == service else { return false }
             guard maxAge > 0 else { return true }
-            return Timestamp.parse(snapshot.producedAt).map { now.timeIntervalSince($0) <= Double(maxAge) } ?? false
+            return now.timeIntervalSince(snapshot.producedAt.date) <= Double(maxAge)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

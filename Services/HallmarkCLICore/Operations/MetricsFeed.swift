@@ -33,9 +33,9 @@ struct MetricsFeed: Sendable {
     /// Adds a record of either topic to the board; anything that does not decode is skipped.
     func ingest(_ message: KafkaMessage, into board: inout MetricsBoard) {
         if message.topic == metricsTopic {
-            if let snapshot = try? JSONCoding.decode(MetricsSnapshot.self, from: message.value) { board.add(snapshot) }
+            if let snapshot = try? JSONCoding.decode(Message<MetricsSnapshot>.self, from: message.value) { board.add(snapshot) }
         } else if message.topic == securityTopic {
-            if let event = try? JSONCoding.decode(SecurityEvent.self, from: message.value) { board.add(event) }
+            if let event = try? JSONCoding.decode(Message<SecurityEvent>.self, from: message.value) { board.add(event) }
         }
     }
 

@@ -12,20 +12,20 @@ import Synchronization
 /// `hallmark top`: a live view of every service instance from `hallmark.metrics` and
 /// `hallmark.security` (see ``MetricsBoard``). It redraws in place once a second, fits 80
 /// columns, and exits cleanly (terminal restored, consumer closed) on `q` or Ctrl-C.
-public struct TopCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct TopCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "top", abstract: "Live view of the services' metrics and security events (q or Ctrl-C quits).")
 
     @Option(help: "Seconds between redraws.") var interval = 1.0
     @Flag(help: "Read the topics to their end, print one frame and exit (for scripts and pipes).") var once = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.top")
         logger.logLevel = .error
         let feed = try MetricsFeed(environment: ProcessInfo.processInfo.environment, logger: logger)

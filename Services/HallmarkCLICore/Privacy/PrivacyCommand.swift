@@ -11,12 +11,12 @@ import Logging
 /// privacy request, gathers every answering service's result, and prints one JSON document
 /// saying which services answered. Exit status 0 when every expected service answered and
 /// none refused, 1 when one did not answer in time, 2 when one refused.
-public struct PrivacyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct PrivacyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "privacy", abstract: "Export or erase what Hallmark holds about a camera, partner or session.",
         subcommands: [PrivacyExportCommand.self, PrivacyEraseCommand.self])
 
-    public init() {}
+    package init() {}
 
     /// The services that answer requests about each subject type.
     static let answering: [PrivacyRequest.SubjectType: [String]] = [
@@ -26,27 +26,27 @@ public struct PrivacyCommand: AsyncParsableCommand {
 }
 
 /// `hallmark privacy export`.
-public struct PrivacyExportCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct PrivacyExportCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Everything held about the subject, as JSON.")
     @OptionGroup var options: PrivacyOptions
-    public init() {}
-    public func run() async throws { try await options.send(.export) }
+    package init() {}
+    package func run() async throws { try await options.send(.export) }
 }
 
 /// `hallmark privacy erase`.
-public struct PrivacyEraseCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct PrivacyEraseCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "erase",
         abstract: "Erase what is held about the subject; say what outlives it.")
     @OptionGroup var options: PrivacyOptions
-    public init() {}
-    public func run() async throws { try await options.send(.erase) }
+    package init() {}
+    package func run() async throws { try await options.send(.erase) }
 }
 
 /// The subject, the signing key and the wait.
-public struct PrivacyOptions: ParsableArguments {
+package struct PrivacyOptions: ParsableArguments {
     @Option(help: "A camera's serial.") var device: String?
     @Option(help: "A SmileID partner id.") var partner: String?
     @Option(help: "An E2EE session id.") var session: String?
@@ -56,9 +56,9 @@ public struct PrivacyOptions: ParsableArguments {
     var services: String?
     @Option(help: "Seconds to wait for every answer.") var timeout = 30
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard [device, partner, session].compactMap({ $0 }).count == 1 else {
             throw ValidationError("give exactly one of --device, --partner and --session")
         }
@@ -86,9 +86,7 @@ public struct PrivacyOptions: ParsableArguments {
         let key = try OperatorKeyFile.load(keyPath)
         let topics = try PrivacyTopics.fromEnvironment(env)
         let request = try key.sign(
-            PrivacyRequest.Unsigned(
-                id: MessageID.random(), producedAt: Timestamp.now(), action: action,
-                subjectType: type, subject: value, reason: reason))
+            Message(PrivacyRequest(action: action, subjectType: type, subject: value, reason: reason)))
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [topics.results], fromStart: false, logger: logger)
@@ -96,8 +94,8 @@ public struct PrivacyOptions: ParsableArguments {
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
         try await producer.send(topic: topics.requests, key: Array(value.utf8), value: try JSONCoding.encode(request))
-        @Sendable func results() -> [PrivacyResult] {
-            watcher.answers(for: request.id).compactMap { try? JSONCoding.decode(PrivacyResult.self, from: $0) }
+        @Sendable func results() -> [Message<PrivacyResult>] {
+            watcher.answers(for: request.id).compactMap { try? JSONCoding.decode(Message<PrivacyResult>.self, from: $0) }
         }
         _ = await watcher.wait(timeout: .seconds(timeout)) { _ in Set(results().map(\.service)).isSuperset(of: expected) }
         let gathered = Dictionary(results().map { ($0.service, $0) }) { first, _ in first }
@@ -105,7 +103,7 @@ public struct PrivacyOptions: ParsableArguments {
         _ = await producer.close()
         let missing = expected.filter { gathered[$0] == nil }
         let document: [String: Any] = [
-            "request_id": request.id, "action": action.rawValue, "subject_type": type.rawValue,
+            "request_id": request.id.text, "action": action.rawValue, "subject_type": type.rawValue,
             "answered": gathered.keys.sorted(), "missing": missing,
             "results": try gathered.keys.sorted().map {
                 try JSONSerialization.jsonObject(with: Data(try JSONCoding.encode(gathered[$0]!)))

@@ -4,13 +4,13 @@ import HallmarkRuntime
 import ProbeCore
 
 /// `hallmark probe-ask`: the runtime's request/reply reference pair (see ``ProbeAskService``).
-public struct ProbeAskCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ProbeAskCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "probe-ask", abstract: "Run the request/reply reference pair (asks the probe, joins its replies).")
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let configuration = try ProbeAskService.Configuration.fromEnvironment(ProcessInfo.processInfo.environment)
         await ServiceRunner.run(ProbeAskService.definition(configuration)) { context in
             try ProbeAskService.services(configuration, context: context)

@@ -13,13 +13,13 @@ import ProbeCore
 /// run without a database), `HALLMARK_PROBE_DISPATCH` (`lanes` or `batches`, default
 /// `lanes`), plus the runtime's `HALLMARK_…` settings. With a database each message commits
 /// in its own transaction (`batches`: one per batch).
-public struct ProbeCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ProbeCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "probe", abstract: "Run the probe stage (a reference stage for smoke tests).")
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let settings = Settings()
         let input = try settings.value(CLIVariables.Probe.input), output = try settings.value(CLIVariables.Probe.output)
         let delay = try settings.value(CLIVariables.Probe.delay)

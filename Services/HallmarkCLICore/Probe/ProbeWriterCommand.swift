@@ -10,13 +10,13 @@ import ProbeCore
 /// Environment: `HALLMARK_PROBE_WRITER_SCHEMA` (default `probe_writer`),
 /// `HALLMARK_PROBE_WRITER_OUTPUT` (default `hallmark.probe.checkpoints`),
 /// `HALLMARK_PROBE_WRITER_BATCH` (default 500), `HALLMARK_PROBE_WRITER_LINGER_MS` (default 50).
-public struct ProbeWriterCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ProbeWriterCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "probe-writer", abstract: "Run the ordered writer's reference log (leader or standby).")
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         let settings = Settings()
         let schema = try settings.identifier("HALLMARK_PROBE_WRITER_SCHEMA", default: "probe_writer")
         let output = try settings.topic("HALLMARK_PROBE_WRITER_OUTPUT", default: "hallmark.probe.checkpoints")

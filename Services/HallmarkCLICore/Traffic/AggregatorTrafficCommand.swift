@@ -13,16 +13,16 @@ import Logging
 /// bundles in every body and token format through the running aggregator, then a duplicate, a
 /// repeat of one submission id, a tampered token and a foreign authority; and verifies every
 /// accepted hash against the signed log, offline, with the aggregator's public key.
-public struct AggregatorTrafficCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AggregatorTrafficCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "aggregator", abstract: "Submit sample camera bundles to the running aggregator and verify them.")
 
     @Option(help: "Bundles per body and token format.") var count = 4
     @Option(help: "Seconds to wait for the answers.") var timeout = 60
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.traffic")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -51,14 +51,14 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
             "provisioned \(serial); submitting \(count) bundles in each of \(ProvisioningFile.SubmissionBody.allCases.count) bodies"
         )
 
-        func submit(_ s: Submission) async throws -> SubmissionResult? {
-            try await producer.send(topic: config.submissionInput, key: Array(s.id.utf8), value: JSONCoding.encode(s))
+        func submit(_ s: Message<Submission>) async throws -> SubmissionResult? {
+            try await producer.send(topic: config.submissionInput, key: Array(s.id.text.utf8), value: JSONCoding.encode(s))
             guard let bytes = await watcher.answer(for: s.id, on: config.submissionOutput, timeout: .seconds(timeout)) else {
                 return nil
             }
             return try? JSONCoding.decode(SubmissionResult.self, from: bytes)
         }
-        var sent: [(Submission, ProvisioningFile.SubmissionBody)] = []
+        var sent: [(Message<Submission>, ProvisioningFile.SubmissionBody)] = []
         for body in ProvisioningFile.SubmissionBody.allCases {
             for _ in 0..<count {
                 // A raw capture, and (where the body holds two) the image processed from it.
@@ -70,7 +70,7 @@ public struct AggregatorTrafficCommand: AsyncParsableCommand {
                             parentImageHash: hashes.last?.imageHash))
                 }
                 let s = try cam.submission(body, hashes: hashes, authorityID: config.authorityID)
-                try await producer.send(topic: config.submissionInput, key: Array(s.id.utf8), value: JSONCoding.encode(s))
+                try await producer.send(topic: config.submissionInput, key: Array(s.id.text.utf8), value: JSONCoding.encode(s))
                 sent.append((s, body))
             }
         }

@@ -10,16 +10,16 @@ import Logging
 
 /// `hallmark traffic authority`: provisions a camera with the running authority, then sends
 /// genuine tokens in both formats, a tampered one and a replay, and prints the verdicts.
-public struct AuthorityTrafficCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct AuthorityTrafficCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "authority", abstract: "Provision a camera and validate sample tokens with the running authority.")
 
     @Option(help: "Genuine tokens to validate.") var count = 20
     @Option(help: "Seconds to wait for each answer.") var timeout = 60
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.traffic")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -41,7 +41,7 @@ public struct AuthorityTrafficCommand: AsyncParsableCommand {
         }
         print("provisioned \(serial) with tables \(cam.tableAssignments)")
 
-        func verdict(_ bytes: [UInt8], id: String) async throws -> String {
+        func verdict(_ bytes: [UInt8], id: MessageID) async throws -> String {
             try await producer.send(topic: config.tokenInput, key: Array(serial.utf8), value: bytes)
             guard let answer = await watcher.answer(for: id, on: config.tokenOutput, timeout: .seconds(timeout)),
                 let result = try? JSONDecoder().decode(TokenResult.self, from: Data(answer))

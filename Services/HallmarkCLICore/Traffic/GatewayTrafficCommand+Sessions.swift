@@ -17,9 +17,7 @@ extension GatewayTrafficCommand {
     ) async throws -> Int {
         let sessionID = "sample-\(MessageID.random())"
         let pair = try X25519.generate()
-        let hello = E2EEHandshake(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-            clientPublicKey: pair.publicKey.base64EncodedString())
+        let hello = Message(E2EEHandshake(sessionID: sessionID, clientPublicKey: pair.publicKey.base64EncodedString()))
         let done = try await TrafficExchange.run(
             kafka: kafka, output: c.handshakeOutput, ids: [hello.id], timeout: timeout,
             logger: logger
@@ -37,12 +35,13 @@ extension GatewayTrafficCommand {
                 clientPrivateKey: pair.privateKey,
                 gatewayPublicKey: gatewayKey))
         var inbound = try (0..<messages).map { n in
-            E2EEInbound(
-                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-                message: try session.seal(Data("hello \(n)".utf8), direction: .clientToGateway, counter: UInt64(n)))
+            Message(
+                E2EEInbound(
+                    sessionID: sessionID,
+                    message: try session.seal(Data("hello \(n)".utf8), direction: .clientToGateway, counter: UInt64(n))))
         }
         var replay = inbound[0]
-        replay.id = MessageID.random()
+        replay.header.id = MessageID.random()
         inbound.append(replay)
         let answers = try await TrafficExchange.run(
             kafka: kafka, output: c.plaintextOutput, ids: inbound.map(\.id),
@@ -64,9 +63,7 @@ extension GatewayTrafficCommand {
             "session \(result.status.rawValue); inbound \(answers.count)/\(inbound.count) on \(c.plaintextOutput): "
                 + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         let replies = (0..<3).map {
-            E2EEOutboundRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-                plaintextB64: Data("reply \($0)".utf8).base64EncodedString())
+            Message(E2EEOutboundRequest(sessionID: sessionID, plaintextB64: Data("reply \($0)".utf8).base64EncodedString()))
         }
         let sealed = try await TrafficExchange.run(
             kafka: kafka, output: c.outboundOutput, ids: replies.map(\.id),
@@ -83,12 +80,11 @@ extension GatewayTrafficCommand {
             opened += 1
         }
         print("outbound \(opened)/\(replies.count) on \(c.outboundOutput) opened by the client with counters 0-2")
-        let close = E2EEClose(id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID)
-        let late = E2EEInbound(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-            message: try session.seal(
-                Data("after close".utf8), direction: .clientToGateway,
-                counter: UInt64(messages)))
+        let close = Message(E2EEClose(sessionID: sessionID))
+        let late = Message(
+            E2EEInbound(
+                sessionID: sessionID,
+                message: try session.seal(Data("after close".utf8), direction: .clientToGateway, counter: UInt64(messages))))
         let closed = try await TrafficExchange.run(
             kafka: kafka, output: c.handshakeOutput, ids: [close.id], timeout: timeout,
             logger: logger

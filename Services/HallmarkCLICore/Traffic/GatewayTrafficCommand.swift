@@ -10,8 +10,8 @@ import Logging
 /// images) and one with `SmileID-Skip-Encryption` through the running gateway, then decrypt
 /// every encrypted result and a tampered copy; checks each plaintext comes back byte for byte.
 /// Then an E2EE-1 session: a handshake, inbound messages and a replay, outbound replies.
-public struct GatewayTrafficCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct GatewayTrafficCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Encrypt sample requests (JSON, ZIP, multipart), decrypt them and a tampered one; check every answer.")
 
@@ -20,7 +20,7 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for each set of answers.") var timeout = 60
     @Flag(help: "Print one result of each kind as JSON.") var show = false
 
-    public init() {}
+    package init() {}
 
     /// A sample body of each kind, with its content type.
     static func sample(_ i: Int) -> (type: String, body: Data) {
@@ -54,7 +54,7 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.traffic")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -65,13 +65,13 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
 
         var requests = (0..<count).map { i in
             let (type, body) = Self.sample(i)
-            return EncryptRequest(
-                id: MessageID.random(), producedAt: Timestamp.now(),
-                headers: ["Content-Type": type, "SmileID-Partner-ID": "sample-\(i % 4)"],
-                bodyB64: body.base64EncodedString(), method: "POST", path: "/v1/upload")
+            return Message(
+                EncryptRequest(
+                    headers: ["Content-Type": type, "SmileID-Partner-ID": "sample-\(i % 4)"],
+                    bodyB64: body.base64EncodedString(), method: "POST", path: "/v1/upload"))
         }
         var skipped = requests[0]
-        skipped.id = MessageID.random()
+        skipped.header.id = MessageID.random()
         skipped.headers["SmileID-Skip-Encryption"] = "true"
         requests.append(skipped)
         let encrypted = try await TrafficExchange.run(
@@ -85,7 +85,7 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
             }
         }
         var tally: [String: Int] = [:]
-        var decrypts: [(request: DecryptRequest, plaintext: String?)] = []
+        var decrypts: [(request: Message<DecryptRequest>, plaintext: String?)] = []
         var wrong = 0
         for r in requests {
             guard let bytes = encrypted[r.id] else { continue }
@@ -104,9 +104,10 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
             guard result.encrypted else { wrong += 1; continue }
             decrypts.append(
                 (
-                    DecryptRequest(
-                        id: MessageID.random(), producedAt: Timestamp.now(), headers: result.headers,
-                        bodyB64: result.bodyB64, method: result.method, path: result.path), r.bodyB64
+                    Message(
+                        DecryptRequest(
+                            headers: result.headers, bodyB64: result.bodyB64, method: result.method, path: result.path)),
+                    r.bodyB64
                 ))
         }
         print(
@@ -115,7 +116,7 @@ public struct GatewayTrafficCommand: AsyncParsableCommand {
         guard encrypted.count == requests.count, wrong == 0, let first = decrypts.first else { throw ExitCode.failure }
         // A tampered copy: one byte of the first envelope changed.
         var tampered = first.request
-        tampered.id = MessageID.random()
+        tampered.header.id = MessageID.random()
         var body = Data(base64Encoded: tampered.bodyB64)!
         body[body.count / 2] ^= 0x01
         tampered.bodyB64 = body.base64EncodedString()

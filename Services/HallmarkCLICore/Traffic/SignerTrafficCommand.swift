@@ -8,8 +8,8 @@ import SignerCore
 
 /// `hallmark traffic signer`: sign requests through the running signer, then their results
 /// as verify requests (stages chain), plus a tampered copy and a replay; checks every verdict.
-public struct SignerTrafficCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct SignerTrafficCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "signer",
         abstract: "Sign sample requests, verify the signed ones, a tampered one and a replay; wait for every answer.")
 
@@ -17,9 +17,9 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for each set of answers.") var timeout = 60
     @Flag(help: "Print one sign result and each kind of verify result as JSON.") var show = false
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.traffic")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -33,12 +33,13 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
             kafka: kafka, output: c.signOutput, ids: signIDs, timeout: timeout, logger: logger
         ) {
             for (i, id) in signIDs.enumerated() {
-                let request = SignRequest(
-                    id: id, producedAt: Timestamp.now(),
-                    headers: [
-                        "Content-Type": "application/json", "SmileID-Partner-ID": "sample-\(i % 4)",
-                        "SmileID-Source-SDK": "hallmark-cli", "SmileID-Source-SDK-Version": "1.0.0",
-                    ], bodyB64: Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8).base64EncodedString())
+                let request = Message(
+                    SignRequest(
+                        headers: [
+                            "Content-Type": "application/json", "SmileID-Partner-ID": "sample-\(i % 4)",
+                            "SmileID-Source-SDK": "hallmark-cli", "SmileID-Source-SDK-Version": "1.0.0",
+                        ], bodyB64: Data(#"{"job_id":"job-\#(i)","user_id":"user-\#(i)"}"#.utf8).base64EncodedString()),
+                    id: id)
                 try await producer.send(topic: c.signInput, key: Array("sample-\(i % 4)".utf8), value: JSONCoding.encode(request))
             }
         }
@@ -47,7 +48,7 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
         guard signed.count == count else { throw ExitCode.failure }
 
         // Each sign result is a valid verify request body: same headers + body_b64 shape.
-        var verify: [(id: String, expected: String, value: [UInt8], key: String)] = []
+        var verify: [(id: MessageID, expected: String, value: [UInt8], key: String)] = []
         for (i, id) in signIDs.enumerated() {
             let object = try JSONSerialization.jsonObject(with: Data(signed[id]!)) as! [String: Any]
             let headers = object["headers"] as? [String: String] ?? [:]
@@ -56,7 +57,7 @@ public struct SignerTrafficCommand: AsyncParsableCommand {
                 let newID = MessageID.random()
                 // Only the verify request's fields: the result's own ids do not travel on.
                 var o: [String: Any] = [
-                    "schema": VerifyRequest.schemaName, "id": newID, "produced_at": Timestamp.now(),
+                    "schema": VerifyRequest.schemaName, "id": newID.text, "produced_at": Timestamp.now().text,
                     "method": "POST", "path": "/v1/submit_job", "headers": object["headers"] ?? [:],
                     "body_b64": object["body_b64"] ?? "",
                 ]

@@ -8,29 +8,29 @@ import HallmarkRuntime
 import Logging
 
 /// `hallmark traffic …`: sample traffic through the running stack, with a summary.
-public struct TrafficCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct TrafficCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "traffic", abstract: "Send sample traffic to running services and show the answers.",
         subcommands: [
             ProbeTrafficCommand.self, SignerTrafficCommand.self, AuthorityTrafficCommand.self,
             GatewayTrafficCommand.self, AggregatorTrafficCommand.self,
         ])
 
-    public init() {}
+    package init() {}
 }
 
 /// `hallmark traffic probe`: requests (and a few poison messages) to the probe stage.
-public struct ProbeTrafficCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ProbeTrafficCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "probe", abstract: "Send probe requests and poison messages; wait for every answer.")
 
     @Option(help: "Valid requests to send.") var count = 200
     @Option(help: "Poison messages to send (they must land in the rejected topic).") var poison = 3
     @Option(help: "Seconds to wait for the answers.") var timeout = 60
 
-    public init() {}
+    package init() {}
 
-    public func run() async throws {
+    package func run() async throws {
         var logger = Logger(label: "hallmark.traffic")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
@@ -47,11 +47,11 @@ public struct ProbeTrafficCommand: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(3))
 
         let start = ContinuousClock.now
-        var ids = Set<String>()
+        var ids = Set<MessageID>()
         for i in 0..<count {
             let id = MessageID.random()
             ids.insert(id)
-            let body = #"{"schema":"hallmark.probe.request.v1","id":"\#(id)","produced_at":"\#(Timestamp.now())","n":\#(i)}"#
+            let body = #"{"schema":"hallmark.probe.request.v1","id":"\#(id)","produced_at":"\#(Timestamp.now().text)","n":\#(i)}"#
             try await producer.send(topic: input, key: Array("sample-\(i % 8)".utf8), value: Array(body.utf8))
         }
         let poisonSamples = ["{not json", #"{"schema":"hallmark.probe.request.v1","id":"x"}"#, "[]"]
@@ -61,7 +61,7 @@ public struct ProbeTrafficCommand: AsyncParsableCommand {
         print("sent \(count) probe requests and \(poison) poison messages to \(input)")
 
         let answered = await results.collect(timeout: .seconds(timeout)) { value in
-            Self.field("correlation_id", value).map { ids.contains($0) } ?? false
+            Self.field("correlation_id", value).flatMap(MessageID.init).map { ids.contains($0) } ?? false
         } until: {
             $0 >= ids.count
         }

@@ -9,9 +9,9 @@ enum TrafficExchange {
     /// Starts a reader at the end of `output`, runs `send`, and collects the results whose
     /// `request_id` is one of `ids` (raw bytes by request id).
     static func run(
-        kafka: KafkaConfiguration, output: String, ids: [String], timeout seconds: Int, logger: Logger,
+        kafka: KafkaConfiguration, output: String, ids: [MessageID], timeout seconds: Int, logger: Logger,
         send: () async throws -> Void
-    ) async throws -> [String: [UInt8]] {
+    ) async throws -> [MessageID: [UInt8]] {
         var readerConfig = kafka
         readerConfig.properties["auto.offset.reset"] = "latest"
         let consumer = try KafkaConsumer(
@@ -25,10 +25,10 @@ enum TrafficExchange {
             consumer.beginClose()
         }
         let wanted = Set(ids)
-        var found: [String: [UInt8]] = [:]
+        var found: [MessageID: [UInt8]] = [:]
         for await message in consumer.messages {
             guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
-                let id = object["request_id"] as? String, wanted.contains(id)
+                let id = (object["request_id"] as? String).flatMap(MessageID.init), wanted.contains(id)
             else { continue }
             found[id] = message.value
             if found.count == wanted.count { break }

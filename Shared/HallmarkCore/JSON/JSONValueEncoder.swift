@@ -47,7 +47,20 @@ final class JSONValueEncoder: Encoder {
 
     /// An object's members in the order they were written (a list, not a dictionary: no
     /// hashing per member; the writer sorts them once).
-    final class Members { var members: [(key: String, node: Node)] = [] }
+    final class Members {
+        var members: [(key: String, node: Node)] = []
+        /// Handed out to a second keyed container (a message's header and body write one
+        /// object): a key written twice then keeps its last value, as `JSONEncoder` does.
+        var reopened = false
+
+        func set(_ key: String, _ node: Node) {
+            if reopened, let i = members.firstIndex(where: { $0.key == key }) {
+                members[i].node = node
+            } else {
+                members.append((key, node))
+            }
+        }
+    }
     final class Elements { var elements: [Node] = [] }
 
     /// Where this value is (built as an array only when asked for).
@@ -83,6 +96,7 @@ final class JSONValueEncoder: Encoder {
         let members: Members
         if case .object(let open)? = node {
             members = open
+            open.reopened = true
         } else {
             members = Members()
             node = .object(members)
@@ -131,7 +145,7 @@ extension JSONValueEncoder {
         let path: CodingPath?
         var codingPath: [any CodingKey] { CodingPath.array(path, nil) }
 
-        private func set(_ node: Node, _ key: Key) { members.members.append((key.stringValue, node)) }
+        private func set(_ node: Node, _ key: Key) { members.set(key.stringValue, node) }
 
         mutating func encodeNil(forKey key: Key) { set(.value(.null), key) }
         mutating func encode(_ value: Bool, forKey key: Key) { set(.value(.bool(value)), key) }
@@ -169,7 +183,7 @@ extension JSONValueEncoder {
 
         mutating func superEncoder() -> any Encoder {
             let encoder = JSONValueEncoder(path: path)
-            members.members.append(("super", .deferred(encoder)))
+            members.set("super", .deferred(encoder))
             return encoder
         }
 

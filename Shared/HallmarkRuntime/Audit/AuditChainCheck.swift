@@ -102,7 +102,7 @@ public struct AuditChainCheck: Sendable, Equatable {
         after last: Int64, _ previousHash: String
     ) -> Judgement {
         guard sequence == last + 1 else { return .broken(.missing(sequence: last + 1)) }
-        guard let record = try? JSONCoding.decode(AuditRecord.self, from: [UInt8](bytes)) else {
+        guard let record = try? JSONCoding.decode(Message<AuditRecord>.self, from: [UInt8](bytes)) else {
             return .broken(.unreadable(sequence: sequence))
         }
         guard record.sequence == UInt64(sequence), (try? record.computedHash()) == record.hash,

@@ -97,7 +97,7 @@ public struct AuditTrail: Sendable {
         public var action: AuditRecord.Action
         public var subject: (type: AuditRecord.SubjectType, value: String)?
         public var tableID: Int?
-        public var requestID: String?
+        public var requestID: MessageID?
         public var outcome: AuditRecord.Outcome
         public var reason: String?
         /// The key a rotation record is about (``KeyRotationRecorder``).
@@ -107,7 +107,7 @@ public struct AuditTrail: Sendable {
         public static func byOperator(
             _ keyID: String, _ action: AuditRecord.Action,
             subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
-            requestID: String?, outcome: AuditRecord.Outcome, reason: String? = nil
+            requestID: MessageID?, outcome: AuditRecord.Outcome, reason: String? = nil
         ) -> Entry {
             Entry(
                 actor: .operator, actorKeyID: keyID, action: action, subject: subject, tableID: tableID,
@@ -118,7 +118,7 @@ public struct AuditTrail: Sendable {
         public static func byService(
             _ action: AuditRecord.Action,
             subject: (type: AuditRecord.SubjectType, value: String)? = nil, tableID: Int? = nil,
-            requestID: String? = nil, outcome: AuditRecord.Outcome = .succeeded,
+            requestID: MessageID? = nil, outcome: AuditRecord.Outcome = .succeeded,
             reason: String? = nil
         ) -> Entry {
             Entry(
@@ -141,7 +141,7 @@ public struct AuditTrail: Sendable {
     public func append(
         _ entry: Entry, idSeed: String, on connection: PostgresConnection
     ) async throws
-        -> (record: AuditRecord, output: StageOutput)
+        -> (record: Message<AuditRecord>, output: StageOutput)
     {
         let head = try await connection.query(
             """
@@ -152,12 +152,13 @@ public struct AuditTrail: Sendable {
         let index = entry.subject.flatMap { subjectIndex($0.value, type: $0.type) }
         let subjectType = index != nil ? entry.subject?.type : (entry.tableID != nil ? .tableID : nil)
         let now = Timestamp.now()
-        let record = try AuditRecord(
-            id: MessageID.derived(from: idSeed, "audit-\(service)"), producedAt: now, service: service,
-            following: UInt64(sequence), previousHash: hash, occurredAt: now, actor: entry.actor,
-            actorKeyID: entry.actorKeyID, action: entry.action, subjectType: subjectType,
-            subjectIndex: index, tableID: entry.tableID, requestID: entry.requestID, outcome: entry.outcome,
-            reason: entry.reason, keyID: entry.keyID)
+        let record = try Message(
+            chaining: AuditRecord(
+                service: service, following: UInt64(sequence), previousHash: hash, occurredAt: now.text,
+                actor: entry.actor, actorKeyID: entry.actorKeyID, action: entry.action, subjectType: subjectType,
+                subjectIndex: index, tableID: entry.tableID, outcome: entry.outcome, reason: entry.reason,
+                keyID: entry.keyID),
+            id: MessageID.derived(from: idSeed, "audit-\(service)"), producedAt: now, requestID: entry.requestID)
         let bytes = try JSONCoding.encode(record)
         try await connection.execute(
             """

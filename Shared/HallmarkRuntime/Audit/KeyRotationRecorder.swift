@@ -59,13 +59,13 @@ public struct KeyRotationRecorder: Service {
     /// Compares `sets` with the inventory, appends a record per change and updates the
     /// inventory in one transaction, then publishes the records. Returns them.
     @discardableResult
-    public func record(_ sets: [KeySet]) async throws -> [AuditRecord] {
+    public func record(_ sets: [KeySet]) async throws -> [Message<AuditRecord>] {
         let schema = trail.schema
         let appended = try await pool.withRetry(attempts: 10) {
             try await pool.transaction { connection in
                 // The head lock orders this against every other append, this service's included.
                 _ = try await connection.query("SELECT sequence FROM \(unescaped: schema).hallmark_audit_head FOR UPDATE")
-                var appended: [(record: AuditRecord, output: StageOutput)] = []
+                var appended: [(record: Message<AuditRecord>, output: StageOutput)] = []
                 for set in sets {
                     let rows = try await connection.query(
                         """

@@ -33,7 +33,7 @@ public struct JSONLogHandler: LogHandler {
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         var object: [String: Any] = [:]
         for (key, value) in merged { object[key] = Self.json(value) }
-        object["ts"] = Timestamp.now()
+        object["ts"] = Timestamp.now().text
         object["level"] = event.level.rawValue
         object["logger"] = label
         object["msg"] = "\(event.message)"

@@ -42,11 +42,11 @@ public struct MetricsPublisher: Service {
     public func publish() async {
         let (counters, gauges, histograms) = registry.snapshot()
         let snapshot = MetricsSnapshot(
-            id: MessageID.random(), producedAt: Timestamp.now(), service: service, instance: instance,
+            service: service, instance: instance,
             intervalSeconds: Double(interval.components.seconds), counters: counters, gauges: gauges,
             histograms: histograms)
         do {
-            try await producer.send(topic: topic, key: Array(instance.utf8), value: JSONCoding.encode(snapshot))
+            try await producer.send(topic: topic, key: Array(instance.utf8), value: JSONCoding.encode(Message(snapshot)))
         } catch {
             logger.warning("metrics snapshot not published", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
         }

@@ -12,12 +12,10 @@ extension PrivacyProcessor {
             holder.subjectTypes.contains(type)
         else { return nil }
         let result = PrivacyResult(
-            id: RefusedMessage.placeID(message.id, message.kafka, "privacy-\(audit.service)"),
-            producedAt: Timestamp.now(), correlationID: message.correlationID,
-            requestID: message.id, service: audit.service, instance: instance, action: action,
-            subjectType: type, status: .rejected,
+            service: audit.service, instance: instance, action: action, subjectType: type, status: .rejected,
             reason: PrivacyResult.Reason(rawValue: message.resultReason) ?? .malformed)
-        return [try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result)]
+        let id = RefusedMessage.placeID(message.id, message.kafka, "privacy-\(audit.service)")
+        return [try message.reply(result, id: id, or: topics.results, key: message.correlationID)]
     }
 
     /// A signed request published again after it was answered is a replay: answered
@@ -26,16 +24,16 @@ extension PrivacyProcessor {
     public func refuse(resent message: StageMessage) throws -> StageRejection? {
         let request = try message.decode(PrivacyRequest.self)
         guard holder.subjectTypes.contains(request.subjectType) else { return nil }
-        let reason: PrivacyResult.Reason = isInWindow(request) ? .replayedCommand : .staleRequest
+        let reason: PrivacyResult.Reason = isInWindow(message.header) ? .replayedCommand : .staleRequest
         let result = PrivacyResult(
-            id: RefusedMessage.placeID(message.header.id, message.kafka, "privacy-\(audit.service)"),
-            producedAt: Timestamp.now(), correlationID: message.correlationID,
-            requestID: message.header.id, service: audit.service, instance: instance,
-            action: request.action, subjectType: request.subjectType, status: .rejected, reason: reason)
+            service: audit.service, instance: instance, action: request.action, subjectType: request.subjectType,
+            status: .rejected, reason: reason)
+        // Each service answers on the one results topic, and a replay's answer is a new one.
+        let id = RefusedMessage.placeID(message.header.id, message.kafka, "privacy-\(audit.service)")
         return StageRejection(
             RejectionReason(reason.rawValue), "a replay of an answered privacy request",
             sending: [
-                try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result),
+                try message.reply(result, id: id, or: topics.results, key: message.correlationID),
                 try securityEvent(message, reason, request.keyID),
             ])
     }

@@ -56,11 +56,10 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcess
     {
         { message, reason, keyID in
             let event = SecurityEvent(
-                id: MessageID.derived(from: message.header.id, "privacy-rejected-\(service)"),
-                producedAt: Timestamp.now(), service: service, instance: instance,
-                event: .privacyRequestRejected, severity: .critical, requestId: message.header.id,
+                service: service, instance: instance, event: .privacyRequestRejected, severity: .critical,
                 reason: reason.rawValue, keyID: keyID)
-            return try .json(topic: topic, key: nil, event)
+            let id = MessageID.derived(from: message.header.id, "privacy-rejected-\(service)")
+            return try .json(topic: topic, key: nil, Message(event, id: id, requestID: message.header.id))
         }
     }
 
@@ -68,23 +67,23 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcess
     public var inputs: [StageInput] { [StageInput(topic: topics.requests, schemas: [PrivacyRequest.schemaName])] }
 
     public func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
-        let request = try message.decode(PrivacyRequest.self)
+        let request = try message.decode(Message<PrivacyRequest>.self)
         guard holder.subjectTypes.contains(request.subjectType) else { return .notHeld }
         guard let key = operatorKey(request.keyID) else {
-            return .refuse(message, request, .unknownKey, "key_id names no configured operator key")
+            return .refuse(message, request.body, .unknownKey, "key_id names no configured operator key")
         }
         guard request.verify(publicKey: key) else {
-            return .refuse(message, request, .badSignature, "signature does not verify under key_id")
+            return .refuse(message, request.body, .badSignature, "signature does not verify under key_id")
         }
-        guard isInWindow(request) else {
-            return .refuse(message, request, .staleRequest, "produced_at is more than \(windowSeconds) s from now")
+        guard isInWindow(request.header) else {
+            return .refuse(message, request.body, .staleRequest, "produced_at is more than \(windowSeconds) s from now")
         }
-        return .act(message, request)
+        return .act(message, request.body)
     }
 
     /// Whether a request's `produced_at` lies within the window either side of now.
-    func isInWindow(_ request: PrivacyRequest) -> Bool {
-        Timestamp.parse(request.producedAt).map { abs(Date().timeIntervalSince($0)) <= Double(windowSeconds) } ?? false
+    func isInWindow(_ header: EnvelopeHeader) -> Bool {
+        abs(Date().timeIntervalSince(header.producedAt.date)) <= Double(windowSeconds)
     }
 
     public func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
@@ -146,8 +145,8 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcess
         let audited = try await audit.append(
             .byOperator(
                 request.keyID, request.action == .export ? .privacyExport : .privacyErase,
-                subject: subject, requestID: request.id, outcome: .succeeded),
-            idSeed: request.id, on: connection)
+                subject: subject, requestID: message.header.id, outcome: .succeeded),
+            idSeed: message.header.id.text, on: connection)
         result.auditSequence = audited.record.sequence
         if request.action == .erase, let index = audited.record.subjectIndex {
             // The trail keeps its entries about the subject, by index only, for as long as it exists.
@@ -167,13 +166,14 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcess
 
     private func answer(_ message: StageMessage, _ request: PrivacyRequest, _ status: PrivacyResult.Status) -> PrivacyResult {
         PrivacyResult(
-            id: MessageID.derived(from: message.header.id, "privacy-\(audit.service)"), producedAt: Timestamp.now(),
-            correlationID: message.correlationID, requestID: message.header.id, service: audit.service,
-            instance: instance, action: request.action, subjectType: request.subjectType, status: status)
+            service: audit.service, instance: instance, action: request.action, subjectType: request.subjectType,
+            status: status)
     }
 
+    /// Each service answers on the one results topic: the answer's id names the service.
     private func output(_ message: StageMessage, _ result: PrivacyResult) throws -> StageOutput {
-        try .json(topic: message.replyTopic(or: topics.results), key: message.correlationID, result)
+        let id = MessageID.derived(from: message.header.id, "privacy-\(audit.service)")
+        return try message.reply(result, id: id, or: topics.results, key: message.correlationID)
     }
 }
 

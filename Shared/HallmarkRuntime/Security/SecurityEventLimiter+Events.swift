@@ -7,9 +7,9 @@ extension SecurityEventLimiter.Decision {
     /// and reason are the caller's).
     public func events(
         kind: SecurityEvent.Kind?, windowSeconds: Int,
-        make: (SecurityEvent.Kind) -> SecurityEvent
-    ) -> [SecurityEvent] {
-        var events: [SecurityEvent] = []
+        make: (SecurityEvent.Kind) -> Message<SecurityEvent>
+    ) -> [Message<SecurityEvent>] {
+        var events: [Message<SecurityEvent>] = []
         if event, let kind { events.append(make(kind)) }
         if let alert {
             var rate = make(.rejectionRate)

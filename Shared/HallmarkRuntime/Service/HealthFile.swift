@@ -105,7 +105,7 @@ public struct HealthFile: Service {
 
     private func write(_ status: String, _ problems: [String]) {
         let report = Report(
-            status: status, checkedAt: Timestamp.now(), service: service, instance: instance,
+            status: status, checkedAt: Timestamp.now().text, service: service, instance: instance,
             problems: problems)
         do {
             // .atomic: a temporary file in the same folder, renamed over the old one.

@@ -12,8 +12,8 @@ import HallmarkMessages
 public struct RefusedMessage: Sendable {
     /// Where it came from, with its raw key and value.
     public let kafka: KafkaMessage
-    /// The envelope's `id`, exactly as written (a UUID in either case).
-    public let id: String
+    /// The envelope's `id`, exactly as written.
+    public let id: MessageID
     /// The envelope's `schema` when it is a string.
     public let schema: String?
     /// The input's `correlation_id` when it is a valid one, else its `id`.
@@ -26,13 +26,13 @@ public struct RefusedMessage: Sendable {
     private let replyTopics: Set<String>
 
     init(
-        kafka: KafkaMessage, id: String, schema: String?, correlationID: String?, replyTo: String?,
+        kafka: KafkaMessage, id: MessageID, schema: String?, correlationID: String?, replyTo: String?,
         fields: [String: JSONValue], reason: RejectionReason, replyTopics: Set<String>
     ) {
         self.kafka = kafka
         self.id = id
         self.schema = schema
-        self.correlationID = correlationID ?? id
+        self.correlationID = correlationID ?? id.text
         self.replyTo = replyTo
         self.fields = fields
         self.reason = reason
@@ -44,7 +44,7 @@ public struct RefusedMessage: Sendable {
     /// `reply_to` is left out, never carried into an answer.
     init?(reading kafka: KafkaMessage, reason: RejectionReason, replyTopics: Set<String>) {
         guard case .object(let fields)? = try? JSONReader.parse(kafka.value),
-            let id = fields["id"]?.string, UUID(text: id) != nil
+            let id = fields["id"]?.string.flatMap(MessageID.init)
         else { return nil }
         let correlationID = fields["correlation_id"]?.string.flatMap { EnvelopeHeader.isCorrelationID($0) ? $0 : nil }
         let replyTo = fields["reply_to"]?.string.flatMap { EnvelopeHeader.isTopicName($0) ? $0 : nil }
@@ -67,11 +67,11 @@ public struct RefusedMessage: Sendable {
     /// The answer's id: derived from the id and the message's place in its topic, so a
     /// redelivery gets the same id, while the answer to a replay or to an id used again is not
     /// taken for the first message's answer (whose id derives from the id alone).
-    public var resultID: String { Self.placeID(id, kafka, "refused-result") }
+    public var resultID: MessageID { Self.placeID(id, kafka, "refused-result") }
 
     /// A UUID derived from an id, the message's topic, partition and offset, and `name`.
-    public static func placeID(_ id: String, _ kafka: KafkaMessage, _ name: String) -> String {
-        MessageID.derived(from: "\(id)@\(kafka.topic)/\(kafka.partition)/\(kafka.offset)", name)
+    public static func placeID(_ id: MessageID, _ kafka: KafkaMessage, _ name: String) -> MessageID {
+        MessageID.derived(from: "\(id.text)@\(kafka.topic)/\(kafka.partition)/\(kafka.offset)", name)
     }
 
     /// The reason a result's schema names for this refusal: `malformed` for a broken envelope

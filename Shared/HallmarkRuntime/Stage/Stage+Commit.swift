@@ -166,10 +166,11 @@ extension Stage {
             ? "the id was already used on another topic of this service"
             : "the id was already used for other content on this topic"
         let event = SecurityEvent(
-            id: RefusedMessage.placeID(message.header.id, message.kafka, "id-reused"),
-            producedAt: Timestamp.now(), service: configuration.service, instance: configuration.instance,
-            event: .idReused, severity: .warning, requestId: message.header.id, reason: relation)
-        guard let output = try? StageOutput.json(topic: configuration.securityTopic, key: nil, event) else {
+            service: configuration.service, instance: configuration.instance,
+            event: .idReused, severity: .warning, reason: relation)
+        let id = RefusedMessage.placeID(message.header.id, message.kafka, "id-reused")
+        let eventMessage = Message(event, id: id, requestID: message.header.id)
+        guard let output = try? StageOutput.json(topic: configuration.securityTopic, key: nil, eventMessage) else {
             return StageRejection(.idReused, detail)
         }
         return StageRejection(.idReused, detail, sending: [output])
@@ -218,7 +219,7 @@ extension Stage {
     }
 
     /// The envelope id, checked by intake.
-    static func uuid(_ message: StageMessage) -> UUID { UUID(text: message.header.id)! }
+    static func uuid(_ message: StageMessage) -> UUID { message.header.id.uuid }
 
     /// The processor's verdicts, exactly one per item.
     private func verdicts(

@@ -64,7 +64,7 @@ extension Stage {
     /// A schema violation's rejected record, then the processor's typed answer to it, unless
     /// that would not fit.
     private func settle(
-        _ outputs: [StageOutput], for message: KafkaMessage, id: String, _ rejection: StageRejection
+        _ outputs: [StageOutput], for message: KafkaMessage, id: MessageID, _ rejection: StageRejection
     )
         -> [StageOutput]
     {

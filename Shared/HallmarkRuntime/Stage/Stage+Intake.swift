@@ -11,7 +11,7 @@ extension Stage {
         case accepted(StageMessage)
         /// Broke its schema, and the processor answered it with a typed result (sent after the
         /// message's rejected record, DESIGN §2).
-        case answered(String, StageRejection, [StageOutput])
+        case answered(MessageID, StageRejection, [StageOutput])
         /// Refused: it goes to the rejected topic, and to the result topic when its id is
         /// readable (`refused`).
         case refused(RefusedMessage?, StageRejection)
@@ -68,7 +68,7 @@ extension Stage {
     /// The rejected-topic record for a message, counted and logged, then its answer on the
     /// result topic when its id is readable (`refused`), then the rejection's own outputs.
     func rejectedOutput(
-        _ message: KafkaMessage, id: String?, _ rejection: StageRejection,
+        _ message: KafkaMessage, id: MessageID?, _ rejection: StageRejection,
         refused: RefusedMessage? = nil
     ) -> [StageOutput] {
         noteRejected(message, id: id, rejection)
@@ -76,7 +76,7 @@ extension Stage {
     }
 
     /// Counts and logs a rejection.
-    func noteRejected(_ message: KafkaMessage, id: String?, _ rejection: StageRejection) {
+    func noteRejected(_ message: KafkaMessage, id: MessageID?, _ rejection: StageRejection) {
         metrics.rejected(rejection.reason).increment()
         logger(for: message, id: id).notice(
             "message rejected",
@@ -92,22 +92,23 @@ extension Stage {
     /// digest, size and first bytes. Its id derives from the message's id and place in its
     /// topic, so a redelivery makes the same record, and a replay or a reused id a new one.
     func rejectionRecord(
-        _ message: KafkaMessage, id: String?, _ rejection: StageRejection,
+        _ message: KafkaMessage, id: MessageID?, _ rejection: StageRejection,
         refused: RefusedMessage? = nil
     ) -> [StageOutput] {
         let record = RejectedRecord(
-            id: MessageID.derived(from: "\(id ?? "-")@\(message.topic)/\(message.partition)/\(message.offset)", "rejected"),
-            producedAt: Timestamp.now(), service: configuration.service, instance: configuration.instance,
+            service: configuration.service, instance: configuration.instance,
             reason: rejection.reason, detail: rejection.detail,
             source: .init(topic: message.topic, partition: message.partition, offset: message.offset),
             originalID: id, original: message.value, limit: producer.maxMessageBytes - (message.key?.count ?? 0),
             copiesOriginal: configuration.rejectedCopiesOriginal)
+        let recordID = MessageID.derived(
+            from: "\(id?.text ?? "-")@\(message.topic)/\(message.partition)/\(message.offset)", "rejected")
         var outputs: [StageOutput] = []
         do {
             outputs.append(
                 KafkaOutgoingMessage(
                     topic: configuration.rejectedTopic, key: message.key,
-                    value: try JSONCoding.encode(record)))
+                    value: try JSONCoding.encode(Message(record, id: recordID))))
         } catch {
             // Strings and integers always encode; were it ever to fail, the message still ends.
             logger(for: message, id: id).error("rejected record not written", metadata: ["error": "\(error)"])

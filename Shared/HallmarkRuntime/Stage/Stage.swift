@@ -243,7 +243,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     }
 
     /// The stage's logger carrying a message's source (and its id, when known).
-    func logger(for message: KafkaMessage, id: String? = nil) -> Logger { logger.about(message, id: id) }
+    func logger(for message: KafkaMessage, id: MessageID? = nil) -> Logger { logger.about(message, id: id) }
 }
 
 extension Duration {

@@ -59,10 +59,10 @@ public struct StageMessage: Sendable {
 
     /// The id of this message's result: derived from the message's id, so re-processing a
     /// redelivery gives the same id and consumers can drop the duplicate.
-    public var resultID: String { MessageID.derived(from: header.id, "result") }
+    public var resultID: MessageID { MessageID.derived(from: header.id, "result") }
 
     /// The `correlation_id` a result carries: the input's own, or its `id` when it has none.
-    public var correlationID: String { header.correlationID ?? header.id }
+    public var correlationID: String { header.correlationID ?? header.id.text }
 
     /// Where a result goes: the input's `reply_to` when the stage's allowlist
     /// (`HALLMARK_REPLY_TOPICS`) names it, else `output`.
@@ -89,7 +89,7 @@ public typealias StageOutput = KafkaOutgoingMessage
 
 extension StageOutput {
     /// Encodes `message` with Hallmark's JSON settings.
-    public static func json<T: Encodable>(topic: String, key: String?, _ message: T) throws -> StageOutput {
+    public static func json<T: HallmarkMessage>(topic: String, key: String?, _ message: T) throws -> StageOutput {
         StageOutput(topic: topic, key: key.map { Array($0.utf8) }, value: try JSONCoding.encode(message))
     }
 }

@@ -1,6 +1,7 @@
 import HallmarkCore
 import HallmarkPostgres
 import HallmarkKafka
+import HallmarkMessages
 import Logging
 
 /// A stage's own logic, in two phases; the runtime does everything else (consuming, envelope
@@ -103,7 +104,7 @@ public struct StageTransaction: Sendable {
 /// What phase 1 may use.
 public struct StageContext: Sendable {
     private let base: Logger
-    private let source: (message: KafkaMessage, id: String)?
+    private let source: (message: KafkaMessage, id: MessageID)?
     /// How many times this message was attempted before (0 the first time).
     public let attempt: Int
     /// The stage's pool, for reads; effects belong in phase 2.
@@ -116,7 +117,7 @@ public struct StageContext: Sendable {
         self.pool = pool
     }
 
-    init(stage logger: Logger, message: KafkaMessage, id: String, attempt: Int, pool: PostgresPool?) {
+    init(stage logger: Logger, message: KafkaMessage, id: MessageID, attempt: Int, pool: PostgresPool?) {
         base = logger
         source = (message, id)
         self.attempt = attempt

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkKafka
+import HallmarkMessages
 
 /// A unit of work once processed (one message on a key lane, or a batch): each message with
 /// what to send for it.
@@ -7,7 +8,7 @@ struct StageUnit: Sendable {
     struct Item: Sendable {
         let message: KafkaMessage
         /// The message's envelope id, when it had a readable one.
-        var id: String?
+        var id: MessageID?
         var outputs: [StageOutput] = []
     }
 

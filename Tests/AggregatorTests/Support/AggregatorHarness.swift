@@ -146,19 +146,21 @@ final class AggregatorHarness: Sendable {
     }
 
     /// Sends submissions (keyed by their id, as a camera would pick any key).
-    func send(_ submissions: [Submission]) async throws {
+    func send(_ submissions: [Message<Submission>]) async throws {
         try await producer.send(
             submissions.map {
-                KafkaOutgoingMessage(topic: aggregator.submissionInput, key: Array($0.id.utf8), value: try JSONCoding.encode($0))
+                KafkaOutgoingMessage(
+                    topic: aggregator.submissionInput, key: Array($0.id.text.utf8), value: try JSONCoding.encode($0))
             })
     }
 
     /// The answers to these submission ids, waiting up to `timeout` for all of them.
-    func answers(_ ids: [String], timeout: Duration = .seconds(120)) async -> [String: SubmissionResult] {
+    func answers(_ ids: [MessageID], timeout: Duration = .seconds(120)) async -> [MessageID: Message<SubmissionResult>] {
         _ = await watcher.wait(timeout: timeout) { w in ids.allSatisfy { !w.answers(for: $0).isEmpty } }
-        var out: [String: SubmissionResult] = [:]
+        var out: [MessageID: Message<SubmissionResult>] = [:]
         for id in ids {
-            if let bytes = watcher.answers(for: id).first, let result = try? JSONCoding.decode(SubmissionResult.self, from: bytes)
+            if let bytes = watcher.answers(for: id).first,
+                let result = try? JSONCoding.decode(Message<SubmissionResult>.self, from: bytes)
             {
                 out[id] = result
             }
@@ -168,13 +170,13 @@ final class AggregatorHarness: Sendable {
 
     /// Every submission result for a request id so far, as JSON objects (they decode whatever
     /// their reason); the watcher also files security events under their `request_id`.
-    func answerObjects(_ id: String) -> [[String: Any]] {
+    func answerObjects(_ id: MessageID) -> [[String: Any]] {
         watcher.answers(for: id).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
             .filter { $0["schema"] as? String == SubmissionResult.schemaName }
     }
 
     /// The bytes of every submission result for a request id so far.
-    func resultBytes(_ id: String) -> [[UInt8]] {
+    func resultBytes(_ id: MessageID) -> [[UInt8]] {
         watcher.answers(for: id).filter {
             (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["schema"] as? String
                 == SubmissionResult.schemaName
@@ -182,7 +184,7 @@ final class AggregatorHarness: Sendable {
     }
 
     /// Sends a submission and waits until it has `count` answers; returns them all as JSON objects.
-    func submitRaw(_ submission: Submission, answers count: Int = 1) async throws -> [[String: Any]] {
+    func submitRaw(_ submission: Message<Submission>, answers count: Int = 1) async throws -> [[String: Any]] {
         try await send([submission])
         guard await watcher.wait(timeout: .seconds(60), until: { [self] _ in answerObjects(submission.id).count >= count }) else {
             throw HarnessError("no answer \(count) to submission \(submission.id)")
@@ -191,7 +193,7 @@ final class AggregatorHarness: Sendable {
     }
 
     /// Submits and waits for the one answer.
-    func submit(_ submission: Submission) async throws -> SubmissionResult {
+    func submit(_ submission: Message<Submission>) async throws -> Message<SubmissionResult> {
         try await send([submission])
         guard let answer = await answers([submission.id], timeout: .seconds(60))[submission.id] else {
             throw HarnessError("no answer to submission \(submission.id)")
@@ -200,25 +202,25 @@ final class AggregatorHarness: Sendable {
     }
 
     /// Asks the log and waits for the answer.
-    func ask(_ request: LogVerifyRequest) async throws -> LogVerifyResult {
+    func ask(_ request: Message<LogVerifyRequest>) async throws -> Message<LogVerifyResult> {
         try await producer.send(topic: aggregator.verifyInput, key: nil, value: try JSONCoding.encode(request))
         guard let bytes = await watcher.answer(for: request.id, on: aggregator.verifyOutput, timeout: .seconds(60)) else {
             throw HarnessError("no answer to verification \(request.id)")
         }
-        return try JSONCoding.decode(LogVerifyResult.self, from: bytes)
+        return try JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes)
     }
 
     /// Every checkpoint published so far, by size.
-    func checkpoints() -> [UInt64: Checkpoint] {
-        var out: [UInt64: Checkpoint] = [:]
+    func checkpoints() -> [UInt64: Message<Checkpoint>] {
+        var out: [UInt64: Message<Checkpoint>] = [:]
         for bytes in watcher.messages(on: aggregator.checkpoints) {
-            if let c = try? JSONCoding.decode(Checkpoint.self, from: bytes) { out[c.treeSize] = c }
+            if let c = try? JSONCoding.decode(Message<Checkpoint>.self, from: bytes) { out[c.treeSize] = c }
         }
         return out
     }
 
     /// Sends a signed admin command to the authority.
-    func sendAdmin(_ command: AdminCommand) async throws {
+    func sendAdmin(_ command: Message<AdminCommand>) async throws {
         try await producer.send(
             topic: authority.adminInput, key: Array("admin".utf8),
             value: try JSONCoding.encode(try operatorKey.sign(command)))

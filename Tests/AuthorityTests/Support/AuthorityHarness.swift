@@ -105,7 +105,7 @@ final class AuthorityHarness: Sendable {
     }
 
     /// Sends a provisioning request as given and waits for its result.
-    func provisionRaw(_ request: ProvisionRequest) async throws -> ProvisionResult {
+    func provisionRaw(_ request: Message<ProvisionRequest>) async throws -> Message<ProvisionResult> {
         try await producer.send(topic: configuration.provisionInput, key: nil, value: try JSONCoding.encode(request))
         guard
             let answer = await watcher.answer(
@@ -114,7 +114,7 @@ final class AuthorityHarness: Sendable {
         else {
             throw HarnessError("no provisioning answer to \(request.id)")
         }
-        return try JSONDecoder().decode(ProvisionResult.self, from: Data(answer))
+        return try JSONDecoder().decode(Message<ProvisionResult>.self, from: Data(answer))
     }
 
     func provisioned(_ serial: String) async throws -> ProvisioningFile {
@@ -123,38 +123,38 @@ final class AuthorityHarness: Sendable {
     }
 
     /// Sends raw request bytes (with envelope id `id`) and waits for the token result.
-    func validate(_ bytes: [UInt8], id: String, key: String = "camera") async throws -> TokenResult {
+    func validate(_ bytes: [UInt8], id: MessageID, key: String = "camera") async throws -> Message<TokenResult> {
         try await producer.send(topic: configuration.tokenInput, key: Array(key.utf8), value: bytes)
         guard let answer = await watcher.answer(for: id, on: configuration.tokenOutput, timeout: .seconds(60)) else {
             throw HarnessError("no answer to \(id)")
         }
-        return try JSONDecoder().decode(TokenResult.self, from: Data(answer))
+        return try JSONDecoder().decode(Message<TokenResult>.self, from: Data(answer))
     }
 
-    func validate(_ token: BirthmarkCameraToken) async throws -> TokenResult {
+    func validate(_ token: BirthmarkCameraToken) async throws -> Message<TokenResult> {
         let id = MessageID.random()
         return try await validate(try ProvisioningFile.requestBytes(token, id: id), id: id)
     }
 
-    func validate(_ token: BirthmarkMobileToken) async throws -> TokenResult {
+    func validate(_ token: BirthmarkMobileToken) async throws -> Message<TokenResult> {
         let id = MessageID.random()
         return try await validate(try ProvisioningFile.requestBytes(token, id: id), id: id)
     }
 
     /// Sends a JSON object (envelope fields added) and waits for its answer.
-    func validate(json body: [String: Any]) async throws -> TokenResult {
+    func validate(json body: [String: Any]) async throws -> Message<TokenResult> {
         let id = MessageID.random()
         var object = body
         object["schema"] = object["schema"] ?? TokenRequest.schemaName
-        object["id"] = id
-        object["produced_at"] = Timestamp.now()
+        object["id"] = id.text
+        object["produced_at"] = Timestamp.now().text
         let bytes = try JSONSerialization.data(withJSONObject: object)
         return try await validate(Array(bytes), id: id)
     }
 
     /// Sends `command` signed with the harness's operator key. Admin commands share one Kafka
     /// key, so they are processed in the order sent.
-    func sendAdmin(_ command: AdminCommand) async throws {
+    func sendAdmin(_ command: Message<AdminCommand>) async throws {
         try await sendAdmin(bytes: try JSONCoding.encode(try operatorKey.sign(command)))
     }
 
@@ -174,10 +174,15 @@ final class AuthorityHarness: Sendable {
         return rejectedRecords().first { $0["original_id"] as? String == id }
     }
 
+    /// The same for a message made here (its id as written).
+    func waitForRejection(of id: MessageID, timeout: Duration = .seconds(60)) async -> [String: Any]? {
+        await waitForRejection(of: id.text, timeout: timeout)
+    }
+
     /// Security events seen so far, decoded.
-    func securityEvents() -> [SecurityEvent] {
+    func securityEvents() -> [Message<SecurityEvent>] {
         watcher.messages(on: configuration.securityTopic).compactMap {
-            try? JSONDecoder().decode(SecurityEvent.self, from: Data($0))
+            try? JSONDecoder().decode(Message<SecurityEvent>.self, from: Data($0))
         }
     }
 

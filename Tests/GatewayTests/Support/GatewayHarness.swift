@@ -120,21 +120,34 @@ final class GatewayHarness: Sendable {
         try await send(topic, key: key, try JSONCoding.encode(message))
     }
 
-    /// The first answer to `id` on `topic`, decoded.
-    func answer<T: Decodable>(
-        _ type: T.Type, to id: String, on topic: String,
+    /// The first answer to `id` on `topic`, decoded as a whole message with a `Body` body.
+    func answer<Body: MessageBody>(
+        _ type: Body.Type, to id: String, on topic: String,
         timeout: Duration = .seconds(90)
-    ) async throws -> T {
+    ) async throws -> Message<Body> {
         guard let bytes = await watcher.answer(for: id, on: topic, timeout: timeout) else {
             throw HarnessError("no answer to \(id) on \(topic)")
         }
-        return try JSONCoding.decode(type, from: bytes)
+        return try JSONCoding.decode(Message<Body>.self, from: bytes)
+    }
+
+    /// The first answer to request `id`, sent without a correlation id, on `topic`.
+    func answer<Body: MessageBody>(
+        _ type: Body.Type, to id: MessageID, on topic: String,
+        timeout: Duration = .seconds(90)
+    ) async throws -> Message<Body> {
+        try await answer(type, to: id.text, on: topic, timeout: timeout)
     }
 
     /// Checks the answer to `id` on `topic`, as it came off the broker, against its JSON Schema.
     func validateAnswer(to id: String, on topic: String, against schema: String) throws {
         let bytes = try #require(watcher.messages(on: topic).first { AnswerWatcher.requestId($0) == id })
         try SchemaCheck.validate(JSONSerialization.jsonObject(with: Data(bytes)), against: schema)
+    }
+
+    /// The same for request `id`, sent without a correlation id.
+    func validateAnswer(to id: MessageID, on topic: String, against schema: String) throws {
+        try validateAnswer(to: id.text, on: topic, against: schema)
     }
 
     /// Rejected records so far, by the id of the message they reject.
@@ -146,16 +159,16 @@ final class GatewayHarness: Sendable {
     }
 
     /// The security events so far, as they came off the broker: decoded, and raw.
-    func securityEvents() -> [(event: SecurityEvent, raw: [UInt8])] {
+    func securityEvents() -> [(event: Message<SecurityEvent>, raw: [UInt8])] {
         events.messages(on: topic("security")).compactMap { raw in
-            (try? JSONCoding.decode(SecurityEvent.self, from: raw)).map { ($0, raw) }
+            (try? JSONCoding.decode(Message<SecurityEvent>.self, from: raw)).map { ($0, raw) }
         }
     }
 
     /// The latest value of counter `name` with `dimensions` in the gateway's metrics snapshots.
     func counter(_ name: String, _ dimensions: [String: String]) -> Double? {
         for bytes in watcher.messages(on: metrics).reversed() {
-            guard let snapshot = try? JSONCoding.decode(MetricsSnapshot.self, from: bytes) else { continue }
+            guard let snapshot = try? JSONCoding.decode(Message<MetricsSnapshot>.self, from: bytes) else { continue }
             if let c = snapshot.counters.first(where: { counter in
                 counter.name == name && dimensions.allSatisfy { counter.dimensions[$0.key] == $0.value }
             }) {

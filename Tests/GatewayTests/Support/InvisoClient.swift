@@ -15,13 +15,11 @@ struct InvisoClient {
         pair = try X25519.generate()
     }
 
-    func handshake() -> E2EEHandshake {
-        E2EEHandshake(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-            clientPublicKey: pair.publicKey.base64EncodedString())
+    func handshake() -> Message<E2EEHandshake> {
+        Message(E2EEHandshake(sessionID: sessionID, clientPublicKey: pair.publicKey.base64EncodedString()))
     }
 
-    mutating func complete(_ result: E2EEHandshakeResult) throws {
+    mutating func complete(_ result: Message<E2EEHandshakeResult>) throws {
         let gatewayKey = try Base64.decode(result.gatewayPublicKey ?? "", length: 32)
         session = try InvisoSession(
             sessionKey: InvisoHandshake.clientSessionKey(
@@ -29,13 +27,13 @@ struct InvisoClient {
                 gatewayPublicKey: gatewayKey))
     }
 
-    func inbound(_ text: String, counter: UInt64) throws -> E2EEInbound {
-        E2EEInbound(
-            id: MessageID.random(), producedAt: Timestamp.now(), sessionID: sessionID,
-            message: try session!.seal(Data(text.utf8), direction: .clientToGateway, counter: counter))
+    func inbound(_ text: String, counter: UInt64) throws -> Message<E2EEInbound> {
+        Message(
+            E2EEInbound(
+                sessionID: sessionID, message: try session!.seal(Data(text.utf8), direction: .clientToGateway, counter: counter)))
     }
 
-    func open(_ outbound: E2EEOutbound) throws -> String {
+    func open(_ outbound: Message<E2EEOutbound>) throws -> String {
         String(decoding: try session!.open(outbound.message!, direction: .gatewayToClient), as: UTF8.self)
     }
 }

@@ -47,16 +47,16 @@ final class StageHarness: Sendable {
     }
 
     /// A valid probe request.
-    static func request(n: Int, id: String = MessageID.random(), fail: String? = nil) -> [UInt8] {
+    static func request(n: Int, id: MessageID = .random(), fail: String? = nil) -> [UInt8] {
         let failField = fail.map { #","fail":"\#($0)""# } ?? ""
         return Array(
-            #"{"schema":"hallmark.probe.request.v1","id":"\#(id)","produced_at":"\#(Timestamp.now())","n":\#(n)\#(failField)}"#
+            #"{"schema":"hallmark.probe.request.v1","id":"\#(id.text)","produced_at":"\#(Timestamp.now().text)","n":\#(n)\#(failField)}"#
                 .utf8)
     }
 
     /// Sends `count` valid requests spread over `keys` keys; returns their ids.
     @discardableResult
-    func produceRequests(_ count: Int, keys: Int = 50, from first: Int = 0) async throws -> [String] {
+    func produceRequests(_ count: Int, keys: Int = 50, from first: Int = 0) async throws -> [MessageID] {
         let ids = (0..<count).map { _ in MessageID.random() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (i, id) in ids.enumerated() {
@@ -122,11 +122,13 @@ final class StageHarness: Sendable {
     }
 
     /// The ids answered on the output topic, read until all of `ids` are there or time runs out.
-    func answered(_ ids: [String], timeout: Duration = .seconds(60)) async throws -> Set<String> {
+    func answered(_ ids: [MessageID], timeout: Duration = .seconds(60)) async throws -> Set<MessageID> {
         let wanted = Set(ids)
-        var seen = Set<String>()
+        var seen = Set<MessageID>()
         _ = try await read(output, timeout: timeout) { messages in
-            if let last = messages.last, let id = Self.field("correlation_id", in: last.value), wanted.contains(id) {
+            if let last = messages.last, let id = Self.field("correlation_id", in: last.value).flatMap(MessageID.init),
+                wanted.contains(id)
+            {
                 seen.insert(id)
             }
             return seen.count == wanted.count

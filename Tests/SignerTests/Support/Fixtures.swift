@@ -19,7 +19,7 @@ enum Fixtures {
 
     /// Headers of a request from `partner`, signed with `secret` at `timestamp`.
     static func signedHeaders(
-        secret: String, timestamp: String = Timestamp.now(), partner: String = "partner-1",
+        secret: String, timestamp: String = Timestamp.now().text, partner: String = "partner-1",
         body: Data, extra: [String: String] = [:]
     ) throws -> [String: String] {
         var headers = [
@@ -33,10 +33,10 @@ enum Fixtures {
         return headers
     }
 
-    static func verify(_ headers: [String: String], body: Data, id: String = MessageID.random()) -> VerifyRequest {
-        VerifyRequest(
-            id: id, producedAt: Timestamp.now(), method: "POST", path: "/v1/submit_job", headers: headers,
-            bodyB64: body.base64EncodedString())
+    static func verify(_ headers: [String: String], body: Data, id: MessageID = .random()) -> Message<VerifyRequest> {
+        Message(
+            VerifyRequest(method: "POST", path: "/v1/submit_job", headers: headers, bodyB64: body.base64EncodedString()),
+            id: id)
     }
 
     /// The SIGN-FILES MAC of vector D's files under `secret` at `timestamp`.

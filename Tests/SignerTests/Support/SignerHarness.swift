@@ -124,6 +124,18 @@ final class SignerHarness: Sendable {
         }
     }
 
+    /// The same for requests made here, by id (their `request_id` as written).
+    func results(
+        _ topic: String, for ids: [MessageID], timeout: Duration = .seconds(90)
+    ) async throws
+        -> [MessageID: [[String: Any]]]
+    {
+        let byText = try await results(topic, for: ids.map(\.text), timeout: timeout)
+        var out: [MessageID: [[String: Any]]] = [:]
+        for id in ids { out[id] = byText[id.text] }
+        return out
+    }
+
     func close() async {
         await producer.close()
         pool.close()
