@@ -14,7 +14,7 @@ import Metrics
 /// An answer that joins nothing (a duplicate, or one that came after the submission gave up)
 /// is counted and dropped.
 package struct TokenResultJoiner: TransactionalStageProcessor {
-    package typealias Prepared = (message: StageMessage, result: Message<TokenResult>)
+    package typealias Prepared = (message: StageMessage, result: TokenResult)
 
     let configuration: AggregatorConfiguration
     let pending: PendingRequests
@@ -36,7 +36,8 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
     package var inputs: [StageInput] { [StageInput(topic: configuration.tokenResults, schemas: [TokenResult.schemaName])] }
 
     package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
-        (message, try message.decode(Message<TokenResult>.self))
+        // The correlation id is the header's, already read; only the body is decoded.
+        (message, try message.decode(TokenResult.self))
     }
 
     /// One transaction for a whole batch.
@@ -45,12 +46,13 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
     package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
         let joined = try await pending.take(
-            batch.compactMap { $0.result.correlationID.flatMap { UUID(text: $0) } }, on: connection)
+            batch.compactMap { $0.message.header.correlationID.flatMap { UUID(text: $0) } }, on: connection)
         let ledger = SubmissionLedger(schema: configuration.schema)
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
         // Each message's submission when it failed, to hand it its answer below.
         let failedAt: [UUID?] = batch.map { item in
-            guard let correlation = item.result.correlationID.flatMap({ UUID(text: $0) }), let request = joined[correlation],
+            guard let correlation = item.message.header.correlationID.flatMap({ UUID(text: $0) }),
+                let request = joined[correlation],
                 let submission = SubmissionLedger.question(of: request)?.submission
             else {
                 metrics.unmatchedReplies.increment()

@@ -6,7 +6,7 @@ import HallmarkRuntime
 
 /// Checks an admin command before the authority acts on it (phase 1, no transaction): signed
 /// (`unsigned_command`), by a configured operator key (`unknown_key`), over exactly the
-/// members received (`bad_signature`, see ``AdminCommand/signedBytes(of:)``), and produced
+/// members received (`bad_signature`, see ``OperatorSignature``), and produced
 /// within the window either side of now (`stale_command`). The time is checked last, so it is
 /// always an authenticated `produced_at`.
 ///
@@ -58,11 +58,7 @@ package struct AdminCommandVerifier: Sendable {
                 reason: Self.unknownKey, detail: "key_id names no configured operator key",
                 severity: .critical, keyID: keyID)
         }
-        guard let bytes = try? Base64.decode(signature, length: 64),
-            Ed25519.verify(
-                signature: bytes, message: AdminCommand.signedBytes(of: message.fields),
-                publicKey: publicKey)
-        else {
+        guard OperatorSignature.verify(signature, fields: message.fields, publicKey: publicKey) else {
             throw Refusal(
                 reason: Self.badSignature, detail: "signature does not verify under key_id",
                 severity: .critical, keyID: keyID)

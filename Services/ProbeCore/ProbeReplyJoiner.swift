@@ -9,7 +9,9 @@ import Metrics
 /// original ask. A reply that joins nothing (late, after the request was given up, or a
 /// duplicate) is counted and produces nothing.
 package struct ProbeReplyJoiner: TransactionalStageProcessor {
-    package typealias Prepared = (message: StageMessage, reply: Message<ProbeResult>)
+    /// A reply joins by its header's correlation id alone; its body (checked against its
+    /// schema at intake) is not needed.
+    package typealias Prepared = StageMessage
 
     let pending: PendingRequests
     let answerTopic: String
@@ -24,7 +26,7 @@ package struct ProbeReplyJoiner: TransactionalStageProcessor {
     }
 
     package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
-        (message, try message.decode(Message<ProbeResult>.self))
+        message
     }
 
     /// One transaction for a whole batch.
@@ -32,13 +34,13 @@ package struct ProbeReplyJoiner: TransactionalStageProcessor {
 
     package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
-        let ids = batch.compactMap { $0.reply.correlationID.flatMap { UUID(text: $0) } }
+        let ids = batch.compactMap { $0.header.correlationID.flatMap { UUID(text: $0) } }
         let joined = try await pending.take(ids, on: connection)
         return try batch.map { item in
-            guard let id = item.reply.correlationID.flatMap({ UUID(text: $0) }), let request = joined[id] else {
+            guard let id = item.header.correlationID.flatMap({ UUID(text: $0) }), let request = joined[id] else {
                 unmatched.increment()
                 transaction.logger.info(
-                    "reply joins no pending request", metadata: ["correlation_id": "\(item.reply.correlationID ?? "-")"])
+                    "reply joins no pending request", metadata: ["correlation_id": "\(item.header.correlationID ?? "-")"])
                 return .outputs([])
             }
             let state = try request.context(as: ProbeAskState.self)

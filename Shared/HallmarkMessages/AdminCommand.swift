@@ -34,7 +34,7 @@ public struct AdminCommand: MessageBody, Hashable {
     public var reason: String?
     /// The operator key that signed the command (an id from the authority's operator keys).
     public var keyID: String?
-    /// b64 of the Ed25519 signature of ``signedBytes(of:)``.
+    /// b64 of the Ed25519 signature (``OperatorSignature``).
     public var signature: String?
 
     enum CodingKeys: String, CodingKey {
@@ -53,13 +53,5 @@ public struct AdminCommand: MessageBody, Hashable {
         self.deviceSerial = deviceSerial
         self.tableId = tableId
         self.reason = reason
-    }
-
-    /// The bytes an operator signs for a command whose top-level members are `fields`: the
-    /// canonical JSON of every member but `signature`.
-    public static func signedBytes(of fields: [String: JSONValue]) -> [UInt8] {
-        var unsigned = fields
-        unsigned["signature"] = nil
-        return JSONWriter.write(.object(unsigned))
     }
 }

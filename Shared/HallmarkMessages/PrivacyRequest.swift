@@ -5,7 +5,7 @@ import HallmarkCrypto
 /// `hallmark.privacy.request.v1`: an operator's export or erase request for one subject
 /// (`hallmark.privacy.requests`), read by every service. Signed with an operator Ed25519 key:
 /// the signature covers the canonical JSON of the whole message, envelope included, without
-/// `signature` (``Message/signingBytes()``).
+/// `signature` (``OperatorSignature``).
 public struct PrivacyRequest: MessageBody, Hashable {
     public static let schemaName = "hallmark.privacy.request.v1"
 
@@ -30,7 +30,7 @@ public struct PrivacyRequest: MessageBody, Hashable {
     public var reason: String?
     /// The operator key that signed.
     public var keyID: String
-    /// Ed25519 over the message's ``Message/signingBytes()``, base64 (64 bytes).
+    /// b64 of the Ed25519 signature (``OperatorSignature``).
     public var signature: String
 
     /// An unsigned request (see ``Message/signed(keyID:seed:)``).

@@ -39,11 +39,11 @@ struct AdminCommandVerifierTests {
         var unsigned = signed
         unsigned.signature = nil
         let fields = try Self.message(bytes).fields
-        #expect(AdminCommand.signedBytes(of: fields) == (try JSONCoding.encode(unsigned)))
+        #expect(OperatorSignature.signedBytes(of: fields) == (try JSONCoding.encode(unsigned)))
         #expect(
             Ed25519.verify(
                 signature: try Base64.decode(signed.signature!, length: 64),
-                message: AdminCommand.signedBytes(of: fields), publicKey: try key.publicKey))
+                message: OperatorSignature.signedBytes(of: fields), publicKey: try key.publicKey))
         #expect(signed.keyID == "op-1")
     }
 

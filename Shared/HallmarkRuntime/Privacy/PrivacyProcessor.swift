@@ -72,7 +72,7 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcess
         guard let key = operatorKey(request.keyID) else {
             return .refuse(message, request.body, .unknownKey, "key_id names no configured operator key")
         }
-        guard request.verify(publicKey: key) else {
+        guard OperatorSignature.verify(request.signature, fields: message.fields, publicKey: key) else {
             return .refuse(message, request.body, .badSignature, "signature does not verify under key_id")
         }
         guard isInWindow(request.header) else {
