@@ -4,11 +4,11 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 
-/// `hallmark aggregator …`: the transparency log's checkpoint key.
+/// `hallmark aggregator …`: the transparency log's checkpoint key, and a submission by hand.
 package struct AggregatorCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
-        commandName: "aggregator", abstract: "Birthmark aggregator: the checkpoint signing key.",
-        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self])
+        commandName: "aggregator", abstract: "Birthmark aggregator: the checkpoint signing key, and one submission by hand.",
+        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self, SubmitCommand.self])
 
     package init() {}
 }
