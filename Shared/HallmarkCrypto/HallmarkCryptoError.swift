@@ -18,6 +18,7 @@ public struct HallmarkCryptoError: Error, Sendable, Hashable, CustomStringConver
         case randomUnavailable = "random_unavailable"
         case derivationFailed = "derivation_failed"
         case invalidProof = "invalid_proof"
+        case malformedNote = "malformed_note"
     }
 
     /// What went wrong, as a stable code.
