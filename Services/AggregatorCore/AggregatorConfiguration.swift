@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkRuntime
 
 /// The aggregator's settings: its own ``Variable``s, the shared security and audit topics, and
@@ -23,6 +24,8 @@ package struct AggregatorConfiguration: Sendable {
     package var schema = Variable.schema.defaultValue
     /// The authority a `CameraSubmission`'s `manufacturer_cert.authority_id` must name.
     package var authorityID = Variable.authorityID.defaultValue
+    /// The log's C2SP origin: its checkpoints' first line and its key's name.
+    package var origin = Variable.origin.defaultValue
     /// The checkpoint signing key's file (``CheckpointSigningKey``), never from the database;
     /// required to run.
     package var signingKeyFile: String?
@@ -69,6 +72,11 @@ package struct AggregatorConfiguration: Sendable {
         package static let authorityID = Setting.text(
             "HALLMARK_AGGREGATOR_AUTHORITY_ID", default: "HALLMARK_AUTHORITY",
             doc: "the authority a submission's manufacturer_cert.authority_id must name")
+        package static let origin = Setting(
+            "HALLMARK_AGGREGATOR_LOG_ORIGIN", default: "hallmark.local/birthmark-log",
+            accepted: "a schema-less URL without spaces or '+'",
+            doc: "the log's identity (C2SP origin): its checkpoints' first line and its key's name; set it to your own URL"
+        ) { NoteVerifierKey.isValidName($0) ? $0 : nil }
         package static let signingKeyFile = Setting.optionalText(
             "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE", doc: "the checkpoint signing key's file; required to run")
         package static let batch = Setting.integer(
@@ -94,7 +102,7 @@ package struct AggregatorConfiguration: Sendable {
             [
                 submissionInput.description, submissionOutput.description, tokenRequests.description,
                 tokenResults.description, checkpoints.description, verifyInput.description, verifyOutput.description,
-                schema.description, authorityID.description, signingKeyFile.description, batch.description,
+                schema.description, authorityID.description, origin.description, signingKeyFile.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
                 sweep.description,
             ] + SubmissionIDKey.variable.all
@@ -114,7 +122,8 @@ package struct AggregatorConfiguration: Sendable {
             Variable.submissionOutput.name: submissionOutput, Variable.tokenRequests.name: tokenRequests,
             Variable.tokenResults.name: tokenResults, Variable.checkpoints.name: checkpoints,
             Variable.verifyInput.name: verifyInput, Variable.verifyOutput.name: verifyOutput,
-            Variable.authorityID.name: authorityID, ServiceRunner.Variable.auditTopic.name: auditTopic,
+            Variable.authorityID.name: authorityID, Variable.origin.name: origin,
+            ServiceRunner.Variable.auditTopic.name: auditTopic,
             StageConfiguration.Variable.securityTopic.name: securityTopic,
         ]
     }
@@ -136,6 +145,7 @@ package struct AggregatorConfiguration: Sendable {
         }
         c.schema = try s.value(Variable.schema)
         c.authorityID = try s.value(Variable.authorityID)
+        c.origin = try s.value(Variable.origin)
         c.signingKeyFile = try s.value(Variable.signingKeyFile)
         c.maxBatch = try s.value(Variable.batch)
         c.linger = try s.value(Variable.linger)

@@ -82,6 +82,12 @@ package enum AggregatorMigrations {
                 sql: """
                     ALTER TABLE \(schema).submissions ADD COLUMN request_id text, ADD COLUMN digest bytea;
                     """),
+            // Each checkpoint's C2SP signed note, as signed (checkpoints from before have none).
+            .init(
+                version: 4, name: "checkpoint_notes",
+                sql: """
+                    ALTER TABLE \(schema).checkpoints ADD COLUMN note text;
+                    """),
             PendingRequests.migration(schema: schema),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)

@@ -39,7 +39,8 @@ package enum AggregatorService {
         context.logger.info("checkpoint key loaded", metadata: ["key_id": "\(key.keyID)", "authority_id": "\(c.authorityID)"])
         let metrics = AggregatorMetrics()
         let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
-        let log = TransparencyLog(schema: c.schema, key: key, checkpointTopic: c.checkpoints, metrics: metrics)
+        let log = TransparencyLog(
+            schema: c.schema, key: key, checkpointTopic: c.checkpoints, origin: c.origin, metrics: metrics)
         let writer = OrderedWriter(
             configuration: .init(
                 name: "transparency-log", schema: c.schema, service: "aggregator",

@@ -41,7 +41,7 @@ package struct LogStore: Sendable {
     package func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
         let rows = try await connection.query(
             """
-            SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
+            SELECT tree_size, root_hash, signed_at, signature, key_id, note FROM \(unescaped: schema).checkpoints
             ORDER BY tree_size DESC LIMIT 1
             """)
         return try Self.checkpoints(rows).first
@@ -51,17 +51,17 @@ package struct LogStore: Sendable {
     package func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
         let rows = try await connection.query(
             """
-            SELECT tree_size, root_hash, signed_at, signature, key_id FROM \(unescaped: schema).checkpoints
+            SELECT tree_size, root_hash, signed_at, signature, key_id, note FROM \(unescaped: schema).checkpoints
             WHERE tree_size = \(size)
             """)
         return try Self.checkpoints(rows).first
     }
 
     private static func checkpoints(_ rows: PostgresRows) throws -> [SignedCheckpoint] {
-        try rows.decode((Int64, Data, Int64, Data, String).self).map { size, root, at, signature, keyID in
+        try rows.decode((Int64, Data, Int64, Data, String, String?).self).map { size, root, at, signature, keyID, note in
             SignedCheckpoint(
                 treeSize: UInt64(size), rootHash: Hex.encode(root), timestamp: UInt64(at),
-                signature: Base64.encode(signature), keyID: keyID)
+                signature: Base64.encode(signature), keyID: keyID, note: note)
         }
     }
 

@@ -24,16 +24,22 @@ package struct TransparencyLog: OrderedWriterLog {
     let ledger: SubmissionLedger
     let key: CheckpointSigningKey
     let checkpointTopic: String
+    /// The C2SP origin the checkpoints' notes name.
+    let origin: String
     let metrics: AggregatorMetrics
     /// The head after the last batch this process built; used only when it matches the
     /// committed checkpoint at the batch's position, else rebuilt from stored nodes.
     private let cached = FrontierCache()
 
-    package init(schema: String, key: CheckpointSigningKey, checkpointTopic: String, metrics: AggregatorMetrics) {
+    package init(
+        schema: String, key: CheckpointSigningKey, checkpointTopic: String,
+        origin: String = AggregatorConfiguration.Variable.origin.defaultValue, metrics: AggregatorMetrics
+    ) {
         store = LogStore(schema: schema)
         ledger = SubmissionLedger(schema: schema)
         self.key = key
         self.checkpointTopic = checkpointTopic
+        self.origin = origin
         self.metrics = metrics
     }
 
@@ -81,12 +87,12 @@ package struct TransparencyLog: OrderedWriterLog {
             let signed = try key.sign(
                 try LogCheckpoint(
                     treeSize: UInt64(size), rootHash: frontier.root,
-                    timestamp: UInt64(Date().timeIntervalSince1970)))
+                    timestamp: UInt64(Date().timeIntervalSince1970)), origin: origin)
             try await connection.execute(
                 """
-                INSERT INTO \(unescaped: store.schema).checkpoints (tree_size, root_hash, signed_at, signature, key_id)
+                INSERT INTO \(unescaped: store.schema).checkpoints (tree_size, root_hash, signed_at, signature, key_id, note)
                 VALUES (\(size), \(frontier.root), \(Int64(signed.timestamp)), \(try Base64.decode(signed.signature)),
-                        \(signed.keyID))
+                        \(signed.keyID), \(signed.note))
                 """)
             let message = Message(Checkpoint(signed), id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"))
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))

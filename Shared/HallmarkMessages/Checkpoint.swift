@@ -12,6 +12,8 @@ public struct Checkpoint: MessageBody, Hashable {
     public var signature: String
     /// SHA-256 of the signing public key, hex.
     public var keyID: String
+    /// The same checkpoint as a C2SP signed note (``SignedCheckpoint/note``).
+    public var note: String?
 
     public init(_ signed: SignedCheckpoint) {
         treeSize = signed.treeSize
@@ -19,15 +21,17 @@ public struct Checkpoint: MessageBody, Hashable {
         timestamp = signed.timestamp
         signature = signed.signature
         keyID = signed.keyID
+        note = signed.note
     }
 
     /// The checkpoint and its signature, as a verification answer carries them.
     public var signed: SignedCheckpoint {
-        SignedCheckpoint(treeSize: treeSize, rootHash: rootHash, timestamp: timestamp, signature: signature, keyID: keyID)
+        SignedCheckpoint(
+            treeSize: treeSize, rootHash: rootHash, timestamp: timestamp, signature: signature, keyID: keyID, note: note)
     }
 
     enum CodingKeys: String, CodingKey {
-        case signature, timestamp
+        case signature, timestamp, note
         case treeSize = "tree_size"
         case rootHash = "root_hash"
         case keyID = "key_id"

@@ -13,21 +13,43 @@ public struct SignedCheckpoint: Codable, Sendable, Hashable {
     public var signature: String
     /// SHA-256 of the raw 32-byte public key, hex.
     public var keyID: String
+    /// The same checkpoint as a C2SP signed note (``HallmarkCrypto/SignedNote``), as written;
+    /// checked with the log's vkey. Absent from checkpoints made before the log had an origin.
+    public var note: String?
 
-    public init(treeSize: UInt64, rootHash: String, timestamp: UInt64, signature: String, keyID: String) {
+    public init(treeSize: UInt64, rootHash: String, timestamp: UInt64, signature: String, keyID: String, note: String? = nil) {
         self.treeSize = treeSize
         self.rootHash = rootHash
         self.timestamp = timestamp
         self.signature = signature
         self.keyID = keyID
+        self.note = note
     }
 
-    /// Signs `checkpoint` with the aggregator's Ed25519 seed.
-    public init(_ checkpoint: LogCheckpoint, seed: some DataProtocol) throws(HallmarkCryptoError) {
+    /// Signs `checkpoint` with the aggregator's Ed25519 seed; `note` is its signed note.
+    public init(_ checkpoint: LogCheckpoint, seed: some DataProtocol, note: SignedNote? = nil) throws(HallmarkCryptoError) {
         let publicKey = try Ed25519.keyPair(seed: seed).publicKey
         self.init(
             treeSize: checkpoint.treeSize, rootHash: Hex.encode(checkpoint.rootHash), timestamp: checkpoint.timestamp,
-            signature: Base64.encode(try checkpoint.sign(seed: seed)), keyID: Self.keyID(publicKey: publicKey))
+            signature: Base64.encode(try checkpoint.sign(seed: seed)), keyID: Self.keyID(publicKey: publicKey),
+            note: note?.formatted)
+    }
+
+    /// The signed note, opened with the log's `vkey`: its checkpoint when the note verifies and
+    /// says the same size and root as this checkpoint's fields; nil without a note; throws
+    /// when the note is malformed, does not verify or disagrees.
+    public func openNote(vkey: NoteVerifierKey) throws(HallmarkCryptoError) -> CheckpointText? {
+        guard let note else { return nil }
+        let signed = try SignedNote.parse(Array(note.utf8))
+        let verified = try signed.verified(by: [vkey, vkey.for(.cosignatureV1)])
+        guard verified.contains(where: { $0.key.algorithm == .ed25519 }) else {
+            throw HallmarkCryptoError(.authenticationFailed, "the log's Ed25519 signature is missing")
+        }
+        let text = try CheckpointText(parsing: signed.text)
+        guard text.origin == vkey.name, text.treeSize == treeSize, Hex.encode(text.rootHash) == rootHash else {
+            throw HallmarkCryptoError(.invalidProof, "the note's checkpoint is not this checkpoint")
+        }
+        return text
     }
 
     /// The id of a public key: hex SHA-256 of its 32 raw bytes.
@@ -48,7 +70,7 @@ public struct SignedCheckpoint: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case signature, timestamp
+        case signature, timestamp, note
         case treeSize = "tree_size"
         case rootHash = "root_hash"
         case keyID = "key_id"

@@ -124,6 +124,15 @@ struct TransparencyLogTests {
         let latest = try #require(checkpoints)
         #expect(latest.treeSize == 40 && latest.rootHash == Hex.encode(root) && latest.verify(publicKey: key.publicKey))
         #expect(!latest.verify(publicKey: try CheckpointSigningKey.generate().publicKey))
+        // The same checkpoint as a C2SP note, opened with the log's vkey (its time as a
+        // cosignature by the same key); another key's vkey opens nothing.
+        let vkey = try key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
+        let text = try #require(try latest.openNote(vkey: vkey))
+        #expect(text.treeSize == 40 && text.rootHash == root && text.origin == vkey.name)
+        let note = try SignedNote.parse(Array(try #require(latest.note).utf8))
+        #expect(try note.verified(by: [vkey.for(.cosignatureV1)]).first?.time == latest.timestamp)
+        let stranger = try CheckpointSigningKey.generate().verifierKey(origin: vkey.name)
+        #expect(throws: HallmarkCryptoError.self) { try latest.openNote(vkey: stranger) }
         await Self.drop(pool, schema)
     }
 

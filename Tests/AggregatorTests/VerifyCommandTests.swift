@@ -1,3 +1,4 @@
+import AggregatorCore
 import Foundation
 import HallmarkClient
 import HallmarkCore
@@ -48,6 +49,33 @@ struct VerifyCommandTests {
         let second = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)
         #expect(second.code == 0 && second.text.contains("consistent with the last checkpoint seen (size 1)"), "\(second.text)")
         #expect(LastCheckpoint.load(state)?.treeSize == 2)
+
+        // With the log's vkey the checkpoint's C2SP note is opened too, and the answer becomes
+        // a tlog-proof file that checks offline, with nothing but the vkey.
+        let vkey = try h.signingKey.verifierKey(origin: h.aggregator.origin)
+        let withNote = try await VerifyCommand.verify(hash, log: log, publicKey: key, vkey: vkey, statePath: state)
+        #expect(withNote.code == 0, "\(withNote.text)")
+        let proof = try #require(withNote.proof)
+        #expect(proof.formatted.hasPrefix("c2sp.org/tlog-proof@v1\nextra "))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("photo-\(h.id).tlog-proof").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        func offline(_ proof: TransparencyProof, vkey: NoteVerifierKey = vkey, hash: String? = hash) throws -> Int32 {
+            try Data(proof.formatted.utf8).write(to: URL(fileURLWithPath: file))
+            return VerifyCommand.check(proofFile: file, vkey: vkey, imageHash: hash).code
+        }
+        #expect(try offline(proof) == 0 && (try offline(proof, hash: nil)) == 0)
+        #expect(try offline(proof, hash: Hex.encode(try SecureRandom.bytes(32))) == 2)
+        let stranger = try CheckpointSigningKey.generate().verifierKey(origin: vkey.name)
+        #expect(try offline(proof, vkey: stranger) == 2)
+        var moved = proof
+        moved.index = 1 - proof.index
+        var redated = proof
+        redated.extra![35] ^= 1
+        var resigned = proof
+        resigned.checkpoint.text = resigned.checkpoint.text.replacingOccurrences(of: "\n2\n", with: "\n3\n")
+        #expect(try offline(moved) == 2 && (try offline(redated)) == 2 && (try offline(resigned)) == 2)
+        let strangerAnswer = try await VerifyCommand.verify(hash, log: log, publicKey: key, vkey: stranger, statePath: state)
+        #expect(strangerAnswer.code == 2 && strangerAnswer.text.hasPrefix("INVALID ANSWER"))
 
         let missing = try await VerifyCommand.verify(
             Hex.encode(try SecureRandom.bytes(32)), log: log, publicKey: key, statePath: state)

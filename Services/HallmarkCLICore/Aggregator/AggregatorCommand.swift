@@ -7,8 +7,9 @@ import HallmarkCrypto
 /// `hallmark aggregator …`: the transparency log's checkpoint key, and a submission by hand.
 package struct AggregatorCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
-        commandName: "aggregator", abstract: "Birthmark aggregator: the checkpoint signing key, and one submission by hand.",
-        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self, SubmitCommand.self])
+        commandName: "aggregator",
+        abstract: "Birthmark aggregator: the checkpoint key, the log as tiles, and one submission by hand.",
+        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self, SubmitCommand.self, TilesCommand.self])
 
     package init() {}
 }
@@ -34,9 +35,12 @@ package struct SigningKeyCommand: AsyncParsableCommand {
 package struct PublicKeyCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "public-key",
-        abstract: "Print the checkpoint key's public half (b64) and key id; the private key is never printed.")
+        abstract:
+            "Print the log's verifier key (C2SP vkey), the checkpoint key's public half (b64) and key id; the private key is never printed."
+    )
 
     @Option(help: "The key file (default: HALLMARK_AGGREGATOR_SIGNING_KEY_FILE).") var keyFile: String?
+    @Option(help: "The log's origin (default: HALLMARK_AGGREGATOR_LOG_ORIGIN).") var origin: String?
 
     package init() {}
 
@@ -45,6 +49,9 @@ package struct PublicKeyCommand: AsyncParsableCommand {
             throw ValidationError("give --key-file or set HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
         }
         let key = try CheckpointSigningKey.load(path)
+        let origin = try self.origin ?? AggregatorConfiguration.fromEnvironment(ProcessInfo.processInfo.environment).origin
+        guard NoteVerifierKey.isValidName(origin) else { throw ValidationError("--origin must have no spaces or '+'") }
+        print("vkey=\(try key.verifierKey(origin: origin))")
         print("public_key=\(Base64.encode(key.publicKey))")
         print("key_id=\(key.keyID)")
     }

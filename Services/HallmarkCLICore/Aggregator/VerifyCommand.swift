@@ -12,8 +12,10 @@ import Logging
 /// image was authenticated and checks the answer offline, trusting only the aggregator's
 /// public key: the checkpoint's signature, the inclusion proof to its root, and that the log
 /// is an extension of the last checkpoint this command saw (a consistency proof), which it
-/// then remembers. Exit status 0 when authenticated, 1 when not found, 2 when an answer fails
-/// a check.
+/// then remembers. With the log's vkey it also opens the checkpoint's C2SP signed note, and
+/// `--proof-out` keeps a C2SP tlog-proof file beside the photo; `--proof` checks such a file
+/// offline, with no network. Exit status 0 when authenticated, 1 when not found, 2 when an
+/// answer fails a check.
 package struct VerifyCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Was this image authenticated, and when? Asks the log and checks its proofs offline.")
@@ -28,22 +30,46 @@ package struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "Where the last checkpoint seen is kept (default ~/.hallmark/last-checkpoint.json).") var checkpointFile:
         String?
     @Option(help: "Seconds to wait for each answer.") var timeout = 30
+    @Option(
+        help:
+            "The log's verifier key, C2SP vkey (default: HALLMARK_AGGREGATOR_VKEY, else made from HALLMARK_AGGREGATOR_SIGNING_KEY_FILE and HALLMARK_AGGREGATOR_LOG_ORIGIN)."
+    )
+    var vkey: String?
+    @Option(help: "Write the C2SP tlog-proof of an authenticated image to this file (keep it beside the photo).")
+    var proofOut: String?
+    @Option(help: "Check this C2SP tlog-proof file offline instead of asking the log (needs the vkey).") var proof: String?
 
     package init() {}
 
     package func validate() throws {
-        guard (imageHash == nil) != (file == nil) else { throw ValidationError("give exactly one of --image-hash and --file") }
+        if proof != nil {
+            guard imageHash == nil || file == nil else { throw ValidationError("give at most one of --image-hash and --file") }
+            guard proofOut == nil else { throw ValidationError("--proof checks a file; --proof-out writes one") }
+        } else {
+            guard (imageHash == nil) != (file == nil) else {
+                throw ValidationError("give exactly one of --image-hash and --file")
+            }
+        }
     }
 
     package func run() async throws {
         var logger = Logger(label: "hallmark.verify")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
-        let key = try Self.publicKey(publicKey, env: env)
-        let hash = try imageHash ?? Self.hashFile(file!)
-        guard (try? Hex.decode(hash, length: 32)) != nil, hash == hash.lowercased() else {
+        let verifierKey = try Self.verifierKey(vkey, env: env)
+        let hash = try imageHash ?? file.map(Self.hashFile)
+        guard hash.map({ (try? Hex.decode($0, length: 32)) != nil && $0 == $0.lowercased() }) ?? true else {
             throw ValidationError("an image hash is 64 lowercase hex digits")
         }
+        if let proof {
+            guard let verifierKey else { throw ValidationError("--proof needs the log's vkey (--vkey)") }
+            let verdict = Self.check(proofFile: proof, vkey: verifierKey, imageHash: hash)
+            print(verdict.text)
+            if verdict.code != 0 { throw ExitCode(verdict.code) }
+            return
+        }
+        guard let hash else { throw ValidationError("give --image-hash or --file") }
+        let key = try verifierKey?.publicKey ?? Self.publicKey(publicKey, env: env)
         let config = try AggregatorConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
@@ -55,10 +81,17 @@ package struct VerifyCommand: AsyncParsableCommand {
             producer: producer, watcher: watcher, requests: config.verifyInput, results: config.verifyOutput,
             timeout: .seconds(timeout))
         let statePath = checkpointFile ?? (NSHomeDirectory() + "/.hallmark/last-checkpoint.json")
-        let verdict = try await Self.verify(hash, log: log, publicKey: key, statePath: statePath)
+        let verdict = try await Self.verify(hash, log: log, publicKey: key, vkey: verifierKey, statePath: statePath)
         await watcher.close()
         _ = await producer.close()
         print(verdict.text)
+        if let proofOut, let proof = verdict.proof {
+            try Data(proof.formatted.utf8).write(to: URL(fileURLWithPath: proofOut), options: .atomic)
+            print("  proof written to \(proofOut) (check it offline: hallmark verify --proof \(proofOut) --vkey <vkey>)")
+        } else if proofOut != nil, verdict.code == 0 {
+            print("  no proof file: the log's checkpoint has no signed note")
+            throw ExitCode(2)
+        }
         if verdict.code != 0 { throw ExitCode(verdict.code) }
     }
 
@@ -66,10 +99,14 @@ package struct VerifyCommand: AsyncParsableCommand {
     struct Verdict {
         let text: String
         let code: Int32
+        /// For an authenticated image whose checkpoint has a signed note: its tlog-proof.
+        var proof: TransparencyProof? = nil
     }
 
     /// Asks, checks, and remembers the newest checkpoint that checked out.
-    static func verify(_ hash: String, log: LogQuestion, publicKey: Data, statePath: String) async throws -> Verdict {
+    static func verify(
+        _ hash: String, log: LogQuestion, publicKey: Data, vkey: NoteVerifierKey? = nil, statePath: String
+    ) async throws -> Verdict {
         guard let answer = try await log.inclusion(hash) else { return Verdict(text: "NO ANSWER from the log", code: 2) }
         if answer.status == .rejected {
             return Verdict(text: "REJECTED by the log: \(answer.reason?.rawValue ?? "?")", code: 2)
@@ -78,6 +115,16 @@ package struct VerifyCommand: AsyncParsableCommand {
             return Verdict(text: "INVALID ANSWER: \(failure) — do not trust it", code: 2)
         }
         let head = answer.checkpoint!
+        // With the vkey, the C2SP note must be there, verify and say the same tree.
+        if let vkey {
+            do {
+                guard try head.openNote(vkey: vkey) != nil else {
+                    return Verdict(text: "INVALID ANSWER: the checkpoint has no signed note — do not trust it", code: 2)
+                }
+            } catch {
+                return Verdict(text: "INVALID ANSWER: the checkpoint's note: \(error) — do not trust it", code: 2)
+            }
+        }
         var consistency = "first checkpoint seen; remembered for next time"
         // Only a checkpoint this key signed counts (the file is not trusted on its own).
         let remembered = LastCheckpoint.load(statePath).flatMap { $0.verify(publicKey: publicKey) ? $0 : nil }
@@ -104,13 +151,22 @@ package struct VerifyCommand: AsyncParsableCommand {
             return Verdict(text: "NOT FOUND: \(hash) is not in the log as of the \(signed); \(consistency)", code: 1)
         }
         let parent = record.parentImageHash.map { ", derived from \($0)" } ?? ""
+        let proof = try head.note.map { note in
+            TransparencyProof(
+                extra: try BirthmarkLogLeaf(
+                    imageHash: Hex.decode(record.imageHash, length: 32), timestamp: record.timestamp,
+                    modificationLevel: UInt8(record.modificationLevel),
+                    parentHash: record.parentImageHash.map { try Hex.decode($0, length: 32) }
+                ).bytes, index: index, inclusionProof: try (answer.inclusionProof ?? []).map { try Hex.decode($0, length: 32) },
+                checkpoint: try SignedNote.parse(Array(note.utf8)))
+        }
         return Verdict(
             text: """
                 AUTHENTICATED: \(hash)
                   leaf \(index), captured \(Self.date(record.timestamp)), modification level \(record.modificationLevel)\(parent)
                   inclusion proof (\(answer.inclusionProof?.count ?? 0) hashes) leads to the root of the \(signed)
                   \(consistency)
-                """, code: 0)
+                """, code: 0, proof: proof)
     }
 
     static func date(_ seconds: UInt64) -> String { Timestamp.format(Date(timeIntervalSince1970: TimeInterval(seconds))) }
@@ -125,6 +181,19 @@ package struct VerifyCommand: AsyncParsableCommand {
             return try CheckpointSigningKey.load(path).publicKey
         }
         throw ValidationError("give --public-key (see hallmark aggregator public-key)")
+    }
+
+    /// The log's vkey from the option, `HALLMARK_AGGREGATOR_VKEY`, or the local key file and
+    /// origin; nil when none is configured.
+    static func verifierKey(_ option: String?, env: [String: String]) throws -> NoteVerifierKey? {
+        if let text = try option ?? Settings(env).value(CLIVariables.aggregatorVKey) {
+            guard let key = try? NoteVerifierKey(parsing: text), key.algorithm == .ed25519 else {
+                throw ValidationError("a vkey is <origin>+<key id>+<b64 key>, as hallmark aggregator public-key prints it")
+            }
+            return key
+        }
+        guard let path = try Settings(env).value(AggregatorConfiguration.Variable.signingKeyFile) else { return nil }
+        return try CheckpointSigningKey.load(path).verifierKey(origin: try AggregatorConfiguration.fromEnvironment(env).origin)
     }
 
     static func hashFile(_ path: String) throws -> String {

@@ -10,6 +10,10 @@ package enum CLIVariables {
     package static let aggregatorPublicKey = Setting.optionalText(
         "HALLMARK_AGGREGATOR_PUBLIC_KEY",
         doc: "the aggregator's checkpoint public key (b64), for hallmark aggregator verify")
+    /// `hallmark verify`: the log's C2SP verifier key.
+    package static let aggregatorVKey = Setting.optionalText(
+        "HALLMARK_AGGREGATOR_VKEY",
+        doc: "the log's verifier key (C2SP vkey, from hallmark aggregator public-key), for hallmark verify")
 
     /// `hallmark probe`: the runtime's reference stage.
     package enum Probe {
@@ -34,5 +38,7 @@ package enum CLIVariables {
         }
     }
 
-    package static var all: [SettingDescription] { [operatorKeyFile.description, aggregatorPublicKey.description] }
+    package static var all: [SettingDescription] {
+        [operatorKeyFile.description, aggregatorPublicKey.description, aggregatorVKey.description]
+    }
 }

@@ -25,6 +25,16 @@ public struct BirthmarkLogLeaf: Sendable, Hashable {
         self.parentHash = parentHash
     }
 
+    /// Reads the 73 leaf bytes (a zero parent hash is no parent); `invalid_length` otherwise.
+    public init(bytes: some DataProtocol) throws(HallmarkCryptoError) {
+        let raw = Data(bytes)
+        guard raw.count == 73 else { throw HallmarkCryptoError(.invalidLength, "a log leaf is 73 bytes") }
+        let parent = raw.subdata(in: 41..<73)
+        try self.init(
+            imageHash: raw.subdata(in: 0..<32), timestamp: raw[32..<40].reduce(0) { $0 << 8 | UInt64($1) },
+            modificationLevel: raw[40], parentHash: parent.allSatisfy { $0 == 0 } ? nil : parent)
+    }
+
     /// The 73 leaf bytes.
     public var bytes: Data {
         var out = imageHash
