@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
         // Tests only: reads deploy/k8s and deploy/compose (DeployTests). Small, C libyaml inside.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // HTTP (DESIGN's fixed choice): the C2SP witness, and the edge after it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Only the `Native/` folders import them.
@@ -127,6 +129,15 @@ let package = Package(
             name: "hallmark-aggregator", dependencies: ["AggregatorCore", "HallmarkRuntime"],
             path: "Services/HallmarkAggregator", linkerSettings: rpath),
 
+        // A C2SP tlog-witness anyone can run (hallmark witness), over HTTP.
+        .target(
+            name: "WitnessCore",
+            dependencies: [
+                "HallmarkCore", "HallmarkCrypto", log, metrics, lifecycle,
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Services/WitnessCore"),
+
         // The runtime's reference stages (probe, request/reply pair, ordered writer).
         .target(name: "ProbeCore", dependencies: ["HallmarkRuntime", "HallmarkMessages"], path: "Services/ProbeCore"),
         // Client-side helpers: playing a camera, waiting for answers on a topic.
@@ -146,7 +157,8 @@ let package = Package(
             dependencies: [
                 "HallmarkRuntime", "HallmarkPostgres", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
                 "GatewayCore",
-                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", argumentParser,
+                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", "WitnessCore",
+                argumentParser,
             ],
             path: "Services/HallmarkCLICore"),
         .executableTarget(
@@ -191,8 +203,14 @@ let package = Package(
             ],
             path: "Tests/GatewayTests", linkerSettings: rpath),
         .testTarget(
+            name: "WitnessTests", dependencies: ["WitnessCore", "HallmarkCrypto", "HallmarkTestSupport"],
+            path: "Tests/WitnessTests", linkerSettings: rpath),
+        .testTarget(
             name: "AggregatorTests",
-            dependencies: ["AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport"],
+            dependencies: [
+                "AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "WitnessCore",
+                "HallmarkSubprocess",
+            ],
             path: "Tests/AggregatorTests", linkerSettings: rpath),
         // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the
         // committed corpora through; the libFuzzer executable is added below only for

@@ -26,6 +26,12 @@ package struct AggregatorConfiguration: Sendable {
     package var authorityID = Variable.authorityID.defaultValue
     /// The log's C2SP origin: its checkpoints' first line and its key's name.
     package var origin = Variable.origin.defaultValue
+    /// The witnesses to ask and the quorum (a C2SP tlog-policy file); none when nil.
+    package var witnessPolicyFile: String?
+    /// How often the witnesses are asked about the latest checkpoint.
+    package var witnessInterval = Variable.witnessInterval.defaultValue
+    /// How long a witness may take to answer.
+    package var witnessTimeout = Variable.witnessTimeout.defaultValue
     /// The checkpoint signing key's file (``CheckpointSigningKey``), never from the database;
     /// required to run.
     package var signingKeyFile: String?
@@ -77,6 +83,17 @@ package struct AggregatorConfiguration: Sendable {
             accepted: "a schema-less URL without spaces or '+'",
             doc: "the log's identity (C2SP origin): its checkpoints' first line and its key's name; set it to your own URL"
         ) { NoteVerifierKey.isValidName($0) ? $0 : nil }
+        package static let witnessPolicyFile = Setting.optionalText(
+            "HALLMARK_AGGREGATOR_WITNESS_POLICY_FILE",
+            doc:
+                "a C2SP tlog-policy file: the witnesses (vkey and URL) asked to cosign each checkpoint and the quorum that makes one witnessed; no witnesses when unset"
+        )
+        package static let witnessInterval = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_WITNESS_INTERVAL_MS", default: .seconds(1), in: 10...3_600_000,
+            doc: "how often the witnesses are asked to cosign the latest checkpoint")
+        package static let witnessTimeout = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_WITNESS_TIMEOUT_MS", default: .seconds(5), in: 10...600_000,
+            doc: "how long a witness may take to answer before the next round asks again")
         package static let signingKeyFile = Setting.optionalText(
             "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE", doc: "the checkpoint signing key's file; required to run")
         package static let batch = Setting.integer(
@@ -102,7 +119,9 @@ package struct AggregatorConfiguration: Sendable {
             [
                 submissionInput.description, submissionOutput.description, tokenRequests.description,
                 tokenResults.description, checkpoints.description, verifyInput.description, verifyOutput.description,
-                schema.description, authorityID.description, origin.description, signingKeyFile.description, batch.description,
+                schema.description, authorityID.description, origin.description, signingKeyFile.description,
+                witnessPolicyFile.description,
+                witnessInterval.description, witnessTimeout.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
                 sweep.description,
             ] + SubmissionIDKey.variable.all
@@ -147,6 +166,9 @@ package struct AggregatorConfiguration: Sendable {
         c.authorityID = try s.value(Variable.authorityID)
         c.origin = try s.value(Variable.origin)
         c.signingKeyFile = try s.value(Variable.signingKeyFile)
+        c.witnessPolicyFile = try s.value(Variable.witnessPolicyFile)
+        c.witnessInterval = try s.value(Variable.witnessInterval)
+        c.witnessTimeout = try s.value(Variable.witnessTimeout)
         c.maxBatch = try s.value(Variable.batch)
         c.linger = try s.value(Variable.linger)
         c.resendAfter = try s.value(Variable.resend)
@@ -157,5 +179,25 @@ package struct AggregatorConfiguration: Sendable {
         c.securityTopic = try s.value(StageConfiguration.Variable.securityTopic)
         c.idKey = try SubmissionIDKey.fromEnvironment(env)
         return c
+    }
+
+    /// The witness policy, read from ``witnessPolicyFile``; nil when none is set.
+    package func witnessPolicy() throws(ConfigurationError) -> TransparencyPolicy? {
+        guard let path = witnessPolicyFile else { return nil }
+        let variable = Variable.witnessPolicyFile.name
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError(variable: variable, reason: "cannot be read")
+        }
+        do {
+            let policy = try TransparencyPolicy.parse(text)
+            guard policy.witnesses.contains(where: { $0.url != nil }) else {
+                throw ConfigurationError(variable: variable, reason: "names no witness with a URL to ask")
+            }
+            return policy
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(variable: variable, reason: "\(error)")
+        }
     }
 }

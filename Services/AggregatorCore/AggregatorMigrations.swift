@@ -88,6 +88,19 @@ package enum AggregatorMigrations {
                 sql: """
                     ALTER TABLE \(schema).checkpoints ADD COLUMN note text;
                     """),
+            // Witnesses (C2SP tlog-witness): the size each last cosigned, and their cosignature
+            // lines per checkpoint, served after the log's own signatures.
+            .init(
+                version: 5, name: "witness_cosignatures",
+                sql: """
+                    CREATE TABLE \(schema).witness_sizes (witness text PRIMARY KEY, size bigint NOT NULL);
+                    CREATE TABLE \(schema).cosignatures (
+                        tree_size bigint NOT NULL,
+                        witness text NOT NULL,
+                        lines text NOT NULL,
+                        PRIMARY KEY (tree_size, witness)
+                    );
+                    """),
             PendingRequests.migration(schema: schema),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)

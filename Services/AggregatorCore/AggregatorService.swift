@@ -59,7 +59,14 @@ package enum AggregatorService {
             configuration: c, idKey: idKey, instance: context.instance, pending: pending,
             metrics: metrics, pool: database.pool)
         let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
-        let verifier = LogVerifier(configuration: c, metrics: metrics, pool: database.pool)
+        let policy = try c.witnessPolicy()
+        let verifier = LogVerifier(configuration: c, metrics: metrics, pool: database.pool, policy: policy)
+        // Witnesses are asked off the append path, in a service of their own.
+        let cosigner = policy.map {
+            WitnessCosigner(
+                policy: $0, schema: c.schema, pool: pool, interval: c.witnessInterval, timeout: c.witnessTimeout,
+                logger: context.logger)
+        }
         // A new checkpoint key (a restart with another key file) goes into the audit trail.
         let audit = AuditTrail(schema: c.schema, service: "aggregator", topic: c.auditTopic, indexKey: nil)
         let recorder = try context.keyRotationRecorder(
@@ -76,8 +83,8 @@ package enum AggregatorService {
         }
         // The stages last, so the group stops them first: they drain while the writer runs.
         // Each stage has its own consumer group, so its lag (and its scaling) is its own.
-        return [
-            recorder, sweeper, writer, retrier,
+        let support: [any Service] = [recorder, sweeper, writer, retrier] + (cosigner.map { [$0] } ?? [])
+        return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(
                 joiner, inputs: joiner.inputs, dispatch: .partitionBatches,

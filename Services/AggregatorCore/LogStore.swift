@@ -37,11 +37,15 @@ package struct LogStore: Sendable {
         return out
     }
 
-    /// The latest checkpoint, or nil for an empty log.
+    /// The latest checkpoint, or nil for an empty log; its note carries the witnesses'
+    /// cosignatures kept so far.
     package func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
         let rows = try await connection.query(
             """
-            SELECT tree_size, root_hash, signed_at, signature, key_id, note FROM \(unescaped: schema).checkpoints
+            SELECT tree_size, root_hash, signed_at, signature, key_id,
+                note || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
+                                  WHERE w.tree_size = c.tree_size), '')
+            FROM \(unescaped: schema).checkpoints c
             ORDER BY tree_size DESC LIMIT 1
             """)
         return try Self.checkpoints(rows).first
@@ -51,7 +55,10 @@ package struct LogStore: Sendable {
     package func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
         let rows = try await connection.query(
             """
-            SELECT tree_size, root_hash, signed_at, signature, key_id, note FROM \(unescaped: schema).checkpoints
+            SELECT tree_size, root_hash, signed_at, signature, key_id,
+                note || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
+                                  WHERE w.tree_size = c.tree_size), '')
+            FROM \(unescaped: schema).checkpoints c
             WHERE tree_size = \(size)
             """)
         return try Self.checkpoints(rows).first

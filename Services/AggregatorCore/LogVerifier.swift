@@ -20,9 +20,15 @@ package struct LogVerifier: StageProcessor {
     let metrics: AggregatorMetrics
     /// Reads only: a connection per batch, no transaction.
     let pool: PostgresPool
+    /// The witness policy that says whether a checkpoint is witnessed; nil without witnesses.
+    let policy: TransparencyPolicy?
 
-    package init(configuration: AggregatorConfiguration, metrics: AggregatorMetrics, pool: PostgresPool) {
+    package init(
+        configuration: AggregatorConfiguration, metrics: AggregatorMetrics, pool: PostgresPool,
+        policy: TransparencyPolicy? = nil
+    ) {
         self.pool = pool
+        self.policy = policy
         self.configuration = configuration
         store = LogStore(schema: configuration.schema)
         self.metrics = metrics
@@ -51,7 +57,11 @@ package struct LogVerifier: StageProcessor {
             }
             var verdicts: [StageVerdict] = []
             for (message, request) in batch {
-                let result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
+                var result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
+                if let policy, let checkpoint = result.checkpoint {
+                    let note = checkpoint.note.flatMap { try? SignedNote.parse(Array($0.utf8)) }
+                    result.witnessed = note.map { policy.isSatisfied(by: policy.cosigners(of: $0)) } ?? false
+                }
                 metrics.verification(result.status.rawValue)
                 verdicts.append(.outputs([try message.reply(result, or: configuration.verifyOutput)]))
             }

@@ -11,6 +11,7 @@ package struct HallmarkCommand: AsyncParsableCommand {
             TrafficCommand.self,
             AuthorityCommand.self, ProvisionCommand.self, AggregatorCommand.self, VerifyCommand.self,
             TopCommand.self, MetricsCommand.self, AuditCommand.self, PrivacyCommand.self, ConfigCommand.self,
+            WitnessCommand.self,
         ])
 
     package init() {}

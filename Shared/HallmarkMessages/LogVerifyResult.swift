@@ -55,6 +55,9 @@ public struct LogVerifyResult: MessageBody, Hashable {
     public var oldTreeSize: UInt64?
     /// RFC 6962 consistency proof, hex.
     public var consistencyProof: [String]?
+    /// Whether the checkpoint's witness cosignatures satisfy the log's witness policy (C2SP
+    /// tlog-policy); absent when the log has no witnesses.
+    public var witnessed: Bool?
 
     /// The fields every answer has; set the rest for its status.
     public init(
@@ -110,7 +113,7 @@ public struct LogVerifyResult: MessageBody, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, status, reason, record, checkpoint
+        case query, status, reason, record, checkpoint, witnessed
         case imageHash = "image_hash"
         case leafIndex = "leaf_index"
         case inclusionProof = "inclusion_proof"

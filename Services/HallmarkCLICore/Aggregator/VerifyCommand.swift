@@ -165,8 +165,19 @@ package struct VerifyCommand: AsyncParsableCommand {
                 AUTHENTICATED: \(hash)
                   leaf \(index), captured \(Self.date(record.timestamp)), modification level \(record.modificationLevel)\(parent)
                   inclusion proof (\(answer.inclusionProof?.count ?? 0) hashes) leads to the root of the \(signed)
-                  \(consistency)
+                  \(consistency)\(Self.witnessing(answer))
                 """, code: 0, proof: proof)
+    }
+
+    /// What the log says of its witnesses, when it has any: whether the checkpoint's
+    /// cosignatures satisfy its policy, and how many the note carries (beyond the log's two).
+    static func witnessing(_ answer: LogVerifyResult) -> String {
+        guard let witnessed = answer.witnessed else { return "" }
+        let lines = answer.checkpoint?.note.flatMap { try? SignedNote.parse(Array($0.utf8)) }?.signatures.count ?? 0
+        let cosignatures = max(0, lines - 2)
+        return witnessed
+            ? "\n  witnessed: the checkpoint carries \(cosignatures) witness cosignature(s), enough for the log's witness policy"
+            : "\n  not witnessed yet: \(cosignatures) witness cosignature(s) so far; ask again shortly"
     }
 
     static func date(_ seconds: UInt64) -> String { Timestamp.format(Date(timeIntervalSince1970: TimeInterval(seconds))) }

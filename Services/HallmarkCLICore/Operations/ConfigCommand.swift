@@ -2,6 +2,7 @@ import ArgumentParser
 import AggregatorCore
 import AuthorityCore
 import Foundation
+import WitnessCore
 import GatewayCore
 import HallmarkCore
 import HallmarkKafka
@@ -71,6 +72,7 @@ package struct ConfigCommand: ParsableCommand {
         }
         if service == nil {
             sections.append(("the hallmark CLI's own commands", CLIVariables.all))
+            sections.append(("hallmark witness (a C2SP transparency-log witness)", WitnessConfiguration.Variable.all))
             sections.append(
                 (
                     "hallmark probe (the runtime's reference stage)",

@@ -103,3 +103,8 @@ public struct SignedNote: Sendable, Hashable {
 
     static func malformed(_ reason: String) -> HallmarkCryptoError { HallmarkCryptoError(.malformedNote, reason) }
 }
+
+extension HallmarkCryptoError {
+    /// `malformed_note`: a note, checkpoint, proof or request text that is not well formed.
+    public static func malformedNote(_ reason: String) -> HallmarkCryptoError { HallmarkCryptoError(.malformedNote, reason) }
+}
