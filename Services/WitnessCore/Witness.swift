@@ -10,9 +10,12 @@ import Metrics
 /// are checked one at a time, in this process on a serial queue and across processes under the
 /// state file's lock, so a smaller checkpoint can never overwrite a larger one.
 ///
-/// Shown a checkpoint of the size it cosigned with another root, or one that no consistency
-/// proof joins to it, it refuses (422), keeps the note as evidence, logs a critical
-/// `split view` line and counts `hallmark_witness_split_views_total`.
+/// Shown a checkpoint of the size it cosigned with another root (a split view), it refuses
+/// (422), keeps the note as evidence, logs a critical `split view` line and counts
+/// `hallmark_witness_split_views_total`. A larger checkpoint whose proof from the cosigned size
+/// does not verify (another history, or a broken proof: the witness cannot tell) is refused and
+/// kept as evidence too, logged as an error and counted in
+/// `hallmark_witness_unproven_checkpoints_total`.
 package final class Witness: Sendable {
     /// What verifies this witness's cosignatures (type 0x04).
     package var verifierKey: NoteVerifierKey { signer.verifierKey }
@@ -25,6 +28,7 @@ package final class Witness: Sendable {
     let logger: Logger
     private let queue = DispatchQueue(label: "hallmark.witness")
     private let splitViews = Counter(label: "hallmark_witness_split_views_total")
+    private let unproven = Counter(label: "hallmark_witness_unproven_checkpoints_total")
 
     /// A witness named `name` with the Ed25519 key of `seed`, following the logs whose vkeys
     /// are `logs`, keeping its state in `statePath`.
@@ -82,7 +86,7 @@ package final class Witness: Sendable {
                 if let refusal = answer?.refusal, refusal == .splitView || refusal == .inconsistent,
                     let last = state.logs[text.origin], request.oldSize == last.size
                 {
-                    record(request, text, contradicting: last, in: &state)
+                    record(request, text, contradicting: last, splitView: refusal == .splitView, in: &state)
                     return (answer!, save: true)
                 }
                 if let answer { return (answer, save: false) }
@@ -132,15 +136,20 @@ package final class Witness: Sendable {
 
     private func record(
         _ request: AddCheckpointRequest, _ text: CheckpointText, contradicting last: WitnessState.Log,
-        in state: inout WitnessState
+        splitView: Bool, in state: inout WitnessState
     ) {
-        splitViews.increment()
-        logger.critical(
-            "split view: the log showed a checkpoint inconsistent with the one this witness cosigned",
-            metadata: [
-                "origin": "\(text.origin)", "cosigned_size": "\(last.size)", "cosigned_root": "\(last.root)",
-                "shown_size": "\(text.treeSize)", "shown_root": "\(Base64.encode(text.rootHash))",
-            ])
+        let metadata: Logger.Metadata = [
+            "origin": "\(text.origin)", "cosigned_size": "\(last.size)", "cosigned_root": "\(last.root)",
+            "shown_size": "\(text.treeSize)", "shown_root": "\(Base64.encode(text.rootHash))",
+        ]
+        if splitView {
+            splitViews.increment()
+            logger.critical("split view: the log signed another root for the size this witness cosigned", metadata: metadata)
+        } else {
+            unproven.increment()
+            logger.error(
+                "the log's checkpoint is not proven consistent with the one this witness cosigned", metadata: metadata)
+        }
         state.evidence.append(
             WitnessState.Evidence(
                 origin: text.origin, cosignedSize: last.size, cosignedRoot: last.root,

@@ -56,6 +56,17 @@ struct SignedNoteTests {
         #expect(throws: HallmarkCryptoError.self) { try note.verified(by: [other.verifierKey.for(.cosignatureV1)]) }
     }
 
+    @Test func aVKeyWhoseKeyHasAPlusParses() throws {
+        // Base64 uses '+': a vkey splits at its first two only.
+        var seed = Data(repeating: 0, count: 32)
+        var key: NoteVerifierKey
+        repeat {
+            seed[0] &+= 1
+            key = try NoteSigner(name: "witness.example/w1", seed: seed, algorithm: .cosignatureV1).verifierKey
+        } while !key.description.split(separator: "+", maxSplits: 2)[2].contains("+")
+        #expect(try NoteVerifierKey(parsing: key.description) == key)
+    }
+
     @Test func malformedNotesAndKeysAreRefused() throws {
         for bad in [
             "no blank line\n\u{2014} PeterNeumann x08go/ZJku\n",

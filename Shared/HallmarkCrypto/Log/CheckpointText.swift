@@ -36,16 +36,16 @@ public struct CheckpointText: Sendable, Hashable {
 
     /// Parses a note text; `malformed_note` unless it is a checkpoint.
     public init(parsing text: String) throws(HallmarkCryptoError) {
-        guard text.hasSuffix("\n") else { throw SignedNote.malformed("a checkpoint ends in a newline") }
+        guard text.hasSuffix("\n") else { throw HallmarkCryptoError.malformedNote("a checkpoint ends in a newline") }
         let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 3, lines.allSatisfy({ !$0.isEmpty }) else {
-            throw SignedNote.malformed("a checkpoint has an origin, a size and a root, on non-empty lines")
+            throw HallmarkCryptoError.malformedNote("a checkpoint has an origin, a size and a root, on non-empty lines")
         }
         guard let size = UInt64(lines[1]), String(size) == lines[1] else {
-            throw SignedNote.malformed("the tree size is decimal without leading zeroes")
+            throw HallmarkCryptoError.malformedNote("the tree size is decimal without leading zeroes")
         }
         guard let root = try? Base64.decode(lines[2], length: 32), Base64.encode(root) == lines[2] else {
-            throw SignedNote.malformed("the root hash is the base64 of 32 bytes")
+            throw HallmarkCryptoError.malformedNote("the root hash is the base64 of 32 bytes")
         }
         try self.init(origin: lines[0], treeSize: size, rootHash: root, extensions: Array(lines.dropFirst(3)))
     }

@@ -46,31 +46,22 @@ public struct TransparencyProof: Sendable, Hashable {
         guard bytes.count <= SignedNote.maxSize + 4096, let text = String(validating: Array(bytes), as: UTF8.self),
             let split = text.range(of: "\n\n")
         else {
-            throw SignedNote.malformed("a tlog proof is a header, an index, hashes, a blank line and a checkpoint")
+            throw HallmarkCryptoError.malformedNote("a tlog proof is a header, an index, hashes, a blank line and a checkpoint")
         }
         var lines = text[..<split.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard lines.popFirst() == Substring(header) else { throw SignedNote.malformed("the first line is \(header)") }
+        guard lines.popFirst() == Substring(header) else {
+            throw HallmarkCryptoError.malformedNote("the first line is \(header)")
+        }
         var extra: Data?
         if let line = lines.first, line.hasPrefix("extra ") {
             guard let bytes = try? Base64.decode(String(line.dropFirst(6))) else {
-                throw SignedNote.malformed("the extra line is base64")
+                throw HallmarkCryptoError.malformedNote("the extra line is base64")
             }
             extra = bytes
             lines.removeFirst()
         }
-        guard let line = lines.popFirst(), line.hasPrefix("index "), let index = UInt64(line.dropFirst(6)),
-            String(index) == line.dropFirst(6)
-        else {
-            throw SignedNote.malformed("the index line is 'index <decimal>'")
-        }
-        guard lines.count <= 63 else { throw SignedNote.malformed("an inclusion proof has at most 63 hashes") }
-        var proof: [Data] = []
-        for line in lines {
-            guard let hash = try? Base64.decode(String(line), length: 32) else {
-                throw SignedNote.malformed("each proof line is the base64 of a 32-byte hash")
-            }
-            proof.append(hash)
-        }
+        let index = try NoteLines.number(lines.popFirst(), keyword: "index")
+        let proof = try NoteLines.hashes(lines)
         let checkpoint = try SignedNote.parse(Array(text[split.upperBound...].utf8))
         return TransparencyProof(extra: extra, index: index, inclusionProof: proof, checkpoint: checkpoint)
     }

@@ -32,19 +32,8 @@ public struct AddCheckpointRequest: Sendable, Hashable {
             throw HallmarkCryptoError.malformedNote("a request is an old size line, proof lines, a blank line and a checkpoint")
         }
         var lines = text[..<split.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard let first = lines.popFirst(), first.hasPrefix("old "), let old = UInt64(first.dropFirst(4)),
-            String(old) == first.dropFirst(4)
-        else {
-            throw HallmarkCryptoError.malformedNote("the first line is 'old <decimal size>'")
-        }
-        guard lines.count <= 63 else { throw HallmarkCryptoError.malformedNote("at most 63 consistency proof lines") }
-        var proof: [Data] = []
-        for line in lines {
-            guard let hash = try? Base64.decode(String(line), length: 32) else {
-                throw HallmarkCryptoError.malformedNote("each proof line is the base64 of a 32-byte hash")
-            }
-            proof.append(hash)
-        }
+        let old = try NoteLines.number(lines.popFirst(), keyword: "old")
+        let proof = try NoteLines.hashes(lines)
         return AddCheckpointRequest(
             oldSize: old, proof: proof, checkpoint: try SignedNote.parse(Array(text[split.upperBound...].utf8)))
     }

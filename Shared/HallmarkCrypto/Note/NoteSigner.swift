@@ -23,7 +23,7 @@ public struct NoteSigner: Sendable {
     ) throws(HallmarkCryptoError)
         -> SignedNote.Signature
     {
-        guard text.hasSuffix("\n") else { throw SignedNote.malformed("a note text ends in a newline") }
+        guard text.hasSuffix("\n") else { throw HallmarkCryptoError.malformedNote("a note text ends in a newline") }
         switch verifierKey.algorithm {
         case .ed25519:
             return SignedNote.Signature(

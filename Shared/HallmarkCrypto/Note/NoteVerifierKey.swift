@@ -37,7 +37,8 @@ public struct NoteVerifierKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a vkey; its key ID must be the one its name, type and key give.
     public init(parsing text: String) throws(HallmarkCryptoError) {
-        let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+        // The key's base64 may itself hold '+': only the first two separate the parts.
+        let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[1].utf8.count == 8, let id = UInt32(parts[1], radix: 16),
             parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase })
         else {

@@ -50,28 +50,32 @@ public struct SignedNote: Sendable, Hashable {
 
     /// Parses a note; `malformed_note` unless it is well formed.
     public static func parse(_ bytes: some DataProtocol) throws(HallmarkCryptoError) -> SignedNote {
-        guard bytes.count <= maxSize else { throw malformed("the note is longer than \(maxSize) bytes") }
-        guard let note = String(validating: Array(bytes), as: UTF8.self) else { throw malformed("the note is not UTF-8") }
+        guard bytes.count <= maxSize else { throw HallmarkCryptoError.malformedNote("the note is longer than \(maxSize) bytes") }
+        guard let note = String(validating: Array(bytes), as: UTF8.self) else {
+            throw HallmarkCryptoError.malformedNote("the note is not UTF-8")
+        }
         guard note.unicodeScalars.allSatisfy({ $0 == "\n" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
-            throw malformed("the note has control characters")
+            throw HallmarkCryptoError.malformedNote("the note has control characters")
         }
         // The text ends at the last blank line; the signature block follows it.
         guard note.hasSuffix("\n"), let split = note.range(of: "\n\n", options: .backwards) else {
-            throw malformed("a note is a text, a blank line and signature lines")
+            throw HallmarkCryptoError.malformedNote("a note is a text, a blank line and signature lines")
         }
         let text = String(note[..<split.lowerBound]) + "\n"
         let lines = note[split.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         guard !lines.isEmpty, lines.count <= maxSignatures else {
-            throw malformed("a note has 1 to \(maxSignatures) signature lines")
+            throw HallmarkCryptoError.malformedNote("a note has 1 to \(maxSignatures) signature lines")
         }
         var signatures: [Signature] = []
         for line in lines {
-            guard line.hasPrefix("\u{2014} ") else { throw malformed("a signature line starts with an em dash and a space") }
+            guard line.hasPrefix("\u{2014} ") else {
+                throw HallmarkCryptoError.malformedNote("a signature line starts with an em dash and a space")
+            }
             let parts = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count == 2, NoteVerifierKey.isValidName(String(parts[0])),
                 let raw = try? Base64.decode(String(parts[1])), raw.count > 4
             else {
-                throw malformed("a signature line is '— <key name> <b64 key ID and signature>'")
+                throw HallmarkCryptoError.malformedNote("a signature line is '— <key name> <b64 key ID and signature>'")
             }
             signatures.append(
                 Signature(
@@ -100,8 +104,6 @@ public struct SignedNote: Sendable, Hashable {
         }
         return verified
     }
-
-    static func malformed(_ reason: String) -> HallmarkCryptoError { HallmarkCryptoError(.malformedNote, reason) }
 }
 
 extension HallmarkCryptoError {
