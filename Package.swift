@@ -149,7 +149,7 @@ let package = Package(
             name: "HallmarkBench",
             dependencies: [
                 "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
-                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", argumentParser,
+                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "WitnessCore", argumentParser, lifecycle,
             ],
             path: "Services/HallmarkBench"),
         .target(
@@ -209,7 +209,7 @@ let package = Package(
             name: "AggregatorTests",
             dependencies: [
                 "AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "WitnessCore",
-                "HallmarkSubprocess",
+                "HallmarkSubprocess", lifecycle,
             ],
             path: "Tests/AggregatorTests", linkerSettings: rpath),
         // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the

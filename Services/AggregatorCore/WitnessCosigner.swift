@@ -57,8 +57,10 @@ package struct WitnessCosigner: Service {
         guard let latest = try? await pool.withConnection({ try await store.latestCheckpoint(on: $0) }),
             let text = latest.note, let note = try? SignedNote.parse(Array(text.utf8))
         else { return }
-        // The checkpoint goes out with the log's own signatures only.
-        let bare = SignedNote(text: note.text, signatures: note.signatures)
+        // The checkpoint goes out with the log's own signatures only (its origin's), not the
+        // cosignatures already gathered.
+        guard let origin = try? CheckpointText(parsing: note.text).origin else { return }
+        let bare = SignedNote(text: note.text, signatures: note.signatures.filter { $0.name == origin })
         await withTaskGroup(of: Void.self) { group in
             for witness in policy.witnesses where witness.url != nil {
                 group.addTask { await cosign(bare, size: latest.treeSize, by: witness) }

@@ -77,7 +77,7 @@ extension AggregatorBench {
         func removeFiles() { try? FileManager.default.removeItem(at: folder) }
 
         func dropSchemas() async {
-            await pool.dropBenchSchemas(aggregator.schema, authority.schema)
+            await pool.dropBenchSchemas(aggregator.schema, authority.schema, "bench_log_\(run)")
             pool.close()
         }
     }

@@ -105,12 +105,12 @@ struct AggregatorBench {
     }
 
     /// Leaves per second through the writer's append into a throw-away schema, 1,000 per
-    /// batch, each batch one transaction ending in a signed checkpoint.
-    func writerAppend(_ count: Int) async throws -> Double {
+    /// batch, each batch one transaction ending in a signed checkpoint. The schema stays for
+    /// the tile and witness benches; the caller drops it (`World.dropSchemas`).
+    func writerAppend(_ count: Int) async throws -> (rate: Double, schema: String, log: TransparencyLog, size: Int64) {
         let schema = "bench_log_\(world.run)"
         try await StageDatabase(pool: world.pool, schema: schema).migrate(
             AggregatorMigrations.all(schema: schema), logger: io.logger)
-        defer { Task { [pool = world.pool] in await pool.dropBenchSchemas(schema) } }
         let log = TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
         let batches = try (0..<(count / 1000)).map { _ in
             try (0..<1000).map { _ in
@@ -124,6 +124,6 @@ struct AggregatorBench {
         for batch in batches {
             size += Int64(try await world.pool.transaction { try await log.append(batch, at: size, on: $0) }.appended)
         }
-        return Double(size) / (ContinuousClock.now - start).seconds
+        return (Double(size) / (ContinuousClock.now - start).seconds, schema, log, size)
     }
 }

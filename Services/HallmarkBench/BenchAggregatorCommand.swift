@@ -28,6 +28,10 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds of paced load before latencies count.") var warmupSeconds = 3.0
     @Option(help: "Verification queries sent at once.") var queries = 20_000
     @Option(help: "Leaves appended in-process.") var leaves = 200_000
+    @Option(help: "Concurrent readers of tiles from PostgreSQL.") var tileReaders = 4
+    @Option(help: "Seconds of tile reads.") var tileSeconds = 5.0
+    @Option(help: "Local witnesses for the checkpoint round trip.") var witnesses = 3
+    @Option(help: "Checkpoints sent to the witnesses.") var witnessRounds = 20
     @Option(help: "Partitions of the bench topics.") var partitions = 4
     @Option(help: "Directory of hallmark-authority and hallmark-aggregator (default: beside this binary).") var binaries: String?
 
@@ -97,12 +101,26 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 verify.cost.service / verify.cost.seconds))
 
         let frontier = AggregatorBench.frontierAppend(leaves)
-        let writer = try await bench.writerAppend(min(leaves, 50_000))
+        let appended = try await bench.writerAppend(min(leaves, 50_000))
+        let writer = appended.rate
         printNow(
             String(
                 format:
-                    "in-process append: frontier %.0f leaves/s (root every 1,000); writer batches into PostgreSQL %.0f leaves/s (1,000 per batch, signed checkpoint each)",
+                    "in-process append: frontier %.0f leaves/s (root every 1,000); writer batches into PostgreSQL %.0f leaves/s (1,000 per batch, signed checkpoint and note each)",
                 frontier, writer))
+        let tiles = try await bench.tileReads(
+            schema: appended.schema, size: Int(appended.size), readers: tileReaders, seconds: tileSeconds)
+        printNow(
+            String(
+                format: "tiles from PostgreSQL: %.0f full tiles/s (hash tiles and entry bundles, %d readers, %.0f s)", tiles,
+                tileReaders, tileSeconds))
+        let trips = try await bench.witnessRoundTrips(
+            schema: appended.schema, log: appended.log, size: appended.size, witnesses: witnesses, rounds: witnessRounds)
+        printNow(
+            String(
+                format:
+                    "witness round trip (%d local witnesses, all cosign each checkpoint): p50 %.1f ms, max %.1f ms over %d checkpoints",
+                witnesses, trips[trips.count / 2], trips.last ?? 0, trips.count))
         printNow(
             String(
                 format:

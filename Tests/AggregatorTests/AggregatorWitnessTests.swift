@@ -4,8 +4,10 @@ import HallmarkClient
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
+import HallmarkPostgres
 import HallmarkTestSupport
 import Logging
+import ServiceLifecycle
 import Testing
 import WitnessCore
 
@@ -14,15 +16,23 @@ import WitnessCore
 /// The running aggregator and three C2SP witnesses on loopback (`hallmark witness`'s server),
 /// one of them down: each checkpoint is sent with its consistency proof, the two live ones
 /// cosign it, and a verification answer carries their cosignatures and says `witnessed` by the
-/// policy's 2-of-3 quorum, first from size 0 and then as the log grows.
+/// policy's 2-of-3 quorum: first from size 0, then as the log grows, then after the aggregator
+/// forgot the witnesses' sizes (their 409 tells it).
 @Suite("Aggregator witnesses", .serialized, .timeLimit(.minutes(4)))
 struct AggregatorWitnessTests {
-    /// A witness served on a free loopback port, stopped by cancelling its task.
+    /// A witness served on a free loopback port, in a service group that shuts it down
+    /// gracefully.
     struct Running {
         let witness: Witness
         let port: Int
-        let task: Task<Void, any Error>
+        let group: ServiceGroup
         let state: String
+
+        func stop() {
+            Task { await group.triggerGracefulShutdown() }
+            try? FileManager.default.removeItem(atPath: state)
+            try? FileManager.default.removeItem(atPath: state + ".lock")
+        }
     }
 
     static func serve(_ name: String, logs: [NoteVerifierKey]) async throws -> Running {
@@ -35,10 +45,11 @@ struct AggregatorWitnessTests {
         let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { port in
             continuation.yield(port)
         }
-        let task = Task { try await app.runService() }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
-        return Running(witness: witness, port: port, task: task, state: state)
+        return Running(witness: witness, port: port, group: group, state: state)
     }
 
     @Test func checkpointsAreCosignedAndWitnessedByTheQuorum() async throws {
@@ -48,13 +59,7 @@ struct AggregatorWitnessTests {
         let w1 = try await Self.serve("w1", logs: [vkey])
         let w2 = try await Self.serve("w2", logs: [vkey])
         let down = try NoteSigner(name: "witness.test/down", seed: try SecureRandom.bytes(32), algorithm: .cosignatureV1)
-        defer {
-            for w in [w1, w2] {
-                w.task.cancel()
-                try? FileManager.default.removeItem(atPath: w.state)
-                try? FileManager.default.removeItem(atPath: w.state + ".lock")
-            }
-        }
+        defer { [w1, w2].forEach { $0.stop() } }
         let policy = """
             # two of three witnesses; w3 is down
             log \(vkey)
@@ -79,7 +84,12 @@ struct AggregatorWitnessTests {
             results: h.aggregator.verifyOutput, timeout: .seconds(60))
         let parsed = try TransparencyPolicy.parse(policy)
 
-        for round in 1...2 {
+        for round in 1...3 {
+            if round == 3 {
+                // The aggregator forgets what the witnesses hold (a restored database): it asks
+                // from 0, each witness answers 409 with its size, and it asks again from there.
+                _ = try await h.pool.execute("DELETE FROM \(unescaped: h.aggregator.schema).witness_sizes")
+            }
             let hashes = (0..<round * 3).map { _ in Hex.encode(try! SecureRandom.bytes(32)) }
             for hash in hashes {
                 #expect(

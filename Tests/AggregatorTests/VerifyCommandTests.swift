@@ -89,6 +89,17 @@ struct VerifyCommandTests {
         #expect(afterForgery.code == 0 && afterForgery.text.contains("first checkpoint seen"), "\(afterForgery.text)")
         #expect(LastCheckpoint.load(state)?.treeSize == 2)
 
+        // A checkpoint the log's own key signed for another history (the log showed this asker
+        // one history before): the next answer is flagged, at a smaller size and at the same size.
+        for size: UInt64 in [1, 2] {
+            let other = try h.signingKey.sign(
+                LogCheckpoint(treeSize: size, rootHash: try SecureRandom.bytes(32), timestamp: 1_800_000_000))
+            try LastCheckpoint.save(other, to: state)
+            let split = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)
+            #expect(split.code == 2 && split.text.hasPrefix("INCONSISTENT LOG"), "size \(size): \(split.text)")
+            #expect(LastCheckpoint.load(state) == other)
+        }
+
         // An answer checked with another key is refused.
         let other = try await VerifyCommand.verify(hash, log: log, publicKey: try Ed25519.generate().publicKey, statePath: state)
         #expect(other.code == 2 && other.text.hasPrefix("INVALID ANSWER"))

@@ -1,0 +1,93 @@
+import AggregatorCore
+import Foundation
+import HallmarkCrypto
+import HallmarkPostgres
+import Logging
+import ServiceLifecycle
+import WitnessCore
+
+extension AggregatorBench {
+    /// Full tiles (hash tiles and entry bundles, alternately) read at random from the tree the
+    /// in-process writer stored, by `readers` concurrent connections for `seconds`: the most an
+    /// HTTP front serving tiles from PostgreSQL could serve. Returns tiles per second.
+    func tileReads(schema: String, size: Int, readers: Int, seconds: Double) async throws -> Double {
+        let store = LogStore(schema: schema)
+        let full = UInt64(size / TileCoordinate.width)
+        precondition(full > 0, "the tile bench needs at least one full tile")
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let start = ContinuousClock.now
+        let reads = try await withThrowingTaskGroup(of: Int.self) { group in
+            for reader in 0..<readers {
+                group.addTask { [pool = world.pool] in
+                    try await pool.withConnection { connection in
+                        var count = 0
+                        while ContinuousClock.now < deadline {
+                            let tile = TileCoordinate(level: (count + reader) % 2 == 0 ? 0 : nil, index: .random(in: 0..<full))
+                            guard try await store.tile(tile, on: connection) != nil else {
+                                throw BenchError("tile \(tile) is missing")
+                            }
+                            count += 1
+                        }
+                        return count
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(reads) / (ContinuousClock.now - start).seconds
+    }
+
+    /// Checkpoint round trips through `count` local C2SP witnesses (`hallmark witness`'s server
+    /// on loopback): each round appends a batch to the log (a new checkpoint), then times one
+    /// round of the aggregator's witness client, which asks every witness at once with its
+    /// consistency proof. Returns the round trips in milliseconds, sorted.
+    func witnessRoundTrips(
+        schema: String, log: TransparencyLog, size: Int64, witnesses count: Int, rounds: Int
+    )
+        async throws -> [Double]
+    {
+        var logger = Logger(label: "hallmark.bench.witness")
+        logger.logLevel = .critical
+        let vkey = try world.key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
+        var servers: [ServiceGroup] = []
+        var lines = ["log \(vkey)"]
+        defer { for group in servers { Task { await group.triggerGracefulShutdown() } } }
+        for n in 0..<count {
+            let state = world.folder.appendingPathComponent("witness-\(n).json").path
+            let witness = try Witness(
+                name: "bench.witness/w\(n)", seed: try SecureRandom.bytes(32), logs: [vkey], statePath: state, logger: logger)
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { continuation.yield($0) }
+            let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+            Task { try await group.run() }
+            servers.append(group)
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw BenchError("a witness did not start") }
+            lines.append("witness w\(n) \(witness.verifierKey) http://127.0.0.1:\(port)")
+        }
+        lines.append("group all \(count) " + (0..<count).map { "w\($0)" }.joined(separator: " "))
+        lines.append("quorum all")
+        let policy = try TransparencyPolicy.parse(lines.joined(separator: "\n") + "\n")
+        let cosigner = WitnessCosigner(
+            policy: policy, schema: schema, pool: world.pool, interval: .seconds(1), timeout: .seconds(10), logger: logger)
+        var size = size
+        var times: [Double] = []
+        for _ in 0..<rounds {
+            let batch = try (0..<100).map { _ in
+                TransparencyLog.Item(
+                    id: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
+                    capturedAt: 1_700_000_000, correlationID: "bench", replyTopic: "unused", replyKey: nil)
+            }
+            size += Int64(try await world.pool.transaction { [size] in try await log.append(batch, at: size, on: $0) }.appended)
+            let start = ContinuousClock.now
+            await cosigner.round()
+            times.append((ContinuousClock.now - start).seconds * 1000)
+            let store = LogStore(schema: schema)
+            for witness in policy.witnesses {
+                let held = try await world.pool.withConnection { try await store.witnessSize(witness.key, on: $0) }
+                guard held == UInt64(size) else { throw BenchError("witness \(witness.name) did not cosign size \(size)") }
+            }
+        }
+        return times.sorted()
+    }
+}
