@@ -56,17 +56,28 @@ package struct LogVerifier: StageProcessor {
                 proofs = Dictionary(uniqueKeysWithValues: zip(wanted, built))
             }
             var verdicts: [StageVerdict] = []
+            // Most answers of a batch carry the same (latest) checkpoint: its cosignatures are
+            // checked once, not once per answer.
+            var witnessed: [UInt64: Bool] = [:]
             for (message, request) in batch {
                 var result = try await answer(message, request, latest: latest, leaves: leaves, proofs: proofs, on: connection)
                 if let policy, let checkpoint = result.checkpoint {
-                    let note = checkpoint.note.flatMap { try? SignedNote.parse(Array($0.utf8)) }
-                    result.witnessed = note.map { policy.isSatisfied(by: policy.cosigners(of: $0)) } ?? false
+                    if witnessed[checkpoint.treeSize] == nil {
+                        witnessed[checkpoint.treeSize] = Self.isWitnessed(checkpoint, by: policy)
+                    }
+                    result.witnessed = witnessed[checkpoint.treeSize]
                 }
                 metrics.verification(result.status.rawValue)
                 verdicts.append(.outputs([try message.reply(result, or: configuration.verifyOutput)]))
             }
             return verdicts
         }
+    }
+
+    /// Whether the witnesses' cosignatures on the checkpoint's note satisfy the policy.
+    static func isWitnessed(_ checkpoint: SignedCheckpoint, by policy: TransparencyPolicy) -> Bool {
+        guard let note = checkpoint.note.flatMap({ try? SignedNote.parse(Array($0.utf8)) }) else { return false }
+        return policy.isSatisfied(by: policy.cosigners(of: note))
     }
 
     private func answer(
