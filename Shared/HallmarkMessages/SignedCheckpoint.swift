@@ -28,10 +28,14 @@ public struct SignedCheckpoint: Codable, Sendable, Hashable {
 
     /// Signs `checkpoint` with the aggregator's Ed25519 seed; `note` is its signed note.
     public init(_ checkpoint: LogCheckpoint, seed: some DataProtocol, note: SignedNote? = nil) throws(HallmarkCryptoError) {
-        let publicKey = try Ed25519.keyPair(seed: seed).publicKey
+        try self.init(checkpoint, key: Ed25519.SigningKey(seed: seed), note: note)
+    }
+
+    /// Signs `checkpoint` with the aggregator's key, already derived.
+    public init(_ checkpoint: LogCheckpoint, key: Ed25519.SigningKey, note: SignedNote? = nil) throws(HallmarkCryptoError) {
         self.init(
             treeSize: checkpoint.treeSize, rootHash: Hex.encode(checkpoint.rootHash), timestamp: checkpoint.timestamp,
-            signature: Base64.encode(try checkpoint.sign(seed: seed)), keyID: Self.keyID(publicKey: publicKey),
+            signature: Base64.encode(try key.sign(checkpoint.signingBytes)), keyID: Self.keyID(publicKey: key.publicKey),
             note: note?.formatted)
     }
 
@@ -40,13 +44,8 @@ public struct SignedCheckpoint: Codable, Sendable, Hashable {
     /// when the note is malformed, does not verify or disagrees.
     public func openNote(vkey: NoteVerifierKey) throws(HallmarkCryptoError) -> CheckpointText? {
         guard let note else { return nil }
-        let signed = try SignedNote.parse(Array(note.utf8))
-        let verified = try signed.verified(by: [vkey, vkey.for(.cosignatureV1)])
-        guard verified.contains(where: { $0.key.algorithm == .ed25519 }) else {
-            throw HallmarkCryptoError(.authenticationFailed, "the log's Ed25519 signature is missing")
-        }
-        let text = try CheckpointText(parsing: signed.text)
-        guard text.origin == vkey.name, text.treeSize == treeSize, Hex.encode(text.rootHash) == rootHash else {
+        let text = try CheckpointText.open(SignedNote.parse(Array(note.utf8)), vkey: vkey)
+        guard text.treeSize == treeSize, Hex.encode(text.rootHash) == rootHash else {
             throw HallmarkCryptoError(.invalidProof, "the note's checkpoint is not this checkpoint")
         }
         return text

@@ -126,6 +126,36 @@ struct SignedNoteTests {
         }
     }
 
+    @Test func aCheckpointOpensOnlyWithItsLogsOwnSignature() throws {
+        let seed = Data(repeating: 7, count: 32)
+        let log = try NoteSigner(name: "example.com/log", seed: seed, algorithm: .ed25519)
+        let clock = try NoteSigner(name: "example.com/log", seed: seed, algorithm: .cosignatureV1)
+        let text = try CheckpointText(origin: "example.com/log", treeSize: 5, rootHash: Data(repeating: 3, count: 32))
+        let both = SignedNote(text: text.text, signatures: [try log.sign(text.text), try clock.sign(text.text, time: 1)])
+        #expect(try CheckpointText.open(both, vkey: log.verifierKey) == text)
+        func code(_ note: SignedNote, _ vkey: NoteVerifierKey) -> HallmarkCryptoError.Code? {
+            do {
+                _ = try CheckpointText.open(note, vkey: vkey)
+                return nil
+            } catch { return error.code }
+        }
+        // The time cosignature alone is the same key, but not the log's signature.
+        #expect(
+            code(SignedNote(text: text.text, signatures: [try clock.sign(text.text, time: 1)]), log.verifierKey)
+                == .authenticationFailed)
+        // Signed by the key, under a name that is not the checkpoint's origin.
+        let renamed = try NoteSigner(name: "example.com/other", seed: seed, algorithm: .ed25519)
+        #expect(
+            code(SignedNote(text: text.text, signatures: [try renamed.sign(text.text)]), renamed.verifierKey)
+                == .authenticationFailed)
+        // Another key with the log's name.
+        let stranger = try NoteSigner(name: "example.com/log", seed: Data(repeating: 8, count: 32), algorithm: .ed25519)
+        #expect(code(both, stranger.verifierKey) == .authenticationFailed)
+        // A signed note that is not a checkpoint.
+        let prose = SignedNote(text: "hello\n", signatures: [try log.sign("hello\n")])
+        #expect(code(prose, log.verifierKey) == .malformedNote)
+    }
+
     @Test func aProofFileRoundTrips() throws {
         let signer = try NoteSigner(name: "example.com/fancylog", seed: Data(repeating: 9, count: 32), algorithm: .ed25519)
         let text = try CheckpointText(origin: "example.com/fancylog", treeSize: 109_482, rootHash: Data(repeating: 1, count: 32))
