@@ -40,28 +40,25 @@ package struct LogStore: Sendable {
     /// The latest checkpoint, or nil for an empty log; its note carries the witnesses'
     /// cosignatures kept so far.
     package func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
-        let rows = try await connection.query(
-            """
-            SELECT tree_size, root_hash, signed_at, signature, key_id,
-                note || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
-                                  WHERE w.tree_size = c.tree_size), '')
-            FROM \(unescaped: schema).checkpoints c
-            ORDER BY tree_size DESC LIMIT 1
-            """)
+        let rows = try await connection.query("\(selectCheckpoints) ORDER BY tree_size DESC LIMIT 1")
         return try Self.checkpoints(rows).first
     }
 
     /// The checkpoint of exactly `size` leaves, if the log made one.
     package func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
-        let rows = try await connection.query(
-            """
-            SELECT tree_size, root_hash, signed_at, signature, key_id,
-                note || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
-                                  WHERE w.tree_size = c.tree_size), '')
-            FROM \(unescaped: schema).checkpoints c
-            WHERE tree_size = \(size)
-            """)
+        let rows = try await connection.query("\(selectCheckpoints) WHERE tree_size = \(size)")
         return try Self.checkpoints(rows).first
+    }
+
+    /// The checkpoints as ``checkpoints(_:)`` decodes them, each note followed by the
+    /// witnesses' cosignature lines kept for its size.
+    private var selectCheckpoints: PostgresQuery {
+        """
+        SELECT tree_size, root_hash, signed_at, signature, key_id,
+            note || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
+                              WHERE w.tree_size = c.tree_size), '')
+        FROM \(unescaped: schema).checkpoints c
+        """
     }
 
     private static func checkpoints(_ rows: PostgresRows) throws -> [SignedCheckpoint] {
