@@ -10,7 +10,8 @@ import ServiceLifecycle
 #endif
 
 /// Asks the policy's witnesses to cosign the log's latest checkpoint (C2SP tlog-witness), off
-/// the append path: after each round it waits `interval`, or less when woken. Per witness it
+/// the append path: after each round it waits `interval`, whatever the commit rate, so the
+/// witnesses see at most one checkpoint per interval from a replica. Per witness it
 /// keeps the size the witness last cosigned (`witness_sizes`) and sends the consistency proof
 /// from there; their cosignatures are kept per tree size (`cosignatures`) and served with the
 /// checkpoint.
