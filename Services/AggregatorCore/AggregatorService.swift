@@ -39,7 +39,7 @@ package enum AggregatorService {
         context.logger.info("checkpoint key loaded", metadata: ["key_id": "\(key.keyID)", "authority_id": "\(c.authorityID)"])
         let metrics = AggregatorMetrics()
         let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
-        let log = TransparencyLog(
+        let log = try TransparencyLog(
             schema: c.schema, key: key, checkpointTopic: c.checkpoints, origin: c.origin, metrics: metrics)
         let writer = OrderedWriter(
             configuration: .init(

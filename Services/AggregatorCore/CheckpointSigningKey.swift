@@ -15,39 +15,22 @@ import HallmarkMessages
 package struct CheckpointSigningKey: Sendable {
     /// The seed; never printed.
     let seed: Data
+    /// The key derived from the seed, once.
+    let signingKey: Ed25519.SigningKey
     /// The raw 32-byte public key.
-    package let publicKey: Data
+    package var publicKey: Data { signingKey.publicKey }
     /// Hex SHA-256 of the public key, as checkpoints name it.
-    package var keyID: String { SignedCheckpoint.keyID(publicKey: publicKey) }
+    package let keyID: String
 
     init(seed: Data) throws {
         self.seed = seed
-        publicKey = try Ed25519.keyPair(seed: seed).publicKey
+        signingKey = try Ed25519.SigningKey(seed: seed)
+        keyID = SignedCheckpoint.keyID(publicKey: signingKey.publicKey)
     }
 
     /// A fresh key.
     package static func generate() throws -> CheckpointSigningKey {
         try CheckpointSigningKey(seed: Ed25519.generate().seed)
-    }
-
-    /// Signs a checkpoint, and, for a log with an `origin`, its C2SP signed note.
-    package func sign(_ checkpoint: LogCheckpoint, origin: String? = nil) throws -> SignedCheckpoint {
-        let note = try origin.map {
-            try self.note(
-                CheckpointText(origin: $0, treeSize: checkpoint.treeSize, rootHash: checkpoint.rootHash),
-                time: checkpoint.timestamp)
-        }
-        return try SignedCheckpoint(checkpoint, seed: seed, note: note)
-    }
-
-    /// The C2SP signed note of `checkpoint`: the log's Ed25519 note signature (type 0x01) and
-    /// its time as a tlog-cosignature (type 0x04), both under the origin, so the one vkey
-    /// (``verifierKey(origin:)``) checks both.
-    package func note(_ checkpoint: CheckpointText, time: UInt64) throws -> SignedNote {
-        let text = checkpoint.text
-        let signer = try NoteSigner(name: checkpoint.origin, seed: seed, algorithm: .ed25519)
-        let clock = try NoteSigner(name: checkpoint.origin, seed: seed, algorithm: .cosignatureV1)
-        return SignedNote(text: text, signatures: [try signer.sign(text), try clock.sign(text, time: time)])
     }
 
     /// The log's verifier key: `<origin>+<key ID>+<b64(0x01 ‖ public key)>`.

@@ -22,10 +22,9 @@ package struct TransparencyLog: OrderedWriterLog {
 
     let store: LogStore
     let ledger: SubmissionLedger
-    let key: CheckpointSigningKey
+    /// Signs checkpoints and their notes under the log's C2SP origin.
+    let signer: CheckpointSigningKey.LogSigner
     let checkpointTopic: String
-    /// The C2SP origin the checkpoints' notes name.
-    let origin: String
     let metrics: AggregatorMetrics
     /// The head after the last batch this process built; used only when it matches the
     /// committed checkpoint at the batch's position, else rebuilt from stored nodes.
@@ -34,12 +33,11 @@ package struct TransparencyLog: OrderedWriterLog {
     package init(
         schema: String, key: CheckpointSigningKey, checkpointTopic: String,
         origin: String = AggregatorConfiguration.Variable.origin.defaultValue, metrics: AggregatorMetrics
-    ) {
+    ) throws {
         store = LogStore(schema: schema)
         ledger = SubmissionLedger(schema: schema)
-        self.key = key
+        signer = try key.signer(origin: origin)
         self.checkpointTopic = checkpointTopic
-        self.origin = origin
         self.metrics = metrics
     }
 
@@ -84,17 +82,17 @@ package struct TransparencyLog: OrderedWriterLog {
         var outputs: [StageOutput] = []
         if !leaves.isEmpty {
             try await insert(leaves, nodes: nodes, on: connection)
-            let signed = try key.sign(
+            let signed = try signer.sign(
                 try LogCheckpoint(
                     treeSize: UInt64(size), rootHash: frontier.root,
-                    timestamp: UInt64(Date().timeIntervalSince1970)), origin: origin)
+                    timestamp: UInt64(Date().timeIntervalSince1970)))
             try await connection.execute(
                 """
                 INSERT INTO \(unescaped: store.schema).checkpoints (tree_size, root_hash, signed_at, signature, key_id, note)
                 VALUES (\(size), \(frontier.root), \(Int64(signed.timestamp)), \(try Base64.decode(signed.signature)),
                         \(signed.keyID), \(signed.note))
                 """)
-            let message = Message(Checkpoint(signed), id: MessageID.derived(from: key.keyID, "checkpoint-\(size)"))
+            let message = Message(Checkpoint(signed), id: MessageID.derived(from: signer.key.keyID, "checkpoint-\(size)"))
             outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
         }
         let answered = try await ledger.answerLogged(Array(zip(items, placed)), treeSize: UInt64(size), on: connection)

@@ -111,7 +111,7 @@ struct AggregatorBench {
         let schema = "bench_log_\(world.run)"
         try await StageDatabase(pool: world.pool, schema: schema).migrate(
             AggregatorMigrations.all(schema: schema), logger: io.logger)
-        let log = TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
+        let log = try TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
         let batches = try (0..<(count / 1000)).map { _ in
             try (0..<1000).map { _ in
                 TransparencyLog.Item(

@@ -98,7 +98,7 @@ struct IndependentVerifierTests {
         let checkpointFile = dir + "/checkpoint"
         let genuine = try #require(FileManager.default.contents(atPath: checkpointFile))
         let text = try CheckpointText(parsing: try SignedNote.parse(Array(genuine)).text)
-        let forged = try CheckpointSigningKey.generate().note(text, time: 1_800_000_000)
+        let forged = try CheckpointSigningKey.generate().signer(origin: text.origin).note(text, time: 1_800_000_000)
         try Data(forged.formatted.utf8).write(to: URL(fileURLWithPath: checkpointFile))
         for (status, output) in try await verifiers.check(dir, vkey: log.vkey) {
             #expect(status == 1, "another key: \(output)")
@@ -106,7 +106,7 @@ struct IndependentVerifierTests {
         try genuine.write(to: URL(fileURLWithPath: checkpointFile))
 
         // An earlier checkpoint, signed by the log's own key, of another history.
-        let fork = try log.key.note(
+        let fork = try log.key.signer(origin: log.vkey.name).note(
             CheckpointText(origin: log.vkey.name, treeSize: 30_000, rootHash: try SecureRandom.bytes(32)), time: 1_800_000_000)
         try Data(fork.formatted.utf8).write(to: URL(fileURLWithPath: earlier))
         for (status, output) in try await verifiers.check(dir, vkey: log.vkey, old: earlier) {

@@ -30,7 +30,7 @@ struct LogTilesTests {
         }
 
         mutating func grow(to size: Int, batch: Int = 5_000) async throws {
-            let log = TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
+            let log = try TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
             while leaves.count < size {
                 let hashes = (0..<min(batch, size - leaves.count)).map { _ in try! SecureRandom.bytes(32) }
                 let items = stride(from: 0, to: hashes.count, by: 100).map { start in

@@ -86,8 +86,8 @@ struct TransparencyLogTests {
     @Test func appendsBatchesWithDuplicatesAndSignedCheckpoints() async throws {
         let (pool, schema) = try await Self.schema()
         let key = try CheckpointSigningKey.generate()
-        let log = TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
-        let other = TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
+        let log = try TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
+        let other = try TransparencyLog(schema: schema, key: key, checkpointTopic: "checkpoints", metrics: AggregatorMetrics())
         let h = (0..<40).map { _ in Hex.encode(try! SecureRandom.bytes(32)) }
         var size: Int64 = 0
         func append(_ writer: TransparencyLog, _ items: [TransparencyLog.Item]) async throws -> OrderedWriterBatch {
@@ -160,7 +160,7 @@ struct TransparencyLogTests {
             }
         }
         try await database.migrate(AggregatorMigrations.all(schema: schema), logger: logger)
-        let log = TransparencyLog(
+        let log = try TransparencyLog(
             schema: schema, key: try CheckpointSigningKey.generate(), checkpointTopic: "checkpoints",
             metrics: AggregatorMetrics())
         let waiting = try await pool.withConnection { try await log.waiting(limit: 10, on: $0) }

@@ -92,7 +92,7 @@ struct VerifyCommandTests {
         // A checkpoint the log's own key signed for another history (the log showed this asker
         // one history before): the next answer is flagged, at a smaller size and at the same size.
         for size: UInt64 in [1, 2] {
-            let other = try h.signingKey.sign(
+            let other = try h.signingKey.signer(origin: "hallmark.local/birthmark-log").sign(
                 LogCheckpoint(treeSize: size, rootHash: try SecureRandom.bytes(32), timestamp: 1_800_000_000))
             try LastCheckpoint.save(other, to: state)
             let split = try await VerifyCommand.verify(hash, log: log, publicKey: key, statePath: state)

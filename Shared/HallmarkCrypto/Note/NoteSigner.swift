@@ -7,13 +7,17 @@ import Foundation
 public struct NoteSigner: Sendable {
     /// What verifies this signer's signatures.
     public let verifierKey: NoteVerifierKey
-    let seed: Data
+    let key: Ed25519.SigningKey
 
     /// A signer for `name` with the Ed25519 key pair of `seed` (32 bytes).
     public init(name: String, seed: some DataProtocol, algorithm: NoteVerifierKey.Algorithm) throws(HallmarkCryptoError) {
-        let pair = try Ed25519.keyPair(seed: seed)
-        verifierKey = try NoteVerifierKey(name: name, algorithm: algorithm, publicKey: pair.publicKey)
-        self.seed = Data(seed)
+        try self.init(name: name, key: Ed25519.SigningKey(seed: seed), algorithm: algorithm)
+    }
+
+    /// A signer for `name` with a key already derived.
+    public init(name: String, key: Ed25519.SigningKey, algorithm: NoteVerifierKey.Algorithm) throws(HallmarkCryptoError) {
+        verifierKey = try NoteVerifierKey(name: name, algorithm: algorithm, publicKey: key.publicKey)
+        self.key = key
     }
 
     /// The signature line for `text` (which must end in a newline); a cosignature carries
@@ -27,11 +31,11 @@ public struct NoteSigner: Sendable {
         switch verifierKey.algorithm {
         case .ed25519:
             return SignedNote.Signature(
-                name: verifierKey.name, keyID: verifierKey.keyID, bytes: try Ed25519.sign(Data(text.utf8), seed: seed))
+                name: verifierKey.name, keyID: verifierKey.keyID, bytes: try key.sign(Data(text.utf8)))
         case .cosignatureV1:
             guard time < 1 << 63 else { throw HallmarkCryptoError(.invalidArgument, "a cosignature time is below 2^63") }
             var bytes = withUnsafeBytes(of: time.bigEndian) { Data($0) }
-            bytes.append(try Ed25519.sign(Self.cosignedMessage(text, time: time), seed: seed))
+            bytes.append(try key.sign(Self.cosignedMessage(text, time: time)))
             return SignedNote.Signature(name: verifierKey.name, keyID: verifierKey.keyID, bytes: bytes)
         }
     }

@@ -24,8 +24,26 @@ public enum Ed25519 {
 
     /// The 64-byte signature of `message`. Ed25519 signing is deterministic.
     public static func sign(_ message: some DataProtocol, seed: some DataProtocol) throws(HallmarkCryptoError) -> Data {
-        let key = try privateKey(seed)
-        return try mapErrors(.invalidKey, "Ed25519 signing failed") { try key.signature(for: message) }
+        try SigningKey(seed: seed).sign(message)
+    }
+
+    /// A private key derived once from its seed, for a signer that signs many messages
+    /// (deriving the public half costs a scalar multiplication each time).
+    public struct SigningKey: Sendable {
+        private let key: Curve25519.Signing.PrivateKey
+        /// The 32-byte public key.
+        public let publicKey: Data
+
+        /// The key of a 32-byte seed; `invalid_key` otherwise.
+        public init(seed: some DataProtocol) throws(HallmarkCryptoError) {
+            key = try privateKey(seed)
+            publicKey = key.publicKey.rawRepresentation
+        }
+
+        /// The 64-byte signature of `message`.
+        public func sign(_ message: some DataProtocol) throws(HallmarkCryptoError) -> Data {
+            try mapErrors(.invalidKey, "Ed25519 signing failed") { try key.signature(for: message) }
+        }
     }
 
     /// True when `signature` is a valid signature of `message` by `publicKey`; false for any
@@ -40,7 +58,7 @@ public enum Ed25519 {
         return key.isValidSignature(signature, for: message)
     }
 
-    private static func privateKey(_ seed: some DataProtocol) throws(HallmarkCryptoError) -> Curve25519.Signing.PrivateKey {
+    fileprivate static func privateKey(_ seed: some DataProtocol) throws(HallmarkCryptoError) -> Curve25519.Signing.PrivateKey {
         guard seed.count == 32 else { throw HallmarkCryptoError(.invalidKey, "Ed25519 seed must be 32 bytes") }
         return try mapErrors(.invalidKey, "Ed25519 seed rejected") {
             try Curve25519.Signing.PrivateKey(rawRepresentation: Data(seed))
