@@ -32,6 +32,10 @@ package struct AggregatorConfiguration: Sendable {
     package var witnessInterval = Variable.witnessInterval.defaultValue
     /// How long a witness may take to answer.
     package var witnessTimeout = Variable.witnessTimeout.defaultValue
+    /// A directory kept up to the log as C2SP tiles (``TileWriter``); none when nil.
+    package var tilesDirectory: String?
+    /// How often the tile directory is brought up to the latest checkpoint.
+    package var tilesInterval = Variable.tilesInterval.defaultValue
     /// The checkpoint signing key's file (``CheckpointSigningKey``), never from the database;
     /// required to run.
     package var signingKeyFile: String?
@@ -94,6 +98,14 @@ package struct AggregatorConfiguration: Sendable {
         package static let witnessTimeout = Setting.milliseconds(
             "HALLMARK_AGGREGATOR_WITNESS_TIMEOUT_MS", default: .seconds(5), in: 10...600_000,
             doc: "how long a witness may take to answer before the next round asks again")
+        package static let tilesDirectory = Setting.optionalText(
+            "HALLMARK_AGGREGATOR_TILES_DIR",
+            doc:
+                "a directory kept up to the log as C2SP tlog-tiles (checkpoint, tile/…) as it grows, for a static web server, object store or CDN; none when unset"
+        )
+        package static let tilesInterval = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_TILES_INTERVAL_MS", default: .seconds(1), in: 10...3_600_000,
+            doc: "how often the tile directory is brought up to the latest checkpoint")
         package static let signingKeyFile = Setting.optionalText(
             "HALLMARK_AGGREGATOR_SIGNING_KEY_FILE", doc: "the checkpoint signing key's file; required to run")
         package static let batch = Setting.integer(
@@ -121,7 +133,8 @@ package struct AggregatorConfiguration: Sendable {
                 tokenResults.description, checkpoints.description, verifyInput.description, verifyOutput.description,
                 schema.description, authorityID.description, origin.description, signingKeyFile.description,
                 witnessPolicyFile.description,
-                witnessInterval.description, witnessTimeout.description, batch.description,
+                witnessInterval.description, witnessTimeout.description, tilesDirectory.description,
+                tilesInterval.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
                 sweep.description,
             ] + SubmissionIDKey.variable.all
@@ -169,6 +182,8 @@ package struct AggregatorConfiguration: Sendable {
         c.witnessPolicyFile = try s.value(Variable.witnessPolicyFile)
         c.witnessInterval = try s.value(Variable.witnessInterval)
         c.witnessTimeout = try s.value(Variable.witnessTimeout)
+        c.tilesDirectory = try s.value(Variable.tilesDirectory)
+        c.tilesInterval = try s.value(Variable.tilesInterval)
         c.maxBatch = try s.value(Variable.batch)
         c.linger = try s.value(Variable.linger)
         c.resendAfter = try s.value(Variable.resend)

@@ -67,6 +67,12 @@ package enum AggregatorService {
                 policy: $0, schema: c.schema, pool: pool, interval: c.witnessInterval, timeout: c.witnessTimeout,
                 logger: context.logger)
         }
+        // The tile directory too: its files are written off the append path.
+        let tiles = c.tilesDirectory.map {
+            TileWriter(
+                directory: TileDirectory(path: $0), schema: c.schema, pool: pool, interval: c.tilesInterval,
+                logger: context.logger)
+        }
         // A new checkpoint key (a restart with another key file) goes into the audit trail.
         let audit = AuditTrail(schema: c.schema, service: "aggregator", topic: c.auditTopic, indexKey: nil)
         let recorder = try context.keyRotationRecorder(
@@ -83,7 +89,8 @@ package enum AggregatorService {
         }
         // The stages last, so the group stops them first: they drain while the writer runs.
         // Each stage has its own consumer group, so its lag (and its scaling) is its own.
-        let support: [any Service] = [recorder, sweeper, writer, retrier] + (cosigner.map { [$0] } ?? [])
+        let support: [any Service] =
+            [recorder, sweeper, writer, retrier] + (cosigner.map { [$0] } ?? []) + (tiles.map { [$0] } ?? [])
         return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(

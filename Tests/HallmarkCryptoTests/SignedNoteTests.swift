@@ -207,4 +207,14 @@ struct SignedNoteTests {
         #expect(tiles.filter { $0.level == nil }.count == 274)
         #expect(TileCoordinate.tiles(treeSize: 256).map(\.description) == ["tile/0/000", "tile/entries/000", "tile/1/000.p/1"])
     }
+
+    @Test func aGrowingTreeAddsOnlyTheTilesItDidNotHave() {
+        for (old, new) in [(0, 70_000), (69_000, 70_000), (65_535, 65_536), (65_536, 65_537), (700, 700), (255, 256), (3, 4)] {
+            let before = Set(TileCoordinate.tiles(treeSize: UInt64(old))), after = TileCoordinate.tiles(treeSize: UInt64(new))
+            let added = TileCoordinate.tiles(treeSize: UInt64(new), since: UInt64(old))
+            #expect(added == after.filter { !before.contains($0) }, "\(old) → \(new)")
+        }
+        #expect(TileCoordinate.tiles(treeSize: 700, since: 700).isEmpty)
+        #expect(TileCoordinate.tiles(treeSize: 513, since: 512).map(\.description) == ["tile/0/002.p/1", "tile/entries/002.p/1"])
+    }
 }

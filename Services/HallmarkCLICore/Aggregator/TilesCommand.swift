@@ -7,10 +7,10 @@ import Logging
 
 /// `hallmark aggregator tiles --out DIR`: writes the log as C2SP tlog-tiles under DIR, read
 /// from the aggregator's PostgreSQL: `checkpoint` (the latest signed note), every hash tile
-/// and entry bundle its tree needs. Full tiles are immutable, so those already in DIR are
-/// kept; partial ones are rewritten. Each file is written whole and renamed into place, and
-/// the checkpoint last, so a static server or a CDN carrying DIR never serves a checkpoint
-/// whose tiles are missing.
+/// and entry bundle its tree needs (``TileDirectory``). Tiles never change, so those already
+/// in DIR are kept. Each file is written whole and renamed into place, and the checkpoint
+/// last, so a static server or a CDN carrying DIR never serves a checkpoint whose tiles are
+/// missing. The aggregator can keep such a directory itself (`HALLMARK_AGGREGATOR_TILES_DIR`).
 package struct TilesCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "tiles", abstract: "Write the log's checkpoint, tiles and entry bundles (C2SP tlog-tiles) to a directory.")
@@ -33,8 +33,10 @@ package struct TilesCommand: AsyncParsableCommand {
         let written = try await pool.withConnection { connection in
             try await TileDirectory(path: out).write(LogStore(schema: schema), on: connection)
         }
-        print(
-            "wrote tree size \(written.treeSize) to \(out): \(written.written) tiles written, \(written.kept) full tiles kept"
-        )
+        if written.ahead {
+            print("\(out) already serves a larger checkpoint (tree size \(written.treeSize)); left as it is")
+        } else {
+            print("wrote tree size \(written.treeSize) to \(out): \(written.written) tiles written, \(written.kept) kept")
+        }
     }
 }

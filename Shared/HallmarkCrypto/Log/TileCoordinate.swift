@@ -69,20 +69,24 @@ public struct TileCoordinate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The tiles a tree of `size` leaves is served as: every full tile of every level, the
-    /// partial tile of each level whose width is not 0, and the entry bundles alike.
-    public static func tiles(treeSize size: UInt64) -> [TileCoordinate] {
+    /// partial tile of each level whose width is not 0, and the entry bundles alike. With
+    /// `old`, only those a tree of `old` leaves did not have (`old` ≤ `size`): a log that grows
+    /// consistently never changes a tile it had.
+    public static func tiles(treeSize size: UInt64, since old: UInt64 = 0) -> [TileCoordinate] {
         var tiles: [TileCoordinate] = []
         var level = 0
         var hashes = size  // hashes at this tile level: floor(size / 256^level)
+        var oldHashes = min(old, size)
         while hashes > 0 {
             let full = hashes / UInt64(width), partial = Int(hashes % UInt64(width))
-            for n in 0..<full { tiles.append(TileCoordinate(level: level, index: n)) }
-            if partial > 0 { tiles.append(TileCoordinate(level: level, index: full, width: partial)) }
-            if level == 0 {
-                for n in 0..<full { tiles.append(TileCoordinate(level: nil, index: n)) }
-                if partial > 0 { tiles.append(TileCoordinate(level: nil, index: full, width: partial)) }
+            let oldFull = oldHashes / UInt64(width), oldPartial = Int(oldHashes % UInt64(width))
+            let unchangedPartial = oldFull == full && oldPartial == partial
+            for kind in level == 0 ? [Int?.some(0), nil] : [Int?.some(level)] {
+                for n in oldFull..<full { tiles.append(TileCoordinate(level: kind, index: n)) }
+                if partial > 0, !unchangedPartial { tiles.append(TileCoordinate(level: kind, index: full, width: partial)) }
             }
             hashes /= UInt64(width)
+            oldHashes /= UInt64(width)
             level += 1
         }
         return tiles
