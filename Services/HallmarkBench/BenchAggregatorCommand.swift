@@ -28,7 +28,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds of paced load before latencies count.") var warmupSeconds = 3.0
     @Option(help: "Verification queries sent at once.") var queries = 20_000
     @Option(help: "Leaves appended in-process.") var leaves = 200_000
-    @Option(help: "Concurrent readers of tiles from PostgreSQL.") var tileReaders = 4
+    @Option(help: "Concurrent readers of tiles, from PostgreSQL and through nginx.") var tileReaders = 4
     @Option(help: "Seconds of tile reads.") var tileSeconds = 5.0
     @Option(help: "Local witnesses for the checkpoint round trip.") var witnesses = 3
     @Option(help: "Checkpoints sent to the witnesses.") var witnessRounds = 20
@@ -114,6 +114,17 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
             String(
                 format: "tiles from PostgreSQL: %.0f full tiles/s (hash tiles and entry bundles, %d readers, %.0f s)", tiles,
                 tileReaders, tileSeconds))
+        if let served = try await bench.staticTileReads(
+            schema: appended.schema, size: Int(appended.size), connections: tileReaders, seconds: tileSeconds)
+        {
+            printNow(
+                String(
+                    format:
+                        "tiles through nginx from the tile directory: %.0f full tiles/s (%d keep-alive HTTP connections, %.0f s); from PostgreSQL / through nginx = %.3f",
+                    served, tileReaders, tileSeconds, tiles / served))
+        } else {
+            printNow("tiles through nginx: skipped (no nginx; deploy/local/setup installs Debian's)")
+        }
         let trips = try await bench.witnessRoundTrips(
             schema: appended.schema, log: appended.log, size: appended.size, witnesses: witnesses, rounds: witnessRounds)
         printNow(
