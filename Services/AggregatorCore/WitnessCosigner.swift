@@ -28,11 +28,14 @@ package struct WitnessCosigner: Service {
     let timeout: Duration
     let logger: Logger
     let session: URLSession
+    /// Where the per-witness metrics go (the process's metrics system unless a test says).
+    let metrics: any MetricsFactory
 
     package init(
         policy: TransparencyPolicy, schema: String, pool: PostgresPool, interval: Duration, timeout: Duration,
-        logger: Logger
+        logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory
     ) {
+        self.metrics = metrics
         self.policy = policy
         store = LogStore(schema: schema)
         self.pool = pool
@@ -144,9 +147,11 @@ package struct WitnessCosigner: Service {
 
     private func count(_ witness: TransparencyPolicy.Witness, _ outcome: String, since started: ContinuousClock.Instant) {
         let dimensions = [("service", "aggregator"), ("witness", witness.name), ("outcome", outcome)]
-        Counter(label: "hallmark_aggregator_witness_requests_total", dimensions: dimensions).increment()
-        Timer(label: "hallmark_aggregator_witness_seconds", dimensions: [("service", "aggregator"), ("witness", witness.name)])
-            .recordInterval(since: started)
+        Counter(label: "hallmark_aggregator_witness_requests_total", dimensions: dimensions, factory: metrics).increment()
+        Timer(
+            label: "hallmark_aggregator_witness_seconds", dimensions: [("service", "aggregator"), ("witness", witness.name)],
+            factory: metrics
+        ).recordInterval(since: started)
     }
 }
 
