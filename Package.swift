@@ -203,7 +203,7 @@ let package = Package(
             ],
             path: "Tests/GatewayTests", linkerSettings: rpath),
         .testTarget(
-            name: "WitnessTests", dependencies: ["WitnessCore", "HallmarkCrypto", "HallmarkTestSupport"],
+            name: "WitnessTests", dependencies: ["WitnessCore", "HallmarkCrypto", "HallmarkTestSupport", lifecycle],
             path: "Tests/WitnessTests", linkerSettings: rpath),
         .testTarget(
             name: "AggregatorTests",
