@@ -46,28 +46,11 @@ extension AggregatorBench {
     )
         async throws -> [Double]
     {
+        let (servers, text) = try await Self.startWitnesses(count, world: world)
+        let policy = try TransparencyPolicy.parse(text)
+        defer { for group in servers { Task { await group.triggerGracefulShutdown() } } }
         var logger = Logger(label: "hallmark.bench.witness")
         logger.logLevel = .critical
-        let vkey = try world.key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
-        var servers: [ServiceGroup] = []
-        var lines = ["log \(vkey)"]
-        defer { for group in servers { Task { await group.triggerGracefulShutdown() } } }
-        for n in 0..<count {
-            let state = world.folder.appendingPathComponent("witness-\(n).json").path
-            let witness = try Witness(
-                name: "bench.witness/w\(n)", seed: try SecureRandom.bytes(32), logs: [vkey], statePath: state, logger: logger)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { continuation.yield($0) }
-            let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-            Task { try await group.run() }
-            servers.append(group)
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw BenchError("a witness did not start") }
-            lines.append("witness w\(n) \(witness.verifierKey) http://127.0.0.1:\(port)")
-        }
-        lines.append("group all \(count) " + (0..<count).map { "w\($0)" }.joined(separator: " "))
-        lines.append("quorum all")
-        let policy = try TransparencyPolicy.parse(lines.joined(separator: "\n") + "\n")
         let cosigner = WitnessCosigner(
             policy: policy, schema: schema, pool: world.pool, interval: .seconds(1), timeout: .seconds(10), logger: logger)
         var size = size
@@ -89,5 +72,32 @@ extension AggregatorBench {
             }
         }
         return times.sorted()
+    }
+
+    /// `count` local C2SP witnesses (`hallmark witness`'s server on loopback ports) that know
+    /// the world's log, and the C2SP tlog-policy text naming them all as the quorum. The caller
+    /// shuts the servers down.
+    static func startWitnesses(_ count: Int, world: World) async throws -> ([ServiceGroup], String) {
+        var logger = Logger(label: "hallmark.bench.witness")
+        logger.logLevel = .critical
+        let vkey = try world.key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
+        var servers: [ServiceGroup] = []
+        var lines = ["log \(vkey)"]
+        for n in 0..<count {
+            let state = world.folder.appendingPathComponent("witness-\(UUID()).json").path
+            let witness = try Witness(
+                name: "bench.witness/w\(n)", seed: try SecureRandom.bytes(32), logs: [vkey], statePath: state, logger: logger)
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { continuation.yield($0) }
+            let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+            Task { try await group.run() }
+            servers.append(group)
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw BenchError("a witness did not start") }
+            lines.append("witness w\(n) \(witness.verifierKey) http://127.0.0.1:\(port)")
+        }
+        lines.append("group all \(count) " + (0..<count).map { "w\($0)" }.joined(separator: " "))
+        lines.append("quorum all")
+        return (servers, lines.joined(separator: "\n") + "\n")
     }
 }

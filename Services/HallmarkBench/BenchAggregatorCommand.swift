@@ -10,6 +10,7 @@ import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 import Logging
+import ServiceLifecycle
 
 /// `hallmark bench aggregator`: a `hallmark-authority` and a `hallmark-aggregator` process on
 /// the real broker and PostgreSQL, with provisioned cameras: bundles per second end to end
@@ -32,6 +33,11 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds of tile reads.") var tileSeconds = 5.0
     @Option(help: "Local witnesses for the checkpoint round trip.") var witnesses = 3
     @Option(help: "Checkpoints sent to the witnesses.") var witnessRounds = 20
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "The aggregator process asks --witnesses local witnesses to cosign every second and keeps a tile directory, as a public log does."
+    ) var witnessedAggregator = true
     @Option(help: "Partitions of the bench topics.") var partitions = 4
     @Option(help: "Directory of hallmark-authority and hallmark-aggregator (default: beside this binary).") var binaries: String?
 
@@ -51,8 +57,22 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         let authority = try BenchProcess(
             binary: directory.appendingPathComponent("hallmark-authority"), environment: world.authorityEnvironment)
         defer { authority.stop() }
+        var publicLog: [String: String] = [:]
+        var witnessServers: [ServiceGroup] = []
+        if witnessedAggregator {
+            let (servers, policy) = try await AggregatorBench.startWitnesses(witnesses, world: world)
+            witnessServers = servers
+            let policyFile = world.folder.appendingPathComponent("witness-policy")
+            try Data(policy.utf8).write(to: policyFile)
+            publicLog = [
+                "HALLMARK_AGGREGATOR_WITNESS_POLICY_FILE": policyFile.path,
+                "HALLMARK_AGGREGATOR_TILES_DIR": world.folder.appendingPathComponent("tiles").path,
+            ]
+        }
+        defer { for group in witnessServers { Task { await group.triggerGracefulShutdown() } } }
         let aggregator = try BenchProcess(
-            binary: directory.appendingPathComponent("hallmark-aggregator"), environment: world.aggregatorEnvironment)
+            binary: directory.appendingPathComponent("hallmark-aggregator"),
+            environment: world.aggregatorEnvironment.merging(publicLog) { $1 })
         defer { aggregator.stop() }
         try await authority.waitForLog("stage started")
         try await aggregator.waitForLog("writer leading")
@@ -100,6 +120,20 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 queries, verify.cost.seconds, verify.rate, verify.verified, verify.notFound,
                 verify.cost.service / verify.cost.seconds))
 
+        if witnessedAggregator {
+            // What the aggregator did off the append path meanwhile: checkpoints its witnesses
+            // cosigned, and the size its tile directory serves.
+            let cosigned =
+                try await world.pool.query(
+                    "SELECT count(DISTINCT tree_size)::int8, coalesce(max(tree_size), 0) FROM \(unescaped: world.aggregator.schema).cosignatures"
+                ).decode((Int64, Int64).self).first ?? (Int64(0), Int64(0))
+            let served =
+                (FileManager.default.contents(atPath: world.folder.appendingPathComponent("tiles/checkpoint").path))
+                .flatMap { try? SignedNote.parse(Array($0)) }.flatMap { try? CheckpointText(parsing: $0.text) }?.treeSize ?? 0
+            printNow(
+                "public log, off the append path: \(cosigned.0) checkpoints cosigned by the \(witnesses) witnesses (largest \(cosigned.1)); the tile directory serves size \(served)"
+            )
+        }
         let frontier = AggregatorBench.frontierAppend(leaves)
         let appended = try await bench.writerAppend(min(leaves, 50_000))
         let writer = appended.rate
