@@ -38,7 +38,7 @@ struct WitnessKillTests {
     /// gone; returns the sizes answered 200, in order.
     static func feed(_ log: WitnessTests.TestLog, port: Int, seed: UInt64, stop: @Sendable @escaping () -> Bool) async -> [Int] {
         let session = URLSession(configuration: .ephemeral)
-        var generator = SeededGenerator(seed)
+        var generator = SplitMix64(seed: seed)
         var old = 0
         var cosigned: [Int] = []
         while !stop() {
@@ -103,18 +103,5 @@ struct WitnessKillTests {
         again.process.signal(SIGTERM)
         #expect(await b.process.waitForExit(timeout: .seconds(10)) == 0)
         #expect(await again.process.waitForExit(timeout: .seconds(10)) == 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so each client's sizes are reproducible.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
