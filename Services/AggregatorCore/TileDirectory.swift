@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HallmarkCrypto
+import HallmarkMessages
 import HallmarkPostgres
 
 /// A directory holding the log as C2SP tlog-tiles (`checkpoint`, `tile/<L>/…`,
@@ -23,7 +24,7 @@ package final class TileDirectory: Sendable {
 
     package init(path: String) { self.path = path }
 
-    /// What a ``write(_:on:)`` did.
+    /// What a ``write(_:from:on:)`` did.
     package struct Written: Sendable, Equatable {
         /// The tree size the directory now serves.
         package var treeSize: UInt64 = 0
@@ -40,6 +41,13 @@ package final class TileDirectory: Sendable {
         guard let checkpoint = try await store.latestCheckpoint(on: connection) else {
             throw TileDirectoryError("the log is empty: there is no checkpoint yet")
         }
+        return try await write(checkpoint, from: store, on: connection)
+    }
+
+    /// Brings the directory up to `checkpoint`, the log's latest, already read.
+    package func write(
+        _ checkpoint: SignedCheckpoint, from store: LogStore, on connection: PostgresConnection
+    ) async throws -> Written {
         guard let note = checkpoint.note, let signed = try? SignedNote.parse(Array(note.utf8)),
             let text = try? CheckpointText(parsing: signed.text)
         else {

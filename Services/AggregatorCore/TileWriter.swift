@@ -42,9 +42,9 @@ package struct TileWriter: Service {
                     let turn = try await connection.query(
                         "SELECT pg_try_advisory_xact_lock(hashtext(\(store.schema)), hashtext('tile-directory'))")
                     guard try turn.decode(Bool.self).first == true,
-                        try await store.latestCheckpoint(on: connection) != nil
+                        let latest = try await store.latestCheckpoint(on: connection)
                     else { return nil }
-                    return try await directory.write(store, on: connection)
+                    return try await directory.write(latest, from: store, on: connection)
                 }
             }
             if let written {
