@@ -22,7 +22,7 @@ extension AggregatorBench {
                     try await pool.withConnection { connection in
                         var count = 0
                         while ContinuousClock.now < deadline {
-                            let tile = TileCoordinate(level: (count + reader) % 2 == 0 ? 0 : nil, index: .random(in: 0..<full))
+                            let tile = Self.randomFullTile(count + reader, among: full)
                             guard try await store.tile(tile, on: connection) != nil else {
                                 throw BenchError("tile \(tile) is missing")
                             }
@@ -35,6 +35,12 @@ extension AggregatorBench {
             return try await group.reduce(0, +)
         }
         return Double(reads) / (ContinuousClock.now - start).seconds
+    }
+
+    /// The `n`th tile a reader asks for: a random full tile of the log's `full` ones, a hash
+    /// tile (level 0) and an entry bundle alternately.
+    static func randomFullTile(_ n: Int, among full: UInt64) -> TileCoordinate {
+        TileCoordinate(level: n % 2 == 0 ? 0 : nil, index: .random(in: 0..<full))
     }
 
     /// Checkpoint round trips through `count` local C2SP witnesses (`hallmark witness`'s server
@@ -87,13 +93,8 @@ extension AggregatorBench {
             let state = world.folder.appendingPathComponent("witness-\(UUID()).json").path
             let witness = try Witness(
                 name: "bench.witness/w\(n)", seed: try SecureRandom.bytes(32), logs: [vkey], statePath: state, logger: logger)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { continuation.yield($0) }
-            let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-            Task { try await group.run() }
+            let (group, port) = try await WitnessServer.start(witness, logger: logger)
             servers.append(group)
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw BenchError("a witness did not start") }
             lines.append("witness w\(n) \(witness.verifierKey) http://127.0.0.1:\(port)")
         }
         lines.append("group all \(count) " + (0..<count).map { "w\($0)" }.joined(separator: " "))

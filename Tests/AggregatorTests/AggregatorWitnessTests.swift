@@ -41,14 +41,7 @@ struct AggregatorWitnessTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("witness-\(UUID()).json").path
         let witness = try Witness(
             name: "witness.test/\(name)", seed: try SecureRandom.bytes(32), logs: logs, statePath: state, logger: logger)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { port in
-            continuation.yield(port)
-        }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let (group, port) = try await WitnessServer.start(witness, logger: logger)
         return Running(witness: witness, port: port, group: group, state: state)
     }
 

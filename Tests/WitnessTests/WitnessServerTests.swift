@@ -21,16 +21,8 @@ struct WitnessServerTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         var logger = Logger(label: "witness-server-tests")
         logger.logLevel = .critical
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = WitnessServer.application(witness, host: "127.0.0.1", port: 0, logger: logger) { continuation.yield($0) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let running = Task { try await group.run() }
-        defer {
-            Task { await group.triggerGracefulShutdown() }
-            _ = running
-        }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let (group, port) = try await WitnessServer.start(witness, logger: logger)
+        defer { Task { await group.triggerGracefulShutdown() } }
         let session = URLSession(configuration: .ephemeral)
         func post(_ body: [UInt8]) async throws -> (Int, String) {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/add-checkpoint")!, timeoutInterval: 30)
