@@ -4,7 +4,7 @@ import HallmarkCrypto
 
 extension AggregatorBench {
     /// The log's tile directory (``TileDirectory``, as `HALLMARK_AGGREGATOR_TILES_DIR` keeps
-    /// it) served by Debian's nginx on loopback, read with the same random full tiles as
+    /// it) served by Debian's nginx on loopback, read with the same random full tiles (``randomFullTile(_:among:)``) as
     /// ``tileReads(schema:size:readers:seconds:)``, over `connections` keep-alive HTTP
     /// connections for `seconds`. Returns tiles per second, or nil without nginx.
     func staticTileReads(schema: String, size: Int, connections: Int, seconds: Double) async throws -> Double? {
@@ -44,7 +44,7 @@ extension AggregatorBench {
         }
         let start = ContinuousClock.now
         let reads = try await HTTPGetLoad.run(port: port, connections: connections, seconds: seconds) { connection, count in
-            let tile = TileCoordinate(level: (count + connection) % 2 == 0 ? 0 : nil, index: .random(in: 0..<full))
+            let tile = Self.randomFullTile(count + connection, among: full)
             return ("/" + tile.description, tile.level == nil ? nil : 32 * TileCoordinate.width)
         }
         return Double(reads) / (ContinuousClock.now - start).seconds
