@@ -16,8 +16,21 @@ import Synchronization
 package final class ValidationCounter: Service, Sendable {
     struct State {
         var pending: [Int64: Int] = [:]
+        /// Taken from `pending` by a flush that has not committed yet: still counted, or a
+        /// validation made during a flush would see the device's count drop by the batch.
+        var flushing: [Int64: Int] = [:]
         var known: [Int64: Int] = [:]
         var warnedAt: [Int64: ContinuousClock.Instant] = [:]
+
+        func count(_ id: Int64) -> Int { (known[id] ?? 0) + (flushing[id] ?? 0) + (pending[id] ?? 0) }
+
+        /// Ends a flush of `batch`: its counts are in `known` (committed) or back in `pending`.
+        mutating func settle(_ batch: [Int64: Int]) {
+            for (id, n) in batch {
+                let left = (flushing[id] ?? 0) - n
+                flushing[id] = left > 0 ? left : nil
+            }
+        }
     }
 
     /// Devices whose stored totals are kept between flushes.
@@ -41,13 +54,13 @@ package final class ValidationCounter: Service, Sendable {
     package func record(_ deviceID: Int64) -> Int {
         state.withLock { s in
             s.pending[deviceID, default: 0] += 1
-            return (s.known[deviceID] ?? 0) + s.pending[deviceID]!
+            return s.count(deviceID)
         }
     }
 
     /// A device's count without adding a validation (a redelivered request).
     package func current(_ deviceID: Int64) -> Int {
-        state.withLock { s in (s.known[deviceID] ?? 0) + (s.pending[deviceID] ?? 0) }
+        state.withLock { s in s.count(deviceID) }
     }
 
     /// True once per device per 24 h on this replica: when it may warn about the device
@@ -85,6 +98,7 @@ package final class ValidationCounter: Service, Sendable {
         let batch = state.withLock { s -> [Int64: Int] in
             let b = s.pending
             s.pending = [:]
+            s.flushing.merge(b, uniquingKeysWith: +)
             return b
         }
         guard !batch.isEmpty else { return }
@@ -112,10 +126,14 @@ package final class ValidationCounter: Service, Sendable {
                 // Bounded: past the limit, keep only the devices seen in this interval.
                 if s.known.count > Self.knownLimit { s.known = s.known.filter { batch[$0.key] != nil } }
                 for (id, total) in totals { s.known[id] = Int(total) }
+                s.settle(batch)
             }
         } catch {
             // Put the counts back for the next flush.
-            state.withLock { s in for (id, n) in batch { s.pending[id, default: 0] += n } }
+            state.withLock { s in
+                s.settle(batch)
+                s.pending.merge(batch, uniquingKeysWith: +)
+            }
             throw error
         }
     }

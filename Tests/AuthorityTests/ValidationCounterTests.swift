@@ -44,4 +44,53 @@ struct ValidationCounterTests {
         #expect(seven.first == 3)
         _ = try await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
     }
+
+    /// A validation made while a flush is writing still counts the validations being flushed:
+    /// a device's count never dips below its validations (it did by the flush's batch, and a
+    /// camera at the blacklist threshold got one more valid answer).
+    @Test func aValidationDuringAFlushCountsTheOnesBeingFlushed() async throws {
+        var logger = Logger(label: "counter-test")
+        logger.logLevel = .warning
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        let schema = "counter_\(String(UUID().uuidString.prefix(8)).lowercased())"
+        defer { pool.close() }
+        try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
+        let counter = ValidationCounter(pool: pool, schema: schema, interval: .seconds(3600), logger: logger)
+        for _ in 0..<3 { _ = counter.record(1) }
+
+        // Another session holds the table, so the flush waits inside its INSERT, batch taken.
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await pool.transaction { connection in
+                try await connection.execute("LOCK TABLE \(unescaped: schema).validation_counts IN EXCLUSIVE MODE")
+                for await _ in released { break }
+            }
+        }
+        let table = "\(schema).validation_counts"
+        try await waitForLock(on: table, granted: true, pool)
+        let flush = Task { try await counter.flush() }
+        try await waitForLock(on: table, granted: false, pool)
+        #expect(counter.current(1) == 3)
+        #expect(counter.record(1) == 4)
+        release.yield()
+        try await holder.value
+        try await flush.value
+        #expect(counter.current(1) == 4)
+        try await counter.flush()
+        #expect(counter.record(1) == 5)
+        _ = try await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+    }
+
+    /// Polls pg_locks until a lock on `table` is held (`granted`) or awaited (at most 30 s).
+    private func waitForLock(on table: String, granted: Bool, _ pool: PostgresPool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let n = try await pool.query(
+                "SELECT count(*)::bigint FROM pg_locks WHERE relation = to_regclass(\(table)) AND granted = \(granted)"
+            ).decode(Int64.self)
+            if n.first ?? 0 > 0 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no lock on \(table) with granted = \(granted)")
+    }
 }
