@@ -50,6 +50,9 @@ package struct AggregatorConfiguration: Sendable {
     /// How long an answered submission is kept, so the same id sent again gets the same answer;
     /// then it is swept (the log keeps its leaves).
     package var answerRetention = Duration.seconds(3600 * Variable.answerRetentionHours.defaultValue)
+    /// How long a capture's token may carry its derived images (DESIGN §2, ``CaptureTokens``):
+    /// no longer than answers are kept, since a derived image takes its capture's answer.
+    package var captureWindow = Variable.captureWindow.defaultValue
     /// How often the answer sweeper runs.
     package var sweepInterval = Variable.sweep.defaultValue
     /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`.
@@ -122,6 +125,9 @@ package struct AggregatorConfiguration: Sendable {
         package static let answerRetentionHours = Setting.integer(
             "HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS", default: 7 * 24, in: 1...87_600,
             doc: "hours an answered submission is kept, so its id sent again gets the same answer")
+        package static let captureWindow = Setting.seconds(
+            "HALLMARK_AGGREGATOR_CAPTURE_WINDOW_S", default: .seconds(86_400), in: 1...(366 * 86_400),
+            doc: "how long derived images (level >= 1) may reuse their capture's token; at most the answer retention")
         package static let sweep = Setting.seconds(
             "HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: .seconds(300), in: 1...86_400,
             doc: "how often the answer sweeper runs")
@@ -136,7 +142,7 @@ package struct AggregatorConfiguration: Sendable {
                 witnessInterval.description, witnessTimeout.description, tilesDirectory.description,
                 tilesInterval.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
-                sweep.description,
+                captureWindow.description, sweep.description,
             ] + SubmissionIDKey.variable.all
         }
     }
@@ -189,6 +195,11 @@ package struct AggregatorConfiguration: Sendable {
         c.resendAfter = try s.value(Variable.resend)
         c.giveUpAfter = try s.value(Variable.giveUp)
         c.answerRetention = .seconds(3600 * (try s.value(Variable.answerRetentionHours)))
+        c.captureWindow = try s.value(Variable.captureWindow)
+        guard c.captureWindow <= c.answerRetention else {
+            throw ConfigurationError(
+                variable: Variable.captureWindow.name, reason: "must not exceed HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS")
+        }
         c.sweepInterval = try s.value(Variable.sweep)
         c.auditTopic = try s.value(ServiceRunner.Variable.auditTopic)
         c.securityTopic = try s.value(StageConfiguration.Variable.securityTopic)

@@ -7,6 +7,8 @@ package struct AggregatorMetrics: Sendable {
     private let verifications: [String: Counter]
     /// Submissions sent again under an id already answered.
     let resubmitted: Counter
+    /// Derived images taken under their capture's token, not asked about again.
+    let derived: Counter
     /// Authority answers that joined no waiting submission.
     let unmatchedReplies: Counter
     /// The log's size after each batch.
@@ -24,6 +26,7 @@ package struct AggregatorMetrics: Sendable {
                 ($0, Counter(label: "hallmark_aggregator_verifications_total", dimensions: [service, ("status", $0)]))
             })
         resubmitted = Counter(label: "hallmark_aggregator_resubmissions_total", dimensions: [service])
+        derived = Counter(label: "hallmark_aggregator_derived_submissions_total", dimensions: [service])
         unmatchedReplies = Counter(label: "hallmark_requests_unmatched_replies_total", dimensions: [service])
         treeSize = Meter(label: "hallmark_aggregator_tree_size", dimensions: [service])
     }

@@ -14,6 +14,8 @@ import HallmarkRuntime
 /// - `nodes`: every perfect subtree root (level 0: leaf hashes), so inclusion and consistency
 ///   proofs and the frontier take O(log² n) lookups, never a scan of the leaves.
 /// - `checkpoints`: each batch's signed tree head.
+/// - `capture_tokens`, `capture_hashes`: what lets a derived image share its capture's token
+///   (``CaptureTokens``), kept for the window; a derived submission `awaits` its token's root.
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
 package enum AggregatorMigrations {
     /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
@@ -100,6 +102,25 @@ package enum AggregatorMigrations {
                         lines text NOT NULL,
                         PRIMARY KEY (tree_size, witness)
                     );
+                    """),
+            // Derived images under their capture's token (``CaptureTokens``): keyed digests of
+            // tokens and their hashes for the window, and the root a derived submission awaits.
+            .init(
+                version: 6, name: "capture_tokens",
+                sql: """
+                    CREATE TABLE \(schema).capture_tokens (
+                        token_digest bytea PRIMARY KEY,
+                        root uuid NOT NULL,
+                        created_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE TABLE \(schema).capture_hashes (
+                        token_digest bytea NOT NULL REFERENCES \(schema).capture_tokens ON DELETE CASCADE,
+                        hash_digest bytea NOT NULL,
+                        level smallint NOT NULL,
+                        PRIMARY KEY (token_digest, hash_digest)
+                    );
+                    ALTER TABLE \(schema).submissions ADD COLUMN awaits uuid;
+                    CREATE INDEX submissions_awaits ON \(schema).submissions (awaits) WHERE awaits IS NOT NULL;
                     """),
             PendingRequests.migration(schema: schema),
         ]

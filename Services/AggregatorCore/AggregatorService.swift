@@ -57,7 +57,7 @@ package enum AggregatorService {
         }
         let intake = SubmissionIntake(
             configuration: c, idKey: idKey, instance: context.instance, pending: pending,
-            metrics: metrics, pool: database.pool)
+            metrics: metrics, pool: database.pool, wake: { writer.wake() })
         let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
         let policy = try c.witnessPolicy()
         let verifier = LogVerifier(configuration: c, metrics: metrics, pool: database.pool, policy: policy)
@@ -89,8 +89,15 @@ package enum AggregatorService {
         }
         // The stages last, so the group stops them first: they drain while the writer runs.
         // Each stage has its own consumer group, so its lag (and its scaling) is its own.
+        let captures = CaptureTokens(schema: c.schema, key: idKey, window: c.captureWindow)
+        let captureSweeper = PeriodicSweeper(
+            what: "capture token", counter: "hallmark_aggregator_capture_tokens_expired_total",
+            service: "aggregator", interval: c.sweepInterval, logger: context.logger
+        ) {
+            try await captures.sweep(limit: 1000, on: pool)
+        }
         let support: [any Service] =
-            [recorder, sweeper, writer, retrier] + (cosigner.map { [$0] } ?? []) + (tiles.map { [$0] } ?? [])
+            [recorder, sweeper, captureSweeper, writer, retrier] + (cosigner.map { [$0] } ?? []) + (tiles.map { [$0] } ?? [])
         return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(

@@ -44,4 +44,10 @@ package struct SubmissionIDKey: Sendable, CustomStringConvertible {
         let input = "hallmark-aggregator-id-v1:\(submission.lowercasedText):\(name)"
         return MessageID.version8(HMACSHA256.mac(key: key, data: Array(input.utf8)))
     }
+
+    /// A keyed digest of `bytes` under `name`: what the aggregator keeps of a value it must
+    /// recognise but not hold (a capture's token, its hashes), useless to anyone without the key.
+    package func digest(_ name: String, _ bytes: some DataProtocol) -> Data {
+        HMACSHA256.mac(key: key, data: Array("hallmark-aggregator-digest-v1:\(name):".utf8) + Array(bytes))
+    }
 }

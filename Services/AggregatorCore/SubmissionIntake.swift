@@ -34,6 +34,8 @@ package struct SubmissionIntake: StageProcessor {
         /// The message's ``StageMessage/contentDigest``.
         let digest: Data
         let provenance: Provenance
+        /// The bundle's token (what ``CaptureTokens`` knows it by).
+        let token: BirthmarkToken?
         let request: StageOutput
         let correlationID: UUID
     }
@@ -43,14 +45,20 @@ package struct SubmissionIntake: StageProcessor {
     let instance: String
     let pending: PendingRequests
     let metrics: AggregatorMetrics
+    /// Derived images under their capture's token.
+    let captures: CaptureTokens
+    /// Called after a batch queued derived submissions (wakes the log writer).
+    let writer: (@Sendable () -> Void)?
     /// Its own transactions: the ledger's, then the token requests' (see ``commit(_:context:)``).
     let pool: PostgresPool
 
     package init(
         configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
-        metrics: AggregatorMetrics, pool: PostgresPool
+        metrics: AggregatorMetrics, pool: PostgresPool, wake writer: (@Sendable () -> Void)? = nil
     ) {
         self.pool = pool
+        self.captures = CaptureTokens(schema: configuration.schema, key: idKey, window: configuration.captureWindow)
+        self.writer = writer
         self.configuration = configuration
         self.idKey = idKey
         self.instance = instance
@@ -85,7 +93,7 @@ package struct SubmissionIntake: StageProcessor {
         return .validate(
             Ask(
                 message: message, row: row, digest: Data(message.contentDigest),
-                provenance: Provenance(submission.entries),
+                provenance: Provenance(submission.entries), token: token,
                 request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
                 correlationID: correlation))
     }
@@ -94,25 +102,29 @@ package struct SubmissionIntake: StageProcessor {
     private enum Decision {
         case ask, invalidProvenance, inProgress, reused
         case again(StageOutput)
+        /// Takes its token's root's outcome (``CaptureTokens``).
+        case derived(root: UUID)
     }
 
     package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         var asks: [Ask] = []
         for case .validate(let ask) in batch { asks.append(ask) }
         let ledger = SubmissionLedger(schema: configuration.schema)
+        var followed = SubmissionLedger.Followed()
         let (decisions, refused) = try await pool.transaction { connection in
             let fresh = try await ledger.record(asks.map { ($0.row, $0.digest) }, on: connection)
             let seen = try await ledger.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
             let logged = try await loggedLevels(asks.filter { fresh[$0.row.id] != nil }, on: connection)
             var taken = Set<UUID>()
-            let decisions: [Decision] = asks.map { ask in
+            var decisions: [Decision] = asks.map { ask in
                 let id = ask.row.id
                 if let digest = fresh[id] {
                     // The row's own message (the first of the batch with its id), a redelivery
                     // of it within the batch, or other content under its id.
                     guard digest == ask.digest else { return .reused }
                     guard taken.insert(id).inserted else { return .inProgress }
-                    return ask.provenance.isValid && ask.provenance.holds(in: logged) ? .ask : .invalidProvenance
+                    // Asked about or derived: the capture tokens judge below.
+                    return ask.provenance.isValid ? .ask : .invalidProvenance
                 }
                 let recorded = seen[id]
                 // Rows from before digests know no bytes: taken for a redelivery.
@@ -120,6 +132,7 @@ package struct SubmissionIntake: StageProcessor {
                 guard let answer = recorded?.answer else { return .inProgress }
                 return .again(answer)
             }
+            followed = try await judgeTokens(asks, &decisions, logged: logged, on: connection)
             var requests: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
             var refused: [SubmissionRecord] = []
             for (ask, decision) in zip(asks, decisions) {
@@ -130,8 +143,9 @@ package struct SubmissionIntake: StageProcessor {
                 }
             }
             try await pending.record(requests, on: connection)
-            return (decisions, try await ledger.refuse(refused, on: connection))
+            return (decisions, (try await ledger.refuse(refused, on: connection)).merging(followed.outputs) { a, _ in a })
         }
+        if followed.queued { writer?() }
         var next = decisions.makeIterator()
         return try batch.map { prepared in
             guard case .validate(let ask) = prepared else {
@@ -144,6 +158,9 @@ package struct SubmissionIntake: StageProcessor {
             case .invalidProvenance:
                 metrics.submission(SubmissionResult.Reason.invalidProvenance.rawValue)
                 return .outputs(refused[ask.row.id].map { [$0] } ?? [])
+            case .derived:
+                metrics.derived.increment()
+                return .outputs(refused[ask.row.id].map { [$0] } ?? [])
             case .inProgress:
                 return .outputs([])
             case .again(let output):
@@ -153,6 +170,43 @@ package struct SubmissionIntake: StageProcessor {
                 return .outputs(try reused(ask))
             }
         }
+    }
+
+    /// Judges the asks decided `.ask` so far by their tokens (``CaptureTokens``): a token's root
+    /// and other reuses stay `.ask` when their parents are in the log, derived submissions
+    /// become `.derived` and follow their root. Records the roots and hashes.
+    private func judgeTokens(
+        _ asks: [Ask], _ decisions: inout [Decision], logged: [String: Int], on connection: PostgresConnection
+    ) async throws -> SubmissionLedger.Followed {
+        var uses: [(index: Int, use: CaptureTokens.Use)] = []
+        for (i, ask) in asks.enumerated() {
+            guard case .ask = decisions[i] else { continue }
+            guard let token = ask.token.flatMap(captures.digest) else {
+                if !ask.provenance.holds(in: logged) { decisions[i] = .invalidProvenance }
+                continue
+            }
+            let use = CaptureTokens.Use(
+                submission: ask.row.id, token: token,
+                hashes: ask.row.entries.map { (captures.digest(hash: $0.imageHash), $0.modificationLevel) },
+                external: ask.provenance.external.map { (captures.digest(hash: $0.parent), $0.level) },
+                holdsInLog: ask.provenance.holds(in: logged))
+            uses.append((i, use))
+        }
+        guard !uses.isEmpty else { return SubmissionLedger.Followed() }
+        let known = try await captures.lockAndLoad(uses.map(\.use.token), on: connection)
+        let judged = CaptureTokens.judge(uses.map(\.use), known: known)
+        var derived: [(id: UUID, root: UUID)] = []
+        for ((i, use), verdict) in zip(uses, judged.verdicts) {
+            switch verdict {
+            case .ask: continue
+            case .invalidProvenance: decisions[i] = .invalidProvenance
+            case .derived(let root):
+                decisions[i] = .derived(root: root)
+                derived.append((use.submission, root))
+            }
+        }
+        try await captures.record(roots: judged.roots, hashes: judged.hashes, on: connection)
+        return try await SubmissionLedger(schema: configuration.schema).follow(derived, on: connection)
     }
 
     /// The logged level of every parent outside its submission that these submissions name.

@@ -13,6 +13,10 @@ import HallmarkRuntime
 ///                └─ refuse (invalid_provenance) · reject (the authority's FAIL) · timedOut ─────┘
 /// ```
 ///
+/// A derived submission (``CaptureTokens``) stays `validating` while it `awaits` its token's
+/// root, and follows the root's transition: queued with it, or rejected with its reason
+/// (``follow(_:on:)``).
+///
 /// Every answer is recorded with its row, so the same submission sent again gets it again, and
 /// every answer of one submission has the same id (``resultID(_:)``). The row keeps the hashes,
 /// the capture time and where the answer goes; never the token, a device signature, GPS or owner
@@ -20,8 +24,8 @@ import HallmarkRuntime
 package struct SubmissionLedger: Sendable {
     /// Where a submission is in its life (the `status` column). The statements below write these
     /// values as SQL literals, not bound parameters, so the planner matches the partial index on
-    /// `status` (`submissions_queued`) in every cached plan; this file is the only one that
-    /// names them (`SubmissionLedgerTests` checks each against the table's constraint).
+    /// `status` (`submissions_queued`) in every cached plan; this type's files are the only
+    /// ones that name them (`SubmissionLedgerTests` checks each against the table's constraint).
     package enum Status: String, Sendable, CaseIterable {
         /// Recorded; its token is with the authority.
         case validating
@@ -145,8 +149,16 @@ package struct SubmissionLedger: Sendable {
 
     // MARK: validating → queued
 
-    /// The authority passed these submissions' tokens: they wait for the log, in this order.
+    /// The authority passed these submissions' tokens: they wait for the log, in this order,
+    /// and the submissions awaiting them after them.
     func queue(_ ids: [UUID], on connection: PostgresConnection) async throws {
+        try await queueOnly(ids, on: connection)
+        // A statement of its own, after the roots' rows are locked: it sees every derived
+        // submission recorded before (see ``follow(_:on:)``).
+        try await queueOnly(try await followers(of: ids, on: connection).map(\.id), on: connection)
+    }
+
+    func queueOnly(_ ids: [UUID], on connection: PostgresConnection) async throws {
         guard !ids.isEmpty else { return }
         // Numbered in a materialized, ordered scan: nextval in a query the planner may flatten
         // or sort after would number them in any order.
@@ -213,8 +225,22 @@ package struct SubmissionLedger: Sendable {
     }
 
     /// Answers submissions `rejected` with their reasons (those with no row are skipped): the
-    /// authority's FAIL, or `validation_timeout`. Returns the outputs by submission.
+    /// authority's FAIL, or `validation_timeout`; and the submissions awaiting them, with the
+    /// same reason. Returns the outputs by submission: its answer, then its followers'.
     func reject(
+        _ rejections: [(id: UUID, reason: SubmissionResult.Reason)], on connection: PostgresConnection
+    )
+        async throws -> [UUID: [StageOutput]]
+    {
+        var out = try await rejectOnly(rejections, on: connection).mapValues { [$0] }
+        let reasons = Dictionary(rejections.map { ($0.id, $0.reason) }) { first, _ in first }
+        let followers = try await followers(of: rejections.map(\.id), on: connection)
+        let answers = try await rejectOnly(followers.map { ($0.id, reasons[$0.root]!) }, on: connection)
+        for follower in followers { out[follower.root, default: []] += answers[follower.id].map { [$0] } ?? [] }
+        return out
+    }
+
+    func rejectOnly(
         _ rejections: [(id: UUID, reason: SubmissionResult.Reason)], on connection: PostgresConnection
     )
         async throws -> [UUID: StageOutput]
@@ -233,7 +259,7 @@ package struct SubmissionLedger: Sendable {
         let answers = try await pool.transaction { connection in
             try await reject(ids.map { ($0, .validationTimeout) }, on: connection)
         }
-        return ids.compactMap { answers[$0] }
+        return ids.flatMap { answers[$0] ?? [] }
     }
 
     /// The submission a pending token request asked about; nil for a context that is none.

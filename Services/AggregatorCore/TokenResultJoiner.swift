@@ -66,10 +66,14 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
             return submission
         }
         try await ledger.queue(passed, on: connection)
+        // Derived submissions awaiting these roots (``CaptureTokens``) follow them: queued with
+        // them, or answered with the root's reason, in the root's outputs.
         let answers = try await ledger.reject(failed, on: connection)
-        for (id, reason) in failed where answers[id] != nil { metrics.submission(reason.rawValue) }
+        for (id, reason) in failed {
+            for _ in answers[id] ?? [] { metrics.submission(reason.rawValue) }
+        }
         if !passed.isEmpty { writer?() }
-        return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] }.map { [$0] } ?? []) }
+        return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] } ?? []) }
     }
 
 }

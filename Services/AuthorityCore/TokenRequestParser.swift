@@ -87,11 +87,6 @@ package enum TokenRequestParser {
 
     /// The replay key of a token (see ``Parsed/replayKey``).
     package static func replayKey(_ token: BirthmarkToken) -> Data? {
-        let parts: AESGCM256.Sealed?
-        switch token {
-        case .reference(let t): parts = try? t.sealedParts()
-        case .mobile(let t): parts = try? t.sealedParts()
-        }
-        return parts.map { Parsed(token: token, parts: $0).replayKey }
+        (try? token.sealedParts()).map { Parsed(token: token, parts: $0).replayKey }
     }
 }

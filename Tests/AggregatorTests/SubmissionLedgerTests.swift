@@ -53,7 +53,7 @@ struct SubmissionLedgerTests {
         // Each answer has the submission's one result id, goes where the submission said, and
         // is what a submission sent again gets.
         let answers: [(UUID, StageOutput?)] = [
-            (items[0].id, logged.outputs.last), (items[1].id, logged.outputs.first), (items[2].id, rejected[items[2].id]),
+            (items[0].id, logged.outputs.last), (items[1].id, logged.outputs.first), (items[2].id, rejected[items[2].id]?.first),
             (items[3].id, refused[items[3].id]), (items[4].id, timedOut.first),
         ]
         let seen = try await pool.withConnection { try await ledger.seen(items.map(\.id), on: $0) }

@@ -16,6 +16,14 @@ public enum BirthmarkToken: Sendable, Hashable {
         }
     }
 
+    /// The token's AES-GCM nonce, ciphertext and tag, whichever its format.
+    public func sealedParts() throws(HallmarkCryptoError) -> AESGCM256.Sealed {
+        switch self {
+        case .reference(let t): try t.sealedParts()
+        case .mobile(let t): try t.sealedParts()
+        }
+    }
+
     private struct Probe: Decodable {
         var cameraToken: BirthmarkCameraToken?
         var ciphertext: String?

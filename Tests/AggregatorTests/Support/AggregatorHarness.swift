@@ -145,12 +145,14 @@ final class AggregatorHarness: Sendable {
         return file
     }
 
-    /// Sends submissions (keyed by their id, as a camera would pick any key).
-    func send(_ submissions: [Message<Submission>]) async throws {
+    /// Sends submissions, keyed by their id (as a camera would pick any key), or by their
+    /// capture (``Submission/captureKey``, as the edge keys them) when `byCapture`.
+    func send(_ submissions: [Message<Submission>], byCapture: Bool = false) async throws {
         try await producer.send(
             submissions.map {
                 KafkaOutgoingMessage(
-                    topic: aggregator.submissionInput, key: Array($0.id.text.utf8), value: try JSONCoding.encode($0))
+                    topic: aggregator.submissionInput, key: byCapture ? $0.body.captureKey : Array($0.id.text.utf8),
+                    value: try JSONCoding.encode($0))
             })
     }
 

@@ -1,0 +1,16 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+
+extension Submission {
+    /// The Kafka key that keeps one capture's submissions in order: the hex SHA-256 of its
+    /// token's nonce and ciphertext (nil without a readable token). A raw bundle and the
+    /// processed bundle sent after it with the same token (DESIGN §2) then land on one partition
+    /// and are read in the order sent; keyed apart, the processed one may be read first, when its
+    /// parent is neither under its token nor in the log (`invalid_provenance`). The key says
+    /// nothing the body does not: the token travels in it.
+    public var captureKey: [UInt8]? {
+        guard let parts = try? token?.sealedParts() else { return nil }
+        return Array(Hex.encode(SHA256Hash.digest(Data("hallmark-capture-v1".utf8) + parts.nonce + parts.ciphertext)).utf8)
+    }
+}

@@ -1,0 +1,65 @@
+@testable import AggregatorCore
+import Foundation
+import HallmarkCrypto
+import Testing
+
+/// ``CaptureTokens/judge(_:known:)``: which reuses of a token are derived images (DESIGN §2).
+@Suite("Capture tokens", .timeLimit(.minutes(1)))
+struct CaptureTokensTests {
+    static func digest() -> Data { try! SecureRandom.bytes(32) }
+
+    static func use(
+        _ token: Data, hashes: [(Data, Int)], external: [(Data, Int)] = [], inLog: Bool = true, id: UUID = UUID()
+    ) -> CaptureTokens.Use {
+        CaptureTokens.Use(
+            submission: id, token: token, hashes: hashes.map { (digest: $0.0, level: $0.1) },
+            external: external.map { (parent: $0.0, level: $0.1) }, holdsInLog: inLog)
+    }
+
+    @Test func aTokensFirstUseIsItsRootAndItsDerivedImagesFollowIt() {
+        let (token, raw, processed, edit) = (Self.digest(), Self.digest(), Self.digest(), Self.digest())
+        let root = UUID()
+        let uses = [
+            Self.use(token, hashes: [(raw, 0)], id: root),
+            // Parent under the token, not (yet) in the log.
+            Self.use(token, hashes: [(processed, 1)], external: [(raw, 1)], inLog: false),
+            // A parent from a derived image of the same token.
+            Self.use(token, hashes: [(edit, 2)], external: [(processed, 2)], inLog: false),
+        ]
+        let judged = CaptureTokens.judge(uses, known: [:])
+        #expect(judged.verdicts == [.ask, .derived(root: root), .derived(root: root)])
+        #expect(judged.roots.map(\.submission) == [root])
+        #expect(Set(judged.hashes.map(\.hash)) == [raw, processed, edit])
+    }
+
+    @Test func anyOtherReuseIsAskedAboutOrRefused() {
+        let (token, raw, other) = (Self.digest(), Self.digest(), Self.digest())
+        let root = UUID()
+        let known = [token: CaptureTokens.Known(root: root, hashes: [raw: 0])]
+        let uses = [
+            // Another raw image: asked (the authority answers replayed_token).
+            Self.use(token, hashes: [(Self.digest(), 0)]),
+            // A parent in the log but not under the token: asked.
+            Self.use(token, hashes: [(Self.digest(), 1)], external: [(other, 1)]),
+            // A parent of no lower level: neither derived nor in the log.
+            Self.use(token, hashes: [(Self.digest(), 0)], external: [(raw, 0)], inLog: false),
+            // A level 1 image beside a level 0 one in one submission is not derived.
+            Self.use(token, hashes: [(Self.digest(), 0), (Self.digest(), 1)]),
+            // Unknown parent, unknown token: refused, and the token is not taken.
+            Self.use(Self.digest(), hashes: [(Self.digest(), 1)], external: [(Self.digest(), 1)], inLog: false),
+        ]
+        let judged = CaptureTokens.judge(uses, known: known)
+        #expect(judged.verdicts == [.ask, .ask, .invalidProvenance, .ask, .invalidProvenance])
+        #expect(judged.roots.isEmpty && judged.hashes.isEmpty)
+    }
+
+    @Test func aHashTwiceUnderATokenIsOneRowAtItsLowestLevel() {
+        let (token, raw, processed) = (Self.digest(), Self.digest(), Self.digest())
+        let uses = [
+            Self.use(token, hashes: [(raw, 0), (processed, 2), (processed, 1)], id: UUID()),
+            Self.use(token, hashes: [(processed, 1)], external: [(raw, 1)], inLog: false),
+        ]
+        let judged = CaptureTokens.judge(uses, known: [:])
+        #expect(judged.hashes.filter { $0.hash == processed }.map(\.level) == [1])
+    }
+}
