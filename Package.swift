@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "hallmark-signer", targets: ["hallmark-signer"]),
         .executable(name: "hallmark-gateway", targets: ["hallmark-gateway"]),
         .executable(name: "hallmark-aggregator", targets: ["hallmark-aggregator"]),
+        .executable(name: "hallmark-edge", targets: ["hallmark-edge"]),
         .library(name: "HallmarkCrypto", targets: ["HallmarkCrypto"]),
         .library(name: "HallmarkKafka", targets: ["HallmarkKafka"]),
         .library(name: "HallmarkPostgres", targets: ["HallmarkPostgres"]),
@@ -129,6 +130,18 @@ let package = Package(
             name: "hallmark-aggregator", dependencies: ["AggregatorCore", "HallmarkRuntime"],
             path: "Services/HallmarkAggregator", linkerSettings: rpath),
 
+        // The HTTP face of the Birthmark half (DESIGN BM-EDGE).
+        .target(
+            name: "EdgeCore",
+            dependencies: [
+                "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkKafka", log, metrics, lifecycle,
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Services/EdgeCore"),
+        .executableTarget(
+            name: "hallmark-edge", dependencies: ["EdgeCore", "HallmarkRuntime"],
+            path: "Services/HallmarkEdge", linkerSettings: rpath),
+
         // A C2SP tlog-witness anyone can run (hallmark witness), over HTTP.
         .target(
             name: "WitnessCore",
@@ -157,7 +170,7 @@ let package = Package(
             dependencies: [
                 "HallmarkRuntime", "HallmarkPostgres", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
                 "GatewayCore",
-                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", "WitnessCore",
+                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", "WitnessCore", "EdgeCore",
                 argumentParser,
             ],
             path: "Services/HallmarkCLICore"),
@@ -208,8 +221,8 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "AggregatorCore", "AuthorityCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport", "WitnessCore",
-                "HallmarkSubprocess", lifecycle,
+                "AggregatorCore", "AuthorityCore", "EdgeCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport",
+                "WitnessCore", "HallmarkSubprocess", lifecycle,
             ],
             path: "Tests/AggregatorTests", linkerSettings: rpath),
         // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the

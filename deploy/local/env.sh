@@ -27,7 +27,7 @@ export HALLMARK_KAFKA_BROKERS=${HALLMARK_KAFKA_BROKERS:-127.0.0.1:$HALLMARK_KAFK
 # HALLMARK_POSTGRES_URL use. Passwords live in pgpass files that deploy/local/up writes (0600)
 # under secrets/postgres/, and reach libpq as `passfile=`, never in a URL.
 HALLMARK_PG_DATABASE=hallmark
-HALLMARK_PG_SERVICES=(signer authority gateway aggregator probe)
+HALLMARK_PG_SERVICES=(signer authority gateway aggregator probe edge)
 HALLMARK_PG_ROLES=(hallmark_test "${HALLMARK_PG_SERVICES[@]/#/hallmark_}")
 HALLMARK_PG_SECRETS=$HALLMARK_STATE/secrets/postgres
 # The superuser is reached only through the socket as the postgres OS user (peer): a command as

@@ -9,7 +9,7 @@ package struct AggregatorCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "aggregator",
         abstract: "Birthmark aggregator: the checkpoint key, the log as tiles, and one submission by hand.",
-        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self, SubmitCommand.self, TilesCommand.self])
+        subcommands: [SigningKeyCommand.self, PublicKeyCommand.self, SubmitCommand.self, BundleCommand.self, TilesCommand.self])
 
     package init() {}
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AggregatorCore
+import EdgeCore
 import AuthorityCore
 import Foundation
 import WitnessCore
@@ -20,7 +21,7 @@ package struct ConfigCommand: ParsableCommand {
 
     /// The services whose configuration `--check` reads.
     package enum Service: String, ExpressibleByArgument, CaseIterable, Sendable {
-        case signer, gateway, authority, aggregator
+        case signer, gateway, authority, aggregator, edge
     }
 
     @Option(help: "Only this service's own variables (signer, gateway, authority, aggregator).")
@@ -66,6 +67,7 @@ package struct ConfigCommand: ParsableCommand {
         let own: [(Service, [SettingDescription])] = [
             (.signer, SignerConfiguration.Variable.all), (.gateway, GatewayConfiguration.Variable.all),
             (.authority, AuthorityConfiguration.Variable.all), (.aggregator, AggregatorConfiguration.Variable.all),
+            (.edge, EdgeConfiguration.Variable.all),
         ]
         for (name, variables) in own where service == nil || service == name {
             sections.append((name.rawValue, [PostgresConfiguration.Variable.url(service: name.rawValue).description] + variables))
@@ -109,6 +111,7 @@ package struct ConfigCommand: ParsableCommand {
         case .gateway: _ = try GatewayConfiguration.fromEnvironment(environment)
         case .authority: _ = try AuthorityConfiguration.fromEnvironment(environment)
         case .aggregator: _ = try AggregatorConfiguration.fromEnvironment(environment)
+        case .edge: _ = try EdgeConfiguration.fromEnvironment(environment)
         }
     }
 }

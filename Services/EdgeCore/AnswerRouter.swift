@@ -1,0 +1,114 @@
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Hands each answer on the edge's answer topics to the request of this replica waiting for
+/// it, by `correlation_id`. Every replica reads every answer (a consumer group of its own, from
+/// the end, nothing committed): the replica that published a request is the one waiting, and
+/// any replica may be. Answers nobody here waits for are dropped; the receipts stage keeps
+/// submission outcomes for every replica (``ReceiptStore``).
+package final class AnswerRouter: Service, Sendable {
+    private let consumer: KafkaConsumer
+    private let waiting = Mutex<[String: AnswerSlot]>([:])
+    private let assigned = Flag()
+
+    /// Set from the consumer's thread, read by readiness checks.
+    private final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set(_ v: Bool) { value.store(v, ordering: .releasing) }
+        var isSet: Bool { value.load(ordering: .acquiring) }
+    }
+
+    /// Reads `topics` with a group of this replica's own.
+    package init(kafka: KafkaConfiguration, topics: [String], instance: String, logger: Logger) throws {
+        var config = kafka
+        config.properties["auto.offset.reset"] = "latest"
+        let flag = assigned
+        consumer = try KafkaConsumer(
+            configuration: config, groupID: "hallmark-edge-answers-\(instance)-\(UInt32.random(in: 0...UInt32.max))",
+            topics: topics, bufferCapacity: 4096, logger: logger,
+            rebalanceListener: { event in flag.set(event.kind == .assigned) })
+    }
+
+    /// Whether the consumer has its partitions (readiness: before, an answer could be missed).
+    package var isReady: Bool { assigned.isSet }
+
+    package func run() async throws {
+        try consumer.start()
+        await withGracefulShutdownHandler {
+            for await message in consumer.messages {
+                guard let id = Self.correlationID(message.value) else { continue }
+                waiting.withLock { $0.removeValue(forKey: id) }?.fill(message.value)
+            }
+        } onGracefulShutdown: { [consumer] in
+            consumer.beginClose()
+        }
+        await consumer.close()
+        // Nothing is answered once the consumer stops: every waiter gets nil at once.
+        let left = waiting.withLock { w in
+            defer { w = [:] }
+            return Array(w.values)
+        }
+        left.forEach { $0.fill(nil) }
+    }
+
+    /// Runs `send`, then waits up to `timeout` for the answer correlated by `id`; nil when none
+    /// came in time. The slot is in place before `send` runs, so no answer is missed.
+    package func request(_ id: String, timeout: Duration, send: () async throws -> Void) async throws -> [UInt8]? {
+        let slot = AnswerSlot()
+        waiting.withLock { $0[id] = slot }
+        defer { waiting.withLock { w in if w[id] === slot { w[id] = nil } } }
+        try await send()
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            slot.fill(nil)
+        }
+        defer { timer.cancel() }
+        return await slot.value()
+    }
+
+    /// The answer's `correlation_id`, read without decoding its body.
+    static func correlationID(_ bytes: [UInt8]) -> String? {
+        (try? JSONReader.parse(bytes))?.object?["correlation_id"]?.string?.lowercased()
+    }
+}
+
+/// One answer awaited: filled once (the answer, or nil at the deadline); later fills are ignored.
+final class AnswerSlot: Sendable {
+    private enum State {
+        case empty
+        case waiting(CheckedContinuation<[UInt8]?, Never>)
+        case filled([UInt8]?)
+    }
+    private let state = Mutex<State>(.empty)
+
+    func fill(_ value: [UInt8]?) {
+        let waiter = state.withLock { s -> CheckedContinuation<[UInt8]?, Never>? in
+            switch s {
+            case .empty:
+                s = .filled(value)
+                return nil
+            case .waiting(let c):
+                s = .filled(value)
+                return c
+            case .filled:
+                return nil
+            }
+        }
+        waiter?.resume(returning: value)
+    }
+
+    func value() async -> [UInt8]? {
+        await withCheckedContinuation { c in
+            let ready = state.withLock { s -> [UInt8]?? in
+                if case .filled(let v) = s { return .some(v) }
+                s = .waiting(c)
+                return nil
+            }
+            if let ready { c.resume(returning: ready) }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+
+/// What a camera POSTs, read as the Birthmark reference server reads it, and the strict
+/// `hallmark.submission.v1` made of it (DESIGN BM-EDGE: lenient in, strict out).
+///
+/// Read as the reference does (pydantic's lax mode): members it does not know are ignored; hex
+/// in either case; integers as JSON integers, integral numbers or digit strings; `null` for an
+/// absent optional member. Three bodies, told apart by their members:
+/// - the flat bundle (`image_hash`): the reference Raspberry Pi's (`/submit-legacy`) and the
+///   mobile app's (`/submit`, no `modification_level`: 0);
+/// - `image_hashes` with `submission_type`, `manufacturer_cert` or `camera_token`: the reference
+///   server's `CameraSubmission`, kept as one (the aggregator checks its `authority_id`);
+/// - `image_hashes` with a token in another layout: Hallmark's own body.
+///
+/// Written strictly: lower-case hex, only the members the schema knows. A flat bundle becomes
+/// Hallmark's own body, so `device_signature` and `isp_validation` never reach a topic. The
+/// message is checked against its schema before it is sent; what the schema refuses is a 400
+/// naming the member, never a message the aggregator would refuse as malformed.
+package enum CameraBundle {
+    /// The strict submission `body` stands for. Its id (the receipt id) is derived from the
+    /// strict body, so a camera that sends the same bundle again (the reference Pi retries after
+    /// a 5xx or a timeout) sends the same submission: the aggregator takes it for a redelivery
+    /// and answers it once, never `replayed_token` for its own retry.
+    package static func message(_ body: [UInt8]) throws(EdgeError) -> Message<Submission> {
+        guard let value = try? JSONReader.parse(body), let object = value.object else {
+            throw EdgeError(.malformed, "the body is not a JSON object")
+        }
+        let reader = Reader(object: object)
+        let submission: Submission
+        let flat = reader.present("image_hash")
+        if flat {
+            submission = try flatBundle(reader)
+        } else if reader.present("image_hashes") {
+            submission = try hashes(reader)
+        } else {
+            throw EdgeError(.malformed, "a bundle has image_hash or image_hashes", field: "$.image_hash")
+        }
+        guard let strict = try? JSONCoding.encode(submission) else {
+            throw EdgeError(.malformed, "the bundle cannot be written as a submission")
+        }
+        let id = MessageID.version8(SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + strict))
+        let message = Message(submission, id: id, correlationID: id.text)
+        try check(message, flat: flat)
+        return message
+    }
+
+    private static func flatBundle(_ r: Reader) throws(EdgeError) -> Submission {
+        let entry = Submission.ImageHash(
+            imageHash: try r.hex("image_hash"), modificationLevel: try r.integer("modification_level", default: 0),
+            parentImageHash: try r.optionalHex("parent_image_hash"))
+        let token = BirthmarkMobileToken(
+            encryptedNucToken: try r.string("encrypted_nuc_token"), tableReferences: try r.integers("table_references"),
+            keyIndices: try r.integers("key_indices"))
+        return Submission(
+            imageHashes: [entry], token: .mobile(token), timestamp: try r.timestamp(),
+            gpsHash: try r.optionalHex("gps_hash"), ownerHash: try r.optionalHex("owner_hash"))
+    }
+
+    private static func hashes(_ r: Reader) throws(EdgeError) -> Submission {
+        guard let list = r.object["image_hashes"]?.array else {
+            throw EdgeError(.invalidField, "image_hashes is a list of image hash entries", field: "$.image_hashes")
+        }
+        var entries: [Submission.ImageHash] = []
+        for (i, item) in list.enumerated() {
+            guard let object = item.object else {
+                throw EdgeError(.invalidField, "an image hash entry is an object", field: "$.image_hashes[\(i)]")
+            }
+            let e = Reader(object: object, path: "$.image_hashes[\(i)]")
+            entries.append(
+                .init(
+                    imageHash: try e.hex("image_hash"), modificationLevel: try e.integer("modification_level", default: 0),
+                    parentImageHash: try e.optionalHex("parent_image_hash")))
+        }
+        let timestamp = try r.timestamp()
+        if r.present("submission_type") || r.present("manufacturer_cert") || r.present("camera_token") {
+            guard try r.string("submission_type", default: "camera") == "camera" else {
+                throw EdgeError(.invalidField, "submission_type is camera", field: "$.submission_type")
+            }
+            guard let cert = r.object["manufacturer_cert"]?.object else {
+                throw EdgeError(.invalidField, "manufacturer_cert is an object", field: "$.manufacturer_cert")
+            }
+            let c = Reader(object: cert, path: "$.manufacturer_cert")
+            return Submission(
+                cameraSubmission: entries, cameraToken: try cameraToken(r),
+                manufacturerCert: .init(
+                    authorityID: try c.string("authority_id"), validationEndpoint: try c.string("validation_endpoint")),
+                timestamp: timestamp)
+        }
+        let token = BirthmarkMobileToken(
+            encryptedNucToken: try r.string("encrypted_nuc_token"), tableReferences: try r.integers("table_references"),
+            keyIndices: try r.integers("key_indices"))
+        return Submission(
+            imageHashes: entries, token: .mobile(token), timestamp: timestamp, gpsHash: try r.optionalHex("gps_hash"),
+            ownerHash: try r.optionalHex("owner_hash"))
+    }
+
+    private static func cameraToken(_ r: Reader) throws(EdgeError) -> BirthmarkCameraToken {
+        guard let object = r.object["camera_token"]?.object else {
+            throw EdgeError(.invalidField, "camera_token is an object", field: "$.camera_token")
+        }
+        let t = Reader(object: object, path: "$.camera_token")
+        return BirthmarkCameraToken(
+            ciphertext: try t.hex("ciphertext"), authTag: try t.hex("auth_tag"), nonce: try t.hex("nonce"),
+            tableId: try t.integer("table_id"), keyIndex: try t.integer("key_index"))
+    }
+
+    /// Refuses, naming the member as the camera wrote it, what the schema would.
+    private static func check(_ message: Message<Submission>, flat: Bool) throws(EdgeError) {
+        guard let schema = MessageSchemas.schema(Submission.schemaName),
+            let bytes = try? JSONCoding.encode(message), let value = try? JSONReader.parse(bytes)
+        else { throw EdgeError(.malformed, "the bundle cannot be written as a submission") }
+        guard let violation = schema.validate(value) else { return }
+        // A flat bundle was written as one entry of image_hashes.
+        let field = flat ? violation.path.replacingOccurrences(of: "$.image_hashes[0].", with: "$.") : violation.path
+        throw EdgeError(.invalidField, violation.reason, field: field)
+    }
+}

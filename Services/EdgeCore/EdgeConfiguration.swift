@@ -1,0 +1,87 @@
+import Foundation
+import HallmarkCore
+import HallmarkRuntime
+
+/// The edge's settings (DESIGN BM-EDGE), each declared once in ``Variable``.
+package struct EdgeConfiguration: Sendable {
+    /// The address to listen on.
+    package var host = Variable.host.defaultValue
+    /// The port (the Birthmark reference server's, so a camera pointed at one reaches the other).
+    package var port = Variable.port.defaultValue
+    /// Where camera bundles go (the aggregator's submission input).
+    package var submissions = Variable.submissions.defaultValue
+    /// The aggregator's submission answers.
+    package var submissionResults = Variable.submissionResults.defaultValue
+    /// The edge's PostgreSQL schema (receipts).
+    package var schema = Variable.schema.defaultValue
+    /// How long a submit waits for the outcome before answering `pending_validation`.
+    package var answerWait = Variable.answerWait.defaultValue
+    /// The largest request body read.
+    package var maxBodyBytes = Variable.maxBodyBytes.defaultValue
+    /// How long a request may take to arrive, body included.
+    package var readTimeout = Variable.readTimeout.defaultValue
+    /// How long receipts are kept for `GET /api/v1/submission/{receipt_id}`.
+    package var receiptRetention = Duration.seconds(3600 * Variable.receiptRetentionHours.defaultValue)
+    /// How often receipts past their retention are deleted.
+    package var sweepInterval = Variable.sweep.defaultValue
+
+    package init() {}
+
+    /// The edge's own variables.
+    package enum Variable {
+        package static let host = Setting.text("HALLMARK_EDGE_HOST", default: "0.0.0.0", doc: "the address to listen on")
+        package static let port = Setting.integer(
+            "HALLMARK_EDGE_PORT", default: 8545, in: 0...65_535,
+            doc: "the HTTP port (the Birthmark reference server's; 0: any free port)")
+        package static let submissions = Setting.topic(
+            "HALLMARK_EDGE_SUBMISSIONS", default: "birthmark.submissions", doc: "where camera bundles are published")
+        package static let submissionResults = Setting.topic(
+            "HALLMARK_EDGE_SUBMISSION_RESULTS", default: "birthmark.submission.results",
+            doc: "the aggregator's submission answers")
+        package static let schema = Setting.identifier("HALLMARK_EDGE_SCHEMA", default: "edge", doc: "PostgreSQL schema")
+        package static let answerWait = Setting.milliseconds(
+            "HALLMARK_EDGE_ANSWER_WAIT_MS", default: .seconds(2), in: 0...30_000,
+            doc: "how long a submit waits for its outcome before answering pending_validation")
+        package static let maxBodyBytes = Setting.integer(
+            "HALLMARK_EDGE_MAX_BODY_BYTES", default: 64 * 1024, in: 1024...(1024 * 1024),
+            doc: "the largest request body read (413 beyond)")
+        package static let readTimeout = Setting.milliseconds(
+            "HALLMARK_EDGE_READ_TIMEOUT_MS", default: .seconds(10), in: 100...120_000,
+            doc: "how long a request may take to arrive, body included (408 beyond)")
+        package static let receiptRetentionHours = Setting.integer(
+            "HALLMARK_EDGE_RECEIPT_RETENTION_HOURS", default: 7 * 24, in: 1...87_600,
+            doc: "hours a receipt's outcome is kept for GET /api/v1/submission/{receipt_id}")
+        package static let sweep = Setting.seconds(
+            "HALLMARK_EDGE_SWEEP_SECONDS", default: .seconds(300), in: 1...86_400,
+            doc: "how often receipts past their retention are deleted")
+
+        /// Every variable, in the order `hallmark config` lists them.
+        package static var all: [SettingDescription] {
+            [
+                host.description, port.description, submissions.description, submissionResults.description,
+                schema.description, answerWait.description, maxBodyBytes.description, readTimeout.description,
+                receiptRetentionHours.description, sweep.description,
+            ]
+        }
+    }
+
+    /// Every topic the edge produces or consumes (created at start-up when missing).
+    package var topics: [String] { [submissions, submissionResults] }
+
+    /// Applies the environment over the defaults.
+    package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EdgeConfiguration {
+        let s = Settings(env)
+        var c = EdgeConfiguration()
+        c.host = try s.value(Variable.host)
+        c.port = try s.value(Variable.port)
+        c.submissions = try s.value(Variable.submissions)
+        c.submissionResults = try s.value(Variable.submissionResults)
+        c.schema = try s.value(Variable.schema)
+        c.answerWait = try s.value(Variable.answerWait)
+        c.maxBodyBytes = try s.value(Variable.maxBodyBytes)
+        c.readTimeout = try s.value(Variable.readTimeout)
+        c.receiptRetention = .seconds(3600 * (try s.value(Variable.receiptRetentionHours)))
+        c.sweepInterval = try s.value(Variable.sweep)
+        return c
+    }
+}

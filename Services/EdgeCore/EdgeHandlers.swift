@@ -1,0 +1,78 @@
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import HallmarkMessages
+import Hummingbird
+import NIOCore
+
+/// What the edge's routes do, over its parts: the answer router, the receipts and the producer.
+package struct EdgeHandlers: Sendable {
+    let configuration: EdgeConfiguration
+    let answers: AnswerRouter
+    let receipts: ReceiptStore
+    let producer: KafkaProducer
+    /// How long the broker or the database may take before a request is answered 503.
+    static let backendTimeout = Duration.seconds(5)
+
+    package init(configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, producer: KafkaProducer) {
+        self.configuration = configuration
+        self.answers = answers
+        self.receipts = receipts
+        self.producer = producer
+    }
+
+    /// Whether the edge can hear answers (readiness).
+    var isReady: Bool { answers.isReady }
+
+    /// The request's body, bounded in size (413, told by `Content-Length` before reading when
+    /// it is given) and in time (408).
+    func body(of request: Request) async throws -> [UInt8] {
+        let limit = configuration.maxBodyBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw EdgeError(.tooLarge, "the body is larger than \(limit) bytes")
+        }
+        let body = request.body
+        let buffer = try await Deadline.run(
+            configuration.readTimeout, else: EdgeError(.requestTimeout, "the body did not arrive in time")
+        ) {
+            do { return try await body.collect(upTo: limit) } catch let error as HTTPError where error.status == .contentTooLarge
+            {
+                throw EdgeError(.tooLarge, "the body is larger than \(limit) bytes")
+            }
+        }
+        return Array(buffer: buffer)
+    }
+
+    /// Publishes the bundle and answers its receipt, with the outcome when it comes within the
+    /// configured wait.
+    func submit(_ body: [UInt8]) async throws -> [UInt8] {
+        let message = try CameraBundle.message(body)
+        guard let receipt = UUID(text: message.id.text) else { throw EdgeError(.malformed, "no receipt id") }
+        let (receipts, producer, topic) = (self.receipts, self.producer, configuration.submissions)
+        try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")) {
+            try await receipts.open(receipt)
+        }
+        let value = try JSONCoding.encode(message)
+        let key = message.body.captureKey
+        let result = try await answers.request(message.id.text, timeout: configuration.answerWait) {
+            _ = try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
+                try await producer.send(topic: topic, key: key, value: value)
+            }
+        }
+        return ReceiptAnswer.json(receipt: message.id, result: result)
+    }
+
+    /// A receipt's outcome (404 when the edge never issued it, or it was swept).
+    func submission(_ text: String) async throws -> [UInt8] {
+        guard let id = UUID(text: text) else { throw EdgeError(.notFound, "no such receipt", field: "receipt_id") }
+        let receipts = self.receipts
+        let found = try await Deadline.run(
+            Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")
+        ) { try await receipts.lookup(id) }
+        switch found {
+        case nil: throw EdgeError(.notFound, "no such receipt", field: "receipt_id")
+        case .pending?: return ReceiptAnswer.json(receipt: MessageID(id), result: nil)
+        case .answered(let result)?: return ReceiptAnswer.json(receipt: MessageID(id), result: result)
+        }
+    }
+}

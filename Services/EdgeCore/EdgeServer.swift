@@ -1,0 +1,95 @@
+import Foundation
+import HallmarkCore
+import HallmarkRuntime
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The edge's HTTP interface (DESIGN BM-EDGE), a Hummingbird application and so a
+/// swift-service-lifecycle `Service`:
+/// - `POST /api/v1/submit-legacy` (the reference Raspberry Pi's flat bundle) and
+///   `POST /api/v1/submit` (`CameraSubmission`, the mobile app's bundle): 202 with the receipt;
+/// - `GET /api/v1/submission/{receipt_id}`: the receipt's outcome, from any replica;
+/// - `GET /health` (the process serves) and `GET /ready` (it can publish and hear answers).
+/// Every error is ``EdgeError``'s JSON; nothing answers 500 or shows internals.
+package enum EdgeServer {
+    /// The application serving `edge` on `host`:`port` (port 0: any free port, which
+    /// `onRunning` receives).
+    package static func application(
+        _ edge: EdgeHandlers, host: String, port: Int, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = Router()
+        router.add(middleware: EdgeErrorMiddleware(logger: logger))
+        let submit: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let body = try await edge.body(of: request)
+            return json(.accepted, try await edge.submit(body))
+        }
+        router.post("api/v1/submit-legacy", use: submit)
+        router.post("api/v1/submit", use: submit)
+        router.get("api/v1/submission/:receipt") { _, context -> Response in
+            json(.ok, try await edge.submission(try context.parameters.require("receipt")))
+        }
+        router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
+        router.get("ready") { _, _ -> Response in
+            guard edge.isReady else { throw EdgeError(.unavailable, "not yet reading the answer topics") }
+            return json(.ok, Array(#"{"status":"ready"}"#.utf8))
+        }
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(edge.configuration.readTimeout.nanoseconds)))),
+            configuration: .init(address: .hostname(host, port: port), serverName: "hallmark-edge"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    /// A JSON response.
+    static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (s, a) = components
+        return s.multipliedReportingOverflow(by: 1_000_000_000).overflow
+            ? .max : s * 1_000_000_000 + a / 1_000_000_000
+    }
+}
+
+/// Turns every error into ``EdgeError``'s JSON: Hummingbird's own (404 for an unknown route,
+/// 405, 413 for a body past its limit) by their status, anything else as 503, logged without
+/// its details reaching the client.
+struct EdgeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as EdgeError {
+            return EdgeServer.json(error.code.status, error.json)
+        } catch let error as HTTPError {
+            let mapped: EdgeError =
+                switch error.status {
+                case .notFound: EdgeError(.notFound, "no such resource")
+                case .methodNotAllowed: EdgeError(.methodNotAllowed, "this resource does not take that method")
+                case .contentTooLarge: EdgeError(.tooLarge, "the body is larger than a bundle can be")
+                case .badRequest: EdgeError(.malformed, "the request cannot be read")
+                default: EdgeError(.unavailable, "the request cannot be served now")
+                }
+            return EdgeServer.json(mapped.code.status, mapped.json)
+        } catch {
+            logger.warning(
+                "request failed", metadata: ["path": "\(request.uri.path)", "error": "\(ErrorPolicy.safeDescription(error))"])
+            let mapped = EdgeError(.unavailable, "the request cannot be served now")
+            return EdgeServer.json(mapped.code.status, mapped.json)
+        }
+    }
+}

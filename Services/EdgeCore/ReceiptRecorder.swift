@@ -1,0 +1,35 @@
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import HallmarkPostgres
+import HallmarkRuntime
+
+/// The stage that keeps submission outcomes with their receipts: it reads the aggregator's
+/// answers (one consumer group for all replicas) and records each one whose correlation id is
+/// a receipt of the edge's, in one statement per batch. Idempotent: the first answer stays.
+package struct ReceiptRecorder: StageProcessor {
+    package typealias Prepared = (receipt: UUID, result: [UInt8])?
+
+    let topic: String
+    let receipts: ReceiptStore
+
+    package init(topic: String, receipts: ReceiptStore) {
+        self.topic = topic
+        self.receipts = receipts
+    }
+
+    /// The input this stage consumes.
+    package var inputs: [StageInput] { [StageInput(topic: topic, schemas: [SubmissionResult.schemaName])] }
+
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
+        message.header.correlationID.flatMap { UUID(text: $0) }.map { ($0, message.value) }
+    }
+
+    package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
+        let answers = batch.compactMap { $0 }
+        if !answers.isEmpty {
+            try await receipts.pool.transaction { try await receipts.record(answers, on: $0) }
+        }
+        return batch.map { _ in .outputs([]) }
+    }
+}

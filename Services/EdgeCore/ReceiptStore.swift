@@ -1,0 +1,63 @@
+import Foundation
+import HallmarkCore
+import HallmarkPostgres
+
+/// The edge's receipts (`receipts`, ``EdgeMigrations``): each submission it published, by its
+/// receipt id (the submission's message id), and the aggregator's answer once it came. What
+/// lets any replica, after any restart, answer `GET /api/v1/submission/{receipt_id}`. Only the
+/// id and the answer are kept: never the bundle, its token or a device signature.
+package struct ReceiptStore: Sendable {
+    /// What is known of a receipt.
+    package enum Receipt: Sendable, Equatable {
+        /// Published; no answer yet.
+        case pending
+        /// The aggregator's `hallmark.submission.result.v1`, as sent.
+        case answered([UInt8])
+    }
+
+    let schema: String
+    let pool: PostgresPool
+
+    package init(schema: String, pool: PostgresPool) {
+        self.schema = schema
+        self.pool = pool
+    }
+
+    /// Records a receipt before its submission is published.
+    package func open(_ id: UUID) async throws {
+        try await pool.execute(
+            "INSERT INTO \(unescaped: schema).receipts (receipt_id) VALUES (\(id)) ON CONFLICT DO NOTHING")
+    }
+
+    /// Records answers to receipts (the first answer stays; answers to no receipt are skipped).
+    package func record(_ answers: [(receipt: UUID, result: [UInt8])], on connection: PostgresConnection) async throws {
+        guard !answers.isEmpty else { return }
+        try await connection.execute(
+            """
+            UPDATE \(unescaped: schema).receipts r SET result = a.result
+            FROM unnest(\(PostgresArray(answers.map(\.receipt))), \(PostgresArray(answers.map { Data($0.result) })))
+                AS a(id, result)
+            WHERE r.receipt_id = a.id AND r.result IS NULL
+            """)
+    }
+
+    /// The receipt, or nil when there is none (never issued, or swept).
+    package func lookup(_ id: UUID) async throws -> Receipt? {
+        let rows = try await pool.query(
+            "SELECT result FROM \(unescaped: schema).receipts WHERE receipt_id = \(id)"
+        ).decode(Data?.self)
+        guard let row = rows.first else { return nil }
+        return row.map { .answered([UInt8]($0)) } ?? .pending
+    }
+
+    /// Deletes up to `limit` receipts older than `retention`; returns how many went.
+    package func sweep(olderThan retention: Duration, limit: Int) async throws -> Int {
+        try await pool.execute(
+            """
+            DELETE FROM \(unescaped: schema).receipts WHERE receipt_id IN (
+                SELECT receipt_id FROM \(unescaped: schema).receipts
+                WHERE created_at < now() - make_interval(secs => \(Double(retention.components.seconds)))
+                LIMIT \(limit))
+            """)
+    }
+}

@@ -1,0 +1,85 @@
+@testable import EdgeCore
+import Foundation
+import HallmarkCore
+import HallmarkMessages
+import Testing
+
+/// ``CameraBundle``: lenient in (as the Birthmark reference server reads), strict out.
+@Suite("Camera bundles at the edge", .timeLimit(.minutes(1)))
+struct CameraBundleTests {
+    static let hash = String(repeating: "ab", count: 32)
+    static let token = String(repeating: "A", count: 80)
+
+    static func read(_ json: String) throws -> Submission { try CameraBundle.message(Array(json.utf8)).body }
+
+    static func error(_ json: String) -> EdgeError? {
+        do {
+            _ = try read(json)
+            return nil
+        } catch { return error as? EdgeError }
+    }
+
+    @Test func theFlatBundleBecomesHallmarksOwnBodyWithoutTheDeviceFields() throws {
+        let s = try Self.read(
+            """
+            {"image_hash": "\(Self.hash.uppercased())", "encrypted_nuc_token": "\(Self.token)", "table_references": [1, "2", 3.0],
+             "key_indices": [0, 999, 5], "timestamp": "1732000000", "modification_level": 1,
+             "parent_image_hash": "\(String(repeating: "CD", count: 32))", "device_signature": "c2ln", "isp_validation": {"x": 1},
+             "firmware": "unknown members are ignored"}
+            """)
+        #expect(s.imageHashes?.first?.imageHash == Self.hash)
+        #expect(s.imageHashes?.first?.parentImageHash == String(repeating: "cd", count: 32))
+        #expect(s.tableReferences == [1, 2, 3] && s.timestamp == 1_732_000_000)
+        #expect(s.imageHash == nil && s.deviceSignature == nil && s.ispValidation == nil)
+    }
+
+    @Test func theMobileAppsBundleHasLevelZero() throws {
+        let s = try Self.read(
+            """
+            {"image_hash": "\(Self.hash)", "encrypted_nuc_token": "\(Self.token)", "table_references": [1, 2, 3],
+             "key_indices": [4, 5, 6], "timestamp": 1732000000, "device_signature": "c2ln"}
+            """)
+        #expect(s.entries.first?.modificationLevel == 0 && s.entries.first?.parentImageHash == nil)
+    }
+
+    @Test func aCameraSubmissionStaysOne() throws {
+        let s = try Self.read(
+            """
+            {"submission_type": "camera", "image_hashes": [{"image_hash": "\(Self.hash)", "modification_level": 0, "parent_image_hash": null}],
+             "camera_token": {"ciphertext": "\(String(repeating: "EF", count: 32))", "auth_tag": "\(String(repeating: "01", count: 16))",
+             "nonce": "\(String(repeating: "02", count: 12))", "table_id": 7, "key_index": 42},
+             "manufacturer_cert": {"authority_id": "SIMULATED_CAMERA_001", "validation_endpoint": "http://localhost:8001/validate"},
+             "timestamp": 1732000000}
+            """)
+        #expect(s.shape == .cameraSubmission && s.manufacturerCert?.authorityID == "SIMULATED_CAMERA_001")
+        #expect(s.cameraToken?.ciphertext == String(repeating: "ef", count: 32))
+    }
+
+    @Test func whatTheSchemaRefusesIsNamed() {
+        #expect(Self.error("[]")?.code == .malformed)
+        #expect(Self.error(#"{"timestamp": 1}"#)?.code == .malformed)
+        let noToken = Self.error(#"{"image_hash": "\#(Self.hash)", "timestamp": 1}"#)
+        #expect(noToken?.code == .invalidField && noToken?.field == "$.encrypted_nuc_token")
+        let shortHash = Self.error(
+            #"{"image_hash": "abc", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 1}"#
+        )
+        #expect(shortHash?.code == .invalidField && shortHash?.field == "$.image_hash")
+        let fraction = Self.error(
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2.5, 3], "key_indices": [1, 2, 3], "timestamp": 1}"#
+        )
+        #expect(fraction?.field == "$.table_references[1]")
+        // The error never carries the values.
+        #expect(!(shortHash?.description.contains("abc") ?? true))
+    }
+
+    @Test func theSameBundleIsTheSameReceipt() throws {
+        let body = Array(
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 9}"#
+                .utf8)
+        let other = Array(
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 10}"#
+                .utf8)
+        #expect(try CameraBundle.message(body).id == CameraBundle.message(body).id)
+        #expect(try CameraBundle.message(body).id != CameraBundle.message(other).id)
+    }
+}

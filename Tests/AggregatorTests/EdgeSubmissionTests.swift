@@ -1,0 +1,137 @@
+import AggregatorCore
+import Foundation
+import HallmarkClient
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkKafka
+import HallmarkMessages
+import HallmarkTestSupport
+import Logging
+import Testing
+
+/// The edge end to end (DESIGN BM-EDGE), with Tansu, PostgreSQL, the authority, the aggregator
+/// and the edge as processes: bundles byte-identical to the reference clients' go in over
+/// HTTP, strict messages come out on the topic, and every receipt resolves.
+@Suite("Edge submissions", .serialized, .timeLimit(.minutes(5)))
+struct EdgeSubmissionTests {
+    typealias Value = ReferenceBody.PythonValue
+
+    static func hash() -> String { Hex.encode(try! SecureRandom.bytes(32)) }
+
+    /// The reference Raspberry Pi's bundle (submission_client.py `to_json`), member for member.
+    static func piBundle(
+        _ cam: ProvisioningFile, hash: String, token: BirthmarkMobileToken, timestamp: Int, parent: String? = nil,
+        isp: Bool = false
+    ) -> [UInt8] {
+        var members: [(String, Value)] = [
+            ("image_hash", .string(hash)), ("encrypted_nuc_token", .string(token.encryptedNucToken)),
+            ("table_references", .ints(token.tableReferences)), ("key_indices", .ints(token.keyIndices)),
+            ("timestamp", .int(timestamp)), ("modification_level", .int(parent == nil ? 0 : 1)),
+        ]
+        if let parent { members.append(("parent_image_hash", .string(parent))) }
+        members.append(("device_signature", .string(Base64.encode(try! SecureRandom.bytes(71)))))
+        if isp {
+            members.append(
+                (
+                    "isp_validation",
+                    .object([
+                        ("variance_metric", .double("0.0213")),
+                        (
+                            "isp_parameters",
+                            .object([
+                                ("white_balance", .object([("red_gain", .double("1.52")), ("blue_gain", .double("1.41"))])),
+                                ("exposure_adjustment", .double("0.0")), ("sharpening", .double("0.5")),
+                                ("noise_reduction", .double("0.3")),
+                            ])
+                        ),
+                        ("sample_count", .int(5)), ("shooting_mode", .string("auto")), ("metric_version", .string("v2.0")),
+                    ])
+                ))
+        }
+        return ReferenceBody.python(members)
+    }
+
+    @Test func aPiSubmitsItsRawAndProcessedBundlesUnchanged() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (authority, aggregator) = try await h.startBoth()
+        let (edge, client) = try await h.startEdge("e")
+        defer { [authority, aggregator, edge].forEach { $0.signal(SIGKILL) } }
+        let topic = try AnswerWatcher(
+            kafka: h.kafka, topics: [h.aggregator.submissionInput], fromStart: true,
+            logger: Logger(label: "edge-test"))
+        let reading = Task { await topic.run() }
+        defer { reading.cancel() }
+        let cam = try await h.provisioned("CAM-\(h.id)-pi")
+
+        // The Pi: the raw bundle, then the processed one with the same token and timestamp.
+        let token = try cam.packedToken()
+        let (raw, processed) = (Self.hash(), Self.hash())
+        let now = Int(Date().timeIntervalSince1970)
+        let first = try await client.post("/api/v1/submit-legacy", Self.piBundle(cam, hash: raw, token: token, timestamp: now))
+        #expect(first.status == 202)
+        #expect(first["status"] as? String == "accepted", "\(String(decoding: first.body, as: UTF8.self))")
+        let second = try await client.post(
+            "/api/v1/submit-legacy", Self.piBundle(cam, hash: processed, token: token, timestamp: now, parent: raw, isp: true))
+        #expect(second.status == 202 && second["status"] as? String == "accepted")
+        for answer in [first, second] {
+            let receipt = try #require(answer["receipt_id"] as? String)
+            #expect(UUID(text: receipt) != nil && answer["message"] is String && answer["timestamp"] is String)
+            let later = try await client.get("/api/v1/submission/\(receipt)")
+            #expect(later.status == 200 && later["status"] as? String == "accepted")
+            #expect((later["leaves"] as? [[String: Any]])?.first?["leaf_index"] is Int)
+        }
+
+        // Upper-case hex, as the reference server takes it: logged in lower case.
+        let upper = Self.hash()
+        let shouting = try await client.post(
+            "/api/v1/submit-legacy",
+            Self.piBundle(cam, hash: upper.uppercased(), token: try cam.packedToken(), timestamp: now))
+        #expect(shouting.status == 202 && shouting["status"] as? String == "accepted")
+
+        // The same bundle again (the Pi retries after a timeout): the same receipt and answer.
+        let body = Self.piBundle(cam, hash: Self.hash(), token: try cam.packedToken(), timestamp: now)
+        let once = try await client.post("/api/v1/submit-legacy", body)
+        let twice = try await client.post("/api/v1/submit-legacy", body)
+        #expect(once["receipt_id"] as? String == twice["receipt_id"] as? String)
+        #expect(once["status"] as? String == "accepted" && twice["status"] as? String == "accepted")
+
+        let logged = Set(try await h.storedLeaves().map(\.1))
+        #expect(logged.isSuperset(of: [raw, processed, upper]))
+
+        // What reached the topic is strict: its schema's, lower-case hex, never the device
+        // signature or the ISP data.
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in topic.messages(on: h.aggregator.submissionInput).count >= 5 })
+        for bytes in topic.messages(on: h.aggregator.submissionInput) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            try SchemaCheck.validate(object, against: Submission.schemaName)
+            #expect(object["device_signature"] == nil && object["isp_validation"] == nil)
+        }
+        let text = topic.messages(on: h.aggregator.submissionInput).map { String(decoding: $0, as: UTF8.self) }.joined()
+        #expect(!text.contains(upper.uppercased()) && text.contains(upper))
+    }
+
+    @Test func everyErrorIsTypedJSON() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (edge, client) = try await h.startEdge("errors", ["HALLMARK_EDGE_MAX_BODY_BYTES": "4096"])
+        defer { edge.signal(SIGKILL) }
+        func expectError(_ answer: EdgeClient.Answer, _ status: Int, _ code: String, field: String? = nil) {
+            #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))")
+            #expect(answer["error"] as? String == code && answer["reason"] is String)
+            if let field { #expect(answer["field"] as? String == field) }
+        }
+        expectError(try await client.post("/api/v1/submit-legacy", Array("not json".utf8)), 400, "malformed")
+        expectError(try await client.post("/api/v1/submit-legacy", Array("{}".utf8)), 400, "malformed")
+        expectError(
+            try await client.post("/api/v1/submit-legacy", Array(#"{"image_hash": "abc", "timestamp": 5}"#.utf8)), 400,
+            "invalid_field")
+        expectError(
+            try await client.post("/api/v1/submit", Array(repeating: UInt8(ascii: " "), count: 5000)), 413, "too_large")
+        expectError(try await client.get("/api/v1/submission/\(UUID().uuidString)"), 404, "not_found")
+        expectError(try await client.get("/api/v1/submission/nope"), 404, "not_found")
+        expectError(try await client.get("/no/such/route"), 404, "not_found")
+        let health = try await client.get("/health")
+        #expect(health.status == 200 && health["status"] as? String == "healthy")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HallmarkCore
+import HallmarkTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An HTTP client for an edge a test started: what a camera or a verifier does with curl.
+struct EdgeClient: Sendable {
+    let port: Int
+
+    /// An answer: its status and its JSON body (nil when the body is not a JSON object).
+    struct Answer: @unchecked Sendable {
+        let status: Int
+        let body: Data
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+        subscript(_ key: String) -> Any? { json?[key] }
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Sends `body` as the reference Raspberry Pi does (`requests.post(json=…)`).
+    func post(_ path: String, _ body: [UInt8], contentType: String? = "application/json") async throws -> Answer {
+        var request = URLRequest(url: url(path))
+        request.httpMethod = "POST"
+        request.httpBody = Data(body)
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        request.setValue("Birthmark-Camera-Pi/0.1.0", forHTTPHeaderField: "User-Agent")
+        return try await send(request)
+    }
+
+    func get(_ path: String) async throws -> Answer { try await send(URLRequest(url: url(path))) }
+
+    private func send(_ request: URLRequest) async throws -> Answer {
+        var request = request
+        request.timeoutInterval = 30
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    }
+
+    /// Waits until the edge answers `/ready` with 200.
+    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if (try? await get("/ready"))?.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("the edge on port \(port) never became ready")
+    }
+}
+
+extension AggregatorHarness {
+    /// Starts an edge publishing to this world's aggregator, on a free port, and waits until
+    /// it is ready.
+    func startEdge(_ name: String, _ extra: [String: String] = [:]) async throws -> (process: ServiceProcess, client: EdgeClient)
+    {
+        let process = try ServiceProcess(
+            "hallmark-edge", name: "\(id)-\(name)",
+            environment: [
+                "HALLMARK_EDGE_SUBMISSIONS": aggregator.submissionInput,
+                "HALLMARK_EDGE_SUBMISSION_RESULTS": aggregator.submissionOutput, "HALLMARK_EDGE_SCHEMA": "edge_\(id)",
+                "HALLMARK_EDGE_HOST": "127.0.0.1", "HALLMARK_EDGE_PORT": "0", "HALLMARK_REJECTED_TOPIC": rejected,
+                "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-edge-\(id)",
+                "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "4", "HALLMARK_LOG_LEVEL": "info",
+            ].merging(extra) { _, new in new })
+        try await process.waitForLog("edge listening")
+        guard let line = process.logLines.first(where: { $0["msg"] as? String == "edge listening" }),
+            let port = (line["port"] as? String).flatMap({ Int($0) })
+        else { throw HarnessError("the edge did not say its port") }
+        let client = EdgeClient(port: port)
+        try await client.waitUntilReady()
+        return (process, client)
+    }
+}
+
+/// Bodies exactly as the reference clients write them.
+enum ReferenceBody {
+    /// Python's `json.dumps` with its default separators (what `requests.post(json=…)` sends),
+    /// members in the given order.
+    static func python(_ members: [(String, PythonValue)]) -> [UInt8] {
+        Array(("{" + members.map { "\"\($0.0)\": \($0.1.text)" }.joined(separator: ", ") + "}").utf8)
+    }
+
+    /// A JSON value as Python writes it.
+    indirect enum PythonValue {
+        case string(String)
+        case int(Int)
+        case double(String)
+        case ints([Int])
+        case object([(String, PythonValue)])
+        case null
+
+        var text: String {
+            switch self {
+            case .string(let s): "\"\(s)\""
+            case .int(let n): String(n)
+            case .double(let d): d
+            case .ints(let list): "[" + list.map(String.init).joined(separator: ", ") + "]"
+            case .object(let members): String(decoding: ReferenceBody.python(members), as: UTF8.self)
+            case .null: "null"
+            }
+        }
+    }
+}
