@@ -22,14 +22,21 @@ package final class AnswerRouter: Service, Sendable {
         var isSet: Bool { value.load(ordering: .acquiring) }
     }
 
-    /// Reads `topics` with a group of this replica's own.
-    package init(kafka: KafkaConfiguration, topics: [String], instance: String, logger: Logger) throws {
+    /// Topics whose messages are not answers: each goes to its observer (the checkpoints).
+    private let observers: [String: @Sendable ([UInt8]) -> Void]
+
+    /// Reads `topics` (answers) and the `observers`' topics with a group of this replica's own.
+    package init(
+        kafka: KafkaConfiguration, topics: [String], observers: [String: @Sendable ([UInt8]) -> Void] = [:],
+        instance: String, logger: Logger
+    ) throws {
+        self.observers = observers
         var config = kafka
         config.properties["auto.offset.reset"] = "latest"
         let flag = assigned
         consumer = try KafkaConsumer(
             configuration: config, groupID: "hallmark-edge-answers-\(instance)-\(UInt32.random(in: 0...UInt32.max))",
-            topics: topics, bufferCapacity: 4096, logger: logger,
+            topics: topics + observers.keys.sorted(), bufferCapacity: 4096, logger: logger,
             rebalanceListener: { event in flag.set(event.kind == .assigned) })
     }
 
@@ -40,6 +47,10 @@ package final class AnswerRouter: Service, Sendable {
         try consumer.start()
         await withGracefulShutdownHandler {
             for await message in consumer.messages {
+                if let observer = observers[message.topic] {
+                    observer(message.value)
+                    continue
+                }
                 guard let id = Self.correlationID(message.value) else { continue }
                 waiting.withLock { $0.removeValue(forKey: id) }?.fill(message.value)
             }

@@ -12,6 +12,17 @@ package struct EdgeConfiguration: Sendable {
     package var submissions = Variable.submissions.defaultValue
     /// The aggregator's submission answers.
     package var submissionResults = Variable.submissionResults.defaultValue
+    /// Verification questions and the aggregator's answers.
+    package var verifyRequests = Variable.verifyRequests.defaultValue
+    package var verifyResults = Variable.verifyResults.defaultValue
+    /// The aggregator's signed checkpoints: each new one ends the cached verification answers.
+    package var checkpoints = Variable.checkpoints.defaultValue
+    /// How long a verification waits for the aggregator before answering 503.
+    package var verifyWait = Variable.verifyWait.defaultValue
+    /// Most verification answers cached.
+    package var verifyCacheEntries = Variable.verifyCacheEntries.defaultValue
+    /// The aggregator's tile directory (C2SP tlog-tiles), served under `/log/`; none when nil.
+    package var tilesDirectory: String?
     /// The edge's PostgreSQL schema (receipts).
     package var schema = Variable.schema.defaultValue
     /// How long a submit waits for the outcome before answering `pending_validation`.
@@ -38,6 +49,24 @@ package struct EdgeConfiguration: Sendable {
         package static let submissionResults = Setting.topic(
             "HALLMARK_EDGE_SUBMISSION_RESULTS", default: "birthmark.submission.results",
             doc: "the aggregator's submission answers")
+        package static let verifyRequests = Setting.topic(
+            "HALLMARK_EDGE_VERIFY_REQUESTS", default: "birthmark.verify.requests", doc: "where verification questions go")
+        package static let verifyResults = Setting.topic(
+            "HALLMARK_EDGE_VERIFY_RESULTS", default: "birthmark.verify.results", doc: "the aggregator's verification answers")
+        package static let checkpoints = Setting.topic(
+            "HALLMARK_EDGE_CHECKPOINTS", default: "birthmark.checkpoints",
+            doc: "the aggregator's signed checkpoints (each new one ends the cached answers)")
+        package static let verifyWait = Setting.milliseconds(
+            "HALLMARK_EDGE_VERIFY_WAIT_MS", default: .seconds(5), in: 100...60_000,
+            doc: "how long a verification waits for the aggregator (503 beyond)")
+        package static let verifyCacheEntries = Setting.integer(
+            "HALLMARK_EDGE_VERIFY_CACHE_ENTRIES", default: 100_000, in: 0...10_000_000,
+            doc: "most verification answers cached until the next checkpoint (0: none)")
+        package static let tilesDirectory = Setting.optionalText(
+            "HALLMARK_EDGE_TILES_DIR",
+            doc:
+                "the aggregator's tile directory (HALLMARK_AGGREGATOR_TILES_DIR, shared read-only), served under /log/; none when unset"
+        )
         package static let schema = Setting.identifier("HALLMARK_EDGE_SCHEMA", default: "edge", doc: "PostgreSQL schema")
         package static let answerWait = Setting.milliseconds(
             "HALLMARK_EDGE_ANSWER_WAIT_MS", default: .seconds(2), in: 0...30_000,
@@ -59,6 +88,8 @@ package struct EdgeConfiguration: Sendable {
         package static var all: [SettingDescription] {
             [
                 host.description, port.description, submissions.description, submissionResults.description,
+                verifyRequests.description, verifyResults.description, checkpoints.description, verifyWait.description,
+                verifyCacheEntries.description, tilesDirectory.description,
                 schema.description, answerWait.description, maxBodyBytes.description, readTimeout.description,
                 receiptRetentionHours.description, sweep.description,
             ]
@@ -66,7 +97,7 @@ package struct EdgeConfiguration: Sendable {
     }
 
     /// Every topic the edge produces or consumes (created at start-up when missing).
-    package var topics: [String] { [submissions, submissionResults] }
+    package var topics: [String] { [submissions, submissionResults, verifyRequests, verifyResults, checkpoints] }
 
     /// Applies the environment over the defaults.
     package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EdgeConfiguration {
@@ -76,6 +107,12 @@ package struct EdgeConfiguration: Sendable {
         c.port = try s.value(Variable.port)
         c.submissions = try s.value(Variable.submissions)
         c.submissionResults = try s.value(Variable.submissionResults)
+        c.verifyRequests = try s.value(Variable.verifyRequests)
+        c.verifyResults = try s.value(Variable.verifyResults)
+        c.checkpoints = try s.value(Variable.checkpoints)
+        c.verifyWait = try s.value(Variable.verifyWait)
+        c.verifyCacheEntries = try s.value(Variable.verifyCacheEntries)
+        c.tilesDirectory = try s.value(Variable.tilesDirectory)
         c.schema = try s.value(Variable.schema)
         c.answerWait = try s.value(Variable.answerWait)
         c.maxBodyBytes = try s.value(Variable.maxBodyBytes)

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkKafka
 import HallmarkMessages
 import Hummingbird
@@ -11,14 +12,19 @@ package struct EdgeHandlers: Sendable {
     let answers: AnswerRouter
     let receipts: ReceiptStore
     let producer: KafkaProducer
+    let verifications: Verifications
     /// How long the broker or the database may take before a request is answered 503.
     static let backendTimeout = Duration.seconds(5)
 
-    package init(configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, producer: KafkaProducer) {
+    package init(
+        configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, producer: KafkaProducer,
+        verifications: Verifications
+    ) {
         self.configuration = configuration
         self.answers = answers
         self.receipts = receipts
         self.producer = producer
+        self.verifications = verifications
     }
 
     /// Whether the edge can hear answers (readiness).
@@ -73,6 +79,29 @@ package struct EdgeHandlers: Sendable {
         case nil: throw EdgeError(.notFound, "no such receipt", field: "receipt_id")
         case .pending?: return ReceiptAnswer.json(receipt: MessageID(id), result: nil)
         case .answered(let result)?: return ReceiptAnswer.json(receipt: MessageID(id), result: result)
+        }
+    }
+
+    /// The verification of `text` (an image hash, either case): the rendered answer.
+    func verify(_ text: String) async throws -> Verifications.Answer {
+        let hash = text.lowercased()
+        guard hash.utf8.count == 64, (try? Hex.decode(hash, length: 32)) != nil else {
+            throw EdgeError(.invalidField, "an image hash is 64 hex digits", field: "image_hash")
+        }
+        return try await verifications.answer(for: hash)
+    }
+
+    /// Asks the aggregator about `hash` over Kafka and waits for its answer.
+    static func ask(
+        _ hash: String, answers: AnswerRouter, producer: KafkaProducer, configuration: EdgeConfiguration
+    ) async throws -> [UInt8]? {
+        let id = UUID().lowercasedText
+        let value = try JSONCoding.encode(Message(LogVerifyRequest(imageHash: hash), correlationID: id))
+        let topic = configuration.verifyRequests
+        return try await answers.request(id, timeout: configuration.verifyWait) {
+            _ = try await Deadline.run(backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
+                try await producer.send(topic: topic, key: nil, value: value)
+            }
         }
     }
 }

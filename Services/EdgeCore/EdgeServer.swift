@@ -22,6 +22,12 @@ package enum EdgeServer {
     ) -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: EdgeErrorMiddleware(logger: logger))
+        if let tiles = edge.configuration.tilesDirectory {
+            // The log's checkpoint and tiles (C2SP tlog-tiles), files the aggregator writes.
+            router.add(middleware: TileCacheMiddleware())
+            router.add(
+                middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(tiles, urlBasePath: logPrefix, logger: logger))
+        }
         let submit: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             let body = try await edge.body(of: request)
             return json(.accepted, try await edge.submit(body))
@@ -30,6 +36,24 @@ package enum EdgeServer {
         router.post("api/v1/submit", use: submit)
         router.get("api/v1/submission/:receipt") { _, context -> Response in
             json(.ok, try await edge.submission(try context.parameters.require("receipt")))
+        }
+        router.get("api/v1/verify/:hash") { _, context -> Response in
+            let answer = try await edge.verify(try context.parameters.require("hash"))
+            var response = json(.ok, answer.json)
+            // Good until the next checkpoint: a CDN may keep it for a few seconds.
+            response.headers[.cacheControl] = "public, max-age=\(verifyMaxAge)"
+            response.headers[.eTag] = "\"size-\(answer.treeSize)\""
+            return response
+        }
+        router.get("api/v1/proof/:hash") { _, context -> Response in
+            let answer = try await edge.verify(try context.parameters.require("hash"))
+            guard let proof = answer.proof else { throw EdgeError(.notFound, "the image is not in the log", field: "image_hash") }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            // A proof against a signed checkpoint stays valid for ever.
+            headers[.cacheControl] = "public, max-age=31536000, immutable"
+            headers[.eTag] = "\"size-\(answer.treeSize)\""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: proof)))
         }
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
         router.get("ready") { _, _ -> Response in
@@ -42,6 +66,13 @@ package enum EdgeServer {
             configuration: .init(address: .hostname(host, port: port), serverName: "hallmark-edge"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
+
+    /// Where the log's checkpoint and tiles are served.
+    static let logPrefix = "/log"
+
+    /// Seconds a CDN may keep a verification answer: it holds until the next checkpoint, which
+    /// comes within a batch's linger under load.
+    static let verifyMaxAge = 2
 
     /// A JSON response.
     static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
@@ -91,5 +122,28 @@ struct EdgeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let mapped = EdgeError(.unavailable, "the request cannot be served now")
             return EdgeServer.json(mapped.code.status, mapped.json)
         }
+    }
+}
+
+/// Cache headers for the log's files (C2SP tlog-tiles): full tiles and entry bundles never
+/// change, so a year; the checkpoint and partial tiles (`.p/`) change as the log grows, so a
+/// second. ETags are FileMiddleware's.
+struct TileCacheMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var prefix: String { EdgeServer.logPrefix }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
+        -> Response
+    {
+        var response = try await next(request, context)
+        let path = request.uri.path
+        guard path.hasPrefix(Self.prefix + "/"), response.status == .ok || response.status == .notModified else {
+            return response
+        }
+        let immutable = path.hasPrefix(Self.prefix + "/tile/") && !path.contains(".p/")
+        response.headers[.cacheControl] = immutable ? "public, max-age=31536000, immutable" : "public, max-age=1, no-transform"
+        if path.hasSuffix("/checkpoint") { response.headers[.contentType] = "text/plain; charset=utf-8" }
+        return response
     }
 }

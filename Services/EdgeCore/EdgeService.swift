@@ -3,6 +3,8 @@ import HallmarkCore
 import HallmarkRuntime
 import Logging
 import ServiceLifecycle
+import Synchronization
+import HallmarkMessages
 
 /// Builds the edge's services from a ``ServiceContext``: the HTTP server, the answer router,
 /// the receipts stage and the receipt sweeper.
@@ -18,9 +20,24 @@ package enum EdgeService {
             throw ConfigurationError(variable: "HALLMARK_EDGE_POSTGRES_URL", reason: "receipts need the database")
         }
         let receipts = ReceiptStore(schema: c.schema, pool: database.pool)
+        // The answers router and the verification cache need each other: the cache asks
+        // through the router, the router tells the cache of each new checkpoint.
+        let cache = Later<Verifications>()
         let answers = try AnswerRouter(
-            kafka: context.kafka, topics: [c.submissionResults], instance: context.instance, logger: context.logger)
-        let handlers = EdgeHandlers(configuration: c, answers: answers, receipts: receipts, producer: context.producer)
+            kafka: context.kafka, topics: [c.submissionResults, c.verifyResults],
+            observers: [
+                c.checkpoints: { bytes in
+                    guard let checkpoint = try? JSONCoding.decode(Message<Checkpoint>.self, from: bytes) else { return }
+                    cache.value?.checkpoint(checkpoint.body.treeSize)
+                }
+            ], instance: context.instance, logger: context.logger)
+        let producer = context.producer
+        let verifications = Verifications(limit: c.verifyCacheEntries) { hash in
+            try await EdgeHandlers.ask(hash, answers: answers, producer: producer, configuration: c)
+        }
+        cache.value = verifications
+        let handlers = EdgeHandlers(
+            configuration: c, answers: answers, receipts: receipts, producer: producer, verifications: verifications)
         let recorder = ReceiptRecorder(topic: c.submissionResults, receipts: receipts)
         let sweeper = PeriodicSweeper(
             what: "receipt", counter: "hallmark_edge_receipts_expired_total", service: "edge",
@@ -35,5 +52,14 @@ package enum EdgeService {
             sweeper, answers, try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts"),
             server,
         ]
+    }
+}
+
+/// A value set once after it is first captured (two parts that need each other).
+private final class Later<T: Sendable>: Sendable {
+    private let storage = Mutex<T?>(nil)
+    var value: T? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
 }

@@ -151,15 +151,7 @@ package struct VerifyCommand: AsyncParsableCommand {
             return Verdict(text: "NOT FOUND: \(hash) is not in the log as of the \(signed); \(consistency)", code: 1)
         }
         let parent = record.parentImageHash.map { ", derived from \($0)" } ?? ""
-        let proof = try head.note.map { note in
-            TransparencyProof(
-                extra: try BirthmarkLogLeaf(
-                    imageHash: Hex.decode(record.imageHash, length: 32), timestamp: record.timestamp,
-                    modificationLevel: UInt8(record.modificationLevel),
-                    parentHash: record.parentImageHash.map { try Hex.decode($0, length: 32) }
-                ).bytes, index: index, inclusionProof: try (answer.inclusionProof ?? []).map { try Hex.decode($0, length: 32) },
-                checkpoint: try SignedNote.parse(Array(note.utf8)))
-        }
+        let proof = try answer.tlogProof()
         return Verdict(
             text: """
                 AUTHENTICATED: \(hash)

@@ -14,6 +14,10 @@ struct EdgeClient: Sendable {
     struct Answer: @unchecked Sendable {
         let status: Int
         let body: Data
+        let headers: [AnyHashable: Any]
+        func header(_ name: String) -> String? {
+            headers.first { ($0.key as? String)?.lowercased() == name.lowercased() }?.value as? String
+        }
         var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
         subscript(_ key: String) -> Any? { json?[key] }
     }
@@ -30,13 +34,19 @@ struct EdgeClient: Sendable {
         return try await send(request)
     }
 
-    func get(_ path: String) async throws -> Answer { try await send(URLRequest(url: url(path))) }
+    func get(_ path: String, headers: [String: String] = [:]) async throws -> Answer {
+        var request = URLRequest(url: url(path))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return try await send(request)
+    }
 
     private func send(_ request: URLRequest) async throws -> Answer {
         var request = request
         request.timeoutInterval = 30
+        request.cachePolicy = .reloadIgnoringLocalCacheData
         let (data, response) = try await URLSession.shared.data(for: request)
-        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+        let http = response as? HTTPURLResponse
+        return Answer(status: http?.statusCode ?? 0, body: data, headers: http?.allHeaderFields ?? [:])
     }
 
     /// Waits until the edge answers `/ready` with 200.
@@ -60,6 +70,8 @@ extension AggregatorHarness {
             environment: [
                 "HALLMARK_EDGE_SUBMISSIONS": aggregator.submissionInput,
                 "HALLMARK_EDGE_SUBMISSION_RESULTS": aggregator.submissionOutput, "HALLMARK_EDGE_SCHEMA": "edge_\(id)",
+                "HALLMARK_EDGE_VERIFY_REQUESTS": aggregator.verifyInput, "HALLMARK_EDGE_VERIFY_RESULTS": aggregator.verifyOutput,
+                "HALLMARK_EDGE_CHECKPOINTS": aggregator.checkpoints,
                 "HALLMARK_EDGE_HOST": "127.0.0.1", "HALLMARK_EDGE_PORT": "0", "HALLMARK_REJECTED_TOPIC": rejected,
                 "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-edge-\(id)",
                 "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "4", "HALLMARK_LOG_LEVEL": "info",
