@@ -23,6 +23,11 @@ package struct EdgeConfiguration: Sendable {
     package var verifyCacheEntries = Variable.verifyCacheEntries.defaultValue
     /// The aggregator's tile directory (C2SP tlog-tiles), served under `/log/`; none when nil.
     package var tilesDirectory: String?
+    /// Submissions a client may make per ``rateWindow`` (0: no limit).
+    package var rateLimit = Variable.rateLimit.defaultValue
+    package var rateWindow = Variable.rateWindow.defaultValue
+    /// The header naming the client behind a proxy (its last address); the peer when nil.
+    package var clientAddressHeader: String?
     /// The edge's PostgreSQL schema (receipts).
     package var schema = Variable.schema.defaultValue
     /// How long a submit waits for the outcome before answering `pending_validation`.
@@ -67,6 +72,16 @@ package struct EdgeConfiguration: Sendable {
             doc:
                 "the aggregator's tile directory (HALLMARK_AGGREGATOR_TILES_DIR, shared read-only), served under /log/; none when unset"
         )
+        package static let rateLimit = Setting.integer(
+            "HALLMARK_EDGE_RATE_LIMIT", default: 500, in: 0...100_000_000,
+            doc: "submissions per client per HALLMARK_EDGE_RATE_WINDOW_S on each replica, 429 beyond (0: no limit)")
+        package static let rateWindow = Setting.seconds(
+            "HALLMARK_EDGE_RATE_WINDOW_S", default: .seconds(600), in: 1...86_400, doc: "the rate limit's window")
+        package static let clientAddressHeader = Setting.optionalText(
+            "HALLMARK_EDGE_CLIENT_ADDRESS_HEADER",
+            doc:
+                "the header a trusted proxy sets to the client's address (e.g. X-Forwarded-For; its last address counts); the connection's peer when unset"
+        )
         package static let schema = Setting.identifier("HALLMARK_EDGE_SCHEMA", default: "edge", doc: "PostgreSQL schema")
         package static let answerWait = Setting.milliseconds(
             "HALLMARK_EDGE_ANSWER_WAIT_MS", default: .seconds(2), in: 0...30_000,
@@ -89,7 +104,8 @@ package struct EdgeConfiguration: Sendable {
             [
                 host.description, port.description, submissions.description, submissionResults.description,
                 verifyRequests.description, verifyResults.description, checkpoints.description, verifyWait.description,
-                verifyCacheEntries.description, tilesDirectory.description,
+                verifyCacheEntries.description, tilesDirectory.description, rateLimit.description, rateWindow.description,
+                clientAddressHeader.description,
                 schema.description, answerWait.description, maxBodyBytes.description, readTimeout.description,
                 receiptRetentionHours.description, sweep.description,
             ]
@@ -113,6 +129,9 @@ package struct EdgeConfiguration: Sendable {
         c.verifyWait = try s.value(Variable.verifyWait)
         c.verifyCacheEntries = try s.value(Variable.verifyCacheEntries)
         c.tilesDirectory = try s.value(Variable.tilesDirectory)
+        c.rateLimit = try s.value(Variable.rateLimit)
+        c.rateWindow = try s.value(Variable.rateWindow)
+        c.clientAddressHeader = try s.value(Variable.clientAddressHeader)
         c.schema = try s.value(Variable.schema)
         c.answerWait = try s.value(Variable.answerWait)
         c.maxBodyBytes = try s.value(Variable.maxBodyBytes)

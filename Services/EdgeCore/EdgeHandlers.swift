@@ -65,6 +65,13 @@ package struct EdgeHandlers: Sendable {
                 try await producer.send(topic: topic, key: key, value: value)
             }
         }
+        if let result {
+            // Read your writes: the receipt has the outcome before the camera hears it, so a GET
+            // that follows never says pending (the receipts stage records it too, and the first stays).
+            try? await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")) {
+                try await receipts.pool.transaction { try await receipts.record([(receipt, result)], on: $0) }
+            }
+        }
         return ReceiptAnswer.json(receipt: message.id, result: result)
     }
 

@@ -20,15 +20,19 @@ package enum EdgeServer {
         _ edge: EdgeHandlers, host: String, port: Int, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: EdgeRequestContext.self)
         router.add(middleware: EdgeErrorMiddleware(logger: logger))
+        router.add(
+            middleware: RateLimitMiddleware(
+                limiter: RateLimiter(limit: edge.configuration.rateLimit, window: edge.configuration.rateWindow),
+                header: edge.configuration.clientAddressHeader.flatMap { HTTPField.Name($0) }))
         if let tiles = edge.configuration.tilesDirectory {
             // The log's checkpoint and tiles (C2SP tlog-tiles), files the aggregator writes.
             router.add(middleware: TileCacheMiddleware())
             router.add(
-                middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(tiles, urlBasePath: logPrefix, logger: logger))
+                middleware: FileMiddleware<EdgeRequestContext, LocalFileSystem>(tiles, urlBasePath: logPrefix, logger: logger))
         }
-        let submit: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        let submit: @Sendable (Request, EdgeRequestContext) async throws -> Response = { request, _ in
             let body = try await edge.body(of: request)
             return json(.accepted, try await edge.submit(body))
         }

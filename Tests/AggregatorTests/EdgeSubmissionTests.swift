@@ -134,4 +134,27 @@ struct EdgeSubmissionTests {
         let health = try await client.get("/health")
         #expect(health.status == 200 && health["status"] as? String == "healthy")
     }
+
+    /// The per-client rate limit: a client past it is answered 429 with Retry-After at once,
+    /// its reads are not limited, and behind a trusted proxy each forwarded address has its own.
+    @Test func aClientPastItsRateLimitIs429() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (edge, client) = try await h.startEdge(
+            "limit",
+            [
+                "HALLMARK_EDGE_RATE_LIMIT": "3", "HALLMARK_EDGE_RATE_WINDOW_S": "600",
+                "HALLMARK_EDGE_CLIENT_ADDRESS_HEADER": "X-Forwarded-For",
+            ])
+        defer { edge.signal(SIGKILL) }
+        func post(from address: String) async throws -> EdgeClient.Answer {
+            try await client.post("/api/v1/submit-legacy", Array("{}".utf8), headers: ["X-Forwarded-For": "10.0.0.9, \(address)"])
+        }
+        for _ in 0..<3 { #expect(try await post(from: "192.0.2.1").status == 400) }
+        let limited = try await post(from: "192.0.2.1")
+        #expect(limited.status == 429 && limited["error"] as? String == "rate_limited")
+        #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
+        #expect(try await post(from: "192.0.2.2").status == 400)
+        #expect(try await client.get("/health").status == 200)
+    }
 }

@@ -25,8 +25,11 @@ struct EdgeClient: Sendable {
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Sends `body` as the reference Raspberry Pi does (`requests.post(json=…)`).
-    func post(_ path: String, _ body: [UInt8], contentType: String? = "application/json") async throws -> Answer {
+    func post(
+        _ path: String, _ body: [UInt8], contentType: String? = "application/json", headers: [String: String] = [:]
+    ) async throws -> Answer {
         var request = URLRequest(url: url(path))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpMethod = "POST"
         request.httpBody = Data(body)
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
