@@ -92,7 +92,7 @@ struct KEDATests {
             #expect(names.count == triggers.count && Set(names).count == names.count, "\(object.name): trigger names")
         }
         #expect(targets.count == Set(targets).count, "two ScaledObjects on one Deployment: \(targets)")
-        #expect(Set(targets) == deployments.subtracting(["hallmark-aggregator"]))
+        #expect(Set(targets) == deployments.subtracting(["hallmark-aggregator", "hallmark-edge"]))
     }
 
     /// The log writer is a single writer: one leader and one standby, never scaled on lag.
@@ -105,6 +105,24 @@ struct KEDATests {
         #expect(aggregator.spec.at("strategy", "rollingUpdate")?.int("maxSurge") == 0)
         let budget = try #require(manifests.all("PodDisruptionBudget").first { $0.name == "hallmark-aggregator" })
         #expect(budget.spec.int("minAvailable") == 1)
+    }
+
+    /// The edge serves HTTP: it scales on CPU with an HPA (never on lag), keeps two replicas at
+    /// least, rolls without losing capacity, and its Service routes to its named port.
+    @Test func theEdgeScalesOnCPUBehindItsService() throws {
+        let hpa = try #require(manifests.all("HorizontalPodAutoscaler").first { $0.name == "hallmark-edge" })
+        #expect(hpa.spec.map("scaleTargetRef")?.string("name") == "hallmark-edge")
+        #expect(
+            (hpa.spec.int("minReplicas") ?? 0) >= 2 && (hpa.spec.int("maxReplicas") ?? 0) > (hpa.spec.int("minReplicas") ?? 0))
+        let metric = try #require(hpa.spec.maps("metrics").first)
+        #expect(metric.at("resource")?.string("name") == "cpu")
+        let edge = try #require(manifests.all("Deployment").first { $0.name == "hallmark-edge" })
+        #expect(edge.spec.at("strategy", "rollingUpdate")?.int("maxUnavailable") == 0)
+        let service = try #require(manifests.all("Service").first { $0.name == "hallmark-edge" })
+        #expect(service.spec.at("selector") as? [String: String] == ["app.kubernetes.io/name": "hallmark-edge"])
+        #expect(service.spec.maps("ports").first?.string("targetPort") == "http")
+        let container = try #require((edge.spec.at("template", "spec") ?? [:]).maps("containers").first)
+        #expect(container.maps("ports").first?.int("containerPort") == 8545)
     }
 
     /// docs/operations.md gives each consumer group's lag threshold, the same as the manifests.

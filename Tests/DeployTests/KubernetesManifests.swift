@@ -42,5 +42,6 @@ struct KubernetesManifests {
         "hallmark-gateway": ["hallmark-gateway", "hallmark-gateway-sessions"],
         "hallmark-authority": ["hallmark-authority", "hallmark-authority-tokens"],
         "hallmark-aggregator": ["hallmark-aggregator", "hallmark-aggregator-tokens", "hallmark-aggregator-verify"],
+        "hallmark-edge": ["hallmark-edge-receipts"],
     ]
 }

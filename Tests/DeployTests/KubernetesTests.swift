@@ -72,9 +72,14 @@ struct KubernetesTests {
             }
             let main = try #require(pod.maps("containers").first)
             let executable = name  // hallmark-<service>: the image's entrypoint and health check argument
-            for probe in ["livenessProbe", "readinessProbe"] {
+            // The edge is ready when it hears answers (GET /ready); the others by their health file.
+            let probes = name == "hallmark-edge" ? ["livenessProbe"] : ["livenessProbe", "readinessProbe"]
+            for probe in probes {
                 let command = main.at(probe, "exec")?.list("command").compactMap { $0 as? String } ?? []
                 #expect(command == ["/usr/local/bin/hallmark-healthcheck", executable], "\(name) \(probe): \(command)")
+            }
+            if name == "hallmark-edge" {
+                #expect(main.at("readinessProbe", "httpGet")?.string("path") == "/ready")
             }
         }
     }
@@ -117,9 +122,15 @@ struct KubernetesTests {
     @Test func disruptionBudgetsAndTheNetworkPolicyCoverEveryPod() throws {
         let budgets = manifests.all("PodDisruptionBudget")
         let policies = manifests.all("NetworkPolicy")
-        #expect(policies.count == 1)
-        let policy = try #require(policies.first)
-        #expect(policy.spec.list("ingress").isEmpty, "Hallmark's services serve nothing")
+        // hallmark-services denies every pod all ingress; hallmark-edge-http lets the edge serve
+        // HTTP on its one port, and selects nothing else.
+        #expect(Set(policies.map(\.name)) == ["hallmark-services", "hallmark-edge-http"])
+        let policy = try #require(policies.first { $0.name == "hallmark-services" })
+        #expect(policy.spec.list("ingress").isEmpty, "Hallmark's services serve nothing but the edge")
+        let http = try #require(policies.first { $0.name == "hallmark-edge-http" })
+        #expect(http.spec.at("podSelector", "matchLabels") as? [String: String] == ["app.kubernetes.io/name": "hallmark-edge"])
+        let ports = http.spec.maps("ingress").flatMap { $0.maps("ports") }.compactMap { $0.int("port") }
+        #expect(ports == [8545])
         #expect(Set(policy.spec.list("policyTypes").compactMap { $0 as? String }) == ["Ingress", "Egress"])
         let selected = policy.spec.at("podSelector", "matchLabels") ?? [:]
         for deployment in manifests.all("Deployment") {
