@@ -162,7 +162,8 @@ let package = Package(
             name: "HallmarkBench",
             dependencies: [
                 "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
-                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "WitnessCore", argumentParser, lifecycle,
+                "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "WitnessCore", "EdgeCore", argumentParser,
+                lifecycle,
             ],
             path: "Services/HallmarkBench"),
         .target(

@@ -11,9 +11,9 @@ import HallmarkMessages
 /// absent optional member. Three bodies, told apart by their members:
 /// - the flat bundle (`image_hash`): the reference Raspberry Pi's (`/submit-legacy`) and the
 ///   mobile app's (`/submit`, no `modification_level`: 0);
-/// - `image_hashes` with `submission_type`, `manufacturer_cert` or `camera_token`: the reference
-///   server's `CameraSubmission`, kept as one (the aggregator checks its `authority_id`);
-/// - `image_hashes` with a token in another layout: Hallmark's own body.
+/// - `image_hashes` with `submission_type` or `manufacturer_cert`: the reference server's
+///   `CameraSubmission`, kept as one (the aggregator checks its `authority_id`);
+/// - `image_hashes` otherwise: Hallmark's own body, with a token in either layout.
 ///
 /// Written strictly: lower-case hex, only the members the schema knows. A flat bundle becomes
 /// Hallmark's own body, so `device_signature` and `isp_validation` never reach a topic. The
@@ -75,7 +75,7 @@ package enum CameraBundle {
                     parentImageHash: try e.optionalHex("parent_image_hash")))
         }
         let timestamp = try r.timestamp()
-        if r.present("submission_type") || r.present("manufacturer_cert") || r.present("camera_token") {
+        if r.present("submission_type") || r.present("manufacturer_cert") {
             guard try r.string("submission_type", default: "camera") == "camera" else {
                 throw EdgeError(.invalidField, "submission_type is camera", field: "$.submission_type")
             }
@@ -89,11 +89,17 @@ package enum CameraBundle {
                     authorityID: try c.string("authority_id"), validationEndpoint: try c.string("validation_endpoint")),
                 timestamp: timestamp)
         }
-        let token = BirthmarkMobileToken(
-            encryptedNucToken: try r.string("encrypted_nuc_token"), tableReferences: try r.integers("table_references"),
-            keyIndices: try r.integers("key_indices"))
+        let token: BirthmarkToken
+        if r.present("camera_token") {
+            token = .reference(try cameraToken(r))
+        } else {
+            token = .mobile(
+                BirthmarkMobileToken(
+                    encryptedNucToken: try r.string("encrypted_nuc_token"), tableReferences: try r.integers("table_references"),
+                    keyIndices: try r.integers("key_indices")))
+        }
         return Submission(
-            imageHashes: entries, token: .mobile(token), timestamp: timestamp, gpsHash: try r.optionalHex("gps_hash"),
+            imageHashes: entries, token: token, timestamp: timestamp, gpsHash: try r.optionalHex("gps_hash"),
             ownerHash: try r.optionalHex("owner_hash"))
     }
 

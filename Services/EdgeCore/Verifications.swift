@@ -47,16 +47,21 @@ package final class Verifications: Sendable {
 
     /// The answer about `hash` (64 lower-case hex digits).
     package func answer(for hash: String) async throws -> Answer {
-        let task = state.withLock { s -> Task<Answer, any Error> in
-            if let cached = s.cache[hash], cached.treeSize >= s.latest {
-                return Task { cached }
-            }
-            if let running = s.inFlight[hash] { return running }
+        enum Found {
+            case cached(Answer)
+            case fetching(Task<Answer, any Error>)
+        }
+        let found = state.withLock { s -> Found in
+            if let cached = s.cache[hash], cached.treeSize >= s.latest { return .cached(cached) }
+            if let running = s.inFlight[hash] { return .fetching(running) }
             let task = Task { try await self.fetch(hash) }
             s.inFlight[hash] = task
-            return task
+            return .fetching(task)
         }
-        return try await task.value
+        switch found {
+        case .cached(let answer): return answer
+        case .fetching(let task): return try await task.value
+        }
     }
 
     private func fetch(_ hash: String) async throws -> Answer {

@@ -20,7 +20,7 @@ extension AggregatorBench {
         try FileManager.default.createDirectory(atPath: tiles, withIntermediateDirectories: true)
         _ = try await world.pool.withConnection { try await TileDirectory(path: tiles).write(LogStore(schema: schema), on: $0) }
 
-        let port = try HTTPGetLoad.freePort()
+        let port = try HTTPLoad.freePort()
         let configuration = folder.appendingPathComponent("nginx.conf")
         try Data(Self.nginxConfiguration(root: tiles, port: port, folder: folder.path).utf8).write(to: configuration)
         let process = Process()
@@ -35,7 +35,7 @@ extension AggregatorBench {
         }
         // Up when the checkpoint is served.
         let deadline = ContinuousClock.now + .seconds(10)
-        while (try? await HTTPGetLoad.run(port: port, connections: 1, seconds: 0) { _, _ in ("/checkpoint", nil) }) == nil {
+        while (try? await HTTPLoad.get(port: port, connections: 1, seconds: 0) { _, _ in ("/checkpoint", nil) }) == nil {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 let log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                 throw BenchError("nginx did not serve the tile directory: \(log.suffix(500))")
@@ -43,7 +43,7 @@ extension AggregatorBench {
             try await Task.sleep(for: .milliseconds(50))
         }
         let start = ContinuousClock.now
-        let reads = try await HTTPGetLoad.run(port: port, connections: connections, seconds: seconds) { connection, count in
+        let reads = try await HTTPLoad.get(port: port, connections: connections, seconds: seconds) { connection, count in
             let tile = Self.randomFullTile(count + connection, among: full)
             return ("/" + tile.description, tile.level == nil ? nil : 32 * TileCoordinate.width)
         }

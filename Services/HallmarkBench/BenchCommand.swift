@@ -7,7 +7,7 @@ package struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks against the real broker and database.",
         subcommands: [
             BenchKafkaCommand.self, BenchCryptoCommand.self, BenchJSONCommand.self, BenchSignerCommand.self,
-            BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self,
+            BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self, BenchEdgeCommand.self,
         ])
 
     package init() {}

@@ -55,6 +55,20 @@ struct CameraBundleTests {
         #expect(s.cameraToken?.ciphertext == String(repeating: "ef", count: 32))
     }
 
+    @Test func hallmarksOwnBodyTakesEitherTokenLayout() throws {
+        let reference = try Self.read(
+            """
+            {"image_hashes": [{"image_hash": "\(Self.hash)", "modification_level": 0}],
+             "camera_token": {"ciphertext": "\(String(repeating: "ef", count: 32))", "auth_tag": "\(String(repeating: "01", count: 16))",
+             "nonce": "\(String(repeating: "02", count: 12))", "table_id": 7, "key_index": 42}, "timestamp": 1732000000}
+            """)
+        #expect(reference.shape == .hallmark && reference.cameraToken?.tableId == 7)
+        let packed = try Self.read(
+            #"{"image_hashes": [{"image_hash": "\#(Self.hash)", "modification_level": 0}], "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 1}"#
+        )
+        #expect(packed.shape == .hallmark && packed.encryptedNucToken == Self.token)
+    }
+
     @Test func whatTheSchemaRefusesIsNamed() {
         #expect(Self.error("[]")?.code == .malformed)
         #expect(Self.error(#"{"timestamp": 1}"#)?.code == .malformed)

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import HallmarkMessages
+import Logging
+
+/// `hallmark bench edge`: a `hallmark-authority`, a `hallmark-aggregator` and a `hallmark-edge`
+/// process on the real broker and PostgreSQL, with the edge's shipped defaults. In one run:
+/// bundles end to end through Kafka alone (as `hallmark bench aggregator` sends them), the
+/// same through the edge over HTTP, a paced HTTP load at half that capacity with each submit
+/// waiting for its outcome (p50/p90/p99), and cached verification reads with proofs.
+package struct BenchEdgeCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "edge",
+        abstract: "Submissions over HTTP beside the Kafka path, paced submit latency, and cached verification reads.")
+
+    @Option(help: "Cameras the bundles come from.") var cameras = 40
+    @Option(help: "Bundles per throughput phase (Kafka, then HTTP).") var bundles = 10_000
+    @Option(help: "HTTP connections of the throughput phase (cameras submitting at once).") var connections = 256
+    @Option(help: "Seconds of the paced phase.") var pacedSeconds = 10.0
+    @Option(help: "HTTP connections of the paced phase.") var pacedConnections = 512
+    @Option(help: "Hashes the verification reads are spread over.") var verifyHashes = 1_000
+    @Option(help: "HTTP connections reading verifications.") var verifyConnections = 64
+    @Option(help: "Seconds of verification reads.") var verifySeconds = 5.0
+    @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Directory of the service executables (default: beside this binary).") var binaries: String?
+
+    package init() {}
+
+    package func run() async throws {
+        var logger = Logger(label: "hallmark.bench")
+        logger.logLevel = .warning
+        let env = ProcessInfo.processInfo.environment
+        let kafka = try KafkaConfiguration.fromEnvironment(env)
+        let directory =
+            binaries.map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let run = String(UUID().lowercasedText.prefix(8))
+        let world = try await AggregatorBench.World(run: run, kafka: kafka, partitions: partitions, logger: logger)
+        defer { world.removeFiles() }
+        let authority = try BenchProcess(
+            binary: directory.appendingPathComponent("hallmark-authority"), environment: world.authorityEnvironment)
+        defer { authority.stop() }
+        let aggregator = try BenchProcess(
+            binary: directory.appendingPathComponent("hallmark-aggregator"), environment: world.aggregatorEnvironment)
+        defer { aggregator.stop() }
+        let port = try HTTPLoad.freePort()
+        let g = world.aggregator
+        // The shipped defaults but the placement, and the client's address from the header an
+        // ingress sets (as deploy/k8s does): each bench camera has its own.
+        let edgeSchema = "bench_edge_\(run)"
+        let edge = try BenchProcess(
+            binary: directory.appendingPathComponent("hallmark-edge"),
+            environment: [
+                "HALLMARK_EDGE_SUBMISSIONS": g.submissionInput, "HALLMARK_EDGE_SUBMISSION_RESULTS": g.submissionOutput,
+                "HALLMARK_EDGE_VERIFY_REQUESTS": g.verifyInput, "HALLMARK_EDGE_VERIFY_RESULTS": g.verifyOutput,
+                "HALLMARK_EDGE_CHECKPOINTS": g.checkpoints, "HALLMARK_EDGE_SCHEMA": edgeSchema,
+                "HALLMARK_EDGE_HOST": "127.0.0.1", "HALLMARK_EDGE_PORT": String(port),
+                "HALLMARK_EDGE_CLIENT_ADDRESS_HEADER": "X-Forwarded-For",
+                "HALLMARK_REJECTED_TOPIC": "bench.aggregator.\(run).rejected", "HALLMARK_GROUP_ID": "bench-edge-\(run)",
+                "HALLMARK_INSTANCE": "bench-edge", "HALLMARK_LOG_LEVEL": "info",
+            ])
+        defer { edge.stop() }
+        try await authority.waitForLog("stage started")
+        try await aggregator.waitForLog("writer leading")
+        try await edge.waitForLog("edge listening")
+        var load = kafka
+        load.properties["enable.idempotence"] = "false"  // see bench gateway: the client's CPU is not the service's
+        let producer = try KafkaProducer(configuration: load, logger: logger)
+        let bench = AggregatorBench(
+            world: world, io: BenchExchange(kafka: kafka, logger: logger, producer: producer, service: aggregator),
+            authority: authority)
+        let http = EdgeBench(aggregator: bench, edge: edge, port: port)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        printNow(
+            "hallmark bench edge: \(cores) cores, \(partitions) partitions per topic, \(cameras) cameras; HTTP by the bench's own keep-alive client (HTTPLoad), the edge with its defaults"
+        )
+        let fleet = try await bench.provision(cameras)
+
+        let kafkaPath = try await bench.submit(try bench.bundles(bundles, from: fleet), pace: nil)
+        printNow(
+            String(
+                format: "Kafka path, all at once: %d bundles = %.0f bundles/s (%d accepted); aggregator %.2f cores",
+                bundles, kafkaPath.rate, kafkaPath.accepted, kafkaPath.cost.service / kafkaPath.cost.seconds))
+
+        let posts = try EdgeBench.posts(try bench.bundles(bundles, from: fleet), offset: 0)
+        let httpPath = try await http.submit(posts, connections: connections)
+        printNow(
+            String(
+                format:
+                    "HTTP path, %d connections: %d bundles = %.0f bundles/s (%d accepted); edge %.2f cores, aggregator %.2f cores",
+                connections, bundles, httpPath.rate, httpPath.accepted, httpPath.edgeCPU / httpPath.cost.seconds,
+                httpPath.cost.service / httpPath.cost.seconds))
+
+        let rate = max(10, httpPath.rate / 2)
+        let paced = try EdgeBench.posts(try bench.bundles(Int(rate * pacedSeconds), from: fleet), offset: bundles)
+        let latencies = try await http.paced(paced, rate: rate, connections: pacedConnections)
+        let p = BenchExchange.percentiles(latencies)
+        printNow(
+            String(
+                format:
+                    "HTTP submit waiting for its outcome at %.0f bundles/s (half the HTTP capacity): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d",
+                rate, p.p50, p.p90, p.p99, p.max, latencies.count))
+
+        let hashes = Array(posts.prefix(verifyHashes).map(\.hash))
+        let reads = try await http.verify(hashes, connections: verifyConnections, seconds: verifySeconds)
+        printNow(
+            String(
+                format:
+                    "verification over HTTP, cached (answers with proofs, %d hashes, %d connections): %.0f reads/s; edge %.2f cores",
+                hashes.count, verifyConnections, reads.rate, reads.edgeCores))
+        printNow(
+            String(
+                format:
+                    "ratios: HTTP / Kafka = %.3f (goal ≥ 0.75: the edge costs at most 25%%); verification %.2f× the goal of 20,000 reads/s",
+                httpPath.rate / kafkaPath.rate, reads.rate / 20_000))
+        await producer.close()
+        await world.pool.dropBenchSchemas(edgeSchema)
+        await world.dropSchemas()
+    }
+}

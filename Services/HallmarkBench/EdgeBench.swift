@@ -1,0 +1,88 @@
+import EdgeCore
+import Foundation
+import HallmarkCore
+import HallmarkKafka
+import HallmarkMessages
+
+/// `hallmark bench edge`'s phases over HTTP (``HTTPLoad``, the bench's own keep-alive client):
+/// submissions end to end, submissions paced, and cached verification reads.
+struct EdgeBench {
+    let aggregator: AggregatorBench
+    let edge: BenchProcess
+    let port: UInt16
+
+    /// A bundle as a camera POSTs it: its HTTP body, the receipt id the edge will give it, and a
+    /// client address of its own (each camera of a fleet behind the ingress has one).
+    struct Post: Sendable {
+        let body: [UInt8]
+        let receipt: String
+        let address: String
+        let hash: String
+    }
+
+    static func posts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
+        try bundles.enumerated().map { i, bundle in
+            let body = try JSONCoding.encode(bundle.body)
+            let n = offset + i
+            return Post(
+                body: body, receipt: try CameraBundle.message(body).id.text,
+                address: "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)", hash: bundle.body.entries[0].imageHash)
+        }
+    }
+
+    static func request(_ post: Post, due: ContinuousClock.Instant? = nil) -> HTTPLoad.Request {
+        let path = post.body.starts(with: Array(#"{"image_hash""#.utf8)) ? "/api/v1/submit-legacy" : "/api/v1/submit"
+        return HTTPLoad.Request(
+            method: "POST", path: path, body: post.body,
+            headers: [("Content-Type", "application/json"), ("X-Forwarded-For", post.address)], status: 202, due: due)
+    }
+
+    /// Every post over `connections` connections at once; the phase ends when the aggregator has
+    /// answered every one (read from its answer topic, as the Kafka bench reads it).
+    func submit(
+        _ posts: [Post], connections: Int
+    ) async throws -> (rate: Double, accepted: Int, cost: BenchExchange.Cost, edgeCPU: Double) {
+        let edgeBefore = edge.cpuSeconds
+        let port = self.port
+        let (answers, cost) = try await aggregator.io.exchange(
+            reading: aggregator.world.aggregator.submissionOutput, ids: Set(posts.map(\.receipt))
+        ) {
+            _ = try await HTTPLoad.run(port: port, connections: connections, seconds: 3_600) { connection, count in
+                let i = connection + count * connections
+                return i < posts.count ? Self.request(posts[i]) : nil
+            }
+        }
+        let accepted = answers.filter { $0.json["status"]?.string == "accepted" }.count
+        return (Double(answers.count) / cost.seconds, accepted, cost, edge.cpuSeconds - edgeBefore)
+    }
+
+    /// Posts at `rate` per second (open loop: each is due at its time, and its latency counts
+    /// from then), each answered when its outcome comes (HALLMARK_EDGE_ANSWER_WAIT_MS): the
+    /// latency of a submit that waits for its outcome.
+    func paced(_ posts: [Post], rate: Double, connections: Int) async throws -> [Double] {
+        // Time for every connection to open before the first is due.
+        let start = ContinuousClock.now + .seconds(1)
+        let connections = min(connections, posts.count)
+        return try await HTTPLoad.run(port: port, connections: connections, seconds: 3_600) { connection, count in
+            let i = connection + count * connections
+            guard i < posts.count else { return nil }
+            return Self.request(posts[i], due: start + .seconds(Double(i) / rate))
+        }.latencies
+    }
+
+    /// GETs of `/api/v1/verify/{hash}` for these hashes (every answer found, with its proof),
+    /// first once each (the cache fills), then at random for `seconds`: reads per second.
+    func verify(_ hashes: [String], connections: Int, seconds: Double) async throws -> (rate: Double, edgeCores: Double) {
+        _ = try await HTTPLoad.run(port: port, connections: 8, seconds: 600) { connection, count in
+            let i = connection + count * 8
+            return i < hashes.count ? HTTPLoad.Request(path: "/api/v1/verify/\(hashes[i])") : nil
+        }
+        let before = edge.cpuSeconds
+        let start = ContinuousClock.now
+        let reads = try await HTTPLoad.get(port: port, connections: connections, seconds: seconds) { connection, count in
+            ("/api/v1/verify/\(hashes[(connection * 7919 + count * 104_729) % hashes.count])", nil)
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        return (Double(reads) / elapsed, (edge.cpuSeconds - before) / elapsed)
+    }
+}
