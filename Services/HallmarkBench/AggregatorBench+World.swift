@@ -74,6 +74,18 @@ extension AggregatorBench {
             ]) { _, new in new }
         }
 
+        /// The authority process of this world, from `directory`.
+        func startAuthority(from directory: URL) throws -> BenchProcess {
+            try BenchProcess(binary: directory.appendingPathComponent("hallmark-authority"), environment: authorityEnvironment)
+        }
+
+        /// The aggregator process of this world, from `directory`, with `extra` settings.
+        func startAggregator(from directory: URL, _ extra: [String: String] = [:]) throws -> BenchProcess {
+            try BenchProcess(
+                binary: directory.appendingPathComponent("hallmark-aggregator"),
+                environment: aggregatorEnvironment.merging(extra) { $1 })
+        }
+
         func removeFiles() { try? FileManager.default.removeItem(at: folder) }
 
         func dropSchemas() async {

@@ -49,13 +49,11 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let directory =
-            binaries.map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            BenchProcess.directory(binaries)
         let run = String(UUID().lowercasedText.prefix(8))
         let world = try await AggregatorBench.World(run: run, kafka: kafka, partitions: partitions, logger: logger)
         defer { world.removeFiles() }
-        let authority = try BenchProcess(
-            binary: directory.appendingPathComponent("hallmark-authority"), environment: world.authorityEnvironment)
+        let authority = try world.startAuthority(from: directory)
         defer { authority.stop() }
         var publicLog: [String: String] = [:]
         var witnessServers: [ServiceGroup] = []
@@ -70,9 +68,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
             ]
         }
         defer { for group in witnessServers { Task { await group.triggerGracefulShutdown() } } }
-        let aggregator = try BenchProcess(
-            binary: directory.appendingPathComponent("hallmark-aggregator"),
-            environment: world.aggregatorEnvironment.merging(publicLog) { $1 })
+        let aggregator = try world.startAggregator(from: directory, publicLog)
         defer { aggregator.stop() }
         try await authority.waitForLog("stage started")
         try await aggregator.waitForLog("writer leading")

@@ -34,16 +34,13 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let directory =
-            binaries.map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            BenchProcess.directory(binaries)
         let run = String(UUID().lowercasedText.prefix(8))
         let world = try await AggregatorBench.World(run: run, kafka: kafka, partitions: partitions, logger: logger)
         defer { world.removeFiles() }
-        let authority = try BenchProcess(
-            binary: directory.appendingPathComponent("hallmark-authority"), environment: world.authorityEnvironment)
+        let authority = try world.startAuthority(from: directory)
         defer { authority.stop() }
-        let aggregator = try BenchProcess(
-            binary: directory.appendingPathComponent("hallmark-aggregator"), environment: world.aggregatorEnvironment)
+        let aggregator = try world.startAggregator(from: directory)
         defer { aggregator.stop() }
         let port = try HTTPLoad.freePort()
         let g = world.aggregator

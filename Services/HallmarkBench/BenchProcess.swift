@@ -25,6 +25,13 @@ final class BenchProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// The folder of the service executables: `option` (a `--binaries` flag), else beside the
+    /// running `hallmark`.
+    static func directory(_ option: String?) -> URL {
+        option.map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
     /// Waits until the log has a line with this `msg`; throws if the process exits first.
     func waitForLog(_ message: String, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout

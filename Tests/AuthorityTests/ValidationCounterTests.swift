@@ -11,13 +11,8 @@ struct ValidationCounterTests {
     /// After a database outage tens of thousands of devices can be pending at once: one flush
     /// still writes them all (one bind parameter per device would pass PostgreSQL's 65,535).
     @Test func aFlushOfFiftyThousandPendingDevicesSucceeds() async throws {
-        var logger = Logger(label: "counter-test")
-        logger.logLevel = .warning
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        let schema = "counter_\(String(UUID().uuidString.prefix(8)).lowercased())"
+        let (pool, schema, counter) = try await Self.counter()
         defer { pool.close() }
-        try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
-        let counter = ValidationCounter(pool: pool, schema: schema, interval: .seconds(3600), logger: logger)
         let devices = Int64(1)...Int64(50_000)
         for id in devices { _ = counter.record(id) }
         for id in devices where id % 7 == 0 { _ = counter.record(id) }
@@ -49,13 +44,8 @@ struct ValidationCounterTests {
     /// a device's count never dips below its validations (it did by the flush's batch, and a
     /// camera at the blacklist threshold got one more valid answer).
     @Test func aValidationDuringAFlushCountsTheOnesBeingFlushed() async throws {
-        var logger = Logger(label: "counter-test")
-        logger.logLevel = .warning
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        let schema = "counter_\(String(UUID().uuidString.prefix(8)).lowercased())"
+        let (pool, schema, counter) = try await Self.counter()
         defer { pool.close() }
-        try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
-        let counter = ValidationCounter(pool: pool, schema: schema, interval: .seconds(3600), logger: logger)
         for _ in 0..<3 { _ = counter.record(1) }
 
         // Another session holds the table, so the flush waits inside its INSERT, batch taken.
@@ -79,6 +69,16 @@ struct ValidationCounterTests {
         try await counter.flush()
         #expect(counter.record(1) == 5)
         _ = try await pool.execute("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE")
+    }
+
+    /// A counter over a fresh schema (flushed only when the test says).
+    static func counter() async throws -> (PostgresPool, String, ValidationCounter) {
+        var logger = Logger(label: "counter-test")
+        logger.logLevel = .warning
+        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
+        let schema = "counter_\(String(UUID().uuidString.prefix(8)).lowercased())"
+        try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
+        return (pool, schema, ValidationCounter(pool: pool, schema: schema, interval: .seconds(3600), logger: logger))
     }
 
     /// Polls pg_locks until a lock on `table` is held (`granted`) or awaited (at most 30 s).
