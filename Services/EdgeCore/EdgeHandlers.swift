@@ -69,7 +69,7 @@ package struct EdgeHandlers: Sendable {
             // Read your writes: the receipt has the outcome before the camera hears it, so a GET
             // that follows never says pending (the receipts stage records it too, and the first stays).
             try? await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")) {
-                try await receipts.pool.transaction { try await receipts.record([(receipt, result)], on: $0) }
+                try await receipts.answered(receipt, result: result)
             }
         }
         return ReceiptAnswer.json(receipt: message.id, result: result)

@@ -17,20 +17,39 @@ package struct ReceiptStore: Sendable {
 
     let schema: String
     let pool: PostgresPool
+    /// Receipts opened by concurrent requests, and outcomes heard by them, written together.
+    private let opening: GroupCommit<UUID>
+    private let answering: GroupCommit<(receipt: UUID, result: [UInt8])>
 
     package init(schema: String, pool: PostgresPool) {
         self.schema = schema
         self.pool = pool
+        opening = GroupCommit { ids in
+            try await pool.execute(
+                """
+                INSERT INTO \(unescaped: schema).receipts (receipt_id)
+                SELECT * FROM unnest(\(PostgresArray(ids))) ON CONFLICT DO NOTHING
+                """)
+        }
+        answering = GroupCommit { answers in
+            try await pool.transaction { try await Self.record(answers, schema: schema, on: $0) }
+        }
     }
 
     /// Records a receipt before its submission is published.
-    package func open(_ id: UUID) async throws {
-        try await pool.execute(
-            "INSERT INTO \(unescaped: schema).receipts (receipt_id) VALUES (\(id)) ON CONFLICT DO NOTHING")
-    }
+    package func open(_ id: UUID) async throws { try await opening.submit(id) }
+
+    /// Records an outcome heard by the request waiting for it (the first answer stays).
+    package func answered(_ id: UUID, result: [UInt8]) async throws { try await answering.submit((id, result)) }
 
     /// Records answers to receipts (the first answer stays; answers to no receipt are skipped).
     package func record(_ answers: [(receipt: UUID, result: [UInt8])], on connection: PostgresConnection) async throws {
+        try await Self.record(answers, schema: schema, on: connection)
+    }
+
+    private static func record(
+        _ answers: [(receipt: UUID, result: [UInt8])], schema: String, on connection: PostgresConnection
+    ) async throws {
         guard !answers.isEmpty else { return }
         try await connection.execute(
             """

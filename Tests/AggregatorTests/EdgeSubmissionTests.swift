@@ -55,7 +55,8 @@ struct EdgeSubmissionTests {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
         let (authority, aggregator) = try await h.startBoth()
-        let (edge, client) = try await h.startEdge("e")
+        // A wait long enough that the outcome comes with the answer even on a loaded machine.
+        let (edge, client) = try await h.startEdge("e", ["HALLMARK_EDGE_ANSWER_WAIT_MS": "30000"])
         defer { [authority, aggregator, edge].forEach { $0.signal(SIGKILL) } }
         let topic = try AnswerWatcher(
             kafka: h.kafka, topics: [h.aggregator.submissionInput], fromStart: true,
@@ -71,9 +72,11 @@ struct EdgeSubmissionTests {
         let first = try await client.post("/api/v1/submit-legacy", Self.piBundle(cam, hash: raw, token: token, timestamp: now))
         #expect(first.status == 202)
         #expect(first["status"] as? String == "accepted", "\(String(decoding: first.body, as: UTF8.self))")
-        let second = try await client.post(
-            "/api/v1/submit-legacy", Self.piBundle(cam, hash: processed, token: token, timestamp: now, parent: raw, isp: true))
-        #expect(second.status == 202 && second["status"] as? String == "accepted")
+        let second = try await client.outcome(
+            try await client.post(
+                "/api/v1/submit-legacy", Self.piBundle(cam, hash: processed, token: token, timestamp: now, parent: raw, isp: true)
+            ))
+        #expect(second["status"] as? String == "accepted")
         for answer in [first, second] {
             let receipt = try #require(answer["receipt_id"] as? String)
             #expect(UUID(text: receipt) != nil && answer["message"] is String && answer["timestamp"] is String)
@@ -84,17 +87,19 @@ struct EdgeSubmissionTests {
 
         // Upper-case hex, as the reference server takes it: logged in lower case.
         let upper = Self.hash()
-        let shouting = try await client.post(
-            "/api/v1/submit-legacy",
-            Self.piBundle(cam, hash: upper.uppercased(), token: try cam.packedToken(), timestamp: now))
-        #expect(shouting.status == 202 && shouting["status"] as? String == "accepted")
+        let shouting = try await client.outcome(
+            try await client.post(
+                "/api/v1/submit-legacy",
+                Self.piBundle(cam, hash: upper.uppercased(), token: try cam.packedToken(), timestamp: now)))
+        #expect(shouting["status"] as? String == "accepted")
 
         // The same bundle again (the Pi retries after a timeout): the same receipt and answer.
         let body = Self.piBundle(cam, hash: Self.hash(), token: try cam.packedToken(), timestamp: now)
         let once = try await client.post("/api/v1/submit-legacy", body)
         let twice = try await client.post("/api/v1/submit-legacy", body)
         #expect(once["receipt_id"] as? String == twice["receipt_id"] as? String)
-        #expect(once["status"] as? String == "accepted" && twice["status"] as? String == "accepted")
+        #expect(try await client.outcome(once)["status"] as? String == "accepted")
+        #expect(try await client.outcome(twice)["status"] as? String == "accepted")
 
         let logged = Set(try await h.storedLeaves().map(\.1))
         #expect(logged.isSuperset(of: [raw, processed, upper]))
@@ -114,8 +119,10 @@ struct EdgeSubmissionTests {
     @Test func everyErrorIsTypedJSON() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let (edge, client) = try await h.startEdge("errors", ["HALLMARK_EDGE_MAX_BODY_BYTES": "4096"])
-        defer { edge.signal(SIGKILL) }
+        let authority = try await h.startAuthority("a")
+        let (edge, client) = try await h.startEdge(
+            "errors", ["HALLMARK_EDGE_MAX_BODY_BYTES": "4096", "HALLMARK_EDGE_ANSWER_WAIT_MS": "300"])
+        defer { [authority, edge].forEach { $0.signal(SIGKILL) } }
         func expectError(_ answer: EdgeClient.Answer, _ status: Int, _ code: String, field: String? = nil) {
             #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))")
             #expect(answer["error"] as? String == code && answer["reason"] is String)
@@ -131,6 +138,18 @@ struct EdgeSubmissionTests {
         expectError(try await client.get("/api/v1/submission/\(UUID().uuidString)"), 404, "not_found")
         expectError(try await client.get("/api/v1/submission/nope"), 404, "not_found")
         expectError(try await client.get("/no/such/route"), 404, "not_found")
+        // No aggregator here: a bundle the edge can read is published, and with no outcome within
+        // the wait it is pending, then as pending from its receipt.
+        let cam = try await h.provisioned("CAM-\(h.id)-pending")
+        let pending = try await client.post(
+            "/api/v1/submit-legacy",
+            Self.piBundle(cam, hash: Self.hash(), token: try cam.packedToken(), timestamp: Int(Date().timeIntervalSince1970)))
+        #expect(pending.status == 202 && pending["status"] as? String == "pending_validation")
+        let receipt = try #require(pending["receipt_id"] as? String)
+        let later = try await client.get("/api/v1/submission/\(receipt)")
+        #expect(
+            later.status == 200 && later["status"] as? String == "pending_validation" && later["receipt_id"] as? String == receipt
+        )
         let health = try await client.get("/health")
         #expect(health.status == 200 && health["status"] as? String == "healthy")
     }

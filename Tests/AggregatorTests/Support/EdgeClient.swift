@@ -52,6 +52,21 @@ struct EdgeClient: Sendable {
         return Answer(status: http?.statusCode ?? 0, body: data, headers: http?.allHeaderFields ?? [:])
     }
 
+    /// The receipt's outcome: the submit's answer when it came within the edge's wait, else
+    /// what `GET /api/v1/submission/{receipt_id}` says once it is no longer pending.
+    func outcome(_ answer: Answer, timeout: Duration = .seconds(60)) async throws -> Answer {
+        guard answer["status"] as? String == "pending_validation", let receipt = answer["receipt_id"] as? String else {
+            return answer
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let later = try await get("/api/v1/submission/\(receipt)")
+            if later["status"] as? String != "pending_validation" { return later }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("receipt \(receipt) still pending after \(timeout)")
+    }
+
     /// Waits until the edge answers `/ready` with 200.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
