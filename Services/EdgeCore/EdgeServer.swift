@@ -38,6 +38,12 @@ package enum EdgeServer {
         }
         router.post("api/v1/submit-legacy", use: submit)
         router.post("api/v1/submit", use: submit)
+        // A camera that GETs its submit path is told the method, not that the path is unknown.
+        for path in ["api/v1/submit-legacy", "api/v1/submit"] {
+            router.get(RouterPath(path)) { _, _ -> Response in
+                throw EdgeError(.methodNotAllowed, "submissions are POSTed")
+            }
+        }
         router.get("api/v1/submission/:receipt") { _, context -> Response in
             json(.ok, try await edge.submission(try context.parameters.require("receipt")))
         }
@@ -66,7 +72,10 @@ package enum EdgeServer {
         }
         return Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(edge.configuration.readTimeout.nanoseconds)))),
+            // A connection silent this long is closed; longer than the read timeout, so a body
+            // that trickles is answered 408 first.
+            server: .http1(
+                configuration: .init(idleTimeout: .nanoseconds((edge.configuration.readTimeout + .seconds(5)).nanoseconds))),
             configuration: .init(address: .hostname(host, port: port), serverName: "hallmark-edge"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }

@@ -121,7 +121,11 @@ struct EdgeSubmissionTests {
         defer { Task { await h.close() } }
         let authority = try await h.startAuthority("a")
         let (edge, client) = try await h.startEdge(
-            "errors", ["HALLMARK_EDGE_MAX_BODY_BYTES": "4096", "HALLMARK_EDGE_ANSWER_WAIT_MS": "300"])
+            "errors",
+            [
+                "HALLMARK_EDGE_MAX_BODY_BYTES": "4096", "HALLMARK_EDGE_ANSWER_WAIT_MS": "300",
+                "HALLMARK_EDGE_READ_TIMEOUT_MS": "1000",
+            ])
         defer { [authority, edge].forEach { $0.signal(SIGKILL) } }
         func expectError(_ answer: EdgeClient.Answer, _ status: Int, _ code: String, field: String? = nil) {
             #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))")
@@ -138,6 +142,12 @@ struct EdgeSubmissionTests {
         expectError(try await client.get("/api/v1/submission/\(UUID().uuidString)"), 404, "not_found")
         expectError(try await client.get("/api/v1/submission/nope"), 404, "not_found")
         expectError(try await client.get("/no/such/route"), 404, "not_found")
+        expectError(try await client.get("/api/v1/submit-legacy"), 405, "method_not_allowed")
+        // A body that trickles: 408 at the read timeout, not a connection held for ever.
+        let slow = try client.trickle(
+            head: "POST /api/v1/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n",
+            sent: 10)
+        #expect(slow.status == "HTTP/1.1 408 Request Timeout" && slow.body.contains("\"request_timeout\""), "\(slow)")
         // No aggregator here: a bundle the edge can read is published, and with no outcome within
         // the wait it is pending, then as pending from its receipt.
         let cam = try await h.provisioned("CAM-\(h.id)-pending")

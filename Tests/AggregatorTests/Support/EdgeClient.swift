@@ -5,6 +5,9 @@ import HallmarkTestSupport
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An HTTP client for an edge a test started: what a camera or a verifier does with curl.
 struct EdgeClient: Sendable {
@@ -131,5 +134,45 @@ enum ReferenceBody {
             case .null: "null"
             }
         }
+    }
+}
+
+extension EdgeClient {
+    /// Sends `head` and the first `sent` bytes of a body on a raw connection, then waits for the
+    /// answer without sending the rest: a client that trickles (slowloris). Returns the answer's
+    /// status line and body.
+    func trickle(head: String, sent: Int) throws -> (status: String, body: String) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HarnessError("no socket") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw HarnessError("cannot connect") }
+        let bytes = Array(head.utf8) + Array(repeating: UInt8(ascii: "{"), count: sent)
+        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            answer += chunk[..<n]
+            if let text = String(bytes: answer, encoding: .utf8), let split = text.range(of: "\r\n\r\n"),
+                let length = text[..<split.lowerBound].split(separator: "\r\n").first(where: {
+                    $0.lowercased().hasPrefix("content-length:")
+                }).flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }),
+                text.utf8.count - text.utf8.distance(from: text.startIndex, to: split.upperBound) >= length
+            {
+                return (text.components(separatedBy: "\r\n")[0], String(text[split.upperBound...]))
+            }
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        return (text.components(separatedBy: "\r\n")[0], text.components(separatedBy: "\r\n\r\n").dropFirst().joined())
     }
 }
