@@ -101,12 +101,49 @@ struct EdgeSubmissionTests {
         #expect(try await client.outcome(once)["status"] as? String == "accepted")
         #expect(try await client.outcome(twice)["status"] as? String == "accepted")
 
+        // The reference server's CameraSubmission, as a Python client posts it: a raw and a
+        // processed hash under one reference-format token, on /api/v1/submit.
+        let t = try cam.referenceRequest().token
+        let (captured, edited) = (Self.hash(), Self.hash())
+        let submission = ReferenceBody.python([
+            ("submission_type", .string("camera")),
+            (
+                "image_hashes",
+                .list([
+                    .object([
+                        ("image_hash", .string(captured)), ("modification_level", .int(0)), ("parent_image_hash", .null),
+                    ]),
+                    .object([
+                        ("image_hash", .string(edited)), ("modification_level", .int(1)),
+                        ("parent_image_hash", .string(captured)),
+                    ]),
+                ])
+            ),
+            (
+                "camera_token",
+                .object([
+                    ("ciphertext", .string(t.ciphertext)), ("auth_tag", .string(t.authTag)), ("nonce", .string(t.nonce)),
+                    ("table_id", .int(t.tableId)), ("key_index", .int(t.keyIndex)),
+                ])
+            ),
+            (
+                "manufacturer_cert",
+                .object([
+                    ("authority_id", .string(h.aggregator.authorityID)),
+                    ("validation_endpoint", .string("http://localhost:8001/api/v1/validate")),
+                ])
+            ),
+            ("timestamp", .int(now)),
+        ])
+        let camera = try await client.outcome(try await client.post("/api/v1/submit", submission))
+        #expect(camera["status"] as? String == "accepted" && (camera["leaves"] as? [[String: Any]])?.count == 2)
+
         let logged = Set(try await h.storedLeaves().map(\.1))
-        #expect(logged.isSuperset(of: [raw, processed, upper]))
+        #expect(logged.isSuperset(of: [raw, processed, upper, captured, edited]))
 
         // What reached the topic is strict: its schema's, lower-case hex, never the device
         // signature or the ISP data.
-        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in topic.messages(on: h.aggregator.submissionInput).count >= 5 })
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in topic.messages(on: h.aggregator.submissionInput).count >= 6 })
         for bytes in topic.messages(on: h.aggregator.submissionInput) {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
             try SchemaCheck.validate(object, against: Submission.schemaName)

@@ -121,6 +121,7 @@ enum ReferenceBody {
         case int(Int)
         case double(String)
         case ints([Int])
+        case list([PythonValue])
         case object([(String, PythonValue)])
         case null
 
@@ -130,6 +131,7 @@ enum ReferenceBody {
             case .int(let n): String(n)
             case .double(let d): d
             case .ints(let list): "[" + list.map(String.init).joined(separator: ", ") + "]"
+            case .list(let items): "[" + items.map(\.text).joined(separator: ", ") + "]"
             case .object(let members): String(decoding: ReferenceBody.python(members), as: UTF8.self)
             case .null: "null"
             }
