@@ -32,7 +32,7 @@ package struct ReceiptStore: Sendable {
                 """)
         }
         answering = GroupCommit { answers in
-            try await pool.transaction { try await Self.record(answers, schema: schema, on: $0) }
+            try await pool.transaction { try await Self.record(answers, schema: schema, skipLocked: true, on: $0) }
         }
     }
 
@@ -47,17 +47,39 @@ package struct ReceiptStore: Sendable {
         try await Self.record(answers, schema: schema, on: connection)
     }
 
+    /// Both writers of outcomes (the receipts stage, and each request that heard its own) lock
+    /// the rows in receipt order before writing, so two batches never wait on each other in a
+    /// cycle (PostgreSQL would find the deadlock only after `deadlock_timeout`, a second, and
+    /// abort one). A request's write skips rows the stage holds: it writes the same answer.
     private static func record(
-        _ answers: [(receipt: UUID, result: [UInt8])], schema: String, on connection: PostgresConnection
+        _ answers: [(receipt: UUID, result: [UInt8])], schema: String, skipLocked: Bool = false,
+        on connection: PostgresConnection
     ) async throws {
         guard !answers.isEmpty else { return }
-        try await connection.execute(
-            """
-            UPDATE \(unescaped: schema).receipts r SET result = a.result
-            FROM unnest(\(PostgresArray(answers.map(\.receipt))), \(PostgresArray(answers.map { Data($0.result) })))
-                AS a(id, result)
-            WHERE r.receipt_id = a.id AND r.result IS NULL
-            """)
+        let ids = PostgresArray(answers.map(\.receipt))
+        let results = PostgresArray(answers.map { Data($0.result) })
+        // The locking clause is one of two literals (queries take only identifiers unescaped).
+        if skipLocked {
+            try await connection.execute(
+                """
+                WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
+                locked AS (
+                    SELECT r.receipt_id FROM \(unescaped: schema).receipts r
+                    WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE SKIP LOCKED)
+                UPDATE \(unescaped: schema).receipts r SET result = a.result
+                FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
+                """)
+        } else {
+            try await connection.execute(
+                """
+                WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
+                locked AS (
+                    SELECT r.receipt_id FROM \(unescaped: schema).receipts r
+                    WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE)
+                UPDATE \(unescaped: schema).receipts r SET result = a.result
+                FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
+                """)
+        }
     }
 
     /// The receipt, or nil when there is none (never issued, or swept).
