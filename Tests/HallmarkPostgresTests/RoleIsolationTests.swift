@@ -20,7 +20,7 @@ struct RoleIsolationTests {
         }
     }
 
-    static let services = ["signer", "authority", "gateway", "aggregator", "probe"]
+    static let services = ["signer", "authority", "gateway", "aggregator", "probe", "edge"]
 
     /// The services' roles from `HALLMARK_<SERVICE>_POSTGRES_URL`, then the test role.
     static func roles() throws -> [Role] {
