@@ -49,21 +49,16 @@ package enum EdgeServer {
         }
         router.get("api/v1/verify/:hash") { _, context -> Response in
             let answer = try await edge.verify(try context.parameters.require("hash"))
-            var response = json(.ok, answer.json)
-            // Good until the next checkpoint: a CDN may keep it for a few seconds.
-            response.headers[.cacheControl] = "public, max-age=\(verifyMaxAge)"
-            response.headers[.eTag] = "\"size-\(answer.treeSize)\""
-            return response
+            var headers = verifyHeaders
+            headers[.eTag] = "\"size-\(answer.treeSize)\""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.json))
         }
         router.get("api/v1/proof/:hash") { _, context -> Response in
             let answer = try await edge.verify(try context.parameters.require("hash"))
             guard let proof = answer.proof else { throw EdgeError(.notFound, "the image is not in the log", field: "image_hash") }
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; charset=utf-8"
-            // A proof against a signed checkpoint stays valid for ever.
-            headers[.cacheControl] = "public, max-age=31536000, immutable"
+            var headers = proofHeaders
             headers[.eTag] = "\"size-\(answer.treeSize)\""
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: proof)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: proof))
         }
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
         router.get("ready") { _, _ -> Response in
@@ -86,6 +81,17 @@ package enum EdgeServer {
     /// Seconds a CDN may keep a verification answer: it holds until the next checkpoint, which
     /// comes within a batch's linger under load.
     static let verifyMaxAge = 2
+
+    /// A verification's headers but its ETag: good until the next checkpoint, so a CDN may keep
+    /// it for a few seconds.
+    static let verifyHeaders: HTTPFields = [
+        .contentType: "application/json", .cacheControl: "public, max-age=\(verifyMaxAge)",
+    ]
+
+    /// A proof's headers but its ETag: a proof against a signed checkpoint stays valid for ever.
+    static let proofHeaders: HTTPFields = [
+        .contentType: "text/plain; charset=utf-8", .cacheControl: "public, max-age=31536000, immutable",
+    ]
 
     /// A JSON response.
     static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> Response {

@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
+import NIOCore
 import Synchronization
 
 /// Verification over HTTP (`GET /api/v1/verify/{image_hash}`, `GET /api/v1/proof/{image_hash}`):
@@ -11,14 +12,15 @@ import Synchronization
 /// questions about one hash share one request.
 package final class Verifications: Sendable {
     /// One answer, rendered.
+    /// Its bodies are kept as buffers, so a cached read hands out the same storage.
     package struct Answer: Sendable {
         /// The size of the checkpoint it was answered against.
         let treeSize: UInt64
         /// The reference verifier's fields, then the record, leaf index, tree size, signed
         /// checkpoint and inclusion proof.
-        let json: [UInt8]
+        let json: ByteBuffer
         /// The C2SP tlog-proof (found, with a signed note), else nil.
-        let proof: [UInt8]?
+        let proof: ByteBuffer?
     }
 
     private struct State {
@@ -76,8 +78,8 @@ package final class Verifications: Sendable {
             throw EdgeError(.invalidField, "the log refused the question", field: "image_hash")
         }
         let answer = Answer(
-            treeSize: treeSize, json: Self.render(result, hash: hash),
-            proof: (try? result.tlogProof())?.map { Array($0.formatted.utf8) })
+            treeSize: treeSize, json: ByteBuffer(bytes: Self.render(result, hash: hash)),
+            proof: (try? result.tlogProof())?.map { ByteBuffer(string: $0.formatted) })
         state.withLock { s in
             s.latest = max(s.latest, treeSize)
             guard limit > 0 else { return }

@@ -71,18 +71,36 @@ struct EdgeBench {
     }
 
     /// GETs of `/api/v1/verify/{hash}` for these hashes (every answer found, with its proof),
-    /// first once each (the cache fills), then at random for `seconds`: reads per second.
-    func verify(_ hashes: [String], connections: Int, seconds: Double) async throws -> (rate: Double, edgeCores: Double) {
+    /// first once each (the cache fills), then spread over all of them for `seconds`, by `wrk`
+    /// when installed, else by ``HTTPLoad``: reads per second, and the client that made them.
+    func verify(
+        _ hashes: [String], connections: Int, seconds: Int
+    ) async throws -> (rate: Double, edgeCores: Double, client: String) {
         _ = try await HTTPLoad.run(port: port, connections: 8, seconds: 600) { connection, count in
             let i = connection + count * 8
             return i < hashes.count ? HTTPLoad.Request(path: "/api/v1/verify/\(hashes[i])") : nil
         }
         let before = edge.cpuSeconds
         let start = ContinuousClock.now
-        let reads = try await HTTPLoad.get(port: port, connections: connections, seconds: seconds) { connection, count in
-            ("/api/v1/verify/\(hashes[(connection * 7919 + count * 104_729) % hashes.count])", nil)
+        let reads: Double
+        let client: String
+        if let wrk = WrkLoad.executable {
+            let load = WrkLoad(wrk: wrk, folder: aggregator.world.folder)
+            let threads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+            reads = Double(
+                try load.get(
+                    port: port, paths: hashes.map { "/api/v1/verify/\($0)" }, connections: connections, threads: threads,
+                    seconds: seconds
+                ).requests)
+            client = "wrk, \(threads) thread\(threads == 1 ? "" : "s")"
+        } else {
+            reads = Double(
+                try await HTTPLoad.get(port: port, connections: connections, seconds: Double(seconds)) { connection, count in
+                    ("/api/v1/verify/\(hashes[(connection * 7919 + count * 104_729) % hashes.count])", nil)
+                })
+            client = "HTTPLoad: wrk is not installed"
         }
         let elapsed = (ContinuousClock.now - start).seconds
-        return (Double(reads) / elapsed, (edge.cpuSeconds - before) / elapsed)
+        return (reads / elapsed, (edge.cpuSeconds - before) / elapsed, client)
     }
 }
