@@ -41,8 +41,11 @@ package struct EdgeHandlers: Sendable {
         let buffer = try await Deadline.run(
             configuration.readTimeout, else: EdgeError(.requestTimeout, "the body did not arrive in time")
         ) {
-            do { return try await body.collect(upTo: limit) } catch let error as HTTPError where error.status == .contentTooLarge
-            {
+            // A body with no length (chunked) past the limit: NIO's collect says so with its own
+            // error, Hummingbird's with an HTTPError.
+            do { return try await body.collect(upTo: limit) } catch is NIOTooManyBytesError {
+                throw EdgeError(.tooLarge, "the body is larger than \(limit) bytes")
+            } catch let error as HTTPError where error.status == .contentTooLarge {
                 throw EdgeError(.tooLarge, "the body is larger than \(limit) bytes")
             }
         }
