@@ -181,7 +181,7 @@ let package = Package(
 
         .target(
             name: "HallmarkTestSupport",
-            dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", log],
+            dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", log],
             path: "Tests/HallmarkTestSupport"),
         .target(
             name: "HallmarkStageTesting", dependencies: ["HallmarkKafka", "HallmarkRuntime"],
