@@ -43,9 +43,9 @@ package struct EdgeHandlers: Sendable {
         ) {
             // A body with no length (chunked) past the limit: NIO's collect says so with its own
             // error, Hummingbird's with an HTTPError.
-            do { return try await body.collect(upTo: limit) } catch is NIOTooManyBytesError {
-                throw EdgeError(.tooLarge, "the body is larger than \(limit) bytes")
-            } catch let error as HTTPError where error.status == .contentTooLarge {
+            do { return try await body.collect(upTo: limit) } catch let error
+                where error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge
+            {
                 throw EdgeError(.tooLarge, "the body is larger than \(limit) bytes")
             }
         }

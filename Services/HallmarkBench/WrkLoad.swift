@@ -15,7 +15,6 @@ struct WrkLoad {
     /// What wrk counted.
     struct Outcome {
         var requests: Int
-        var perSecond: Double
     }
 
     let wrk: URL
@@ -74,10 +73,8 @@ struct WrkLoad {
             throw BenchError("wrk: \(statuses)")
         }
         guard let total = lines.first(where: { $0.contains(" requests in ") }),
-            let requests = Int(total.prefix(while: { $0 != " " })),
-            let rate = lines.first(where: { $0.hasPrefix("Requests/sec:") }),
-            let perSecond = Double(rate.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
+            let requests = Int(total.prefix(while: { $0 != " " }))
         else { throw BenchError("wrk's report cannot be read: \(text)") }
-        return Outcome(requests: requests, perSecond: perSecond)
+        return Outcome(requests: requests)
     }
 }
