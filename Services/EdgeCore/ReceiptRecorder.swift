@@ -6,7 +6,8 @@ import HallmarkRuntime
 
 /// The stage that keeps submission outcomes with their receipts: it reads the aggregator's
 /// answers (one consumer group for all replicas) and records each one whose correlation id is
-/// a receipt of the edge's, in one statement per batch. Idempotent: the first answer stays.
+/// a receipt of the edge's, in one statement per batch (none for the answers a request of this
+/// replica already wrote). Idempotent: the first answer stays.
 package struct ReceiptRecorder: StageProcessor {
     package typealias Prepared = (receipt: UUID, result: [UInt8])?
 
@@ -26,10 +27,7 @@ package struct ReceiptRecorder: StageProcessor {
     }
 
     package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let answers = batch.compactMap { $0 }
-        if !answers.isEmpty {
-            try await receipts.pool.transaction { try await receipts.record(answers, on: $0) }
-        }
+        try await receipts.record(batch.compactMap { $0 })
         return batch.map { _ in .outputs([]) }
     }
 }

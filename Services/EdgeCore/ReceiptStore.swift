@@ -20,6 +20,8 @@ package struct ReceiptStore: Sendable {
     /// Receipts opened by concurrent requests, and outcomes heard by them, written together.
     private let opening: GroupCommit<UUID>
     private let answering: GroupCommit<(receipt: UUID, result: [UInt8])>
+    /// Outcomes this replica's requests wrote, which the receipts stage need not write again.
+    private let recent = RecentReceipts()
 
     package init(schema: String, pool: PostgresPool) {
         self.schema = schema
@@ -31,8 +33,10 @@ package struct ReceiptStore: Sendable {
                 SELECT * FROM unnest(\(PostgresArray(ids))) ON CONFLICT DO NOTHING
                 """)
         }
+        let recent = self.recent
         answering = GroupCommit { answers in
-            try await pool.transaction { try await Self.record(answers, schema: schema, skipLocked: true, on: $0) }
+            let written = try await Self.record(answers, schema: schema, heardBy: .request, pool: pool)
+            recent.insert(written)
         }
     }
 
@@ -42,25 +46,33 @@ package struct ReceiptStore: Sendable {
     /// Records an outcome heard by the request waiting for it (the first answer stays).
     package func answered(_ id: UUID, result: [UInt8]) async throws { try await answering.submit((id, result)) }
 
-    /// Records answers to receipts (the first answer stays; answers to no receipt are skipped).
-    package func record(_ answers: [(receipt: UUID, result: [UInt8])], on connection: PostgresConnection) async throws {
-        try await Self.record(answers, schema: schema, on: connection)
+    /// Records answers read by the receipts stage (the first answer stays; answers to no
+    /// receipt, and those a request of this replica already wrote, are skipped).
+    package func record(_ answers: [(receipt: UUID, result: [UInt8])]) async throws {
+        let left = recent.removingKnown(answers, id: \.receipt)
+        guard !left.isEmpty else { return }
+        _ = try await Self.record(left, schema: schema, heardBy: .stage, pool: pool)
     }
 
-    /// Both writers of outcomes (the receipts stage, and each request that heard its own) lock
-    /// the rows in receipt order before writing, so two batches never wait on each other in a
-    /// cycle (PostgreSQL would find the deadlock only after `deadlock_timeout`, a second, and
-    /// abort one). A request's write skips rows the stage holds: it writes the same answer.
+    /// Who writes an outcome: the stage waits for rows a request holds (that request may yet
+    /// fail); a request skips rows the stage holds (it writes the same answer).
+    private enum Writer { case request, stage }
+
+    /// Writes the outcomes of receipts that have none, in one statement; returns the receipts
+    /// written. Both writers lock the rows in receipt order before writing, so two statements
+    /// never wait on each other in a cycle (PostgreSQL would find the deadlock only after
+    /// `deadlock_timeout`, a second, and abort one).
     private static func record(
-        _ answers: [(receipt: UUID, result: [UInt8])], schema: String, skipLocked: Bool = false,
-        on connection: PostgresConnection
-    ) async throws {
-        guard !answers.isEmpty else { return }
+        _ answers: [(receipt: UUID, result: [UInt8])], schema: String, heardBy writer: Writer, pool: PostgresPool
+    ) async throws -> [UUID] {
+        guard !answers.isEmpty else { return [] }
         let ids = PostgresArray(answers.map(\.receipt))
         let results = PostgresArray(answers.map { Data($0.result) })
         // The locking clause is one of two literals (queries take only identifiers unescaped).
-        if skipLocked {
-            try await connection.execute(
+        let rows: PostgresRows
+        switch writer {
+        case .request:
+            rows = try await pool.query(
                 """
                 WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
                 locked AS (
@@ -68,9 +80,10 @@ package struct ReceiptStore: Sendable {
                     WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE SKIP LOCKED)
                 UPDATE \(unescaped: schema).receipts r SET result = a.result
                 FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
+                RETURNING r.receipt_id
                 """)
-        } else {
-            try await connection.execute(
+        case .stage:
+            rows = try await pool.query(
                 """
                 WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
                 locked AS (
@@ -78,8 +91,10 @@ package struct ReceiptStore: Sendable {
                     WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE)
                 UPDATE \(unescaped: schema).receipts r SET result = a.result
                 FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
+                RETURNING r.receipt_id
                 """)
         }
+        return try rows.decode(UUID.self)
     }
 
     /// The receipt, or nil when there is none (never issued, or swept).
