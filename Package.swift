@@ -38,6 +38,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Already in the graph through Hummingbird; the edge's cached-read handler needs its
+        // HTTP part types.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
         // Tests only: reads deploy/k8s and deploy/compose (DeployTests). Small, C libyaml inside.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -136,6 +139,8 @@ let package = Package(
             dependencies: [
                 "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkKafka", log, metrics, lifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             path: "Services/EdgeCore"),
         .executableTarget(

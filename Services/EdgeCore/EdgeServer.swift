@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkRuntime
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -50,14 +51,14 @@ package enum EdgeServer {
         router.get("api/v1/verify/:hash") { _, context -> Response in
             let answer = try await edge.verify(try context.parameters.require("hash"))
             var headers = verifyHeaders
-            headers[.eTag] = "\"size-\(answer.treeSize)\""
+            headers[.eTag] = answer.eTag
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.json))
         }
         router.get("api/v1/proof/:hash") { _, context -> Response in
             let answer = try await edge.verify(try context.parameters.require("hash"))
             guard let proof = answer.proof else { throw EdgeError(.notFound, "the image is not in the log", field: "image_hash") }
             var headers = proofHeaders
-            headers[.eTag] = "\"size-\(answer.treeSize)\""
+            headers[.eTag] = answer.eTag
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: proof))
         }
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
@@ -69,11 +70,20 @@ package enum EdgeServer {
             router: router,
             // A connection silent this long is closed; longer than the read timeout, so a body
             // that trickles is answered 408 first.
-            server: .http1(
-                configuration: .init(idleTimeout: .nanoseconds((edge.configuration.readTimeout + .seconds(5)).nanoseconds))),
-            configuration: .init(address: .hostname(host, port: port), serverName: "hallmark-edge"),
+            server: HTTPServerBuilder { responder in
+                EdgeHTTP1Channel(
+                    http1: HTTP1Channel(
+                        responder: responder,
+                        configuration: .init(
+                            idleTimeout: .nanoseconds((edge.configuration.readTimeout + .seconds(5)).nanoseconds))),
+                    cachedReads: { CachedReadHandler(verifications: edge.verifications, serverName: serverName) })
+            },
+            configuration: .init(address: .hostname(host, port: port), serverName: serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
+
+    /// The `Server` header of every response.
+    static let serverName = "hallmark-edge"
 
     /// Where the log's checkpoint and tiles are served.
     static let logPrefix = "/log"

@@ -21,6 +21,9 @@ package final class Verifications: Sendable {
         let json: ByteBuffer
         /// The C2SP tlog-proof (found, with a signed note), else nil.
         let proof: ByteBuffer?
+
+        /// Its ETag: the tree size it was answered against.
+        var eTag: String { "\"size-\(treeSize)\"" }
     }
 
     private struct State {
@@ -45,6 +48,11 @@ package final class Verifications: Sendable {
             guard treeSize > s.latest else { return }
             s.latest = treeSize
         }
+    }
+
+    /// The answer about `hash` (64 lower-case hex digits) when it is cached and current.
+    func cached(_ hash: String) -> Answer? {
+        state.withLock { s in s.cache[hash].flatMap { $0.treeSize >= s.latest ? $0 : nil } }
     }
 
     /// The answer about `hash` (64 lower-case hex digits).

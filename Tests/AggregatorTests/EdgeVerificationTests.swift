@@ -87,4 +87,58 @@ struct EdgeVerificationTests {
         #expect(try await client.get("/log/tile/0/000.p/\(tileSize)", headers: ["If-None-Match": etag]).status == 304)
         #expect(try await client.get("/log/../secrets").status == 404)
     }
+
+    /// Cached reads are answered on the event loop (``CachedReadHandler``): with the router's
+    /// bytes and headers, never before an answer the router still owes on the connection
+    /// (pipelining), and a `Connection: close` is honoured.
+    @Test func cachedReadsAreTheRoutersAnswersInOrder() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (authority, aggregator) = try await h.startBoth()
+        let (edge, client) = try await h.startEdge("cached")
+        defer { [authority, aggregator, edge].forEach { $0.signal(SIGKILL) } }
+        let cam = try await h.provisioned("CAM-\(h.id)-cached")
+        let now = Int(Date().timeIntervalSince1970)
+        let hash = EdgeSubmissionTests.hash()
+        let submitted = try await client.post(
+            "/api/v1/submit-legacy", EdgeSubmissionTests.piBundle(cam, hash: hash, token: try cam.packedToken(), timestamp: now))
+        #expect(try await client.outcome(submitted)["status"] as? String == "accepted")
+        // The first read asks the log through the router; the answer is cached from then on.
+        let first = try await client.get("/api/v1/verify/\(hash)")
+        let proof = try await client.get("/api/v1/proof/\(hash)")
+        #expect(first.status == 200 && first["verified"] as? Bool == true && proof.status == 200)
+
+        let get = Array("GET /api/v1/verify/\(hash.uppercased()) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let getProof = Array("GET /api/v1/proof/\(hash) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let cached = try client.pipelined(get + getProof + get, answers: 3)
+        try #require(cached.answers.count == 3)
+        #expect(!cached.closed)
+        for (answer, expected) in zip(cached.answers, [first, proof, first]) {
+            #expect(answer.status == "HTTP/1.1 200 OK" && answer.body == Array(expected.body))
+            for name in ["ETag", "Cache-Control", "Content-Type", "Server"] {
+                #expect(answer.headers[name.lowercased()] == expected.header(name), "\(name)")
+            }
+            #expect(answer.headers["date"]?.hasSuffix(" GMT") == true)
+        }
+
+        // A submit waiting for its outcome, then a cached read, in one write: in that order.
+        let bundle = EdgeSubmissionTests.piBundle(
+            cam, hash: EdgeSubmissionTests.hash(), token: try cam.packedToken(), timestamp: now)
+        let post =
+            Array(
+                "POST /api/v1/submit-legacy HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(bundle.count)\r\n\r\n"
+                    .utf8) + bundle
+        let ordered = try client.pipelined(post + get, answers: 2)
+        #expect(ordered.answers.map(\.status) == ["HTTP/1.1 202 Accepted", "HTTP/1.1 200 OK"])
+        let receipt = ordered.answers.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+        #expect(receipt?["receipt_id"] is String)
+        let verified = ordered.answers.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+        #expect(verified?["image_hash"] as? String == hash && verified?["verified"] as? Bool == true)
+
+        // Connection: close is answered, then the connection closed.
+        let closing = try client.pipelined(
+            Array("GET /api/v1/verify/\(hash) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), answers: 1,
+            closeWait: 5_000)
+        #expect(closing.answers.first?.status == "HTTP/1.1 200 OK" && closing.closed)
+    }
 }

@@ -178,3 +178,74 @@ extension EdgeClient {
         return (text.components(separatedBy: "\r\n")[0], text.components(separatedBy: "\r\n\r\n").dropFirst().joined())
     }
 }
+
+/// One answer read off a raw connection.
+struct RawAnswer {
+    var status: String
+    var headers: [String: String]
+    var body: [UInt8]
+}
+
+extension EdgeClient {
+    /// Sends `requests` in one write on one raw connection (HTTP/1.1 pipelining) and reads
+    /// `count` answers in the order they come; `closed` says whether the edge then closed the
+    /// connection (read within `closeWait`).
+    func pipelined(
+        _ requests: [UInt8], answers count: Int, closeWait: Int32 = 1_000
+    ) throws -> (
+        answers: [RawAnswer], closed: Bool
+    ) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HarnessError("no socket") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw HarnessError("cannot connect") }
+        _ = requests.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8]()
+        var answers: [RawAnswer] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var closed = false
+        while answers.count < count || !closed {
+            // Every answer is in: wait a little for the close, no longer.
+            if answers.count == count {
+                var poll = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                guard Glibc.poll(&poll, 1, closeWait) > 0 else { break }
+            }
+            let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else {
+                closed = true
+                break
+            }
+            buffer += chunk[..<n]
+            while let answer = Self.answer(from: &buffer) { answers.append(answer) }
+        }
+        return (answers, closed)
+    }
+
+    /// The first whole answer in `buffer` (with a Content-Length), removed from it.
+    private static func answer(from buffer: inout [UInt8]) -> RawAnswer? {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        guard let end = buffer.indices.dropLast(3).first(where: { Array(buffer[$0..<$0 + 4]) == separator }) else {
+            return nil
+        }
+        let lines = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let length = headers["content-length"].flatMap { Int($0) } ?? 0
+        guard buffer.count >= end + 4 + length else { return nil }
+        let body = Array(buffer[(end + 4)..<(end + 4 + length)])
+        buffer.removeFirst(end + 4 + length)
+        return RawAnswer(status: lines[0], headers: headers, body: body)
+    }
+}
