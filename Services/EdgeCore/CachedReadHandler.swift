@@ -22,8 +22,7 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests passed on whose response has not ended yet.
     private var owed = 0
     /// The answer to the request being read, written once its end arrives.
-    private var answering: HTTPResponse?
-    private var answeringBody: ByteBuffer?
+    private var answering: (head: HTTPResponse, body: ByteBuffer)?
 
     init(verifications: Verifications, serverName: String) {
         self.verifications = verifications
@@ -33,9 +32,8 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if owed == 0, let (head, body) = answer(request) {
-                answering = head
-                answeringBody = body
+            if owed == 0, let answer = answer(request) {
+                answering = answer
                 return
             }
             owed += 1
@@ -44,9 +42,8 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // A GET answered here announced no body; anything else goes on.
             if answering == nil { context.fireChannelRead(data) }
         case .end:
-            guard let head = answering, let body = answeringBody else { return context.fireChannelRead(data) }
+            guard let (head, body) = answering else { return context.fireChannelRead(data) }
             answering = nil
-            answeringBody = nil
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(body)), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -60,44 +57,18 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The cached answer to `request` with its headers as the router writes them, or nil when
     /// the router must answer it.
-    private func answer(_ request: HTTPRequest) -> (HTTPResponse, ByteBuffer)? {
+    private func answer(_ request: HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard request.method == .get, let path = request.path,
             request.headerFields[.contentLength] == nil, request.headerFields[.transferEncoding] == nil,
-            request.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true
+            request.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
+            let read = EdgeServer.Read.allCases.first(where: { path.hasPrefix($0.prefix) }),
+            let hash = EdgeHandlers.imageHash(path.dropFirst(read.prefix.count)),
+            let cached = verifications.cached(hash), let (headers, body) = read.response(cached)
         else { return nil }
-        let proof: Bool
-        let hash: Substring
-        if path.hasPrefix(Self.verifyPrefix) {
-            (proof, hash) = (false, path.dropFirst(Self.verifyPrefix.count))
-        } else if path.hasPrefix(Self.proofPrefix) {
-            (proof, hash) = (true, path.dropFirst(Self.proofPrefix.count))
-        } else {
-            return nil
-        }
-        guard hash.utf8.count == 64, hash.utf8.allSatisfy(\.isHexDigit),
-            let cached = verifications.cached(hash.lowercased())
-        else { return nil }
-        let body: ByteBuffer
-        var fields: HTTPFields
-        if proof {
-            guard let file = cached.proof else { return nil }
-            (body, fields) = (file, EdgeServer.proofHeaders)
-        } else {
-            (body, fields) = (cached.json, EdgeServer.verifyHeaders)
-        }
-        fields[.eTag] = cached.eTag
+        var fields = headers
         fields[.contentLength] = String(body.readableBytes)
         fields[.date] = HTTPDate.now
         fields[.server] = serverName
         return (HTTPResponse(status: .ok, headerFields: fields), body)
-    }
-
-    private static let verifyPrefix = "/api/v1/verify/"
-    private static let proofPrefix = "/api/v1/proof/"
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

@@ -94,11 +94,17 @@ package struct EdgeHandlers: Sendable {
 
     /// The verification of `text` (an image hash, either case): the rendered answer.
     func verify(_ text: String) async throws -> Verifications.Answer {
-        let hash = text.lowercased()
-        guard hash.utf8.count == 64, (try? Hex.decode(hash, length: 32)) != nil else {
+        guard let hash = Self.imageHash(text) else {
             throw EdgeError(.invalidField, "an image hash is 64 hex digits", field: "image_hash")
         }
         return try await verifications.answer(for: hash)
+    }
+
+    /// `text` as the verification cache's key (64 hex digits in either case, lowered), or nil
+    /// when it is no image hash.
+    static func imageHash(_ text: some StringProtocol) -> String? {
+        let hash = text.lowercased()
+        return hash.utf8.count == 64 && (try? Hex.decode(hash, length: 32)) != nil ? hash : nil
     }
 
     /// Asks the aggregator about `hash` over Kafka and waits for its answer.

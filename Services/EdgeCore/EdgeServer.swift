@@ -48,18 +48,15 @@ package enum EdgeServer {
         router.get("api/v1/submission/:receipt") { _, context -> Response in
             json(.ok, try await edge.submission(try context.parameters.require("receipt")))
         }
-        router.get("api/v1/verify/:hash") { _, context -> Response in
-            let answer = try await edge.verify(try context.parameters.require("hash"))
-            var headers = verifyHeaders
-            headers[.eTag] = answer.eTag
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.json))
-        }
-        router.get("api/v1/proof/:hash") { _, context -> Response in
-            let answer = try await edge.verify(try context.parameters.require("hash"))
-            guard let proof = answer.proof else { throw EdgeError(.notFound, "the image is not in the log", field: "image_hash") }
-            var headers = proofHeaders
-            headers[.eTag] = answer.eTag
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: proof))
+        // CachedReadHandler answers the cached ones before the router, by the same Read.
+        for read in Read.allCases {
+            router.get(RouterPath(read.prefix + ":hash")) { _, context -> Response in
+                let answer = try await edge.verify(try context.parameters.require("hash"))
+                guard let (headers, body) = read.response(answer) else {
+                    throw EdgeError(.notFound, "the image is not in the log", field: "image_hash")
+                }
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+            }
         }
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
         router.get("ready") { _, _ -> Response in
@@ -92,14 +89,43 @@ package enum EdgeServer {
     /// comes within a batch's linger under load.
     static let verifyMaxAge = 2
 
-    /// A verification's headers but its ETag: good until the next checkpoint, so a CDN may keep
-    /// it for a few seconds.
-    static let verifyHeaders: HTTPFields = [
+    /// The two reads of a verification answer: its JSON and its C2SP proof file.
+    enum Read: CaseIterable {
+        case verify, proof
+
+        /// Where it is read: this, then the image hash.
+        var prefix: String {
+            switch self {
+            case .verify: "/api/v1/verify/"
+            case .proof: "/api/v1/proof/"
+            }
+        }
+
+        /// Its headers but those Hummingbird adds (`Date`, `Server`, `Content-Length`).
+        /// A verification is good until the next checkpoint, so a CDN may keep it for a few
+        /// seconds; a proof against a signed checkpoint stays valid for ever.
+        private var headers: HTTPFields {
+            switch self {
+            case .verify: EdgeServer.verifyHeaders
+            case .proof: EdgeServer.proofHeaders
+            }
+        }
+
+        /// What `answer` is answered with: the headers above with its ETag, and the body; nil
+        /// for a proof of an image that is not in the log.
+        func response(_ answer: Verifications.Answer) -> (HTTPFields, ByteBuffer)? {
+            guard let body = self == .verify ? answer.json : answer.proof else { return nil }
+            var fields = headers
+            fields[.eTag] = answer.eTag
+            return (fields, body)
+        }
+    }
+
+    private static let verifyHeaders: HTTPFields = [
         .contentType: "application/json", .cacheControl: "public, max-age=\(verifyMaxAge)",
     ]
 
-    /// A proof's headers but its ETag: a proof against a signed checkpoint stays valid for ever.
-    static let proofHeaders: HTTPFields = [
+    private static let proofHeaders: HTTPFields = [
         .contentType: "text/plain; charset=utf-8", .cacheControl: "public, max-age=31536000, immutable",
     ]
 

@@ -30,6 +30,9 @@ package final class Verifications: Sendable {
         var latest: UInt64 = 0
         var cache: [String: Answer] = [:]
         var inFlight: [String: Task<Answer, any Error>] = [:]
+
+        /// The cached answer about `hash` unless a later checkpoint made it stale.
+        func current(_ hash: String) -> Answer? { cache[hash].flatMap { $0.treeSize >= latest ? $0 : nil } }
     }
 
     private let state = Mutex(State())
@@ -52,7 +55,7 @@ package final class Verifications: Sendable {
 
     /// The answer about `hash` (64 lower-case hex digits) when it is cached and current.
     func cached(_ hash: String) -> Answer? {
-        state.withLock { s in s.cache[hash].flatMap { $0.treeSize >= s.latest ? $0 : nil } }
+        state.withLock { $0.current(hash) }
     }
 
     /// The answer about `hash` (64 lower-case hex digits).
@@ -62,7 +65,7 @@ package final class Verifications: Sendable {
             case fetching(Task<Answer, any Error>)
         }
         let found = state.withLock { s -> Found in
-            if let cached = s.cache[hash], cached.treeSize >= s.latest { return .cached(cached) }
+            if let cached = s.current(hash) { return .cached(cached) }
             if let running = s.inFlight[hash] { return .fetching(running) }
             let task = Task { try await self.fetch(hash) }
             s.inFlight[hash] = task
