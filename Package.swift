@@ -186,7 +186,7 @@ let package = Package(
 
         .target(
             name: "HallmarkTestSupport",
-            dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", log],
+            dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", log],
             path: "Tests/HallmarkTestSupport"),
         .target(
             name: "HallmarkStageTesting", dependencies: ["HallmarkKafka", "HallmarkRuntime"],

@@ -69,7 +69,7 @@ struct EdgeLimitsTests {
                 for await _ in released { break }
             }
         }
-        try await Self.waitForLock(on: table, granted: true, h.pool)
+        try await h.pool.waitForLock(on: table, granted: true)
 
         let start = ContinuousClock.now
         let refused = try await client.post("/api/v1/submit-legacy", bundle)
@@ -91,18 +91,5 @@ struct EdgeLimitsTests {
         #expect(retry.status == 202, "\(String(decoding: retry.body, as: UTF8.self))")
         let receipt = try #require(retry["receipt_id"] as? String)
         #expect(try await client.get("/api/v1/submission/\(receipt)").status == 200)
-    }
-
-    /// Waits until `table` has a lock with this `granted` (pg_locks).
-    static func waitForLock(on table: String, granted: Bool, _ pool: PostgresPool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let n = try await pool.query(
-                "SELECT count(*)::bigint FROM pg_locks WHERE relation = to_regclass(\(table)) AND granted = \(granted)"
-            ).decode(Int64.self)
-            if n.first ?? 0 > 0 { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("no lock on \(table) with granted = \(granted)")
     }
 }

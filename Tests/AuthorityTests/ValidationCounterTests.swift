@@ -2,6 +2,7 @@ import AuthorityCore
 import Foundation
 import HallmarkPostgres
 import HallmarkRuntime
+import HallmarkTestSupport
 import Logging
 import Testing
 
@@ -57,9 +58,9 @@ struct ValidationCounterTests {
             }
         }
         let table = "\(schema).validation_counts"
-        try await waitForLock(on: table, granted: true, pool)
+        try await pool.waitForLock(on: table, granted: true)
         let flush = Task { try await counter.flush() }
-        try await waitForLock(on: table, granted: false, pool)
+        try await pool.waitForLock(on: table, granted: false)
         #expect(counter.current(1) == 3)
         #expect(counter.record(1) == 4)
         release.yield()
@@ -79,18 +80,5 @@ struct ValidationCounterTests {
         let schema = "counter_\(String(UUID().uuidString.prefix(8)).lowercased())"
         try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
         return (pool, schema, ValidationCounter(pool: pool, schema: schema, interval: .seconds(3600), logger: logger))
-    }
-
-    /// Polls pg_locks until a lock on `table` is held (`granted`) or awaited (at most 30 s).
-    private func waitForLock(on table: String, granted: Bool, _ pool: PostgresPool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let n = try await pool.query(
-                "SELECT count(*)::bigint FROM pg_locks WHERE relation = to_regclass(\(table)) AND granted = \(granted)"
-            ).decode(Int64.self)
-            if n.first ?? 0 > 0 { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("no lock on \(table) with granted = \(granted)")
     }
 }
