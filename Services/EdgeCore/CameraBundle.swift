@@ -25,6 +25,12 @@ package enum CameraBundle {
     /// a 5xx or a timeout) sends the same submission: the aggregator takes it for a redelivery
     /// and answers it once, never `replayed_token` for its own retry.
     package static func message(_ body: [UInt8]) throws(EdgeError) -> Message<Submission> {
+        try written(body).message
+    }
+
+    /// ``message(_:)`` and its JSON as it is published (encoded once, for the schema's check
+    /// and for the topic).
+    package static func written(_ body: [UInt8]) throws(EdgeError) -> (message: Message<Submission>, json: [UInt8]) {
         guard let value = try? JSONReader.parse(body), let object = value.object else {
             throw EdgeError(.malformed, "the body is not a JSON object")
         }
@@ -43,8 +49,11 @@ package enum CameraBundle {
         }
         let id = MessageID.version8(SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + strict))
         let message = Message(submission, id: id, correlationID: id.text)
-        try check(message, flat: flat)
-        return message
+        guard let json = try? JSONCoding.encode(message) else {
+            throw EdgeError(.malformed, "the bundle cannot be written as a submission")
+        }
+        try check(json, flat: flat)
+        return (message, json)
     }
 
     private static func flatBundle(_ r: Reader) throws(EdgeError) -> Submission {
@@ -114,10 +123,10 @@ package enum CameraBundle {
     }
 
     /// Refuses, naming the member as the camera wrote it, what the schema would.
-    private static func check(_ message: Message<Submission>, flat: Bool) throws(EdgeError) {
-        guard let schema = MessageSchemas.schema(Submission.schemaName),
-            let bytes = try? JSONCoding.encode(message), let value = try? JSONReader.parse(bytes)
-        else { throw EdgeError(.malformed, "the bundle cannot be written as a submission") }
+    private static func check(_ json: [UInt8], flat: Bool) throws(EdgeError) {
+        guard let schema = MessageSchemas.schema(Submission.schemaName), let value = try? JSONReader.parse(json) else {
+            throw EdgeError(.malformed, "the bundle cannot be written as a submission")
+        }
         guard let violation = schema.validate(value) else { return }
         // A flat bundle was written as one entry of image_hashes.
         let field = flat ? violation.path.replacingOccurrences(of: "$.image_hashes[0].", with: "$.") : violation.path

@@ -55,13 +55,12 @@ package struct EdgeHandlers: Sendable {
     /// Publishes the bundle and answers its receipt, with the outcome when it comes within the
     /// configured wait.
     func submit(_ body: [UInt8]) async throws -> [UInt8] {
-        let message = try CameraBundle.message(body)
+        let (message, value) = try CameraBundle.written(body)
         guard let receipt = UUID(text: message.id.text) else { throw EdgeError(.malformed, "no receipt id") }
         let (receipts, producer, topic) = (self.receipts, self.producer, configuration.submissions)
         try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")) {
             try await receipts.open(receipt)
         }
-        let value = try JSONCoding.encode(message)
         let key = message.body.captureKey
         let result = try await answers.request(message.id.text, timeout: configuration.answerWait) {
             _ = try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {

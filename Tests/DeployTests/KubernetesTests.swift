@@ -104,11 +104,16 @@ struct KubernetesTests {
             #expect(secretMounts.allSatisfy { $0.bool("readOnly") == true }, "\(deployment.name)")
             for variable in main.maps("env") {
                 guard let name = variable.string("name"), let value = variable.string("value") else { continue }
-                if name.hasSuffix("_FILE") || name.hasSuffix("_DIR") {
-                    let inside = secretMounts.contains {
+                let inside = { (mounts: [[String: Any]]) in
+                    mounts.contains {
                         value.hasPrefix(($0.string("mountPath") ?? "?") + "/") || value == $0.string("mountPath")
                     }
-                    #expect(inside, "\(deployment.name): \(name)=\(value) is not in a mounted Secret")
+                }
+                if name.hasSuffix("_FILE") || name.hasSuffix("_SECRETS_DIR") {
+                    #expect(inside(secretMounts), "\(deployment.name): \(name)=\(value) is not in a mounted Secret")
+                } else if name.hasSuffix("_DIR") {
+                    // A folder of data (the log's tiles): on a volume, never the read-only root.
+                    #expect(inside(main.maps("volumeMounts")), "\(deployment.name): \(name)=\(value) is not on a volume")
                 }
                 if name.hasSuffix("_POSTGRES_URL") {
                     #expect(value.hasSuffix("?passfile=/run/hallmark/pgpass"), "\(deployment.name): \(name)")
