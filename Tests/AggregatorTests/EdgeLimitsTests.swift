@@ -6,7 +6,8 @@ import Testing
 /// The edge at its limits, with Tansu, PostgreSQL, the authority and the edge as processes: a
 /// body at the size limit is read and one byte past it is 413, however it is sent; a receipt
 /// store that stops answering is 503 at the backend timeout, never a request held for ever or
-/// a 500, and the camera's retry of the same bytes is then served.
+/// a 500, and the camera's retry of the same bytes is then served; so is a broker that stops
+/// answering.
 @Suite("Edge limits", .serialized, .timeLimit(.minutes(5)))
 struct EdgeLimitsTests {
     static let limit = 4096
@@ -91,5 +92,43 @@ struct EdgeLimitsTests {
         #expect(retry.status == 202, "\(String(decoding: retry.body, as: UTF8.self))")
         let receipt = try #require(retry["receipt_id"] as? String)
         #expect(try await client.get("/api/v1/submission/\(receipt)").status == 200)
+    }
+
+    @Test func aBrokerThatStopsAnsweringIs503AndTheRetryIsServed() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let authority = try await h.startAuthority("a")
+        defer { authority.signal(SIGKILL) }
+        let cam = try await h.provisioned("CAM-\(h.id)-broker")
+        // The edge alone talks to a broker of this test's own, which the test then stops.
+        let broker = try await PrivateBroker(name: "\(h.id)-broker")
+        defer { broker.process.signal(SIGKILL) }
+        let (edge, client) = try await h.startEdge(
+            "broker", ["HALLMARK_KAFKA_BROKERS": broker.address, "HALLMARK_EDGE_ANSWER_WAIT_MS": "300"])
+        defer { edge.signal(SIGKILL) }
+        func bundle() throws -> [UInt8] {
+            EdgeSubmissionTests.piBundle(
+                cam, hash: EdgeSubmissionTests.hash(), token: try cam.packedToken(),
+                timestamp: Int(Date().timeIntervalSince1970))
+        }
+        // Published (no aggregator reads this broker, so the receipt stays pending).
+        let taken = try await client.post("/api/v1/submit-legacy", try bundle())
+        #expect(taken.status == 202 && taken["status"] as? String == "pending_validation", "\(taken.status)")
+
+        broker.pause()
+        let second = try bundle()
+        let start = ContinuousClock.now
+        let refused = try await client.post("/api/v1/submit-legacy", second)
+        let waited = ContinuousClock.now - start
+        #expect(refused.status == 503 && refused["error"] as? String == "unavailable", "\(refused.status)")
+        #expect(waited >= .seconds(4) && waited < .seconds(25), "\(waited)")
+        let text = String(decoding: refused.body, as: UTF8.self).lowercased()
+        #expect(!text.contains("rdkafka") && !text.contains(broker.address) && !text.contains("timed out"), "\(text)")
+        #expect(try await client.get("/health").status == 200)
+
+        broker.resume()
+        // The camera sends the same bytes again: served.
+        let retry = try await client.post("/api/v1/submit-legacy", second)
+        #expect(retry.status == 202, "\(String(decoding: retry.body, as: UTF8.self))")
     }
 }

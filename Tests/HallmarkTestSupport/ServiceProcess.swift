@@ -22,13 +22,22 @@ public final class ServiceProcess: @unchecked Sendable {
     /// Starts `executable` (a product name such as `hallmark-signer`) with `arguments`; the
     /// process inherits the test's environment (``inheritedEnvironment``) with `environment` laid
     /// over it.
-    public init(_ executable: String, arguments: [String] = [], name: String, environment: [String: String]) throws {
+    public convenience init(
+        _ executable: String, arguments: [String] = [], name: String, environment: [String: String]
+    ) throws {
         let binary = Self.binaryDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw HarnessError("no \(executable) at \(binary.path): build first (swift build --build-tests)")
         }
+        try self.init(binary: binary, arguments: arguments, name: name, environment: environment)
+    }
+
+    /// Starts the executable at `binary` (one that is not Hallmark's, such as a broker of a
+    /// test's own), as ``init(_:arguments:name:environment:)`` does.
+    public init(binary: URL, arguments: [String] = [], name: String, environment: [String: String]) throws {
         self.name = name
-        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(name)-\(UUID()).log")
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(binary.lastPathComponent)-\(name)-\(UUID()).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.executableURL = binary
