@@ -23,6 +23,7 @@ final class BenchProcess: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
+        BenchChildren.add(process.processIdentifier)
     }
 
     /// The folder of the service executables: `option` (a `--binaries` flag), else beside the
@@ -62,6 +63,7 @@ final class BenchProcess: @unchecked Sendable {
 
     /// SIGTERM, then SIGKILL if it has not exited within 10 s; removes the log.
     func stop() {
+        defer { BenchChildren.remove(process.processIdentifier) }
         if process.isRunning {
             process.terminate()
             let deadline = Date().addingTimeInterval(10)

@@ -37,6 +37,9 @@ struct WrkLoad {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        // wrk inherits the blocked SIGINT and SIGTERM of the thread that spawned it.
+        BenchChildren.add(process.processIdentifier, stopWith: SIGKILL)
+        defer { BenchChildren.remove(process.processIdentifier) }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw BenchError("wrk failed: \(text)") }
