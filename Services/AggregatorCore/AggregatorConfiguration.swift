@@ -114,8 +114,10 @@ package struct AggregatorConfiguration: Sendable {
         package static let batch = Setting.integer(
             "HALLMARK_AGGREGATOR_BATCH", default: 1000, in: 1...10_000, doc: "submissions per log batch")
         package static let linger = Setting.milliseconds(
-            "HALLMARK_AGGREGATOR_LINGER_MS", default: .milliseconds(100), in: 1...60_000,
-            doc: "longest a validated submission waits for its batch")
+            "HALLMARK_AGGREGATOR_LINGER_MS", default: .zero, in: 0...60_000,
+            doc:
+                "how long a validated submission waits for its log batch to fill (0: the writer takes what waits as soon as it is free, so batches grow only under load)"
+        )
         package static let resend = Setting.milliseconds(
             "HALLMARK_AGGREGATOR_RESEND_MS", default: .seconds(5), in: 10...3_600_000,
             doc: "a token request unanswered this long is sent again")

@@ -16,11 +16,6 @@ package enum AggregatorService {
             migrations: AggregatorMigrations.all(schema: c.schema))
     }
 
-    /// The intake's and the joiner's default batch linger (`HALLMARK_BATCH_LINGER_MS`): below
-    /// saturation their workers would otherwise commit a transaction per bundle, and that cost
-    /// starves the log writer; 10 ms is small beside the writer's own linger.
-    package static let batchLinger = Duration.milliseconds(10)
-
     package static func services(_ c: AggregatorConfiguration, context: ServiceContext) throws -> [any Service] {
         guard let path = c.signingKeyFile else {
             throw ConfigurationError(
@@ -102,10 +97,10 @@ package enum AggregatorService {
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(
                 joiner, inputs: joiner.inputs, dispatch: .partitionBatches,
-                groupSuffix: "-tokens", batchLinger: batchLinger),
+                groupSuffix: "-tokens"),
             // A bundle can hold a device signature: its rejected records carry a digest and size.
             try context.stage(
-                intake, name: "intake", inputs: intake.inputs, dispatch: .partitionBatches, batchLinger: batchLinger,
+                intake, name: "intake", inputs: intake.inputs, dispatch: .partitionBatches,
                 copiesOriginals: false),
         ]
     }

@@ -38,7 +38,8 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         help:
             "The aggregator process asks --witnesses local witnesses to cosign every second and keeps a tile directory, as a public log does."
     ) var witnessedAggregator = true
-    @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
+    var partitions = BenchCommand.defaultPartitions
     @Option(help: "Directory of hallmark-authority and hallmark-aggregator (default: beside this binary).") var binaries: String?
 
     package init() {}

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import HallmarkKafka
 
 /// `hallmark bench …`: measurements side by side in one run.
 package struct BenchCommand: AsyncParsableCommand {
@@ -11,4 +13,14 @@ package struct BenchCommand: AsyncParsableCommand {
         ])
 
     package init() {}
+}
+
+extension BenchCommand {
+    /// The bench topics' partitions unless `--partitions` says otherwise: the services' own
+    /// default (`HALLMARK_KAFKA_PARTITIONS`, which `deploy/local/env.sh` sets to the machine's
+    /// cores, 2 to 4), so a bench measures what the stack runs.
+    static var defaultPartitions: Int {
+        (try? KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment).defaultPartitions)
+            ?? KafkaConfiguration.Variable.partitions.defaultValue
+    }
 }

@@ -25,7 +25,8 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
     @Option(help: "Hashes the verification reads are spread over.") var verifyHashes = 1_000
     @Option(help: "HTTP connections reading verifications.") var verifyConnections = 64
     @Option(help: "Seconds of verification reads.") var verifySeconds = 5
-    @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
+    var partitions = BenchCommand.defaultPartitions
     @Option(help: "Directory of the service executables (default: beside this binary).") var binaries: String?
 
     package init() {}

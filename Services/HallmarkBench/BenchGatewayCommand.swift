@@ -27,8 +27,9 @@ package struct BenchGatewayCommand: AsyncParsableCommand {
     @Option(help: "ENC-1 JSON encrypt requests (default: about ten seconds of the PBKDF2 bound).") var encryptRequests: Int?
     @Option(help: "ENC-1 ZIP bodies.") var zips = 24
     @Option(help: "Bytes of each ZIP body.") var zipBytes = 1_000_000
-    @Option(help: "Partitions of the bench topics.") var partitions = 4
-    @Option(help: "Producer linger.ms of the gateway and the load generator (default: HALLMARK_KAFKA_LINGER_MS, else 2).")
+    @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
+    var partitions = BenchCommand.defaultPartitions
+    @Option(help: "Producer linger.ms of the gateway and the load generator (default: HALLMARK_KAFKA_LINGER_MS, else 0).")
     var lingerMs: Int?
     @Option(help: "The hallmark-gateway binary (default: beside this hallmark binary).") var gatewayBinary: String?
 

@@ -17,7 +17,8 @@ package struct BenchKafkaCommand: AsyncParsableCommand {
     @Option(help: "Messages per throughput phase.") var messages = 20_000
     @Option(help: "Message size in bytes.") var size = 1024
     @Option(help: "Stage messages in flight.") var inFlight = 256
-    @Option(help: "Partitions of the bench topics.") var partitions: Int = 4
+    @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
+    var partitions = BenchCommand.defaultPartitions
     @Option(help: "Distinct message keys (per-key order limits concurrency to the keys in flight).")
     var keys = 10_000
     @Option(help: "Messages per second in the latency phase.") var latencyRate = 2_000

@@ -18,7 +18,8 @@ package struct BenchSignerCommand: AsyncParsableCommand {
     )
     var messages: Int?
     @Option(help: "Replica counts to run, comma-separated.") var replicas = "1,2"
-    @Option(help: "Partitions of the bench topics.") var partitions = 4
+    @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
+    var partitions = BenchCommand.defaultPartitions
     @Option(help: "Seconds of steady paced load in each latency phase, after the warm-up.") var latencySeconds = 30.0
     @Option(help: "Seconds of paced load before latency is recorded (group assignment, caches, pools).") var warmupSeconds = 5.0
     @Option(help: "The hallmark-signer binary (default: beside this hallmark binary).") var signerBinary: String?

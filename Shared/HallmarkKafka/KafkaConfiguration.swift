@@ -18,10 +18,16 @@ public struct KafkaConfiguration: Sendable {
     /// `fetch.wait.max.ms` (``Variable/fetchWait``): Tansu waits the full time even when data
     /// is there, so librdkafka's 500 ms would add that to latency.
     public var fetchWaitMaxMilliseconds: Int
-    /// `linger.ms` (``Variable/linger``). Longer batches mean fewer produce requests: at 5,000
-    /// msgs/s, 10 ms cut Tansu's CPU by about a fifth on 4 partitions and by almost half on 2
-    /// (docs/operations.md §2), for up to 8 ms more per hop.
+    /// `linger.ms` (``Variable/linger``). Default 0: with one request in flight
+    /// (``requestsInFlight``) a producer batches by itself, since what is produced while a
+    /// request is out goes in the next one.
     public var lingerMilliseconds: Int
+    /// `max.in.flight.requests.per.connection` (``Variable/requestsInFlight``). Default 1:
+    /// group commit, so a request carries whatever queued while the one before it was out; at
+    /// low load a message waits for no timer, and under load batches grow by themselves. With
+    /// librdkafka's 5 (and a 2 ms linger), the aggregator queued for seconds on Tansu under a
+    /// paced stream of a fifth of its capacity (docs/operations.md §2).
+    public var requestsInFlight: Int
     /// Partitions of a topic Hallmark creates (``Variable/partitions``).
     public var defaultPartitions: Int
     /// The largest message value Hallmark produces or accepts (``Variable/maxMessageBytes``):
@@ -39,6 +45,7 @@ public struct KafkaConfiguration: Sendable {
         commitIntervalMilliseconds: Int = Variable.commitInterval.defaultValue,
         fetchWaitMaxMilliseconds: Int = Variable.fetchWait.defaultValue,
         lingerMilliseconds: Int = Variable.linger.defaultValue,
+        requestsInFlight: Int = Variable.requestsInFlight.defaultValue,
         defaultPartitions: Int = Variable.partitions.defaultValue,
         maxMessageBytes: Int = Variable.maxMessageBytes.defaultValue,
         properties: [String: String] = [:]
@@ -50,6 +57,7 @@ public struct KafkaConfiguration: Sendable {
         self.commitIntervalMilliseconds = commitIntervalMilliseconds
         self.fetchWaitMaxMilliseconds = fetchWaitMaxMilliseconds
         self.lingerMilliseconds = lingerMilliseconds
+        self.requestsInFlight = requestsInFlight
         self.defaultPartitions = defaultPartitions
         self.maxMessageBytes = maxMessageBytes
         self.properties = properties
@@ -75,7 +83,13 @@ public struct KafkaConfiguration: Sendable {
             "HALLMARK_KAFKA_FETCH_WAIT_MS", default: 10, in: 0...300_000,
             doc: "how long the broker may hold a fetch (`fetch.wait.max.ms`)")
         public static let linger = Setting.integer(
-            "HALLMARK_KAFKA_LINGER_MS", default: 2, in: 0...60_000, doc: "how long a producer waits to fill a batch (`linger.ms`)"
+            "HALLMARK_KAFKA_LINGER_MS", default: 0, in: 0...60_000,
+            doc: "how long a producer waits to fill a batch (`linger.ms`); 0: batches form while a request is out")
+        /// Up to 5: the idempotent producer keeps order only within that.
+        public static let requestsInFlight = Setting.integer(
+            "HALLMARK_KAFKA_REQUESTS_IN_FLIGHT", default: 1, in: 1...5,
+            doc:
+                "produce requests a producer has out per broker (`max.in.flight.requests.per.connection`); 1: each takes what queued meanwhile"
         )
         /// Up to 256 MiB: librdkafka's own ceiling on a message is 1,000,000,000 bytes.
         public static let maxMessageBytes = Setting.integer(
@@ -91,6 +105,7 @@ public struct KafkaConfiguration: Sendable {
             [
                 brokers.description, clientID.description, partitions.description, sessionTimeout.description,
                 heartbeat.description, commitInterval.description, fetchWait.description, linger.description,
+                requestsInFlight.description,
                 maxMessageBytes.description, properties.description,
             ]
         }
@@ -108,6 +123,7 @@ public struct KafkaConfiguration: Sendable {
         config.commitIntervalMilliseconds = try settings.value(Variable.commitInterval)
         config.fetchWaitMaxMilliseconds = try settings.value(Variable.fetchWait)
         config.lingerMilliseconds = try settings.value(Variable.linger)
+        config.requestsInFlight = try settings.value(Variable.requestsInFlight)
         config.maxMessageBytes = try settings.value(Variable.maxMessageBytes)
         if let raw = try settings.value(Variable.properties) {
             config.properties = try parseProperties(raw)

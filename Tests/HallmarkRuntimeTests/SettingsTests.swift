@@ -121,7 +121,7 @@ struct SettingsTests {
             service: "svc", inputs: inputs)
         #expect(set.maxInFlight == 3 && set.laneDepth == 2 && set.shutdownGrace == .milliseconds(500))
         #expect(set.replyTopics == ["a", "b"] && set.groupID == "hallmark-svc" && set.maxBatch == 9)
-        #expect(defaults.batchLinger == .zero && set.batchLinger == .milliseconds(7))
+        #expect(defaults.batchLinger == .milliseconds(50) && set.batchLinger == .milliseconds(7))
         for (variable, value) in [
             ("HALLMARK_MAX_IN_FLIGHT", "0"), ("HALLMARK_LANE_DEPTH", "65537"),
             ("HALLMARK_SHUTDOWN_GRACE_MS", "-1"), ("HALLMARK_MAX_MESSAGE_BYTES", "4095"),

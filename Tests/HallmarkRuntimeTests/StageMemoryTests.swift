@@ -16,12 +16,13 @@ struct StageMemoryTests {
     static let input = "in", output = "out", rejected = "rejected"
 
     static func stage(
-        _ broker: MemoryBroker, dispatch: StageDispatch, group: String = "g", maxMessageBytes: Int = 1 << 20
+        _ broker: MemoryBroker, dispatch: StageDispatch, group: String = "g", maxMessageBytes: Int = 1 << 20,
+        batchLinger: Duration = StageConfiguration.Variable.batchLinger.defaultValue
     ) -> Stage<EchoBatchProcessor> {
         var config = StageConfiguration(
             service: "memory-test", inputs: [StageInput(topic: input, schemas: [ProbeRequest.schemaName])],
             groupID: group, dispatch: dispatch, rejectedTopic: rejected, maxInFlight: 8, laneDepth: 4,
-            maxBatch: 32, batchWorkers: 2, maxMessageBytes: maxMessageBytes,
+            maxBatch: 32, batchLinger: batchLinger, batchWorkers: 2, maxMessageBytes: maxMessageBytes,
             retry: RetryPolicy(initialDelay: .milliseconds(1), maxDelay: .milliseconds(4)))
         config.instance = "memory"
         return Stage(
@@ -71,6 +72,22 @@ struct StageMemoryTests {
         // Stopped after the last answer: each partition's offset is its end.
         let ends = Dictionary(grouping: broker.messages(in: Self.input), by: \.topicPartition).mapValues { Int64($0.count) }
         #expect(broker.committed(group: "g") == ends)
+    }
+
+    /// Group commit: a batch worker waits only for a batch at work, never for a timer, so a
+    /// lone message at low load is answered at once even with an hour's linger. (A fixed
+    /// linger held each one for it.)
+    @Test func aLoneMessageIsNotHeldForTheBatchLinger() async throws {
+        let broker = MemoryBroker()
+        let stage = Self.stage(broker, dispatch: .partitionBatches, batchLinger: .seconds(3600))
+        Self.produce(broker, keys: 1, perKey: 1)
+        #expect(
+            await Self.run(stage) {
+                guard await broker.waitFor(Self.output, count: 1) else { return false }
+                Self.produce(broker, keys: 1, perKey: 1, first: 1)
+                return await broker.waitFor(Self.output, count: 2)
+            })
+        #expect(try Self.answers(broker) == ["k0": [0, 1]])
     }
 
     @Test(arguments: [StageDispatch.keyLanes, .partitionBatches])

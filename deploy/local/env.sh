@@ -62,6 +62,10 @@ HALLMARK_TOPICS=(
   birthmark.verify.requests birthmark.verify.results
   hallmark.rejected hallmark.metrics hallmark.security hallmark.audit hallmark.privacy.requests hallmark.privacy.results
 )
-HALLMARK_PARTITIONS=${HALLMARK_PARTITIONS:-4}
+# One partition per core, 2 to 4: on Tansu each partition costs the broker CPU in every fetch
+# and produce, and on 2 cores 2 partitions halved the paced latency against 4
+# (docs/operations.md §2). Services and benches create topics with the same count.
+HALLMARK_PARTITIONS=${HALLMARK_PARTITIONS:-$(cores=$(nproc 2>/dev/null || echo 4); echo $((cores < 2 ? 2 : cores > 4 ? 4 : cores)))}
+export HALLMARK_KAFKA_PARTITIONS=${HALLMARK_KAFKA_PARTITIONS:-$HALLMARK_PARTITIONS}
 
 say() { printf '[hallmark] %s\n' "$*"; }

@@ -47,6 +47,7 @@ final class RDKafkaProducer: @unchecked Sendable {
         properties["enable.idempotence"] = "true"
         properties["acks"] = "all"
         properties["linger.ms"] = String(configuration.lingerMilliseconds)
+        properties["max.in.flight.requests.per.connection"] = String(configuration.requestsInFlight)
         // Values over the limit are refused before they are enqueued (KafkaError `oversized`);
         // this leaves room for the key and framing of one that fits.
         properties["message.max.bytes"] = String(configuration.maxMessageBytes + KafkaConfiguration.recordOverheadBytes)

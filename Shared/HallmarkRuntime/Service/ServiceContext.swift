@@ -40,8 +40,6 @@ public struct ServiceContext: Sendable {
     ///     by default the group suffix without its dash, and none for a stage without one.
     ///   - groupSuffix: for a second stage in one process: appended to the consumer group
     ///     (e.g. `-sessions`), so each stage has its own group, partitions and lag.
-    ///   - batchLinger: this stage's default for ``StageConfiguration/batchLinger`` when
-    ///     `HALLMARK_BATCH_LINGER_MS` is not set.
     ///   - copiesOriginals: ``StageConfiguration/rejectedCopiesOriginal``: false for inputs that
     ///     may identify a device, whose rejected records then carry a digest and size only.
     ///   - outputKeyring: seals the answers the inbox keeps (``StageDatabase/outputKeyring``),
@@ -49,13 +47,12 @@ public struct ServiceContext: Sendable {
     public func stage<P: StageProcessor>(
         _ processor: P, name: String? = nil, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
         groupSuffix: String = "",
-        batchLinger: Duration = .zero, copiesOriginals: Bool = true,
+        copiesOriginals: Bool = true,
         outputKeyring: KeyEncryptionKeyring? = nil
     ) throws -> Stage<P> {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch)
         configuration.groupID += groupSuffix
         configuration.rejectedCopiesOriginal = copiesOriginals
-        if environment[StageConfiguration.Variable.batchLinger.name] == nil { configuration.batchLinger = batchLinger }
         if let name = name ?? (groupSuffix.isEmpty ? nil : String(groupSuffix.dropFirst())) {
             configuration = try configuration.overriding(for: name, in: environment)
         }

@@ -38,6 +38,8 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     let inbox: Inbox?
     let tracker = Mutex(OffsetTracker())
     let stopping = Atomic<Bool>(false)
+    /// Batches at work, for the batch workers' group commit.
+    let activity = BatchActivity()
     let shutdownDeadline = Mutex<ContinuousClock.Instant?>(nil)
     /// Set while running, for the rebalance listener.
     let dispatcher = Mutex<StageDispatcher?>(nil)
@@ -183,14 +185,17 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         await withDiscardingTaskGroup { group in
             while var batch = await dispatcher.take(slot: slot, limit: configuration.maxBatch) {
                 if configuration.batchLinger > .zero, batch.count < configuration.maxBatch, !isStopping {
-                    // Below saturation a worker would otherwise take messages one by one, and
-                    // the per-batch cost (a transaction, its round trips) is what then queues.
-                    try? await Task.sleep(for: configuration.batchLinger)
+                    // Group commit: while another batch is at work, wait for it and take what
+                    // arrived meanwhile. Else, below saturation, every message would pay a
+                    // batch's fixed cost (a transaction), and that cost is what then queues.
+                    await activity.nextCompletion(atMost: configuration.batchLinger)
                     batch += dispatcher.takeReady(slot: slot, limit: configuration.maxBatch - batch.count)
                 }
                 let start = ContinuousClock.now
                 metrics.batchSize.record(batch.count)
+                activity.begin()
                 let unit = await execute(batch)
+                activity.end()
                 metrics.processingTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
                 await pending.acquire()
                 // Enqueued here, in batch order; only the wait for acknowledgements overlaps.

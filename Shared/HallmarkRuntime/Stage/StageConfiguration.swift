@@ -36,10 +36,11 @@ public struct StageConfiguration: Sendable {
     public var laneDepth: Int
     /// Batch stages: most messages processed as one batch. `HALLMARK_MAX_BATCH`, default 1024.
     public var maxBatch: Int
-    /// Batch stages: how long a worker that found fewer than ``maxBatch`` messages waits for
-    /// more before it processes them. Below saturation a worker otherwise takes them one at a
-    /// time, paying a batch's fixed cost (a transaction) per message. `HALLMARK_BATCH_LINGER_MS`,
-    /// default 0 (no wait); each service may set its own default.
+    /// Batch stages: the longest a worker that found fewer than ``maxBatch`` messages waits,
+    /// while another of the stage's batches is at work, for that batch to finish (group
+    /// commit): it goes at once when none is, and takes what arrived meanwhile. Below
+    /// saturation a worker otherwise takes messages one at a time, paying a batch's fixed cost
+    /// (a transaction) per message. `HALLMARK_BATCH_LINGER_MS`, default 50 ms; 0 never waits.
     public var batchLinger: Duration
     /// Batch stages: batches processed concurrently, each over its own share of the partitions
     /// (so per-partition order holds). `HALLMARK_BATCH_WORKERS`, default 4.
@@ -118,8 +119,8 @@ public struct StageConfiguration: Sendable {
         public static let maxBatch = Setting.integer(
             "HALLMARK_MAX_BATCH", default: 1024, in: 1...65_536, doc: "batch stages: most messages in one batch")
         public static let batchLinger = Setting.milliseconds(
-            "HALLMARK_BATCH_LINGER_MS", default: .zero, in: 0...10_000,
-            doc: "batch stages: how long a worker that found less than a batch waits for more")
+            "HALLMARK_BATCH_LINGER_MS", default: .milliseconds(50), in: 0...10_000,
+            doc: "batch stages: longest a short batch waits for another batch at work to finish (0: never waits)")
         public static let batchWorkers = Setting.integer(
             "HALLMARK_BATCH_WORKERS", default: 4, in: 1...1024, doc: "batch stages: batches processed concurrently")
         public static let shutdownGrace = Setting.milliseconds(

@@ -18,7 +18,9 @@ import Synchronization
 ///   stale leader (one that lost its lock without knowing) finds no head row on its epoch, writes
 ///   nothing and steps down, so positions can never fork.
 /// - **Batches** close at ``Configuration/maxBatch`` items or when the oldest has waited
-///   ``Configuration/linger``; a batch's effects commit in one transaction.
+///   ``Configuration/linger``; a batch's effects commit in one transaction. With no linger (the
+///   default) a batch is group commit: the leader takes whatever waits as soon as it is free,
+///   so at low load an item waits for one write, and under load batches grow by themselves.
 /// - **Outputs after commit**: a batch's outputs are recorded in the same transaction
 ///   (`hallmark_writer_outbox`) and sent only after it commits; each new leader first re-sends
 ///   what its predecessor committed but may not have sent, so nothing is lost (a re-send has
@@ -34,7 +36,8 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         public var schema: String
         /// Most items per batch. Default 1000.
         public var maxBatch: Int
-        /// Longest an item waits for a batch to fill. Default 100 ms.
+        /// Longest an item waits for a batch to fill. Default 0: the writer takes what waits as
+        /// soon as it is free (group commit).
         public var linger: Duration
         /// How often an idle leader looks for waiting items. Default 20 ms.
         public var idlePoll: Duration
@@ -48,7 +51,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
         public init(
             name: String, schema: String, service: String, maxBatch: Int = 1000,
-            linger: Duration = .milliseconds(100), idlePoll: Duration = .milliseconds(20),
+            linger: Duration = .zero, idlePoll: Duration = .milliseconds(20),
             standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4
         ) {
             self.name = name
