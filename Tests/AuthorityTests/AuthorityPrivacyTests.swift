@@ -173,11 +173,17 @@ struct AuthorityPrivacyTests {
         #expect(Set(events.compactMap(\.requestID)) == Set(cases.map(\.2)))
         #expect(events.allSatisfy { $0.deviceSerial == nil })
         #expect(events.first { $0.requestID == cases[0].2 }?.reason == "unsigned_request")
-        // The signed-but-refused ones are also answered `rejected` for the CLI.
-        let answers = h.watcher.messages(on: h.configuration.privacy.results).compactMap {
-            try? JSONCoding.decode(Message<PrivacyResult>.self, from: $0)
+        // The signed-but-refused ones are also answered `rejected` for the CLI. The answer is
+        // its own message: it may arrive after the rejected record and the event, so wait.
+        let answered: @Sendable () -> Set<String> = {
+            Set(
+                h.watcher.messages(on: h.configuration.privacy.results).compactMap {
+                    try? JSONCoding.decode(Message<PrivacyResult>.self, from: $0)
+                }.compactMap(\.reason?.rawValue))
         }
-        #expect(Set(answers.compactMap(\.reason?.rawValue)) == ["bad_signature", "unknown_key", "stale_request"])
+        let refusals: Set<String> = ["bad_signature", "unknown_key", "stale_request"]
+        #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in answered() == refusals })
+        #expect(answered() == refusals)
         let state = try await h.pool.query(
             """
             SELECT (SELECT count(*) FROM \(unescaped: h.configuration.schema).devices)::bigint,
