@@ -63,6 +63,40 @@ struct KafkaProducerConsumerTests {
         for (partition, offset) in lastOffset { #expect(committed[partition] == offset + 1) }
     }
 
+    /// Each message carries the time its producer was handed it (CreateTime), in wall-clock
+    /// milliseconds: consumer lag and the benches' per-hop times rest on it. Messages sent
+    /// 50 ms apart must read back in that order, that far apart, within the sending window.
+    @Test func consumedMessagesCarryTheirCreateTimes() async throws {
+        let config = KafkaTestSupport.configuration
+        let topic = KafkaTestSupport.uniqueName("test.timestamps")
+        try await KafkaAdmin(configuration: config, logger: KafkaTestSupport.logger).createTopics([topic], partitions: 1)
+        let producer = try KafkaProducer(configuration: config, logger: KafkaTestSupport.logger)
+        func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+        var sent: [(before: Int64, after: Int64)] = []
+        for i in 0..<4 {
+            if i > 0 { try await Task.sleep(for: .milliseconds(50)) }
+            let before = now()
+            try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8))
+            sent.append((before, now()))
+        }
+        await producer.close()
+        let consumer = try KafkaConsumer(
+            configuration: config, groupID: KafkaTestSupport.uniqueName("test.timestamps"), topics: [topic],
+            logger: KafkaTestSupport.logger)
+        try consumer.start()
+        var stamps: [Int64] = []
+        for await message in consumer.messages {
+            stamps.append(try #require(message.timestampMilliseconds))
+            if stamps.count == sent.count { break }
+        }
+        await consumer.close()
+        try #require(stamps.count == sent.count)
+        for (stamp, window) in zip(stamps, sent) {
+            #expect(stamp >= window.before - 1 && stamp <= window.after + 1, "\(stamp) outside \(window)")
+        }
+        for i in 1..<stamps.count { #expect(stamps[i] - stamps[i - 1] >= 45) }
+    }
+
     /// A consumer closed with fetched messages still unread must release cleanly (its buffer
     /// semaphore is below capacity then; libdispatch traps on such a semaphore if mishandled).
     @Test func consumerClosedMidStreamIsReleasedCleanly() async throws {

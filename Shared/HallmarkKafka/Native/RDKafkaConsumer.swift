@@ -103,7 +103,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
                     }
                     continue
                 }
-                var message = Self.message(from: m)
+                var message = Self.message(from: raw)
                 message.generation = client.context.generation.load(ordering: .relaxed)
                 deliver(message)
                 used = true
@@ -119,13 +119,16 @@ final class RDKafkaConsumer: @unchecked Sendable {
         state.store(State.closed.rawValue, ordering: .releasing)
     }
 
-    private static func message(from m: rd_kafka_message_t) -> KafkaMessage {
+    /// The message librdkafka handed out. Its timestamp is read through `pointer` itself:
+    /// librdkafka finds the timestamp in the private message around the public struct, so a
+    /// copy of the struct would read whatever lies beside the copy.
+    static func message(from pointer: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaMessage {
+        let m = pointer.pointee
         let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         let value = m.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
         let key = m.key.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
         var tsType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
-        var raw = m
-        let ts = rd_kafka_message_timestamp(&raw, &tsType)
+        let ts = rd_kafka_message_timestamp(pointer, &tsType)
         return KafkaMessage(
             topic: topic, partition: m.partition, offset: m.offset, key: key, value: value,
             timestampMilliseconds: tsType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : ts)
