@@ -20,7 +20,7 @@ struct Base64CheckTests {
 
     @Test(arguments: [
         "YQ===", "YQ=", "Y", "YQ", "YWJ", "YR==", "YWJ=", "Y===", "====", "=YQ=", "Y=Q=", "YQ==YQ==", "YQ-_", "YQ==\n",
-        " YQ==", "YQ== ", "YWJj\u{0}", "YWJj\r\n", "Y\u{E9}Q=", "YW Jj",
+        " YQ==", "YQ== ", "YWJj\u{0}", "YWJj\r\n", "Y\u{E9}Q=", "YW Jj", "ww=w", "AA=A", "YWJjww=-",
     ])
     func refusesNonCanonical(_ text: String) {
         #expect(!Base64Check.isCanonical(text), "\(text.debugDescription)")

@@ -1,5 +1,5 @@
 import Foundation
-import HallmarkCore
+@testable import HallmarkCore
 import HallmarkMessages
 import Testing
 
@@ -104,6 +104,39 @@ struct JSONReaderTests {
             if let r = sample.reason { members["reason"] = .string(r) }
             #expect(JSONWriter.write(.object(members)) == (try JSONCoding.encode(sample)))
             #expect(try JSONReader.parse(JSONWriter.write(.object(members))) == .object(members))
+        }
+    }
+}
+
+/// The eight-bytes-at-a-time scan finds exactly the bytes the byte-by-byte rule names, at every
+/// offset of a word, so no quote, backslash or control character is ever copied unescaped.
+@Suite(.timeLimit(.minutes(1)))
+struct JSONStringScanTests {
+    @Test func findsEveryByteValueAtEveryOffset() {
+        for length in [1, 7, 8, 9, 17, 31] {
+            for offset in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "A"), count: length)
+                    bytes[offset] = UInt8(value)
+                    // A non-ASCII neighbour and a byte just above each range must not hide it.
+                    if offset > 0 { bytes[offset - 1] = 0xFF }
+                    if offset + 1 < length { bytes[offset + 1] = 0x20 }
+                    let special = value < 0x20 || value == 0x22 || value == 0x5C
+                    let found = bytes.withUnsafeBufferPointer { JSONStringScan.firstSpecial(in: $0, from: 0) }
+                    #expect(found == (special ? offset : length), "byte \(value) at \(offset) of \(length)")
+                }
+            }
+        }
+    }
+
+    @Test func writesAndReadsBackStringsWithSpecialsAnywhere() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "\u{1F600}", "/", "abcdefgh", " ", "\u{7F}"]
+        for _ in 0..<500 {
+            let text = (0..<Int.random(in: 0...40, using: &generator)).map { _ in pieces.randomElement()! }.joined()
+            let written = JSONWriter.write(.array([.string(text)]))
+            #expect(try JSONReader.parse(written) == .array([.string(text)]))
+            #expect(!written.contains(where: { $0 < 0x20 }))
         }
     }
 }

@@ -166,20 +166,18 @@ private struct Parser {
     mutating func string() throws(JSONReadError) -> String {
         index += 1  // the opening quote
         let start = index
-        // Fast path: no escapes.
-        while index < bytes.count {
-            let c = bytes[index]
-            if c == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                guard let text else { throw JSONReadError(offset: start, reason: "invalid UTF-8 in a string") }
-                index += 1
-                return text
-            }
-            if c == UInt8(ascii: "\\") { return try escapedString(from: start) }
-            if c < 0x20 { throw failure("control character in a string") }
+        // Fast path: no escapes, found eight bytes at a time.
+        index = JSONStringScan.firstSpecial(in: bytes, from: index)
+        guard index < bytes.count else { throw failure("unterminated string") }
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let text else { throw JSONReadError(offset: start, reason: "invalid UTF-8 in a string") }
             index += 1
+            return text
+        case UInt8(ascii: "\\"): return try escapedString(from: start)
+        default: throw failure("control character in a string")
         }
-        throw failure("unterminated string")
     }
 
     mutating func escapedString(from start: Int) throws(JSONReadError) -> String {

@@ -60,19 +60,24 @@ public enum JSONWriter {
     }
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
+            // A large string (a body) gets its room at once, not by doubling copies.
+            if bytes.count > 4096, out.capacity - out.count < bytes.count + 2 {
+                out.reserveCapacity(Swift.max(out.capacity * 2, out.count + bytes.count + 2))
+            }
+            out.append(UInt8(ascii: "\""))
             // Runs of bytes that need no escape are copied at once.
             var start = 0
-            for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            while true {
+                let i = JSONStringScan.firstSpecial(in: bytes, from: start)
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
-                escape(byte, into: &out)
+                guard i < bytes.count else { break }
+                escape(bytes[i], into: &out)
                 start = i + 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     private static func escape(_ byte: UInt8, into out: inout [UInt8]) {

@@ -25,6 +25,11 @@ public struct Pattern: Sendable, CustomStringConvertible {
     /// The DFA states matches have needed so far, shared by every copy of this pattern.
     let dfa: DFACache
 
+    /// Canonical padded base64, as the schemas' `body_b64` writes it: equal to the
+    /// `contentEncoding: base64` check, which the schema compiler then runs alone.
+    public static let canonicalBase64 =
+        "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$"
+
     /// Compiles `source`.
     /// - Throws: ``PatternError`` naming the offset of what is not supported.
     public init(_ source: String) throws(PatternError) {

@@ -111,7 +111,18 @@ struct SchemaCompiler {
                 throw fail("unsupported keyword \(keyword)")
             }
         }
-        return SchemaNode(checks)
+        return SchemaNode(Self.withoutRepeatedBase64(checks))
+    }
+
+    /// `checks` without a canonical-base64 `pattern` that follows a `contentEncoding: base64`
+    /// check: the two accept the same strings (`PatternTests` holds them equal), so the pattern
+    /// could never fail, and running it is a second pass over every body.
+    static func withoutRepeatedBase64(_ checks: [SchemaNode.Check]) -> [SchemaNode.Check] {
+        guard let base64 = checks.firstIndex(where: { if case .base64 = $0 { true } else { false } }) else { return checks }
+        return checks.enumerated().compactMap { i, check in
+            if i > base64, case .pattern(let pattern) = check, pattern.source == Pattern.canonicalBase64 { return nil }
+            return check
+        }
     }
 
     /// The document and definition name a `$ref` names: `#/$defs/x` in this document, or

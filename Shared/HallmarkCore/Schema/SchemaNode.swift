@@ -102,6 +102,10 @@ final class SchemaNode: Sendable {
             return pattern.matches(s) ? nil : fail("does not match the pattern")
         case .length(let min, let max):
             guard case .string(let s) = value else { return nil }
+            // A scalar is 1–4 UTF-8 bytes, so the byte count alone often settles it (a
+            // megabyte body under a 16 MiB limit) without a pass over the string.
+            let bytes = s.utf8.count
+            if bytes <= max, (bytes + 3) / 4 >= min { break }
             let n = Self.scalarCount(s)
             if n < min || n > max { return fail("has length \(n), not \(min)...\(max)") }
         case .minimum(let bound):
@@ -200,8 +204,8 @@ enum Base64Check {
             guard n % 4 == 0 else { return false }
             guard n > 0, let p = b.baseAddress else { return true }
             var pad = 0
-            if p[n - 1] == 0x3D { pad = 1 }
-            if n >= 2, p[n - 2] == 0x3D { pad = 2 }
+            // `=` only at the end: a second one only before a first (`ww=w` is not padding).
+            if p[n - 1] == 0x3D { pad = p[n - 2] == 0x3D ? 2 : 1 }
             // A plain loop over a table: this runs over whole bodies, debug builds included.
             let end = n - pad
             return table.withUnsafeBufferPointer { t in
