@@ -9,7 +9,7 @@ public struct SmileIDKeySettings: Sendable {
     /// The service's variable prefix, e.g. `HALLMARK_SIGNER_`.
     public var prefix: String
     public var secretsDirectory: String?
-    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var workers = CoreBudget.cores
     public var batchSize = PBKDF2.preferredBatch
     public var keyCacheSize = 4096
     public var keyCacheTTL: TimeInterval = 600
@@ -36,8 +36,8 @@ public struct SmileIDKeySettings: Sendable {
                 name: prefix + "SECRET_<VERSION>", accepted: "text",
                 doc: "without a folder: the partner secret of one version (e.g. \(prefix)SECRET_V1)", isSecret: true)
             workers = .integer(
-                prefix + "WORKERS", default: max(1, ProcessInfo.processInfo.activeProcessorCount), in: 1...1024,
-                doc: "PBKDF2 worker threads (default: the active cores)")
+                prefix + "WORKERS", default: CoreBudget.cores, in: 1...1024,
+                doc: "PBKDF2 worker threads (default: the cores the process may use: affinity and CPU quota)")
             batchSize = .integer(
                 prefix + "BATCH", default: PBKDF2.preferredBatch, in: 1...64,
                 doc: "derivations one worker takes at once (2 with SHA-NI, else 1)")
