@@ -15,6 +15,8 @@ extension AggregatorBench {
         let aggregator: AggregatorConfiguration
         let pool: PostgresPool
         let key: CheckpointSigningKey
+        /// The aggregator's id key: the bench ties each token request to its submission with it.
+        let idKey: SubmissionIDKey
         let folder: URL
 
         init(run: String, kafka: KafkaConfiguration, partitions: Int, logger: Logger) async throws {
@@ -41,7 +43,8 @@ extension AggregatorBench {
             try Data(try AuthoritySecrets.generateText().utf8).write(to: folder.appendingPathComponent("authority.secrets"))
             key = try CheckpointSigningKey.generate()
             try key.write(to: folder.appendingPathComponent("checkpoint.key").path)
-            try Data(try SubmissionIDKey.generate().base64.utf8).write(to: folder.appendingPathComponent("id.key"))
+            idKey = try SubmissionIDKey.generate()
+            try Data(idKey.base64.utf8).write(to: folder.appendingPathComponent("id.key"))
             pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
             try await StageDatabase(pool: pool, schema: a.schema).migrate(
                 AuthorityMigrations.all(schema: a.schema), logger: logger)

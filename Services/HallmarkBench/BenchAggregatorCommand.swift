@@ -27,6 +27,8 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Bundles per second in the paced phase.") var rate = 2_500.0
     @Option(help: "Seconds of the paced phase whose latencies count.") var pacedSeconds = 10.0
     @Option(help: "Seconds of paced load before latencies count.") var warmupSeconds = 3.0
+    @Option(help: "Bundles per second in the low-load phase, timed hop by hop.") var lowRate = 10.0
+    @Option(help: "Seconds of the low-load phase (its first second is a warm-up).") var lowSeconds = 6.0
     @Option(help: "Verification queries sent at once.") var queries = 20_000
     @Option(help: "Leaves appended in-process.") var leaves = 200_000
     @Option(help: "Concurrent readers of tiles, from PostgreSQL and through nginx.") var tileReaders = 4
@@ -84,6 +86,16 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
             "hallmark bench aggregator: \(cores) cores, \(partitions) partitions per topic, linger \(kafka.lingerMilliseconds) ms (HALLMARK_KAFKA_LINGER_MS), \(cameras) cameras"
         )
         let fleet = try await bench.provision(cameras)
+
+        let low = try await bench.hops(Int(lowRate * lowSeconds), rate: lowRate, from: fleet)
+        let skip = Int(lowRate)  // the first second: group assignment, caches, pools
+        func p50(_ values: [Double]) -> Double { BenchExchange.percentiles(Array(values.dropFirst(skip))).p50 }
+        printNow(
+            String(
+                format:
+                    "at %.0f bundles/s, p50 per hop over %d bundles (broker create times): intake %.1f ms, authority %.1f ms, joiner + log writer %.1f ms, the bench's read %.1f ms; end to end %.1f ms. A hop is the fetch (held at most %d ms, HALLMARK_KAFKA_FETCH_WAIT_MS), the stage's work and the produce (linger %d ms)",
+                lowRate, max(0, low.endToEnd.count - skip), p50(low.intake), p50(low.authority), p50(low.joinerAndWriter),
+                p50(low.answerRead), p50(low.endToEnd), kafka.fetchWaitMaxMilliseconds, kafka.lingerMilliseconds))
 
         let all = try bench.bundles(bundles, from: fleet)
         let burst = try await bench.submit(all, pace: nil)

@@ -128,10 +128,8 @@ struct SignerBench {
             // The same signed requests serve every phase (each has its own replay table).
             "HALLMARK_SIGNER_WINDOW_SECONDS": "3600",
         ]
-        // Concurrency settings the caller did not set: enough in flight to keep every worker fed.
-        let outer = ProcessInfo.processInfo.environment
-        let tuning = ["HALLMARK_MAX_IN_FLIGHT": "64"].filter { outer[$0.key] == nil }
-        let env = base.merging(tuning) { $1 }
+        // The signer's own defaults: nothing here is tuned for the bench.
+        let env = base
         var processes: [BenchProcess] = []
         defer { processes.forEach { $0.stop() } }
         for i in 0..<replicas {
