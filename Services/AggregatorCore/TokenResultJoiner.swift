@@ -21,7 +21,8 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
     let metrics: AggregatorMetrics
     let writer: (@Sendable () -> Void)?
 
-    /// - Parameter writer: called after a batch queued submissions (wakes the log writer).
+    /// - Parameter writer: called once a batch that queued submissions has committed (wakes
+    ///   the log writer).
     package init(
         configuration: AggregatorConfiguration, pending: PendingRequests, metrics: AggregatorMetrics,
         wake writer: (@Sendable () -> Void)? = nil
@@ -72,7 +73,8 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
         for (id, reason) in failed {
             for _ in answers[id] ?? [] { metrics.submission(reason.rawValue) }
         }
-        if !passed.isEmpty { writer?() }
+        // After the commit: woken earlier, the writer would look before the rows are visible.
+        if !passed.isEmpty, let writer { transaction.afterCommit(writer) }
         return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] } ?? []) }
     }
 

@@ -55,6 +55,7 @@ extension Stage {
         guard let inbox, let database else {
             let context = StageCommitContext(logger: logger, attempt: attempt)
             let verdicts = try await verdicts(items, context)
+            context.hooks.run()
             // No transaction to roll back: a result that cannot be sent is answered `oversized`.
             return verdicts.map { verdict in
                 switch verdict {
@@ -89,11 +90,13 @@ extension Stage {
         while !remaining.isEmpty {
             let batch = remaining
             do {
+                let hooks = StageCommitHooks()
                 let taken = try await pool.transaction { connection in
                     try await transactionBody(
                         batch, items, inbox: inbox, connection: connection, pool: pool,
-                        attempt: attempt)
+                        attempt: attempt, hooks: hooks)
                 }
+                hooks.run()
                 for (i, outcome) in taken { outcomes[i] = outcome }
                 remaining = []
             } catch let retry as RetryWithout {
@@ -179,11 +182,11 @@ extension Stage {
     /// One transaction's work: the processor's effects, then the inbox records.
     private func transactionBody(
         _ batch: [Int], _ items: [(StageMessage, Processor.Prepared)], inbox: Inbox,
-        connection: PostgresConnection, pool: PostgresPool, attempt: Int
+        connection: PostgresConnection, pool: PostgresPool, attempt: Int, hooks: StageCommitHooks
     ) async throws
         -> [Int: CommitOutcome]
     {
-        let context = StageCommitContext(connection: connection, logger: logger, attempt: attempt)
+        let context = StageCommitContext(connection: connection, logger: logger, attempt: attempt, hooks: hooks)
         let verdicts = try await verdicts(batch.map { items[$0] }, context)
         var entries: [Inbox.Entry] = []
         var index: [UUID: Int] = [:]

@@ -81,7 +81,9 @@ extension TransactionalStageProcessor {
             preconditionFailure("a transactional processor's unit runs in its transaction")
         }
         return try await commit(
-            batch, in: StageTransaction(connection: connection, logger: context.logger, attempt: context.attempt))
+            batch,
+            in: StageTransaction(
+                connection: connection, logger: context.logger, attempt: context.attempt, hooks: context.hooks))
     }
 }
 
@@ -93,12 +95,18 @@ public struct StageTransaction: Sendable {
     public let logger: Logger
     /// How many times this call was attempted before (0 the first time).
     public let attempt: Int
+    /// What runs once this transaction has committed.
+    public let hooks: StageCommitHooks
 
-    public init(connection: PostgresConnection, logger: Logger, attempt: Int = 0) {
+    public init(connection: PostgresConnection, logger: Logger, attempt: Int = 0, hooks: StageCommitHooks = .init()) {
         self.connection = connection
         self.logger = logger
         self.attempt = attempt
+        self.hooks = hooks
     }
+
+    /// Runs `body` once this transaction has committed; never if it rolls back.
+    public func afterCommit(_ body: @escaping @Sendable () -> Void) { hooks.afterCommit(body) }
 }
 
 /// What phase 1 may use.
@@ -138,11 +146,16 @@ public struct StageCommitContext: Sendable {
     public let logger: Logger
     /// How many times this call was attempted before (0 the first time).
     public let attempt: Int
+    /// What runs once the unit's transaction has committed (after phase 2 without one).
+    public let hooks: StageCommitHooks
 
-    public init(connection: PostgresConnection? = nil, logger: Logger, attempt: Int = 0) {
+    public init(
+        connection: PostgresConnection? = nil, logger: Logger, attempt: Int = 0, hooks: StageCommitHooks = .init()
+    ) {
         self.connection = connection
         self.logger = logger
         self.attempt = attempt
+        self.hooks = hooks
     }
 }
 
