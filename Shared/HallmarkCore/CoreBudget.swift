@@ -54,12 +54,12 @@ public enum CoreBudget {
     /// cgroup v2 `cpu.max`: `max 100000` is no limit, `150000 100000` is 1.5 cores.
     static func quota(cpuMax: String) -> Double? {
         let fields = cpuMax.split(whereSeparator: \.isWhitespace)
-        guard fields.count == 2, let quota = Double(fields[0]), let period = Double(fields[1]), quota > 0, period > 0
-        else { return nil }
-        return quota / period
+        guard fields.count == 2 else { return nil }
+        return quota(cfsQuota: String(fields[0]), period: String(fields[1]))
     }
 
-    /// cgroup v1 `cpu.cfs_quota_us` over `cpu.cfs_period_us`; a quota of -1 is no limit.
+    /// cgroup v1 `cpu.cfs_quota_us` over `cpu.cfs_period_us`; a quota of -1 (or v2's `max`) is
+    /// no limit.
     static func quota(cfsQuota: String, period: String) -> Double? {
         guard let quota = Double(cfsQuota.trimmingCharacters(in: .whitespacesAndNewlines)),
             let period = Double(period.trimmingCharacters(in: .whitespacesAndNewlines)), quota > 0, period > 0

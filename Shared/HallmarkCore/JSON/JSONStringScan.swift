@@ -9,7 +9,7 @@ enum JSONStringScan {
     /// `bytes.count` when there is none.
     @inline(__always)
     static func firstSpecial(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return 0 }
+        guard let base = bytes.baseAddress else { return start }
         let n = bytes.count
         var i = start
         let raw = UnsafeRawPointer(base)
