@@ -38,7 +38,7 @@ package enum AggregatorService {
             schema: c.schema, key: key, checkpointTopic: c.checkpoints, origin: c.origin, metrics: metrics)
         let writer = OrderedWriter(
             configuration: .init(
-                name: "transparency-log", schema: c.schema, service: "aggregator",
+                name: TransparencyLog.writerName, schema: c.schema, service: "aggregator",
                 maxBatch: c.maxBatch, linger: c.linger),
             log: log, pool: database.pool, producer: context.producer, logger: context.logger)
         let (schema, pool) = (c.schema, database.pool)

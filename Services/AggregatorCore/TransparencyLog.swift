@@ -19,6 +19,8 @@ import Synchronization
 package struct TransparencyLog: OrderedWriterLog {
     /// A validated submission waiting for the log.
     package typealias Item = SubmissionRecord
+    /// The name of the ordered writer that appends to the log (its head row in `hallmark_writer`).
+    package static let writerName = "transparency-log"
 
     let store: LogStore
     let ledger: SubmissionLedger

@@ -112,18 +112,21 @@ struct AggregatorBench {
         try await StageDatabase(pool: world.pool, schema: schema).migrate(
             AggregatorMigrations.all(schema: schema), logger: io.logger)
         let log = try TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
-        let batches = try (0..<(count / 1000)).map { _ in
-            try (0..<1000).map { _ in
-                TransparencyLog.Item(
-                    id: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
-                    capturedAt: 1_700_000_000, correlationID: "bench", replyTopic: "unused", replyKey: nil)
-            }
-        }
+        let batches = try (0..<(count / 1000)).map { _ in try Self.randomItems(1000) }
         var size: Int64 = 0
         let start = ContinuousClock.now
         for batch in batches {
             size += Int64(try await world.pool.transaction { try await log.append(batch, at: size, on: $0) }.appended)
         }
         return (Double(size) / (ContinuousClock.now - start).seconds, schema, log, size)
+    }
+
+    /// `count` log items of one random image hash each, as the writer takes them.
+    static func randomItems(_ count: Int) throws -> [TransparencyLog.Item] {
+        try (0..<count).map { _ in
+            TransparencyLog.Item(
+                id: UUID(), entries: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
+                capturedAt: 1_700_000_000, correlationID: "bench", replyTopic: "unused", replyKey: nil)
+        }
     }
 }

@@ -22,11 +22,14 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
     @Option(help: "The steady rate of the latency phase, tokens/s.") var rate = 5_000.0
     @Option(help: "Provisioned cameras the tokens come from.") var cameras = 50
     @Option(help: "Key tables to generate.") var tables = 100
-    @Option(help: "Token stage: most messages per batch.") var maxBatch = 1024
-    @Option(help: "Token stage: batch workers (each over its share of the partitions).") var batchWorkers = 4
+    @Option(help: "Token stage: most messages per batch (default: HALLMARK_MAX_BATCH's).")
+    var maxBatch = StageConfiguration.Variable.maxBatch.defaultValue
+    @Option(help: "Token stage: batches at work at once (default: HALLMARK_BATCH_WORKERS's).")
+    var batchWorkers = StageConfiguration.Variable.batchWorkers.defaultValue
     @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
     var partitions = BenchCommand.defaultPartitions
-    @Option(help: "PostgreSQL connections (each message holds one for its transaction).") var poolSize = 48
+    @Option(help: "PostgreSQL connections of the stages (default: HALLMARK_POSTGRES_POOL_SIZE, as the service has them).")
+    var poolSize: Int?
     @Flag(help: "Key token requests by camera serial (per-camera order) instead of by request.") var keyByCamera = false
 
     package init() {}
@@ -39,7 +42,7 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         var pgConfig = try PostgresConfiguration.fromEnvironment(env)
-        pgConfig.poolSize = poolSize
+        if let poolSize { pgConfig.poolSize = poolSize }
         let pool = PostgresPool(configuration: pgConfig, logger: logger)
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         var config = AuthorityConfiguration()
@@ -66,7 +69,7 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
             processed: { Self.processed(registry) })
         print(
             "hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
-                + "\(partitions) partitions, token batches up to \(maxBatch) on \(batchWorkers) workers, \(poolSize) PostgreSQL connections, "
+                + "\(partitions) partitions, token batches up to \(maxBatch) on \(batchWorkers) workers, \(pgConfig.poolSize) PostgreSQL connections, "
                 + "keyed by \(keyByCamera ? "camera" : "request")")
         let result = try await bench.run(
             count: count, paced: paced, rate: rate, cameras: cameras,

@@ -1,0 +1,88 @@
+import AggregatorCore
+import Foundation
+import HallmarkCrypto
+import HallmarkPostgres
+import HallmarkRuntime
+import Logging
+
+extension AggregatorBench.World {
+    /// What seeding the log measured: the same work early and late in one run, so the machine's
+    /// speed, which swings from minute to minute, mostly cancels out of the ratios.
+    struct Seeding {
+        /// Leaves per second over the whole seeding.
+        var rate: Double
+        /// The writer's leaves/s over the first and over the last `timedBatches` batches.
+        var firstAppend: Double, lastAppend: Double
+        /// Hashes looked up with inclusion proofs per second, from PostgreSQL, at `earlySize`
+        /// leaves and at the seeded size.
+        var earlyProofs: Double, lateProofs: Double
+        var earlySize: Int64, size: Int64
+    }
+
+    static let timedBatches = 20
+    static let earlySize: Int64 = 50_000
+
+    /// Puts `leaves` random leaves in the aggregator's log before its process starts, through
+    /// the log writer in this process (1,000 a batch, each with its signed checkpoint, tiles
+    /// and lookup rows, as the aggregator writes them), so the bench can show how its costs
+    /// grow with the log's size. Needs at least 100,000 leaves.
+    func seedLog(_ leaves: Int, logger: Logger) async throws -> Seeding {
+        precondition(leaves >= 100_000, "seed at least 100,000 leaves")
+        let schema = aggregator.schema
+        try await StageDatabase(pool: pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: logger)
+        let log = try TransparencyLog(schema: schema, key: key, checkpointTopic: "unused", metrics: AggregatorMetrics())
+        var size: Int64 = 0
+        var sample: [Data] = []
+        var batchSeconds: [Double] = []
+        var earlyProofs = 0.0
+        let start = ContinuousClock.now
+        while size < Int64(leaves) {
+            let batch = try AggregatorBench.randomItems(min(1000, leaves - Int(size)))
+            // Every 100th leaf: at the early size too, a round's 100 hashes are all different.
+            for item in stride(from: 0, to: batch.count, by: 100) {
+                sample.append(try Hex.decode(batch[item].entries[0].imageHash, length: 32))
+            }
+            let began = ContinuousClock.now
+            size += Int64(try await pool.transaction { [size] in try await log.append(batch, at: size, on: $0) }.appended)
+            batchSeconds.append((ContinuousClock.now - began).seconds)
+            if size == Self.earlySize { earlyProofs = try await proofRate(sample, size: size) }
+            if size % 500_000 == 0, size < Int64(leaves) { printNow("  seeding the log: \(size) of \(leaves) leaves") }
+        }
+        let rate = Double(size) / (ContinuousClock.now - start).seconds
+        let lateProofs = try await proofRate(sample, size: size)
+        // The writer's head, where the aggregator's writer takes over (its lease moves the epoch on).
+        _ = try await pool.execute(
+            """
+            INSERT INTO \(unescaped: schema).hallmark_writer (name, epoch, position)
+            VALUES (\(TransparencyLog.writerName), 0, \(size))
+            """)
+        let timed = Double(Self.timedBatches * 1000)
+        return Seeding(
+            rate: rate, firstAppend: timed / batchSeconds.prefix(Self.timedBatches).reduce(0, +),
+            lastAppend: timed / batchSeconds.suffix(Self.timedBatches).reduce(0, +),
+            earlyProofs: earlyProofs, lateProofs: lateProofs, earlySize: Self.earlySize, size: size)
+    }
+
+    /// Image hashes looked up, each with its inclusion proof at `size`, per second: 50 rounds of
+    /// 100 different random hashes from `sample`, one round at a time on one connection, as the
+    /// verifier answers a batch (the leaves in one query, every proof's nodes in one more).
+    private func proofRate(_ sample: [Data], size: Int64) async throws -> Double {
+        let store = LogStore(schema: aggregator.schema)
+        let rounds = 50
+        let start = ContinuousClock.now
+        try await pool.withConnection { connection in
+            for _ in 0..<rounds {
+                var picked = Set<Int>()
+                while picked.count < 100 { picked.insert(.random(in: sample.indices)) }
+                let hashes = picked.map { sample[$0] }
+                let found = try await store.leaves(hashes, on: connection)
+                let indices = found.values.map(\.index).sorted()
+                let proofs = try await store.inclusionProofs(indices.map { ($0, size) }, on: connection)
+                guard found.count == hashes.count, proofs.count == hashes.count else {
+                    throw BenchError("the seeded log is missing leaves it was given")
+                }
+            }
+        }
+        return Double(rounds * 100) / (ContinuousClock.now - start).seconds
+    }
+}
