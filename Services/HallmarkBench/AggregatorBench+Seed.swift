@@ -22,18 +22,22 @@ extension AggregatorBench.World {
     static let timedBatches = 20
     static let earlySize: Int64 = 50_000
 
+    /// A migrated log in `schema`, signed with the world's key, for the bench's in-process writer.
+    func log(schema: String, logger: Logger) async throws -> TransparencyLog {
+        try await StageDatabase(pool: pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: logger)
+        return try TransparencyLog(schema: schema, key: key, checkpointTopic: "unused", metrics: AggregatorMetrics())
+    }
+
     /// Puts `leaves` random leaves in the aggregator's log before its process starts, through
     /// the log writer in this process (1,000 a batch, each with its signed checkpoint, tiles
     /// and lookup rows, as the aggregator writes them), so the bench can show how its costs
     /// grow with the log's size. Needs at least 100,000 leaves.
     func seedLog(_ leaves: Int, logger: Logger) async throws -> Seeding {
         precondition(leaves >= 100_000, "seed at least 100,000 leaves")
-        let schema = aggregator.schema
-        try await StageDatabase(pool: pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: logger)
-        let log = try TransparencyLog(schema: schema, key: key, checkpointTopic: "unused", metrics: AggregatorMetrics())
+        let log = try await log(schema: aggregator.schema, logger: logger)
         var size: Int64 = 0
         var sample: [Data] = []
-        var batchSeconds: [Double] = []
+        var batches: [(leaves: Int, seconds: Double)] = []
         var earlyProofs = 0.0
         let start = ContinuousClock.now
         while size < Int64(leaves) {
@@ -43,23 +47,22 @@ extension AggregatorBench.World {
                 sample.append(try Hex.decode(batch[item].entries[0].imageHash, length: 32))
             }
             let began = ContinuousClock.now
-            size += Int64(try await pool.transaction { [size] in try await log.append(batch, at: size, on: $0) }.appended)
-            batchSeconds.append((ContinuousClock.now - began).seconds)
+            let appended = try await pool.transaction { [size] in try await log.append(batch, at: size, on: $0) }.appended
+            size += Int64(appended)
+            batches.append((appended, (ContinuousClock.now - began).seconds))
             if size == Self.earlySize { earlyProofs = try await proofRate(sample, size: size) }
             if size % 500_000 == 0, size < Int64(leaves) { printNow("  seeding the log: \(size) of \(leaves) leaves") }
         }
         let rate = Double(size) / (ContinuousClock.now - start).seconds
         let lateProofs = try await proofRate(sample, size: size)
-        // The writer's head, where the aggregator's writer takes over (its lease moves the epoch on).
-        _ = try await pool.execute(
-            """
-            INSERT INTO \(unescaped: schema).hallmark_writer (name, epoch, position)
-            VALUES (\(TransparencyLog.writerName), 0, \(size))
-            """)
-        let timed = Double(Self.timedBatches * 1000)
+        try await OrderedWriter<TransparencyLog>.placeHead(
+            size, name: TransparencyLog.writerName, schema: aggregator.schema, pool: pool)
+        func leavesPerSecond(_ timed: ArraySlice<(leaves: Int, seconds: Double)>) -> Double {
+            Double(timed.map(\.leaves).reduce(0, +)) / timed.map(\.seconds).reduce(0, +)
+        }
         return Seeding(
-            rate: rate, firstAppend: timed / batchSeconds.prefix(Self.timedBatches).reduce(0, +),
-            lastAppend: timed / batchSeconds.suffix(Self.timedBatches).reduce(0, +),
+            rate: rate, firstAppend: leavesPerSecond(batches.prefix(Self.timedBatches)),
+            lastAppend: leavesPerSecond(batches.suffix(Self.timedBatches)),
             earlyProofs: earlyProofs, lateProofs: lateProofs, earlySize: Self.earlySize, size: size)
     }
 

@@ -109,9 +109,7 @@ struct AggregatorBench {
     /// the tile and witness benches; the caller drops it (`World.dropSchemas`).
     func writerAppend(_ count: Int) async throws -> (rate: Double, schema: String, log: TransparencyLog, size: Int64) {
         let schema = "bench_log_\(world.run)"
-        try await StageDatabase(pool: world.pool, schema: schema).migrate(
-            AggregatorMigrations.all(schema: schema), logger: io.logger)
-        let log = try TransparencyLog(schema: schema, key: world.key, checkpointTopic: "unused", metrics: AggregatorMetrics())
+        let log = try await world.log(schema: schema, logger: io.logger)
         let batches = try (0..<(count / 1000)).map { _ in try Self.randomItems(1000) }
         var size: Int64 = 0
         let start = ContinuousClock.now

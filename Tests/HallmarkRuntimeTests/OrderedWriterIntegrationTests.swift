@@ -45,6 +45,26 @@ struct OrderedWriterIntegrationTests {
         await h.close()
     }
 
+    /// A log seeded without a writer: the first leader's head is where it was placed, and the
+    /// head cannot be placed again once there is one.
+    @Test func theFirstLeaderTakesOverAtAPlacedHead() async throws {
+        let h = try await StageHarness()
+        let schema = "placed_\(h.id)"
+        try await StageDatabase(pool: h.pool, schema: schema).migrate(
+            OrderedWriter<NoLog>.migrations(schema: schema), logger: h.logger)
+        try await OrderedWriter<NoLog>.placeHead(1_000, name: "seeded", schema: schema, pool: h.pool)
+        let configuration = OrderedWriter<NoLog>.Configuration(name: "seeded", schema: schema, service: "test")
+        let lease = try #require(try await WriterLease.acquire(configuration, pool: h.pool, logger: h.logger))
+        #expect(lease.epoch == 1)
+        let head = try await h.pool.transaction { try await lease.head(on: $0) }
+        #expect(head == 1_000)
+        await #expect(throws: (any Error).self) {
+            try await OrderedWriter<NoLog>.placeHead(0, name: "seeded", schema: schema, pool: h.pool)
+        }
+        _ = try await h.pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
+        await h.close()
+    }
+
     /// A log for tests that need only the writer's tables.
     struct NoLog: OrderedWriterLog {
         func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int] { [] }

@@ -97,6 +97,17 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         ]
     }
 
+    /// Places the head of the writer `name` at `position`, for a log whose first `position`
+    /// items were appended without a writer (a benchmark seeds one this way): the first leader
+    /// takes over there. Fails if a leader has already taken the head.
+    public static func placeHead(_ position: Int64, name: String, schema: String, pool: PostgresPool) async throws {
+        _ = try await pool.execute(
+            """
+            INSERT INTO \(unescaped: schema).hallmark_writer (name, epoch, position)
+            VALUES (\(name), 0, \(position))
+            """)
+    }
+
     static func migration(schema: String) -> PostgresMigrations.Migration {
         .init(
             version: StageDatabase.runtimeVersions + 3, name: "hallmark_writer",
