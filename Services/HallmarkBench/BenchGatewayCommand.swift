@@ -29,7 +29,7 @@ package struct BenchGatewayCommand: AsyncParsableCommand {
     @Option(help: "Bytes of each ZIP body.") var zipBytes = 1_000_000
     @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
     var partitions = BenchCommand.defaultPartitions
-    @Option(help: "Producer linger.ms of the gateway and the load generator (default: HALLMARK_KAFKA_LINGER_MS, else 0).")
+    @Option(help: "Producer linger.ms of the gateway and the load generator (default: HALLMARK_KAFKA_LINGER_MS, else 5).")
     var lingerMs: Int?
     @Option(help: "The hallmark-gateway binary (default: beside this hallmark binary).") var gatewayBinary: String?
 

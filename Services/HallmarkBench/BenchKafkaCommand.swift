@@ -12,7 +12,7 @@ import Metrics
 package struct BenchKafkaCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "kafka",
-        abstract: "Stage-loop throughput and latency beside raw produce and consume rates (1 KB JSON).")
+        abstract: "Stage-loop throughput and latency beside the broker's own: raw produce, consume and forward (1 KB JSON).")
 
     @Option(help: "Messages per throughput phase.") var messages = 20_000
     @Option(help: "Message size in bytes.") var size = 1024
@@ -33,11 +33,17 @@ package struct BenchKafkaCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let kafka = try KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         let run = String(UUID().uuidString.prefix(8)).lowercased()
-        let (input, output, latIn, latOut) = (
-            "bench.\(run).in", "bench.\(run).out", "bench.\(run).lat.in", "bench.\(run).lat.out"
-        )
+        let topic = { (name: String) in "bench.\(run).\(name)" }
+        let (input, output, forwarded) = (topic("in"), topic("out"), topic("forwarded"))
+        let hops: [(KafkaBench.Hop, input: String, output: String)] = [
+            (.none, topic("lat.broker"), topic("lat.broker")),
+            (.raw, topic("lat.raw.in"), topic("lat.raw.out")),
+            (.stage(inFlight: inFlight), topic("lat.stage.in"), topic("lat.stage.out")),
+        ]
         try await KafkaAdmin(configuration: kafka, logger: logger)
-            .createTopics([input, output, latIn, latOut], partitions: partitions)
+            .createTopics(
+                Array(Set([input, output, forwarded] + hops.flatMap { [$0.input, $0.output] })),
+                partitions: partitions)
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let bench = KafkaBench(kafka: kafka, producer: producer, logger: logger, size: size, keys: keys)
 
@@ -48,19 +54,25 @@ package struct BenchKafkaCommand: AsyncParsableCommand {
         print(String(format: "raw produce (acked):        %9.0f msgs/s", produced))
         let consumed = try await bench.consume(count: messages, topic: input)
         print(String(format: "raw consume:                %9.0f msgs/s", consumed))
+        let raw = try await bench.forward(count: messages, input: input, output: forwarded)
+        print(String(format: "raw forward (one hop):      %9.0f msgs/s", raw))
         let stage = try await bench.stageThroughput(count: messages, input: input, output: output, inFlight: inFlight)
         print(String(format: "stage loop (no-op, echo):   %9.0f msgs/s", stage))
         if let h = registry.snapshot().histograms.first(where: { $0.name == "hallmark_stage_processing_ns" }) {
             print(String(format: "  per message (process + acked send): p50 %.2f ms, p99 %.2f ms", h.p50 / 1e6, h.p99 / 1e6))
         }
-        let latency = try await bench.stageLatency(
-            rate: latencyRate, seconds: latencySeconds, input: latIn,
-            output: latOut, inFlight: inFlight)
+        print("send → read latency at \(latencyRate) msgs/s, \(latencySeconds) s each:")
+        for hop in hops {
+            let latency = try await bench.latency(
+                rate: latencyRate, seconds: latencySeconds, input: hop.input, output: hop.output, hop: hop.0)
+            let name = hop.0.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            let figures = String(format: "p50 %7.2f ms, p99 %7.2f ms", latency.p50, latency.p99)
+            print("  \(name)\(figures) (\(latency.count) messages)")
+        }
         print(
             String(
-                format: "stage latency at %d msgs/s: p50 %.2f ms, p99 %.2f ms (%d messages)",
-                latencyRate, latency.p50, latency.p99, latency.count))
-        print(String(format: "ratios: stage/raw consume %.2f, stage/raw produce %.2f", stage / consumed, stage / produced))
+                format: "ratios: stage/raw forward %.2f, stage/raw consume %.2f, stage/raw produce %.2f",
+                stage / raw, stage / consumed, stage / produced))
         await producer.close()
     }
 }

@@ -71,36 +71,7 @@ struct KafkaBench {
         return Double(count - 1) / elapsed.seconds
     }
 
-    /// Sends at a fixed rate through an echo stage and measures send → echo-consumed latency.
-    func stageLatency(
-        rate: Int, seconds: Int, input: String, output: String, inFlight: Int
-    ) async throws
-        -> (p50: Double, p99: Double, count: Int)
-    {
-        let total = rate * seconds
-        let processor = EchoProcessor(output: output, target: total)
-        let reader = try KafkaConsumer(
-            configuration: kafka, groupID: "bench-lat-\(UUID())", topics: [output],
-            bufferCapacity: 4096, logger: logger)
-        try reader.start()
-        var latencies: [Double] = []
-        _ = try await runStage(processor, input: input, inFlight: inFlight) {
-            try? await Task.sleep(for: .seconds(2))  // let both groups settle before pacing
-            async let sending: Void = pace(total: total, rate: rate, topic: input)
-            for await message in reader.messages {
-                let now = DispatchTime.now().uptimeNanoseconds
-                if let sent = Self.sentNanos(message.value), sent > 0 { latencies.append(Double(now - sent) / 1e6) }
-                if latencies.count == total { break }
-            }
-            try? await sending
-        }
-        await reader.close()
-        latencies.sort()
-        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
-        return (pct(0.5), pct(0.99), latencies.count)
-    }
-
-    private func pace(total: Int, rate: Int, topic: String) async throws {
+    func pace(total: Int, rate: Int, topic: String) async throws {
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<total {
@@ -114,7 +85,7 @@ struct KafkaBench {
     }
 
     /// Runs a stage until `body` returns, then shuts it down; returns the body's duration.
-    private func runStage(
+    func runStage(
         _ processor: EchoProcessor, input: String, inFlight: Int,
         _ body: () async throws -> Void
     ) async throws -> Duration {

@@ -14,7 +14,7 @@ struct KafkaConfigurationTests {
         #expect(config.defaultPartitions == 8)
         #expect(config.sessionTimeoutMilliseconds == 2000)
         #expect(config.heartbeatIntervalMilliseconds == 500)
-        #expect(config.lingerMilliseconds == 0 && config.requestsInFlight == 1)
+        #expect(config.lingerMilliseconds == 5 && config.requestsInFlight == 1)
         #expect(config.properties == ["linger.ms": "5", "compression.type": "lz4", "sasl.username": "a=b"])
     }
 

@@ -230,7 +230,9 @@ extension Stage {
     ) async throws
         -> [StageVerdict]
     {
-        let verdicts = try await processor.commit(items.map(\.1), context: context)
+        // A closure, not `\.1`: a key path through the generic `Prepared` is instantiated at
+        // run time on every call (swift_getKeyPath showed at 5% of a no-op stage's CPU).
+        let verdicts = try await processor.commit(items.map { $0.1 }, context: context)
         guard verdicts.count == items.count else {
             throw StageRejection(.processingFailed, "\(verdicts.count) verdicts for \(items.count) messages")
         }

@@ -36,7 +36,8 @@ extension Stage {
         }
         guard !pending.isEmpty else { return unit }
         guard let outcomes = await commitPhase(pending.map { ($0.message, $0.prepared) }) else { return nil }
-        for ((index, message, _), outcome) in zip(pending, outcomes) {
+        for (k, outcome) in outcomes.enumerated() {
+            let (index, message) = (pending[k].index, pending[k].message)
             let kafka = unit.items[index].message
             switch outcome {
             case .processed(let outputs):
