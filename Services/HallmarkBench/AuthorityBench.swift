@@ -92,12 +92,11 @@ struct AuthorityBench {
         _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= requests.count }
 
         let arrivals = watcher.arrivals(), sent = sentAt.snapshot()
-        var latencies = later.compactMap { r -> Double? in
+        let latencies = later.compactMap { r -> Double? in
             guard let a = arrivals[r.id], let s = sent[r.id] else { return nil }
             return (a - s).seconds * 1e3
         }
-        latencies.sort()
-        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
+        let p = BenchExchange.percentiles(latencies)
         let passed = requests.reduce(0) { n, r in
             guard let bytes = watcher.answers(for: r.id).first,
                 let verdict = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes))
@@ -110,7 +109,7 @@ struct AuthorityBench {
         let masters = try await tables.masterKeys(for: Array(0..<tables.count))
         return Result(
             rate: Double(drained) / max(drainSeconds, 1e-9), cores: cores, drained: drained, passed: passed,
-            offeredRate: offered, p50: pct(0.5), p99: pct(0.99), samples: samples, masters: masters)
+            offeredRate: offered, p50: p.p50, p99: p.p99, samples: samples, masters: masters)
     }
 
     private func provision(_ cameras: Int) async throws -> [ProvisioningFile] {

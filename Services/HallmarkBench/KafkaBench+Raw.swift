@@ -81,8 +81,7 @@ extension KafkaBench {
             _ = try await runStage(processor, input: input, inFlight: inFlight) { await measure() }
         }
         await reader.close()
-        latencies.sort()
-        func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[Int(p * Double(latencies.count - 1))] }
-        return (pct(0.5), pct(0.99), latencies.count)
+        let p = BenchExchange.percentiles(latencies)
+        return (p.p50, p.p99, latencies.count)
     }
 }

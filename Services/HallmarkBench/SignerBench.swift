@@ -185,14 +185,11 @@ struct SignerBench {
         try await sending.value
         await reader.close()
         await producer.close()
-        latencies.sort()
-        func pct(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-        }
+        let p = BenchExchange.percentiles(latencies)
         let seconds = elapsed.seconds
         return Phase(
-            rate: Double(received) / seconds, p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
-            max: latencies.last ?? 0, accepted: accepted,
+            rate: Double(received) / seconds, p50: p.p50, p90: p.p90, p99: p.p99,
+            max: p.max, accepted: accepted,
             cpuPerMessage: cpu / Double(max(1, received)), signerCores: cpu / seconds,
             benchCores: benchCPU / seconds,
             otherCores: machineCPU.map { max(0, $0 - cpu - benchCPU) / seconds })
