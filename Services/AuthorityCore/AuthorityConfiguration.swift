@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkCrypto
+import HallmarkPostgres
 import HallmarkRuntime
 
 /// The authority's settings: its own ``Variable``s, then ``OperatorKeys``
@@ -83,11 +84,15 @@ package struct AuthorityConfiguration: Sendable, Hashable {
         package static let countFlush = Setting.integer(
             "HALLMARK_AUTHORITY_COUNT_FLUSH_MS", default: 1_000, in: 10...3_600_000,
             doc: "milliseconds between flushes of validation counts to PostgreSQL")
+        // Three stages and the counter share it; with 4, the token stage's batch workers queue
+        // for connections (docs/authority.md, Benchmark).
+        package static let postgresPoolSize = PostgresConfiguration.Variable.poolSize(service: "authority", default: 16)
         package static let adminWindow = Setting.integer(
             "HALLMARK_AUTHORITY_ADMIN_WINDOW_S", default: 300, in: 1...1800,
             doc: "seconds an admin command's produced_at may be off; outside it, stale_command")
 
-        /// Every variable, in the order `hallmark config` lists them.
+        /// Every variable, in the order `hallmark config` lists them (``postgresPoolSize`` with
+        /// the connection URL, as every service's).
         package static var all: [SettingDescription] {
             [
                 schema.description, provisionInput.description, provisionOutput.description, tokenInput.description,

@@ -15,7 +15,8 @@ package enum AuthorityService {
     package static func definition(_ configuration: AuthorityConfiguration) -> ServiceRunner.Definition {
         ServiceRunner.Definition(
             service: "authority", topics: configuration.topics, schema: configuration.schema,
-            migrations: AuthorityMigrations.all(schema: configuration.schema))
+            migrations: AuthorityMigrations.all(schema: configuration.schema),
+            postgresPoolSize: AuthorityConfiguration.Variable.postgresPoolSize)
     }
 
     /// The services to run in a ``ServiceRunner`` process.

@@ -28,7 +28,7 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
     var batchWorkers = StageConfiguration.Variable.batchWorkers.defaultValue
     @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
     var partitions = BenchCommand.defaultPartitions
-    @Option(help: "PostgreSQL connections of the stages (default: HALLMARK_POSTGRES_POOL_SIZE, as the service has them).")
+    @Option(help: "PostgreSQL connections of the stages (default: the authority's pool size, as the service has it).")
     var poolSize: Int?
     @Flag(help: "Key token requests by camera serial (per-camera order) instead of by request.") var keyByCamera = false
 
@@ -41,7 +41,8 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        var pgConfig = try PostgresConfiguration.fromEnvironment(env)
+        var pgConfig = try PostgresConfiguration.fromEnvironment(
+            env, poolSize: AuthorityConfiguration.Variable.postgresPoolSize)
         if let poolSize { pgConfig.poolSize = poolSize }
         let pool = PostgresPool(configuration: pgConfig, logger: logger)
         let run = String(UUID().uuidString.prefix(8)).lowercased()

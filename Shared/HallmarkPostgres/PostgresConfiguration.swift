@@ -54,6 +54,19 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
                 "HALLMARK_\(name)_POSTGRES_URL", doc: "the \(service)'s PostgreSQL connection URL, as its own role")
         }
 
+        /// A service's own pool size (`HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE` for `authority`),
+        /// read before ``poolSize``; its default is the service's, taken when neither is set.
+        public static func poolSize(
+            service: String, default value: Int = PostgresConfiguration.defaultPoolSize
+        )
+            -> Setting<Int>
+        {
+            let name = service.uppercased().replacingOccurrences(of: "-", with: "_")
+            return poolSize.renamed(
+                "HALLMARK_\(name)_POSTGRES_POOL_SIZE", default: value,
+                doc: "connections the \(service) keeps; when unset, HALLMARK_POSTGRES_POOL_SIZE, else this default")
+        }
+
         public static var all: [SettingDescription] { [url.description, poolSize.description] }
     }
 
@@ -84,11 +97,14 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
 
     /// Reads the connection URL from the first of `urlVariables` that is set (default
     /// `HALLMARK_POSTGRES_URL`; a service passes its own first, e.g.
-    /// `HALLMARK_SIGNER_POSTGRES_URL`) and `HALLMARK_POSTGRES_POOL_SIZE` (1–1000, default 4).
+    /// `HALLMARK_SIGNER_POSTGRES_URL`) and the pool size: `poolSize`'s own variable when it has
+    /// one and it is set (``Variable/poolSize(service:default:)``), else
+    /// `HALLMARK_POSTGRES_POOL_SIZE` when set, else `poolSize`'s default (1–1000).
     /// - Throws: ``ConfigurationError`` naming the variable, never its value.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
         urlVariables: [String] = [urlVariable],
+        poolSize poolSizeSetting: Setting<Int> = Variable.poolSize,
         applicationName: String? = nil
     ) throws(ConfigurationError) -> PostgresConfiguration {
         let settings = Settings(environment)
@@ -96,9 +112,11 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible, CustomRe
         else {
             throw ConfigurationError(variable: urlVariables.first ?? urlVariable, reason: "is not set")
         }
-        let poolSize = try settings.value(Variable.poolSize)
+        var poolSize = try settings.valueIfSet(poolSizeSetting)
+        if poolSize == nil { poolSize = try settings.valueIfSet(Variable.poolSize) }
         do {
-            return try PostgresConfiguration(url: url, poolSize: poolSize, applicationName: applicationName)
+            return try PostgresConfiguration(
+                url: url, poolSize: poolSize ?? poolSizeSetting.defaultValue, applicationName: applicationName)
         } catch {
             throw ConfigurationError(variable: variable, reason: error.message)
         }

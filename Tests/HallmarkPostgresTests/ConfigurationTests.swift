@@ -74,6 +74,28 @@ struct ConfigurationTests {
         #expect(shared.redactedConnectionString.contains("user=hallmark_test"))
     }
 
+    /// A service's own pool size variable first, then the shared one, then the service's
+    /// default (the authority's is larger than the runtime's).
+    @Test func aServicesOwnPoolSizeComesFirstThenTheSharedOneThenItsDefault() throws {
+        let own = PostgresConfiguration.Variable.poolSize(service: "authority", default: 16)
+        #expect(own.name == "HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE")
+        func size(_ environment: [String: String]) throws -> Int {
+            try PostgresConfiguration.fromEnvironment(
+                environment.merging(["HALLMARK_POSTGRES_URL": "postgresql:///x"]) { $1 }, poolSize: own
+            ).poolSize
+        }
+        #expect(try size([:]) == 16)
+        #expect(try size(["HALLMARK_POSTGRES_POOL_SIZE": "6"]) == 6)
+        #expect(try size(["HALLMARK_POSTGRES_POOL_SIZE": "6", "HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE": "24"]) == 24)
+        #expect(try size(["HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE": ""]) == 16)
+        let error = #expect(throws: ConfigurationError.self) {
+            try size(["HALLMARK_POSTGRES_POOL_SIZE": "6", "HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE": "0"])
+        }
+        #expect(error?.variable == "HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE")
+        // Without a service's own setting, the shared variable and the runtime's default.
+        #expect(PostgresConfiguration.Variable.poolSize(service: "signer").defaultValue == 4)
+    }
+
     @Test func malformedURLIsRejectedWithoutEchoingIt() {
         #expect {
             try PostgresConfiguration(url: "postgresql://hallmark:hunter2@[bad")

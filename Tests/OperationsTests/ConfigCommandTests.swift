@@ -25,11 +25,16 @@ struct ConfigCommandTests {
             + SignerConfiguration.Variable.all + GatewayConfiguration.Variable.all + AuthorityConfiguration.Variable.all
             + AggregatorConfiguration.Variable.all
             + ["signer", "gateway", "authority", "aggregator"].map { PostgresConfiguration.Variable.url(service: $0).description }
+            + ConfigCommand.Service.allCases.map(\.postgresPoolSize.description)
         #expect(Set(declared.map(\.name)).count == declared.count, "a variable is declared twice")
         for v in declared { #expect(text.contains("\n\(v.name)"), "\(v.name) is not listed") }
         #expect(text.contains("HALLMARK_SIGNER_ZIP_WORKERS  (default 1)  = 3"))
         #expect(text.contains("HALLMARK_KAFKA_PROPERTIES  = (set)") && !text.contains("hunter2"))
         #expect(text.contains("HALLMARK_GATEWAY_POSTGRES_URL  = (set)") && !text.contains("hunter3"))
+        // The authority's pool has a default of its own.
+        #expect(
+            text.contains("HALLMARK_AUTHORITY_POSTGRES_POOL_SIZE  (default 16)")
+                && text.contains("HALLMARK_SIGNER_POSTGRES_POOL_SIZE  (default 4)"))
         #expect(
             text.contains("HALLMARK_LOG_LEVEL  (default info)") && text.contains("HALLMARK_HEALTH_INTERVAL_MS  (default 5000)"))
     }
@@ -45,7 +50,7 @@ struct ConfigCommandTests {
         for (name, value) in [
             ("HALLMARK_LOG_LEVEL", "loud"), ("HALLMARK_HEALTH_FILE", "relative/path"),
             ("HALLMARK_INBOX_RETENTION_HOURS", "0"), ("HALLMARK_PRIVACY_RESULTS_TOPIC", "a topic"),
-            ("HALLMARK_POSTGRES_POOL_SIZE", "0"),
+            ("HALLMARK_POSTGRES_POOL_SIZE", "0"), ("HALLMARK_SIGNER_POSTGRES_POOL_SIZE", "1001"),
         ] {
             let error = #expect(throws: ConfigurationError.self) {
                 try ConfigCommand.check(.signer, Self.database.merging([name: value]) { $1 })

@@ -22,6 +22,14 @@ package struct ConfigCommand: ParsableCommand {
     /// The services whose configuration `--check` reads.
     package enum Service: String, ExpressibleByArgument, CaseIterable, Sendable {
         case signer, gateway, authority, aggregator, edge
+
+        /// The service's own pool size setting, with its default.
+        package var postgresPoolSize: Setting<Int> {
+            switch self {
+            case .authority: AuthorityConfiguration.Variable.postgresPoolSize
+            default: PostgresConfiguration.Variable.poolSize(service: rawValue)
+            }
+        }
     }
 
     @Option(help: "Only this service's own variables (signer, gateway, authority, aggregator).")
@@ -70,7 +78,10 @@ package struct ConfigCommand: ParsableCommand {
             (.edge, EdgeConfiguration.Variable.all),
         ]
         for (name, variables) in own where service == nil || service == name {
-            sections.append((name.rawValue, [PostgresConfiguration.Variable.url(service: name.rawValue).description] + variables))
+            let database = [
+                PostgresConfiguration.Variable.url(service: name.rawValue).description, name.postgresPoolSize.description,
+            ]
+            sections.append((name.rawValue, database + variables))
         }
         if service == nil {
             sections.append(("the hallmark CLI's own commands", CLIVariables.all))
@@ -105,7 +116,7 @@ package struct ConfigCommand: ParsableCommand {
     package static func check(_ service: Service, _ environment: [String: String]) throws {
         _ = try KafkaConfiguration.fromEnvironment(environment)
         _ = try StageConfiguration.fromEnvironment(environment, service: service.rawValue, inputs: [])
-        try ServiceRunner.checkEnvironment(environment, service: service.rawValue)
+        try ServiceRunner.checkEnvironment(environment, service: service.rawValue, poolSize: service.postgresPoolSize)
         switch service {
         case .signer: _ = try SignerConfiguration.fromEnvironment(environment)
         case .gateway: _ = try GatewayConfiguration.fromEnvironment(environment)

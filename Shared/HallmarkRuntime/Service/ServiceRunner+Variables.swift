@@ -52,7 +52,9 @@ extension ServiceRunner {
         var postgres: PostgresConfiguration?
 
         /// - Throws: ``ConfigurationError`` naming the first bad or missing variable.
-        static func read(_ env: [String: String], service: String, database: Bool) throws(ConfigurationError) -> Startup {
+        static func read(
+            _ env: [String: String], service: String, database: Bool, poolSize: Setting<Int>
+        ) throws(ConfigurationError) -> Startup {
             let settings = Settings(env)
             _ = try settings.value(Variable.logLevel)
             return Startup(
@@ -67,15 +69,19 @@ extension ServiceRunner {
                         urlVariables: [
                             PostgresConfiguration.Variable.url(service: service).name, PostgresConfiguration.urlVariable,
                         ],
-                        applicationName: "hallmark-\(service)") : nil)
+                        poolSize: poolSize, applicationName: "hallmark-\(service)") : nil)
         }
     }
 
-    /// Reads what a service starting as `service` would (``Startup``, with its database), and
-    /// the audit and privacy topics: `hallmark config --check`.
+    /// Reads what a service starting as `service` would (``Startup``, with its database and
+    /// its pool size setting), and the audit and privacy topics: `hallmark config --check`.
     /// - Throws: ``ConfigurationError`` naming the first bad or missing variable.
-    public static func checkEnvironment(_ environment: [String: String], service: String) throws(ConfigurationError) {
-        _ = try Startup.read(environment, service: service, database: true)
+    public static func checkEnvironment(
+        _ environment: [String: String], service: String, poolSize: Setting<Int>? = nil
+    ) throws(ConfigurationError) {
+        _ = try Startup.read(
+            environment, service: service, database: true,
+            poolSize: poolSize ?? PostgresConfiguration.Variable.poolSize(service: service))
         _ = try Settings(environment).value(Variable.auditTopic)
         _ = try PrivacyTopics.fromEnvironment(environment)
     }

@@ -18,15 +18,21 @@ public enum ServiceRunner {
         /// The service's schema and migrations; nil for a service without a database.
         public var schema: String?
         public var migrations: [PostgresMigrations.Migration]
+        /// The service's own pool size setting, with its default
+        /// (``PostgresConfiguration/Variable/poolSize(service:default:)``).
+        public var postgresPoolSize: Setting<Int>
 
+        /// - Parameter postgresPoolSize: default: the service's own variable, with the
+        ///   runtime's default of 4 connections.
         public init(
             service: String, topics: [String], schema: String? = nil,
-            migrations: [PostgresMigrations.Migration] = []
+            migrations: [PostgresMigrations.Migration] = [], postgresPoolSize: Setting<Int>? = nil
         ) {
             self.service = service
             self.topics = topics
             self.schema = schema
             self.migrations = migrations
+            self.postgresPoolSize = postgresPoolSize ?? PostgresConfiguration.Variable.poolSize(service: service)
         }
     }
 
@@ -59,7 +65,9 @@ public enum ServiceRunner {
             guard Redaction.isPrintableASCII(instance, limit: 128) else {
                 throw ConfigurationError(variable: "HALLMARK_INSTANCE", reason: "must be 1-128 printable ASCII characters")
             }
-            let startup = try Startup.read(env, service: definition.service, database: definition.schema != nil)
+            let startup = try Startup.read(
+                env, service: definition.service, database: definition.schema != nil,
+                poolSize: definition.postgresPoolSize)
             try KafkaLibrary.requireSupportedVersion()
             let kafka = try KafkaConfiguration.fromEnvironment(env)
             let common = [
