@@ -186,7 +186,10 @@ let package = Package(
 
         .target(
             name: "HallmarkTestSupport",
-            dependencies: ["HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", log],
+            dependencies: [
+                "HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkSubprocess",
+                log,
+            ],
             path: "Tests/HallmarkTestSupport"),
         .target(
             name: "HallmarkStageTesting", dependencies: ["HallmarkKafka", "HallmarkRuntime"],

@@ -63,7 +63,9 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
         try await database.migrate(AuthorityMigrations.all(schema: config.schema), logger: logger)
         try await TableGenerator(pool: pool, schema: config.schema, secrets: secrets).generate(count: tables)
         defer { pool.close() }
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        // Stamped as the service's is, so the bench pays for the CloudEvents headers too.
+        let producer = try KafkaProducer(
+            configuration: kafka, logger: logger, stamp: CloudEvents.stamp(service: "authority"))
         let bench = AuthorityBench(
             kafka: kafka, producer: producer, pool: pool, database: database,
             configuration: config, secrets: secrets, logger: logger,

@@ -15,15 +15,17 @@ public final class KafkaConsumer: Sendable {
 
     /// - Parameters:
     ///   - bufferCapacity: messages fetched ahead of the reader; the poll thread waits when full.
+    ///   - readsHeaders: whether messages carry their headers (``KafkaMessage/headers``); off
+    ///     for the stages, which never read them.
     ///   - rebalanceListener: called on the poll thread when partitions are assigned or revoked.
     public init(
         configuration: KafkaConfiguration, groupID: String, topics: [String],
-        bufferCapacity: Int = 512, logger: Logger,
+        bufferCapacity: Int = 512, readsHeaders: Bool = false, logger: Logger,
         rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)? = nil
     ) throws {
         native = try RDKafkaConsumer(
             configuration: configuration, groupID: groupID, topics: topics,
-            bufferCapacity: bufferCapacity, logger: logger,
+            bufferCapacity: bufferCapacity, readsHeaders: readsHeaders, logger: logger,
             rebalanceListener: rebalanceListener)
         (stream, continuation) = AsyncStream.makeStream(of: KafkaMessage.self, bufferingPolicy: .unbounded)
     }

@@ -7,12 +7,15 @@ public struct KafkaOutgoingMessage: Sendable {
     public var value: [UInt8]
     /// An explicit partition, overriding the key's.
     public var partition: Int32?
+    /// Record headers, sent before any the producer adds (``KafkaProducer/HeaderStamp``).
+    public var headers: [KafkaHeader]
 
-    public init(topic: String, key: [UInt8]?, value: [UInt8], partition: Int32? = nil) {
+    public init(topic: String, key: [UInt8]?, value: [UInt8], partition: Int32? = nil, headers: [KafkaHeader] = []) {
         self.topic = topic
         self.key = key
         self.value = value
         self.partition = partition
+        self.headers = headers
     }
 }
 

@@ -9,12 +9,16 @@ public struct KafkaMessage: Sendable {
     public let timestampMilliseconds: Int64?
     /// The consumer's assignment generation when the message was fetched (see ``KafkaRebalanceEvent``).
     public internal(set) var generation: UInt64
+    /// The record's headers, when its consumer reads them (``KafkaConsumer``'s `readsHeaders`);
+    /// otherwise empty. A stage never reads them: the payload is what counts.
+    public let headers: [KafkaHeader]
 
     public init(
         topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
-        timestampMilliseconds: Int64? = nil, generation: UInt64 = 0
+        timestampMilliseconds: Int64? = nil, generation: UInt64 = 0, headers: [KafkaHeader] = []
     ) {
         self.generation = generation
+        self.headers = headers
         self.topic = topic
         self.partition = partition
         self.offset = offset

@@ -9,12 +9,19 @@ public final class KafkaProducer: Sendable {
     private let logger: Logger
     /// The largest key plus value this producer sends (``KafkaConfiguration/maxMessageBytes``).
     public let maxMessageBytes: Int
+    private let stamp: HeaderStamp?
+
+    /// Headers the producer adds to every message it sends, made from its topic and value
+    /// (a service's CloudEvents attributes, read from the payload it describes).
+    public typealias HeaderStamp = @Sendable (_ topic: String, _ value: [UInt8]) -> [KafkaHeader]
 
     /// Creates the producer and its delivery-report thread.
+    /// - Parameter stamp: headers for every message, after the message's own.
     /// - Throws: ``KafkaError`` when librdkafka is too old or refuses a property.
-    public init(configuration: KafkaConfiguration, logger: Logger) throws {
+    public init(configuration: KafkaConfiguration, logger: Logger, stamp: HeaderStamp? = nil) throws {
         self.logger = logger
         self.maxMessageBytes = configuration.maxMessageBytes
+        self.stamp = stamp
         self.native = try RDKafkaProducer(configuration: configuration, logger: logger)
     }
 
@@ -32,11 +39,12 @@ public final class KafkaProducer: Sendable {
         -> KafkaDeliveryReport
     {
         try checkSize(key: key, value: value)
+        let headers = stamp?(topic, value) ?? []
         while true {
             do {
                 return try await withCheckedThrowingContinuation { continuation in
                     let code = native.produce(
-                        topic: topic, partition: partition, key: key, value: value,
+                        topic: topic, partition: partition, key: key, value: value, headers: headers,
                         continuation: continuation)
                     if code != 0 { continuation.resume(throwing: EnqueueFailure(code: code)) }
                 }
@@ -61,10 +69,14 @@ public final class KafkaProducer: Sendable {
         let group = KafkaDeliveryGroup()
         defer { group.seal() }
         var index = 0
+        var headers: [KafkaHeader]?
         while index < messages.count {
-            let code = native.produce(messages[index], into: group)
+            let message = messages[index]
+            if headers == nil { headers = message.headers + (stamp?(message.topic, message.value) ?? []) }
+            let code = native.produce(message, headers: headers ?? [], into: group)
             if code == 0 {
                 index += 1
+                headers = nil
             } else if code == RDKafkaProducer.queueFullCode {
                 try await Task.sleep(for: .milliseconds(1))
             } else {

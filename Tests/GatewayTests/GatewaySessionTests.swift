@@ -36,6 +36,42 @@ struct GatewaySessionTests {
         return out
     }
 
+    /// Every message the gateway produces is a CloudEvent the SDK reads as its payload says
+    /// (``CloudEventsCheck``): ENC-1 results both ways, E2EE-1 handshake, plaintext and
+    /// outbound results, rejected records and metrics.
+    @Test func everyOutputIsACloudEvent() async throws {
+        let h = try await GatewayHarness()
+        let gateway = try await h.startGateway("cloudevents")
+        var client = try InvisoClient()
+        #expect(try await handshake(h, &client).status == .keyExchangeComplete)
+        let inbound = try client.inbound("hello", counter: 0)
+        try await h.send(h.topic("inbound.in"), key: client.sessionID, message: inbound)
+        #expect(try await h.answer(E2EEPlaintext.self, to: inbound.id, on: h.topic("plaintext.out")).status == .decrypted)
+        let outbound = Message(
+            E2EEOutboundRequest(sessionID: client.sessionID, plaintextB64: Data("reply".utf8).base64EncodedString()))
+        try await h.send(h.topic("outbound.in"), key: client.sessionID, message: outbound)
+        _ = try await h.answer(E2EEOutbound.self, to: outbound.id, on: h.topic("outbound.out"))
+        let encrypt = GatewayServiceTests.encryptRequest(Data(#"{"job_id":"ce"}"#.utf8), type: "application/json")
+        try await h.send(h.encryptInput, key: "002", message: encrypt)
+        let sealed = try await h.answer(EncryptResult.self, to: encrypt.id, on: h.encryptOutput)
+        let decrypt = Message(DecryptRequest(headers: sealed.headers, bodyB64: sealed.bodyB64))
+        try await h.send(h.decryptInput, key: "002", message: decrypt)
+        _ = try await h.answer(DecryptResult.self, to: decrypt.id, on: h.decryptOutput)
+        try await h.send(h.encryptInput, key: "002", Array("[]".utf8))
+        #expect(
+            await h.watcher.wait(timeout: .seconds(60)) {
+                !$0.messages(on: h.rejected).isEmpty && !$0.messages(on: h.metrics).isEmpty
+            })
+        let required = [
+            h.encryptOutput, h.decryptOutput, h.topic("handshake.out"), h.topic("plaintext.out"), h.topic("outbound.out"),
+            h.rejected, h.metrics,
+        ]
+        let check = try await CloudEventsCheck.run(brokers: h.kafka.brokers, required: required, others: [h.topic("security")])
+        #expect(check.passed, "\(check.output)")
+        gateway.signal(SIGKILL)
+        await h.close()
+    }
+
     @Test func tenThousandInOrderThenEveryBadCounter() async throws {
         let h = try await GatewayHarness()
         let gateway = try await h.startGateway("sessions")

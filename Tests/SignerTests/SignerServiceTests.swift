@@ -55,6 +55,33 @@ struct SignerServiceTests {
         #expect(!signer.rawLog.contains("test-secret"))
     }
 
+    /// Every message the signer produces is a CloudEvent the SDK reads as its payload says
+    /// (``CloudEventsCheck``): results, verdicts, rejected records, security events, metrics.
+    @Test func everyOutputIsACloudEvent() async throws {
+        let h = try await SignerHarness(secrets: ["v1": "s3cret-ce"], signing: "v1")
+        defer { Task { await h.close() } }
+        let signer = try await h.startSigner("cloudevents")
+        defer { signer.signal(SIGKILL) }
+        let body = Data(#"{"job_id":"job-ce"}"#.utf8)
+        let sign = Message(SignRequest(headers: ["SmileID-Partner-ID": "002"], bodyB64: body.base64EncodedString()))
+        try await h.send(h.signInput, key: "002", message: sign)
+        var tampered = try Fixtures.signedHeaders(secret: "s3cret-ce", body: body)
+        tampered["SmileID-Request-Mac"] = Fixtures.vectorAMAC
+        let verifies = [
+            Fixtures.verify(try Fixtures.signedHeaders(secret: "s3cret-ce", body: body), body: body),
+            Fixtures.verify(tampered, body: body),
+        ]
+        for r in verifies { try await h.send(h.verifyInput, key: "002", message: r) }
+        try await h.send(h.signInput, key: "002", Array("{not json".utf8))
+        _ = try await h.results(h.signOutput, for: [sign.id])
+        _ = try await h.results(h.verifyOutput, for: verifies.map(\.id))
+        _ = try await h.read(h.rejected) { !$0.isEmpty }
+        _ = try await h.read(h.metricsTopic) { !$0.isEmpty }
+        let required = [h.signOutput, h.verifyOutput, h.rejected, h.metricsTopic]
+        let check = try await CloudEventsCheck.run(brokers: h.kafka.brokers, required: required, others: [h.security])
+        #expect(check.passed, "\(check.output)")
+    }
+
     /// One verdict per request for every rejection reason, replays and redeliveries.
     @Test func verdictsForTamperedStaleReplayedAndRedeliveredRequests() async throws {
         let h = try await SignerHarness(secrets: ["v1": "s3cret-one"], signing: "v1")

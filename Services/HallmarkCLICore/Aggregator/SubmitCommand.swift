@@ -39,7 +39,7 @@ package struct SubmitCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let config = try AggregatorConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [config.submissionOutput], fromStart: false, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }

@@ -72,7 +72,7 @@ package struct VerifyCommand: AsyncParsableCommand {
         let key = try verifierKey?.publicKey ?? Self.publicKey(publicKey, env: env)
         let config = try AggregatorConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [config.verifyOutput], fromStart: false, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }

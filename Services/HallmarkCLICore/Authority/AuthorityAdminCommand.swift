@@ -34,7 +34,7 @@ package struct AuthorityAdminCommand: AsyncParsableCommand {
         var logger = Logger(label: "hallmark.authority.admin")
         logger.logLevel = .warning
         let config = try AuthorityConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: try KafkaConfiguration.fromEnvironment(env), logger: logger)
+        let producer = try KafkaProducer.cli(try KafkaConfiguration.fromEnvironment(env), logger: logger)
         let message = try key.sign(
             Message(AdminCommand(command: command, deviceSerial: serial, tableId: table, reason: reason)))
         try await producer.send(

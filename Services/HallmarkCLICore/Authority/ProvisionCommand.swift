@@ -32,7 +32,7 @@ package struct ProvisionCommand: AsyncParsableCommand {
             guard let d = try? Hex.decode(hex, length: 32) else { throw ValidationError("--nuc-hash must be 64 hex digits") }
             return d
         }
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [config.provisionOutput], fromStart: false, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }

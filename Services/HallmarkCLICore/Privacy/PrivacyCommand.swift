@@ -88,7 +88,7 @@ package struct PrivacyOptions: ParsableArguments {
         let request = try key.sign(
             Message(PrivacyRequest(action: action, subjectType: type, subject: value, reason: reason)))
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(kafka: kafka, topics: [topics.results], fromStart: false, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }

@@ -30,7 +30,7 @@ package struct AggregatorTrafficCommand: AsyncParsableCommand {
         let config = try AggregatorConfiguration.fromEnvironment(env)
         let publicKey = try VerifyCommand.publicKey(nil, env: env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(
             kafka: kafka, topics: [authority.provisionOutput, config.submissionOutput, config.verifyOutput],
             fromStart: false, logger: logger)

@@ -25,7 +25,7 @@ package struct AuthorityTrafficCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let config = try AuthorityConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(
             kafka: kafka, topics: [config.provisionOutput, config.tokenOutput],
             fromStart: false, logger: logger)

@@ -60,7 +60,7 @@ package struct GatewayTrafficCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let c = try GatewayConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         defer { Task { await producer.close() } }
 
         var requests = (0..<count).map { i in

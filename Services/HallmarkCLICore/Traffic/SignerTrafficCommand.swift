@@ -25,7 +25,7 @@ package struct SignerTrafficCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let c = try SignerConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         defer { Task { await producer.close() } }
 
         let signIDs = (0..<count).map { _ in MessageID.random() }

@@ -38,7 +38,7 @@ package struct ProbeTrafficCommand: AsyncParsableCommand {
         let input = try settings.value(CLIVariables.Probe.input), output = try settings.value(CLIVariables.Probe.output)
         let rejectedTopic = try settings.value(StageConfiguration.Variable.rejectedTopic)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
-        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+        let producer = try KafkaProducer.cli(kafka, logger: logger)
         // Readers join first, from the end, so they see exactly this run's answers.
         var readerConfig = kafka
         readerConfig.properties["auto.offset.reset"] = "latest"

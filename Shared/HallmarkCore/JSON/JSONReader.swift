@@ -35,7 +35,7 @@ public struct JSONReadError: Error, Sendable, CustomStringConvertible {
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
-private struct Parser {
+struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 

@@ -18,6 +18,8 @@ final class RDKafkaConsumer: @unchecked Sendable {
     /// Messages handed out but not yet taken by the reader: bounds memory when processing lags.
     private let credits: DispatchSemaphore
     private let logger: Logger
+    /// Whether fetched messages carry their headers (``KafkaMessage/headers``).
+    private let readsHeaders: Bool
     /// When the poll loop last went round (``Uptime`` nanoseconds; 0 before it
     /// started): before every poll and every wait for buffer room, so at least every 100 ms
     /// (plus a callback's time) while it lives, fetching or not.
@@ -25,8 +27,9 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], bufferCapacity: Int,
-        logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?
+        readsHeaders: Bool = false, logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?
     ) throws {
+        self.readsHeaders = readsHeaders
         var properties = configuration.baseProperties
         properties["group.id"] = groupID
         properties["enable.auto.offset.store"] = "false"
@@ -103,7 +106,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
                     }
                     continue
                 }
-                var message = Self.message(from: raw)
+                var message = Self.message(from: raw, headers: readsHeaders)
                 message.generation = client.context.generation.load(ordering: .relaxed)
                 deliver(message)
                 used = true
@@ -122,7 +125,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
     /// The message librdkafka handed out. Its timestamp is read through `pointer` itself:
     /// librdkafka finds the timestamp in the private message around the public struct, so a
     /// copy of the struct would read whatever lies beside the copy.
-    static func message(from pointer: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaMessage {
+    static func message(from pointer: UnsafeMutablePointer<rd_kafka_message_t>, headers: Bool = false) -> KafkaMessage {
         let m = pointer.pointee
         let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         let value = m.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
@@ -131,7 +134,25 @@ final class RDKafkaConsumer: @unchecked Sendable {
         let ts = rd_kafka_message_timestamp(pointer, &tsType)
         return KafkaMessage(
             topic: topic, partition: m.partition, offset: m.offset, key: key, value: value,
-            timestampMilliseconds: tsType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : ts)
+            timestampMilliseconds: tsType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : ts,
+            headers: headers ? Self.headers(of: pointer) : [])
+    }
+
+    /// The message's headers, in order (they stay the message's: librdkafka frees them with it).
+    static func headers(of pointer: UnsafeMutablePointer<rd_kafka_message_t>) -> [KafkaHeader] {
+        var list: OpaquePointer?
+        guard rd_kafka_message_headers(pointer, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return [] }
+        var headers: [KafkaHeader] = []
+        var index = 0
+        var name: UnsafePointer<CChar>?
+        var value: UnsafeRawPointer?
+        var size = 0
+        while rd_kafka_header_get_all(list, index, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            let bytes = value.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+            headers.append(KafkaHeader(name.map { String(cString: $0) } ?? "", bytes))
+            index += 1
+        }
+        return headers
     }
 
     /// Records that everything before `nextOffset` in that partition is processed.

@@ -90,7 +90,7 @@ final class RDKafkaProducer: @unchecked Sendable {
 
     /// Enqueues one message; the continuation resumes from the delivery report.
     func produce(
-        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
         continuation: CheckedContinuation<KafkaDeliveryReport, any Error>
     ) -> Int32 {
         let rkt: OpaquePointer
@@ -98,28 +98,35 @@ final class RDKafkaProducer: @unchecked Sendable {
             continuation.resume(throwing: error)
             return 0
         }
-        return produce(rkt, partition: partition, key: key, value: value, target: DeliveryBox(continuation))
+        return produce(
+            rkt, partition: partition, key: key, value: value, headers: headers, target: DeliveryBox(continuation))
     }
 
-    /// Enqueues one message of `group`; returns librdkafka's error code (0: enqueued).
-    func produce(_ message: KafkaOutgoingMessage, into group: KafkaDeliveryGroup) -> Int32 {
+    /// Enqueues one message of `group` with `headers` (the message's own already in them);
+    /// returns librdkafka's error code (0: enqueued).
+    func produce(_ message: KafkaOutgoingMessage, headers: [KafkaHeader], into group: KafkaDeliveryGroup) -> Int32 {
         guard let rkt = try? topicHandle(message.topic) else {
             let code = rd_kafka_last_error().rawValue
             return code != 0 ? code : RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue
         }
         group.added()
         let code = produce(
-            rkt, partition: message.partition, key: message.key, value: message.value,
+            rkt, partition: message.partition, key: message.key, value: message.value, headers: headers,
             target: GroupDelivery(group))
         if code != 0 { group.completed(nil) }  // not enqueued: the caller retries or throws
         return code
     }
 
     private func produce(
-        _ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8],
+        _ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
         target: DeliveryTarget
     ) -> Int32 {
         let box = Unmanaged.passRetained(target).toOpaque()
+        if !headers.isEmpty {
+            let code = produceWithHeaders(rkt, partition: partition, key: key, value: value, headers: headers, box)
+            if code != 0 { Unmanaged<DeliveryTarget>.fromOpaque(box).release() }
+            return code
+        }
         let result: Int32 = value.withUnsafeBytes { v in
             func send(_ k: UnsafeRawBufferPointer?) -> Int32 {
                 rd_kafka_produce(
@@ -135,6 +142,67 @@ final class RDKafkaProducer: @unchecked Sendable {
             return rd_kafka_last_error().rawValue
         }
         return 0
+    }
+
+    /// `rd_kafka_produceva` (the headers are only there): every header as its own
+    /// `RD_KAFKA_VTYPE_HEADER`, which librdkafka copies, so nothing changes owner. The names
+    /// (NUL-terminated) and values lie in one buffer that outlives the call.
+    private func produceWithHeaders(
+        _ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
+        _ box: UnsafeMutableRawPointer
+    ) -> Int32 {
+        var packed: [UInt8] = []
+        packed.reserveCapacity(headers.reduce(0) { $0 + $1.name.utf8.count + 1 + $1.value.count })
+        var places: [(name: Int, value: Int, count: Int)] = []
+        places.reserveCapacity(headers.count)
+        for header in headers {
+            let name = packed.count
+            packed += header.name.utf8
+            packed.append(0)
+            places.append((name, packed.count, header.value.count))
+            packed += header.value
+        }
+        return packed.withUnsafeBufferPointer { buffer in
+            value.withUnsafeBytes { v in
+                func send(_ k: UnsafeRawBufferPointer?) -> Int32 {
+                    let base = UnsafeRawPointer(buffer.baseAddress!)
+                    var vus: [rd_kafka_vu_t] = []
+                    vus.reserveCapacity(6 + places.count)
+                    func add(_ type: rd_kafka_vtype_t, _ fill: (inout rd_kafka_vu_t) -> Void) {
+                        var vu = rd_kafka_vu_t()
+                        vu.vtype = type
+                        fill(&vu)
+                        vus.append(vu)
+                    }
+                    add(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = rkt }
+                    add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition ?? RD_KAFKA_PARTITION_UA }
+                    add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
+                    add(RD_KAFKA_VTYPE_VALUE) {
+                        $0.u.mem.ptr = UnsafeMutableRawPointer(mutating: v.baseAddress)
+                        $0.u.mem.size = v.count
+                    }
+                    if let k {
+                        add(RD_KAFKA_VTYPE_KEY) {
+                            $0.u.mem.ptr = UnsafeMutableRawPointer(mutating: k.baseAddress)
+                            $0.u.mem.size = k.count
+                        }
+                    }
+                    add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = box }
+                    for place in places {
+                        add(RD_KAFKA_VTYPE_HEADER) {
+                            $0.u.header.name = base.advanced(by: place.name).assumingMemoryBound(to: CChar.self)
+                            $0.u.header.val = base.advanced(by: place.value)
+                            $0.u.header.size = place.count
+                        }
+                    }
+                    guard let error = rd_kafka_produceva(client.handle, vus, vus.count) else { return 0 }
+                    defer { rd_kafka_error_destroy(error) }
+                    return rd_kafka_error_code(error).rawValue
+                }
+                if let key { return key.withUnsafeBytes { send($0) } }
+                return send(nil)
+            }
+        }
     }
 
     /// Waits (on the calling thread) until every queued message is delivered or failed.

@@ -34,6 +34,11 @@ public enum MessageSchemas {
     /// The schema named `name`, e.g. `hallmark.sign.request.v1`.
     public static func schema(_ name: String) -> JSONSchema? { all[name] }
 
+    /// Every message schema's `$id` (its URI), by name.
+    public static let ids: [String: String] = documents.reduce(into: [:]) { ids, document in
+        ids[document.key] = parse(document.key, document.value).object?["$id"]?.string
+    }
+
     /// The embedded text of every message schema document, by name (without the shared ones).
     public static var documents: [String: String] { ProtoJSONDocuments.all.filter { !$0.key.hasPrefix(commonFolder) } }
 

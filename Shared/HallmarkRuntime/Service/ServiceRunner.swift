@@ -75,7 +75,8 @@ public enum ServiceRunner {
                 try settings.value(StageConfiguration.Variable.securityTopic),
             ]
             try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(definition.topics + common)
-            let producer = try KafkaProducer(configuration: kafka, logger: logger)
+            let producer = try KafkaProducer(
+                configuration: kafka, logger: logger, stamp: CloudEvents.stamp(service: definition.service))
 
             var database: StageDatabase?
             if let schema = definition.schema, let config = startup.postgres {
