@@ -83,9 +83,12 @@ public struct SizeMatrix {
         // A message over the limit is refused, so it has a rejected record as well as, with a
         // readable id, a rejected result; the two topics are written independently, and reading
         // on once its result is in keeps the record from being missed.
+        // So is one under the limit whose result would not fit: its result says `oversized`,
+        // and its record may come later (the two topics' partitions are read in any order).
         func complete(_ s: Sent) -> Bool {
             guard let found = outcomes[s.id] else { return false }
-            return s.size <= limit || found.contains { !$0.hasPrefix("result") }
+            let refused = found.contains { $0.hasPrefix("result") && $0.hasSuffix(" oversized") }
+            return (s.size <= limit && !refused) || found.contains { !$0.hasPrefix("result") }
         }
         var outcomes: [String: [String]] = [:]
         var seen: [String: [Int32: Int64]] = [:]
@@ -98,7 +101,8 @@ public struct SizeMatrix {
             if let answerID = object["id"] as? String, !answers.insert("\(message.topic)/\(answerID)").inserted { return }
             if fromResults {
                 if let id = object[idField] as? String {
-                    outcomes[id, default: []].append("result@\(message.partition)/\(message.offset)")
+                    let refused = object["reason"] as? String == "oversized" ? " oversized" : ""
+                    outcomes[id, default: []].append("result@\(message.partition)/\(message.offset)\(refused)")
                 }
                 return
             }
