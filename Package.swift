@@ -177,7 +177,9 @@ let package = Package(
                 "HallmarkRuntime", "HallmarkPostgres", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
                 "GatewayCore",
                 "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "HallmarkBench", "WitnessCore", "EdgeCore",
-                argumentParser,
+                argumentParser, lifecycle,
+                // `hallmark metrics serve`'s HTTP server (already in the graph through the edge).
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Services/HallmarkCLICore"),
         .executableTarget(

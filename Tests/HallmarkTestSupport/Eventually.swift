@@ -12,3 +12,16 @@ public func eventually(
         try await Task.sleep(for: interval)
     }
 }
+
+/// The first non-nil `value` within `timeout`, asked every `interval`; nil if none came.
+public func eventually<Value>(
+    timeout: Duration = .seconds(30), interval: Duration = .milliseconds(50),
+    _ value: () async throws -> Value?
+) async throws -> Value? {
+    var found: Value?
+    _ = try await eventually(timeout: timeout, interval: interval) {
+        found = try await value()
+        return found != nil
+    }
+    return found
+}

@@ -9,7 +9,8 @@ import Logging
 package struct MetricsCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "metrics",
-        abstract: "Print the latest metrics snapshot of every service instance (reads hallmark.metrics).")
+        abstract: "Print the latest metrics snapshot of every service instance (reads hallmark.metrics).",
+        subcommands: [MetricsServeCommand.self])
 
     @Flag(help: "Print the snapshots as a JSON array (the only format today).") var json = false
     @Option(help: "Only this service's instances.") var service: String?
@@ -19,12 +20,11 @@ package struct MetricsCommand: AsyncParsableCommand {
 
     package init() {}
 
-    package func validate() throws {
+    // Checked in `run`, not `validate`: ArgumentParser validates this command before running
+    // its `serve` subcommand too.
+    package func run() async throws {
         guard json else { throw ValidationError("say --json: the snapshots are printed as JSON") }
         guard maxAge >= 0, timeout > 0 else { throw ValidationError("--max-age must be ≥ 0 and --timeout > 0") }
-    }
-
-    package func run() async throws {
         var logger = Logger(label: "hallmark.metrics")
         logger.logLevel = .warning
         let feed = try MetricsFeed(environment: ProcessInfo.processInfo.environment, logger: logger)
