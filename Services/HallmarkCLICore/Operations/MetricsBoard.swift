@@ -83,7 +83,7 @@ package struct MetricsBoard: Sendable {
             service: s.service, instance: instance, lag: Self.sum(s.gauges, "hallmark_stage_consumer_lag"),
             processed: Self.sum(s.counters, "hallmark_stage_processed_total"),
             rejected: Self.sum(s.counters, "hallmark_stage_rejected_total"), rejections: [],
-            stale: now.timeIntervalSince(current.at) > max(3 * s.intervalSeconds, 30))
+            stale: s.isStale(at: now))
         if let before = previous[instance] {
             let seconds = current.at.timeIntervalSince(before.at)
             let outDelta = row.processed - Self.sum(before.snapshot.counters, "hallmark_stage_processed_total")

@@ -4,8 +4,8 @@ import HallmarkMessages
 import Synchronization
 
 /// What `hallmark metrics serve` serves: the latest snapshot of every instance read from
-/// `hallmark.metrics`, as Prometheus text (``PrometheusText``). An instance silent for three
-/// intervals (at least 30 s) is left out, so its series end rather than stand still.
+/// `hallmark.metrics`, as Prometheus text (``PrometheusText``). A stale instance
+/// (`Message.isStale(at:)`) is left out, so its series end rather than stand still.
 package final class MetricsBridge: Sendable {
     struct State {
         var latest: [String: Message<MetricsSnapshot>] = [:]
@@ -34,7 +34,7 @@ package final class MetricsBridge: Sendable {
     package func exposition(now: Date = Date()) -> String {
         let (snapshots, totals) = state.withLock { s in
             (
-                s.latest.values.filter { now.timeIntervalSince($0.producedAt.date) <= max(3 * $0.intervalSeconds, 30) }
+                s.latest.values.filter { !$0.isStale(at: now) }
                     .sorted { ($0.service, $0.instance) < ($1.service, $1.instance) }, s.totals
             )
         }
