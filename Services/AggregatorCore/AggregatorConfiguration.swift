@@ -32,6 +32,8 @@ package struct AggregatorConfiguration: Sendable {
     package var witnessInterval = Variable.witnessInterval.defaultValue
     /// How long a witness may take to answer.
     package var witnessTimeout = Variable.witnessTimeout.defaultValue
+    /// How long a checkpoint may wait for its witness quorum before it is late (an alert).
+    package var witnessDeadline = Variable.witnessDeadline.defaultValue
     /// A directory kept up to the log as C2SP tiles (``TileWriter``); none when nil.
     package var tilesDirectory: String?
     /// How often the tile directory is brought up to the latest checkpoint.
@@ -101,6 +103,11 @@ package struct AggregatorConfiguration: Sendable {
         package static let witnessTimeout = Setting.milliseconds(
             "HALLMARK_AGGREGATOR_WITNESS_TIMEOUT_MS", default: .seconds(5), in: 10...600_000,
             doc: "how long a witness may take to answer before the next round asks again")
+        package static let witnessDeadline = Setting.seconds(
+            "HALLMARK_AGGREGATOR_WITNESS_DEADLINE_SECONDS", default: .seconds(600), in: 1...604_800,
+            doc:
+                "the policy time: how long a checkpoint may wait for its witness quorum before the HallmarkCheckpointNotWitnessed alert fires (published as hallmark_aggregator_witness_deadline_seconds)"
+        )
         package static let tilesDirectory = Setting.optionalText(
             "HALLMARK_AGGREGATOR_TILES_DIR",
             doc:
@@ -141,7 +148,8 @@ package struct AggregatorConfiguration: Sendable {
                 tokenResults.description, checkpoints.description, verifyInput.description, verifyOutput.description,
                 schema.description, authorityID.description, origin.description, signingKeyFile.description,
                 witnessPolicyFile.description,
-                witnessInterval.description, witnessTimeout.description, tilesDirectory.description,
+                witnessInterval.description, witnessTimeout.description, witnessDeadline.description,
+                tilesDirectory.description,
                 tilesInterval.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
                 captureWindow.description, sweep.description,
@@ -190,6 +198,7 @@ package struct AggregatorConfiguration: Sendable {
         c.witnessPolicyFile = try s.value(Variable.witnessPolicyFile)
         c.witnessInterval = try s.value(Variable.witnessInterval)
         c.witnessTimeout = try s.value(Variable.witnessTimeout)
+        c.witnessDeadline = try s.value(Variable.witnessDeadline)
         c.tilesDirectory = try s.value(Variable.tilesDirectory)
         c.tilesInterval = try s.value(Variable.tilesInterval)
         c.maxBatch = try s.value(Variable.batch)

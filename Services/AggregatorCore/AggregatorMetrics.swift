@@ -13,6 +13,8 @@ package struct AggregatorMetrics: Sendable {
     let unmatchedReplies: Counter
     /// The log's size after each batch.
     let treeSize: Meter
+    /// Events sent to the security topic (an id reused for other bytes).
+    let securityEvents: Counter
 
     package init() {
         let service = ("service", "aggregator")
@@ -29,6 +31,7 @@ package struct AggregatorMetrics: Sendable {
         derived = Counter(label: "hallmark_aggregator_derived_submissions_total", dimensions: [service])
         unmatchedReplies = Counter(label: "hallmark_requests_unmatched_replies_total", dimensions: [service])
         treeSize = Meter(label: "hallmark_aggregator_tree_size", dimensions: [service])
+        securityEvents = Counter(label: "hallmark_aggregator_security_events_total", dimensions: [service])
     }
 
     /// Counts a submission's outcome (a status or a rejection reason).

@@ -60,7 +60,7 @@ package enum AggregatorService {
         let cosigner = policy.map {
             WitnessCosigner(
                 policy: $0, schema: c.schema, pool: pool, interval: c.witnessInterval, timeout: c.witnessTimeout,
-                logger: context.logger)
+                deadline: c.witnessDeadline, logger: context.logger)
         }
         // The tile directory too: its files are written off the append path.
         let tiles = c.tilesDirectory.map {

@@ -225,6 +225,7 @@ package struct SubmissionIntake: StageProcessor {
         let message = ask.message
         let name = "id-reused-\(Hex.encode(ask.digest))"
         metrics.submission(SubmissionResult.Reason.idReused.rawValue)
+        metrics.securityEvents.increment()
         let answer = message.answer(
             SubmissionResult(reason: .idReused), id: MessageID.derived(from: message.header.id, name))
         let event = SecurityEvent(

@@ -30,12 +30,22 @@ package struct WitnessCosigner: Service {
     let session: URLSession
     /// Where the per-witness metrics go (the process's metrics system unless a test says).
     let metrics: any MetricsFactory
+    private let progress = WitnessProgress.Cell()
+    private let witnessedSize: Meter
+    private let unwitnessed: Meter
 
     package init(
         policy: TransparencyPolicy, schema: String, pool: PostgresPool, interval: Duration, timeout: Duration,
+        deadline: Duration = AggregatorConfiguration.Variable.witnessDeadline.defaultValue,
         logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.metrics = metrics
+        let service = [("service", "aggregator")]
+        witnessedSize = Meter(label: "hallmark_aggregator_witnessed_tree_size", dimensions: service, factory: metrics)
+        unwitnessed = Meter(
+            label: "hallmark_aggregator_checkpoint_unwitnessed_seconds", dimensions: service, factory: metrics)
+        Meter(label: "hallmark_aggregator_witness_deadline_seconds", dimensions: service, factory: metrics)
+            .set(Self.seconds(deadline))
         self.policy = policy
         store = LogStore(schema: schema)
         self.pool = pool
@@ -70,6 +80,22 @@ package struct WitnessCosigner: Service {
                 group.addTask { await cosign(bare, size: latest.treeSize, by: witness) }
             }
         }
+        await observe()
+    }
+
+    /// Sets the witnessing gauges (``WitnessProgress``) from the latest checkpoint as stored,
+    /// with the cosignatures gathered so far.
+    package func observe(now: Date = Date()) async {
+        guard let latest = try? await pool.withConnection({ try await store.latestCheckpoint(on: $0) }) else { return }
+        let witnessed = LogVerifier.isWitnessed(latest, by: policy)
+        let (size, waited) = progress.state.withLock { p in
+            p.observe(
+                size: latest.treeSize, signedAt: Date(timeIntervalSince1970: TimeInterval(latest.timestamp)),
+                witnessed: witnessed)
+            return (p.witnessedSize, p.unwitnessedSeconds(now: now))
+        }
+        witnessedSize.set(Int64(clamping: size))
+        unwitnessed.set(waited)
     }
 
     private func cosign(_ checkpoint: SignedNote, size: UInt64, by witness: TransparencyPolicy.Witness) async {

@@ -50,7 +50,7 @@ struct WitnessCosignerTests {
         let metrics = MetricsRegistry()
         let cosigner = WitnessCosigner(
             policy: policy, schema: log.schema, pool: log.pool, interval: .seconds(1), timeout: .seconds(5),
-            logger: logger, metrics: metrics)
+            deadline: .seconds(45), logger: logger, metrics: metrics)
         func requests(_ witness: String, _ outcome: String) -> Double {
             metrics.snapshot().counters.first {
                 $0.name == "hallmark_aggregator_witness_requests_total" && $0.dimensions["witness"] == witness
@@ -74,9 +74,67 @@ struct WitnessCosignerTests {
             let latest = try await log.pool.withConnection { try await store.latestCheckpoint(on: $0) }
             let note = try SignedNote.parse(Array(try #require(latest?.note).utf8))
             #expect(policy.cosigners(of: note) == ["good"])
+            // The quorum (good) cosigned: witnessed up to the size, nothing waits.
+            #expect(Self.gauge(metrics, "hallmark_aggregator_witnessed_tree_size") == Double(size))
+            #expect(Self.gauge(metrics, "hallmark_aggregator_checkpoint_unwitnessed_seconds") == 0)
+            #expect(Self.gauge(metrics, "hallmark_aggregator_witness_deadline_seconds") == 45)
         }
         // The forked witness still holds the history it was shown.
         #expect(try WitnessState.load(forked.state).logs[vkey.name]?.size == 200)
+        _ = try? await log.pool.execute("DROP SCHEMA IF EXISTS \(unescaped: log.schema) CASCADE")
+        log.pool.close()
+    }
+}
+
+extension WitnessCosignerTests {
+    static func gauge(_ metrics: MetricsRegistry, _ name: String) -> Double? {
+        metrics.snapshot().gauges.first { $0.name == name }?.value
+    }
+
+    /// A quorum that cannot be met (its only witness is down): the log is not witnessed, and
+    /// the wait runs from the checkpoint's signing time, growing, through newer checkpoints,
+    /// until a round finds the quorum met.
+    @Test func aCheckpointWaitingForItsQuorumIsTimedFromItsSigning() async throws {
+        var log = try await LogTilesTests.build(100)
+        let good = try await AggregatorWitnessTests.serve("good", logs: [log.vkey])
+        defer { good.stop() }
+        let down = try NoteSigner(name: "witness.test/down", seed: try SecureRandom.bytes(32), algorithm: .cosignatureV1)
+        func policy(quorum: String) throws -> TransparencyPolicy {
+            try TransparencyPolicy.parse(
+                """
+                log \(log.vkey)
+                witness good \(good.witness.verifierKey) http://127.0.0.1:\(good.port)
+                witness down \(down.verifierKey) http://127.0.0.1:9
+                quorum \(quorum)
+
+                """)
+        }
+        var logger = Logger(label: "witness-cosigner-tests")
+        logger.logLevel = .critical
+        let metrics = MetricsRegistry()
+        let cosigner = WitnessCosigner(
+            policy: try policy(quorum: "down"), schema: log.schema, pool: log.pool, interval: .seconds(1),
+            timeout: .seconds(2), logger: logger, metrics: metrics)
+        await cosigner.round()
+        let latest = try #require(
+            await log.pool.withConnection { try await LogStore(schema: log.schema).latestCheckpoint(on: $0) })
+        let signed = Date(timeIntervalSince1970: TimeInterval(latest.timestamp))
+        #expect(Self.gauge(metrics, "hallmark_aggregator_witnessed_tree_size") == 0)
+        #expect(Self.gauge(metrics, "hallmark_aggregator_witness_deadline_seconds") == 600)
+        await cosigner.observe(now: signed.addingTimeInterval(700))
+        #expect(Self.gauge(metrics, "hallmark_aggregator_checkpoint_unwitnessed_seconds") == 700)
+        // A newer checkpoint does not restart the wait.
+        try await log.grow(to: 200)
+        await cosigner.round()
+        await cosigner.observe(now: signed.addingTimeInterval(900))
+        #expect(Self.gauge(metrics, "hallmark_aggregator_checkpoint_unwitnessed_seconds") == 900)
+        // The same log under a quorum that is met (good cosigned in the rounds above).
+        let met = WitnessCosigner(
+            policy: try policy(quorum: "good"), schema: log.schema, pool: log.pool, interval: .seconds(1),
+            timeout: .seconds(2), logger: logger, metrics: metrics)
+        await met.round()
+        #expect(Self.gauge(metrics, "hallmark_aggregator_witnessed_tree_size") == 200)
+        #expect(Self.gauge(metrics, "hallmark_aggregator_checkpoint_unwitnessed_seconds") == 0)
         _ = try? await log.pool.execute("DROP SCHEMA IF EXISTS \(unescaped: log.schema) CASCADE")
         log.pool.close()
     }

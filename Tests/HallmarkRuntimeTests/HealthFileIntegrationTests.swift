@@ -62,6 +62,12 @@ struct HealthFileIntegrationTests {
         let stalled = try await Self.check(file)
         #expect(stalled.status == 1 && stalled.output.contains("stalled"), "\(stalled.output)")
         #expect(probe.logCount("unhealthy") == warnedBefore + 1)
+        // The metrics say the same: the stage's hallmark_stage_stalled gauge went from 0 to 1.
+        let group = "test-probe-\(h.id)"
+        let verdicts = try await h.read(h.metrics, timeout: .seconds(30)) { snapshots in
+            snapshots.last.flatMap { StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: $0.value)[group] } == 1
+        }.compactMap { StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: $0.value)[group] }
+        #expect(verdicts.first == 0 && verdicts.last == 1, "stalled gauges: \(verdicts)")
 
         // A stop: the stalled message is given up after the shutdown grace, the file says so.
         probe.signal(SIGTERM)

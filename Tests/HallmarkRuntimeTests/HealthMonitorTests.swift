@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkRuntime
+import Synchronization
 import Testing
 
 /// When a process counts as stalled, and the health file's settings.
@@ -47,6 +48,26 @@ struct HealthMonitorTests {
         #expect(monitor.states().map(\.inFlight) == [1, 2])
         monitor.unregister(a)
         #expect(monitor.states().map(\.inFlight) == [2])
+    }
+
+    /// A check tells each stage its verdict (the stalled gauge), and returns the problems the
+    /// health file writes: the two can never disagree.
+    @Test func aCheckTellsEachStageWhetherItIsStalled() {
+        let monitor = HealthMonitor()
+        let verdicts = Mutex<[String: Bool]>([:])
+        _ = monitor.register(
+            { HealthMonitor.StageState(name: "a", sinceLastPoll: .seconds(1), inFlight: 0, sinceProgress: .seconds(1)) },
+            verdict: { stalled in verdicts.withLock { $0["a"] = stalled } })
+        _ = monitor.register(
+            { HealthMonitor.StageState(name: "b", sinceLastPoll: .seconds(1), inFlight: 2, sinceProgress: .seconds(20)) },
+            verdict: { stalled in verdicts.withLock { $0["b"] = stalled } })
+        _ = monitor.register { Self.state(poll: .seconds(30)) }
+        let problems = monitor.check(stallLimit: .seconds(10))
+        #expect(problems.map(\.stage) == ["b", "hallmark-probe"])
+        #expect(problems == HealthMonitor.problems(monitor.states(), stallLimit: .seconds(10)))
+        #expect(verdicts.withLock { $0 } == ["a": false, "b": true])
+        #expect(monitor.check(stallLimit: .seconds(60)).isEmpty)
+        #expect(verdicts.withLock { $0 } == ["a": false, "b": false])
     }
 
     @Test func settingsComeFromTheEnvironment() throws {

@@ -30,6 +30,19 @@ struct MetricsRegistryTests {
         #expect(second.counters.first?.value == 5)
     }
 
+    /// A destroyed gauge leaves the snapshots; the others, and a new one of the same name, stay.
+    @Test func aDestroyedGaugeLeavesTheSnapshot() {
+        let registry = MetricsRegistry()
+        let kept = registry.makeMeter(label: "lag", dimensions: [("partition", "0")])
+        let revoked = registry.makeMeter(label: "lag", dimensions: [("partition", "1")])
+        kept.set(Int64(3))
+        revoked.set(Int64(4))
+        registry.destroyMeter(revoked)
+        #expect(registry.snapshot().gauges == [.init(name: "lag", dimensions: ["partition": "0"], value: 3)])
+        registry.makeMeter(label: "lag", dimensions: [("partition", "1")]).set(Int64(5))
+        #expect(registry.snapshot().gauges.map(\.value) == [3, 5])
+    }
+
     @Test func reservoirBoundsMemoryButKeepsExactCountAndExtremes() throws {
         let registry = MetricsRegistry(reservoirSize: 64)
         let recorder = registry.makeRecorder(label: "r", dimensions: [], aggregate: true)

@@ -84,6 +84,7 @@ struct OrderedWriterIntegrationTests {
                     "HALLMARK_PROBE_WRITER_SCHEMA": schema, "HALLMARK_PROBE_WRITER_OUTPUT": output,
                     "HALLMARK_PROBE_WRITER_BATCH": "200", "HALLMARK_PROBE_WRITER_LINGER_MS": "20",
                     "HALLMARK_INSTANCE": name, "HALLMARK_METRICS_TOPIC": h.metrics, "HALLMARK_LOG_LEVEL": "info",
+                    "HALLMARK_METRICS_INTERVAL_MS": "1000",
                 ])
         }
         var writers = try ["w0", "w1", "w2"].map { ($0, try start($0)) }
@@ -144,6 +145,16 @@ struct OrderedWriterIntegrationTests {
                 .column(0, as: Int64.self) == 0)
         #expect(takeovers.allSatisfy { $0 < .seconds(10) }, "takeovers took \(takeovers)")
 
+        // The leader's metrics count its election (HallmarkWriterLeadershipFlapping reads it);
+        // it never counts more elections than the epochs the lock table has seen.
+        let epochs = try await epoch()
+        let leaderSnapshot = try await h.read(h.metrics, timeout: .seconds(60)) { snapshots in
+            snapshots.last.map { StageLoopIntegrationTests.values("hallmark_writer_leading", in: $0.value).first?.value == 1 }
+                ?? false
+        }.last!.value
+        let elections = Self.counter("hallmark_writer_elections_total", in: leaderSnapshot)
+        #expect(elections.map { $0 >= 1 && $0 <= Double(epochs) } == true, "elections \(String(describing: elections))")
+
         // Checkpoints: one size per batch start, never two; the last covers everything.
         let checkpoints = try await h.readAll(output).map { try JSONCoding.decode(Message<ProbeResult>.self, from: $0.value) }
         let sizes = Dictionary(grouping: checkpoints, by: \.correlationID).mapValues { Set($0.map(\.n)) }
@@ -173,5 +184,12 @@ struct OrderedWriterIntegrationTests {
         for (name, writer) in writers { #expect(await writer.waitForExit(timeout: .seconds(30)) == 0, "\(name) exit") }
         _ = try await h.pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
         await h.close()
+    }
+
+    /// The counter named `name` in a snapshot, summed over its dimensions.
+    static func counter(_ name: String, in value: [UInt8]) -> Double? {
+        let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any]
+        let found = (object?["counters"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == name }
+        return found.isEmpty ? nil : found.reduce(0) { $0 + ($1["value"] as? Double ?? 0) }
     }
 }

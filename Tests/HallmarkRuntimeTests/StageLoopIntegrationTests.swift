@@ -40,6 +40,20 @@ struct StageLoopIntegrationTests {
             .compactMap { Self.gauge("hallmark_stage_consumer_lag", in: $0.value) }
         #expect(lags.contains { $0 > 0 }, "lag snapshots: \(lags)")
         #expect(lags.dropLast().last == 0, "lag snapshots: \(lags)")
+
+        // Per partition too: every snapshot's partition lags add up to its total, and the one
+        // with the largest backlog names partitions of the input topic.
+        let snapshots = try await h.read(h.metrics, timeout: .seconds(10)) { _ in false }.map(\.value)
+        for value in snapshots {
+            let total = Self.gauge("hallmark_stage_consumer_lag", in: value) ?? 0
+            let partitions = Self.values("hallmark_stage_partition_lag", in: value)
+            #expect(partitions.reduce(0) { $0 + $1.value } == total, "\(partitions) against \(total)")
+        }
+        let busiest = try #require(snapshots.max { (Self.gauge(lag, in: $0) ?? 0) < (Self.gauge(lag, in: $1) ?? 0) })
+        let named = Self.values("hallmark_stage_partition_lag", in: busiest)
+        #expect(!named.isEmpty && named.allSatisfy { $0.dimensions["topic"] == h.input && $0.dimensions["partition"] != nil })
+        // Live and healthy all along: every stage's stalled gauge is 0.
+        #expect(snapshots.dropLast().allSatisfy { Self.gauges("hallmark_stage_stalled", in: $0).values.allSatisfy { $0 == 0 } })
     }
 
     @Test func killedConsumerRestartsAndEveryMessageIsProcessed() async throws {
@@ -252,6 +266,19 @@ struct StageLoopIntegrationTests {
         #expect(await probe.waitForExit(timeout: .seconds(20)) == 1)
         #expect(probe.rawLog.contains("needs 2.2 or later"))
         #expect(probe.rawLog.contains("deploy/local/setup"))
+    }
+
+    /// Every gauge named `name` in a snapshot, with its dimensions.
+    static func values(_ name: String, in value: [UInt8]) -> [(dimensions: [String: String], value: Double)] {
+        let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any]
+        return (object?["gauges"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == name }.map {
+            (($0["dimensions"] as? [String: String]) ?? [:], $0["value"] as? Double ?? .nan)
+        }
+    }
+
+    /// The gauges named `name` in a snapshot, by their `group` dimension.
+    static func gauges(_ name: String, in value: [UInt8]) -> [String: Double] {
+        Dictionary(values(name, in: value).map { ($0.dimensions["group"] ?? "", $0.value) }, uniquingKeysWith: { a, _ in a })
     }
 
     static func gauge(_ name: String, in value: [UInt8]) -> Double? {

@@ -153,5 +153,12 @@ struct MetricsServeTests {
         // A summary's count grows with the traffic; lag is there, per stage group.
         #expect(try await query("sum(hallmark_stage_processing_ns_count\(selector))") ?? 0 > 0)
         #expect(try await query("count(hallmark_stage_consumer_lag\(selector))") ?? 0 >= 1)
+        // Lag per partition: the one probe owns both of the input's partitions.
+        let partitions = try await eventually(timeout: .seconds(30)) {
+            try await query(#"count(hallmark_stage_partition_lag{instance="\#(instance)",topic="\#(input)"})"#)
+                .flatMap { $0 == 2 ? $0 : nil }
+        }
+        #expect(partitions == 2)
+        #expect(try await query("max(hallmark_stage_stalled\(selector))") == 0)
     }
 }

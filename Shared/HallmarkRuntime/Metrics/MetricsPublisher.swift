@@ -5,7 +5,8 @@ import Logging
 import ServiceLifecycle
 
 /// Publishes a ``MetricsSnapshot`` of the registry to the metrics topic on an interval, and
-/// once more when the service shuts down.
+/// once more when the service shuts down. Each snapshot first checks the stages' health
+/// (``HealthMonitor/check(stallLimit:)``), so its `hallmark_stage_stalled` gauges are current.
 public struct MetricsPublisher: Service {
     let registry: MetricsRegistry
     let producer: KafkaProducer
@@ -13,11 +14,14 @@ public struct MetricsPublisher: Service {
     let service: String
     let instance: String
     let interval: Duration
+    let health: HealthMonitor?
+    let stallLimit: Duration
     let logger: Logger
 
     public init(
         registry: MetricsRegistry, producer: KafkaProducer, topic: String, service: String,
-        instance: String, interval: Duration = .seconds(10), logger: Logger
+        instance: String, interval: Duration = .seconds(10), health: HealthMonitor? = nil,
+        stallLimit: Duration = HealthFile.Settings.Variable.stallLimit.defaultValue, logger: Logger
     ) {
         self.registry = registry
         self.producer = producer
@@ -25,6 +29,8 @@ public struct MetricsPublisher: Service {
         self.service = service
         self.instance = instance
         self.interval = interval
+        self.health = health
+        self.stallLimit = stallLimit
         self.logger = logger
     }
 
@@ -40,6 +46,7 @@ public struct MetricsPublisher: Service {
 
     /// Takes a snapshot now and sends it; failures are logged, never thrown.
     public func publish() async {
+        _ = health?.check(stallLimit: stallLimit)
         let (counters, gauges, histograms) = registry.snapshot()
         let snapshot = MetricsSnapshot(
             service: service, instance: instance,

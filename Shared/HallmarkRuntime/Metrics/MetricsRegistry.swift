@@ -41,10 +41,17 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
     public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         cell(label, dimensions, .histogram)
     }
-    // Metrics live as long as the process: Hallmark creates each once, with fixed dimensions.
+    // Most metrics live as long as the process: Hallmark creates each once, with fixed
+    // dimensions. A gauge of something that can go away (a partition's lag, once the partition
+    // is revoked) is destroyed, so snapshots stop carrying a value nobody updates.
     public func destroyCounter(_ handler: any CounterHandler) {}
     public func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {}
-    public func destroyMeter(_ handler: any MeterHandler) {}
+    public func destroyMeter(_ handler: any MeterHandler) {
+        guard let cell = handler as? MetricCell else { return }
+        metrics.withLock { all in
+            if let key = all.first(where: { $0.value === cell })?.key { all.removeValue(forKey: key) }
+        }
+    }
     public func destroyRecorder(_ handler: any RecorderHandler) {}
     public func destroyTimer(_ handler: any TimerHandler) {}
 

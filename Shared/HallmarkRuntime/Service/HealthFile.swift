@@ -87,7 +87,7 @@ public struct HealthFile: Service {
         // Logged when the set of problems changes (not their growing durations).
         var reported: [String] = []
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let problems = HealthMonitor.problems(monitor.states(), stallLimit: settings.stallLimit)
+            let problems = monitor.check(stallLimit: settings.stallLimit)
             let kinds = problems.map { "\($0.stage) \($0.kind)" }
             if kinds != reported {
                 if problems.isEmpty {

@@ -28,19 +28,28 @@ public final class HealthMonitor: Sendable {
         }
     }
 
+    private struct Entry {
+        var source: @Sendable () -> StageState
+        var verdict: (@Sendable (_ stalled: Bool) -> Void)?
+    }
+
     private struct Sources {
         var next = 0
-        var byID: [Int: @Sendable () -> StageState] = [:]
+        var byID: [Int: Entry] = [:]
     }
     private let sources = Mutex(Sources())
 
     public init() {}
 
     /// Adds a stage's state; the id it returns takes it away again (``unregister(_:)``).
-    public func register(_ source: @escaping @Sendable () -> StageState) -> Int {
+    /// `verdict`, if given, hears at every ``check(stallLimit:)`` whether the stage is stalled
+    /// (a stage sets its `hallmark_stage_stalled` gauge with it).
+    public func register(
+        _ source: @escaping @Sendable () -> StageState, verdict: (@Sendable (_ stalled: Bool) -> Void)? = nil
+    ) -> Int {
         sources.withLock { s in
             defer { s.next += 1 }
-            s.byID[s.next] = source
+            s.byID[s.next] = Entry(source: source, verdict: verdict)
             return s.next
         }
     }
@@ -51,9 +60,22 @@ public final class HealthMonitor: Sendable {
 
     /// Every registered stage's state now, in registration order.
     public func states() -> [StageState] {
+        entries().map { $0.source() }
+    }
+
+    /// What is wrong now (``problems(_:stallLimit:)``), each stage's verdict told as well: the
+    /// health file and the metrics snapshot both check through here, so they never disagree.
+    public func check(stallLimit: Duration) -> [Problem] {
+        entries().flatMap { entry in
+            let found = Self.problems([entry.source()], stallLimit: stallLimit)
+            entry.verdict?(!found.isEmpty)
+            return found
+        }
+    }
+
+    private func entries() -> [Entry] {
         // The sources run outside the lock: they take the stages' own locks.
-        let all = sources.withLock { $0.byID.sorted { $0.key < $1.key }.map(\.value) }
-        return all.map { $0() }
+        sources.withLock { $0.byID.sorted { $0.key < $1.key }.map(\.value) }
     }
 
     /// One thing wrong with a stage.

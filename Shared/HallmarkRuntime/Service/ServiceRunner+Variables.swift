@@ -47,6 +47,9 @@ extension ServiceRunner {
         var inboxRetention: Duration
         var answerRetention: Duration
         var healthFile: HealthFile.Settings?
+        /// The health check's stall limit, for the `hallmark_stage_stalled` gauges even
+        /// without a health file.
+        var stallLimit: Duration
         /// The service's own URL (DESIGN §3: its own role) first, the shared one second; nil
         /// for a service without a database.
         var postgres: PostgresConfiguration?
@@ -63,6 +66,7 @@ extension ServiceRunner {
                 inboxRetention: .seconds(try settings.value(Variable.inboxRetentionHours) * 3600),
                 answerRetention: .seconds(try settings.value(Variable.answerRetentionHours) * 3600),
                 healthFile: try HealthFile.Settings.fromEnvironment(env),
+                stallLimit: try settings.value(HealthFile.Settings.Variable.stallLimit),
                 postgres: database
                     ? try PostgresConfiguration.fromEnvironment(
                         env,

@@ -93,7 +93,8 @@ public enum ServiceRunner {
                 metrics: registry, health: health)
             let publisher = MetricsPublisher(
                 registry: registry, producer: producer, topic: startup.metricsTopic, service: definition.service,
-                instance: instance, interval: startup.metricsInterval, logger: logger)
+                instance: instance, interval: startup.metricsInterval, health: health,
+                stallLimit: startup.stallLimit, logger: logger)
             var support: [any Service] = [publisher]
             if let settings = startup.healthFile {
                 support.append(

@@ -54,18 +54,16 @@ extension Stage {
         logger(for: message).warning("message left unprocessed at shutdown")
     }
 
-    /// Every 2 s, sets the lag gauge: messages between each partition's lowest unfinished
-    /// offset and its end. Checks for shutdown often so it never delays it.
+    /// Every 2 s, sets the lag gauges: messages between each partition's lowest unfinished
+    /// offset and its end, per partition and summed. Checks for shutdown often so it never delays it.
     func reportLag(of consumer: any StageSource) async {
         var tick = 0
         while !isStopping {
             if tick % 20 == 0 {
                 let ends = consumer.highWatermarks()
                 let marks = tracker.withLock { $0.lowWaterMarks() }
-                metrics.consumerLag.set(
-                    marks.reduce(Int64(0)) { sum, mark in
-                        sum + max(0, (ends[mark.key] ?? mark.value) - mark.value)
-                    })
+                metrics.setLag(
+                    Dictionary(uniqueKeysWithValues: marks.map { ($0.key, max(0, (ends[$0.key] ?? $0.value) - $0.value)) }))
             }
             tick += 1
             try? await Task.sleep(for: .milliseconds(100))

@@ -104,12 +104,13 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         self.dispatcher.withLock { $0 = dispatcher }
         try consumer.start()
         lastProgress.store(Uptime.now(), ordering: .relaxed)
-        let registration = health?.register { [self, consumer] in
-            HealthMonitor.StageState(
-                name: configuration.groupID, sinceLastPoll: consumer.sinceLastPoll,
-                inFlight: tracker.withLock { $0.inFlight() },
-                sinceProgress: Uptime.since(lastProgress.load(ordering: .relaxed)))
-        }
+        let registration = health?.register(
+            { [self, consumer] in
+                HealthMonitor.StageState(
+                    name: configuration.groupID, sinceLastPoll: consumer.sinceLastPoll,
+                    inFlight: tracker.withLock { $0.inFlight() },
+                    sinceProgress: Uptime.since(lastProgress.load(ordering: .relaxed)))
+            }, verdict: { [metrics] in metrics.stalled.set($0 ? 1 : 0) })
         logger.info(
             "stage started",
             metadata: [

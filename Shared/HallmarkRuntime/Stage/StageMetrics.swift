@@ -1,4 +1,5 @@
 import HallmarkCore
+import HallmarkKafka
 import HallmarkMessages
 import Metrics
 import Synchronization
@@ -18,8 +19,11 @@ final class StageMetrics: Sendable {
     let consumerLag: Meter
     /// Partitions paused because a lane or worker queue was full.
     let pausedPartitions: Meter
+    /// Whether the stage's health check finds it stalled (1) or not (0): the health file's verdict.
+    let stalled: Meter
     private let dims: [(String, String)]
     private let rejected = Mutex<[RejectionReason: Counter]>([:])
+    private let partitionLags = Mutex<[KafkaTopicPartition: Meter]>([:])
 
     init(service: String, group: String) {
         let dims = [("service", service), ("group", group)]
@@ -33,6 +37,28 @@ final class StageMetrics: Sendable {
         inFlight = Meter(label: "hallmark_stage_in_flight", dimensions: dims)
         consumerLag = Meter(label: "hallmark_stage_consumer_lag", dimensions: dims)
         pausedPartitions = Meter(label: "hallmark_stage_paused_partitions", dimensions: dims)
+        stalled = Meter(label: "hallmark_stage_stalled", dimensions: dims)
+    }
+
+    /// Sets each assigned partition's lag (`hallmark_stage_partition_lag`, by topic and
+    /// partition) and their sum (`hallmark_stage_consumer_lag`). A partition no longer in `lags`
+    /// (revoked: another instance reports it now) loses its gauge.
+    func setLag(_ lags: [KafkaTopicPartition: Int64]) {
+        consumerLag.set(lags.values.reduce(0, +))
+        let gone = partitionLags.withLock { meters -> [Meter] in
+            for (partition, lag) in lags {
+                let meter =
+                    meters[partition]
+                    ?? Meter(
+                        label: "hallmark_stage_partition_lag",
+                        dimensions: dims + [("topic", partition.topic), ("partition", "\(partition.partition)")])
+                meters[partition] = meter
+                meter.set(lag)
+            }
+            let revoked = meters.keys.filter { lags[$0] == nil }
+            return revoked.compactMap { meters.removeValue(forKey: $0) }
+        }
+        gone.forEach { $0.destroy() }
     }
 
     /// One counter per reason code; reasons are a small fixed set per stage.

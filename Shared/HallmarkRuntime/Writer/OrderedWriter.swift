@@ -139,6 +139,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                     continue
                 }
                 metrics.leading.set(1)
+                metrics.elections.increment()
                 logger.notice("writer leading", metadata: ["log": "\(configuration.name)", "epoch": "\(lease.epoch)"])
                 defer { metrics.leading.set(0) }
                 try await lead(lease)
@@ -275,11 +276,14 @@ private final class SendFailure: Sendable {
 /// The writer's metrics, created once with fixed dimensions.
 struct WriterMetrics: Sendable {
     let leading: Meter
+    /// Times this instance became the leader: leadership that keeps moving shows as a rate.
+    let elections: Counter
     let batchSize: Recorder
 
     init(service: String, log: String) {
         let dims = [("service", service), ("log", log)]
         leading = Meter(label: "hallmark_writer_leading", dimensions: dims)
+        elections = Counter(label: "hallmark_writer_elections_total", dimensions: dims)
         batchSize = Recorder(label: "hallmark_writer_batch_size", dimensions: dims)
     }
 }
