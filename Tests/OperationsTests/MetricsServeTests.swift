@@ -100,6 +100,7 @@ struct MetricsServeTests {
         try Data(
             """
             global: {scrape_interval: 1s, evaluation_interval: 1s}
+            rule_files: ["\(AlertRulesTests.directory.appendingPathComponent("alerts.yaml").path)"]
             scrape_configs:
               - job_name: hallmark
                 honor_labels: true
@@ -160,5 +161,21 @@ struct MetricsServeTests {
         }
         #expect(partitions == 2)
         #expect(try await query("max(hallmark_stage_stalled\(selector))") == 0)
+
+        // The shipped alert rules evaluate on the bridge's live series without an error, and
+        // none fires for this healthy probe.
+        let rules = try await eventually(timeout: .seconds(30)) { () -> [String]? in
+            let result = try await Subprocess.run(
+                "/usr/bin/curl", ["-fsS", "--max-time", "5", "http://127.0.0.1:\(web)/api/v1/rules"])
+            guard result.status == 0, case .object(let answer)? = try? JSONReader.parse(Array(result.output.utf8)),
+                let groups = answer["data"]?.object?["groups"]?.array
+            else { return nil }
+            let all = groups.flatMap { $0.object?["rules"]?.array ?? [] }.compactMap(\.object)
+            // Evaluated at least once, each: health "ok" (an error says "err").
+            guard !all.isEmpty, all.allSatisfy({ $0["health"]?.string == "ok" }) else { return nil }
+            return all.map { "\($0["name"]?.string ?? "?"):\($0["state"]?.string ?? "?")" }
+        }
+        #expect(rules?.count == 7, "\(String(describing: rules))")
+        #expect(rules?.allSatisfy { $0.hasSuffix(":inactive") } == true, "\(String(describing: rules))")
     }
 }
