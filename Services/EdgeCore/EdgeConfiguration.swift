@@ -40,6 +40,8 @@ package struct EdgeConfiguration: Sendable {
     package var receiptRetention = Duration.seconds(3600 * Variable.receiptRetentionHours.defaultValue)
     /// How often receipts past their retention are deleted.
     package var sweepInterval = Variable.sweep.defaultValue
+    /// The bearer token of the `/ops` page; the page is off when nil.
+    package var opsToken: String?
 
     package init() {}
 
@@ -98,6 +100,11 @@ package struct EdgeConfiguration: Sendable {
         package static let sweep = Setting.seconds(
             "HALLMARK_EDGE_SWEEP_SECONDS", default: .seconds(300), in: 1...86_400,
             doc: "how often receipts past their retention are deleted")
+        package static let opsToken = FileSetting(
+            "HALLMARK_EDGE_OPS_TOKEN",
+            doc:
+                "the bearer token of the /ops dashboard (32 to 256 printable characters, e.g. openssl rand -hex 32); /ops is off when unset"
+        )
 
         /// Every variable, in the order `hallmark config` lists them.
         package static var all: [SettingDescription] {
@@ -108,7 +115,7 @@ package struct EdgeConfiguration: Sendable {
                 clientAddressHeader.description,
                 schema.description, answerWait.description, maxBodyBytes.description, readTimeout.description,
                 receiptRetentionHours.description, sweep.description,
-            ]
+            ] + opsToken.all
         }
     }
 
@@ -138,6 +145,13 @@ package struct EdgeConfiguration: Sendable {
         c.readTimeout = try s.value(Variable.readTimeout)
         c.receiptRetention = .seconds(3600 * (try s.value(Variable.receiptRetentionHours)))
         c.sweepInterval = try s.value(Variable.sweep)
+        if let (text, variable) = try Variable.opsToken.text(in: s) {
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (32...256).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
+                throw ConfigurationError(variable: variable, reason: "must be 32 to 256 printable characters without spaces")
+            }
+            c.opsToken = token
+        }
         return c
     }
 }

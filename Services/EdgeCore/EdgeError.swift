@@ -21,6 +21,8 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case requestTimeout = "request_timeout"
         /// 413: the body is larger than a bundle can be.
         case tooLarge = "too_large"
+        /// 401: the `/ops` data without its bearer token, or with another.
+        case unauthorized
         /// 415: the body is not declared JSON.
         case unsupportedMediaType = "unsupported_media_type"
         /// 429: this client's rate limit.
@@ -35,6 +37,7 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
             case .notFound: .notFound
             case .methodNotAllowed: .methodNotAllowed
             case .requestTimeout: .requestTimeout
+            case .unauthorized: .unauthorized
             case .tooLarge: .contentTooLarge
             case .unsupportedMediaType: .unsupportedMediaType
             case .rateLimited: .tooManyRequests

@@ -12,13 +12,14 @@ import NIOCore
 /// - `POST /api/v1/submit-legacy` (the reference Raspberry Pi's flat bundle) and
 ///   `POST /api/v1/submit` (`CameraSubmission`, the mobile app's bundle): 202 with the receipt;
 /// - `GET /api/v1/submission/{receipt_id}`: the receipt's outcome, from any replica;
-/// - `GET /health` (the process serves) and `GET /ready` (it can publish and hear answers).
+/// - `GET /health` (the process serves) and `GET /ready` (it can publish and hear answers);
+/// - `GET /ops`, the operations dashboard, when configured (``OpsPage``).
 /// Every error is ``EdgeError``'s JSON; nothing answers 500 or shows internals.
 package enum EdgeServer {
     /// The application serving `edge` on `host`:`port` (port 0: any free port, which
     /// `onRunning` receives).
     package static func application(
-        _ edge: EdgeHandlers, host: String, port: Int, logger: Logger,
+        _ edge: EdgeHandlers, host: String, port: Int, ops: OpsPage? = nil, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: EdgeRequestContext.self)
@@ -58,6 +59,7 @@ package enum EdgeServer {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
             }
         }
+        ops?.register(on: router)
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
         router.get("ready") { _, _ -> Response in
             guard edge.isReady else { throw EdgeError(.unavailable, "not yet reading the answer topics") }

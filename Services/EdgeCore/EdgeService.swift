@@ -44,13 +44,21 @@ package enum EdgeService {
             interval: c.sweepInterval, logger: context.logger
         ) { try await receipts.sweep(olderThan: c.receiptRetention, limit: 1000) }
         let logger = context.logger
-        let server = EdgeServer.application(handlers, host: c.host, port: c.port, logger: logger) { port in
-            logger.info("edge listening", metadata: ["port": "\(port)"])
+        // The operations page, only when it has a token.
+        let settings = Settings(context.environment)
+        let feed = try c.opsToken.map { _ in
+            OpsFeed(
+                kafka: context.kafka, metricsTopic: try settings.value(ServiceRunner.Variable.metricsTopic),
+                securityTopic: try settings.value(StageConfiguration.Variable.securityTopic), instance: context.instance,
+                logger: logger)
+        }
+        let ops: OpsPage? = if let token = c.opsToken, let feed { OpsPage(token: token, feed: feed) } else { nil }
+        let server = EdgeServer.application(handlers, host: c.host, port: c.port, ops: ops, logger: logger) { port in
+            logger.info("edge listening", metadata: ["port": "\(port)", "ops": "\(ops != nil)"])
         }
         // The server last: the group stops it first, then what it relies on.
-        return [
-            sweeper, answers, try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts"),
-            server,
+        return [sweeper, answers] + (feed.map { [$0] } ?? []) + [
+            try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts"), server,
         ]
     }
 }

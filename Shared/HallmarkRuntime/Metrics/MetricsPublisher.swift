@@ -50,7 +50,8 @@ public struct MetricsPublisher: Service {
         let (counters, gauges, histograms) = registry.snapshot()
         let snapshot = MetricsSnapshot(
             service: service, instance: instance,
-            intervalSeconds: Double(interval.components.seconds), counters: counters, gauges: gauges,
+            intervalSeconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18,
+            counters: counters, gauges: gauges,
             histograms: histograms)
         do {
             try await producer.send(topic: topic, key: Array(instance.utf8), value: JSONCoding.encode(Message(snapshot)))
