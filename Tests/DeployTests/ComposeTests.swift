@@ -4,7 +4,7 @@ import Testing
 /// deploy/compose, as `podman-compose config` resolves it (anchors, merges, the local override).
 @Suite(.timeLimit(.minutes(2)))
 struct ComposeTests {
-    static let hallmarkServices: Set<String> = ["signer", "gateway", "authority", "aggregator", "edge"]
+    static let hallmarkServices: Set<String> = ["signer", "gateway", "authority", "aggregator", "edge", "metrics"]
 
     private func config(_ files: [String]) async throws -> [String: Any] {
         let arguments = files.flatMap { ["-f", DeployFiles.path("deploy/compose/" + $0)] } + ["config"]

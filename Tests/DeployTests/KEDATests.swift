@@ -92,7 +92,8 @@ struct KEDATests {
             #expect(names.count == triggers.count && Set(names).count == names.count, "\(object.name): trigger names")
         }
         #expect(targets.count == Set(targets).count, "two ScaledObjects on one Deployment: \(targets)")
-        #expect(Set(targets) == deployments.subtracting(["hallmark-aggregator", "hallmark-edge"]))
+        // Not the single writer, not the edge (CPU), not the bridge (one replica serves it all).
+        #expect(Set(targets) == deployments.subtracting(["hallmark-aggregator", "hallmark-edge", "hallmark-metrics"]))
     }
 
     /// The log writer is a single writer: one leader and one standby, never scaled on lag.

@@ -72,6 +72,13 @@ struct KubernetesTests {
             }
             let main = try #require(pod.maps("containers").first)
             let executable = name  // hallmark-<service>: the image's entrypoint and health check argument
+            // The bridge keeps no health file: both its probes are GET /health.
+            if name == "hallmark-metrics" {
+                for probe in ["livenessProbe", "readinessProbe"] {
+                    #expect(main.at(probe, "httpGet")?.string("path") == "/health", "\(name) \(probe)")
+                }
+                continue
+            }
             // The edge is ready when it hears answers (GET /ready); the others by their health file.
             let probes = name == "hallmark-edge" ? ["livenessProbe"] : ["livenessProbe", "readinessProbe"]
             for probe in probes {
@@ -128,8 +135,14 @@ struct KubernetesTests {
         let budgets = manifests.all("PodDisruptionBudget")
         let policies = manifests.all("NetworkPolicy")
         // hallmark-services denies every pod all ingress; hallmark-edge-http lets the edge serve
-        // HTTP on its one port, and selects nothing else.
-        #expect(Set(policies.map(\.name)) == ["hallmark-services", "hallmark-edge-http"])
+        // HTTP on its one port, hallmark-metrics-http the bridge its one, and they select nothing else.
+        #expect(Set(policies.map(\.name)) == ["hallmark-services", "hallmark-edge-http", "hallmark-metrics-http"])
+        let metrics = try #require(policies.first { $0.name == "hallmark-metrics-http" })
+        #expect(
+            metrics.spec.at("podSelector", "matchLabels") as? [String: String] == [
+                "app.kubernetes.io/name": "hallmark-metrics"
+            ])
+        #expect(metrics.spec.maps("ingress").flatMap { $0.maps("ports") }.compactMap { $0.int("port") } == [9464])
         let policy = try #require(policies.first { $0.name == "hallmark-services" })
         #expect(policy.spec.list("ingress").isEmpty, "Hallmark's services serve nothing but the edge")
         let http = try #require(policies.first { $0.name == "hallmark-edge-http" })

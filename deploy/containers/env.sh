@@ -1,7 +1,7 @@
 # Sourced by deploy/containers/*: image names, and podman set up for this kind of machine.
 source "$(dirname "${BASH_SOURCE[0]}")/../local/env.sh"
 HALLMARK_CONTAINERS=$HALLMARK_STATE/containers
-HALLMARK_IMAGE_TARGETS=(signer authority gateway aggregator edge hallmark)
+HALLMARK_IMAGE_TARGETS=(signer authority gateway aggregator edge hallmark metrics)
 HALLMARK_LOCAL_DEBIAN_IMAGE=localhost/hallmark-base/debian:bookworm
 HALLMARK_LOCAL_SWIFT_IMAGE=localhost/hallmark-base/swift:bookworm
 
