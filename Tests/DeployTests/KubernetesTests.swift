@@ -143,6 +143,8 @@ struct KubernetesTests {
                 "app.kubernetes.io/name": "hallmark-metrics"
             ])
         #expect(metrics.spec.maps("ingress").flatMap { $0.maps("ports") }.compactMap { $0.int("port") } == [9464])
+        // Prometheus alone scrapes it: every rule says where from.
+        #expect(metrics.spec.maps("ingress").allSatisfy { !$0.maps("from").isEmpty }, "hallmark-metrics-http lets anyone in")
         let policy = try #require(policies.first { $0.name == "hallmark-services" })
         #expect(policy.spec.list("ingress").isEmpty, "Hallmark's services serve nothing but the edge")
         let http = try #require(policies.first { $0.name == "hallmark-edge-http" })
@@ -161,6 +163,41 @@ struct KubernetesTests {
             let budget = budgets.filter { $0.spec.at("selector", "matchLabels") as? [String: String] == selector }
             #expect(budget.count == 1, "\(deployment.name): \(budget.count) disruption budgets")
         }
+    }
+
+    /// The Prometheus bridge: one replica (two would serve the same series), Kafka alone (no
+    /// secret, no database), its one port behind the Service that the optional ServiceMonitor
+    /// (overlays/example/monitoring.yaml: it needs the Prometheus Operator's CRDs) selects.
+    @Test func theBridgeServesPrometheusBehindItsService() throws {
+        let bridge = try #require(manifests.all("Deployment").first { $0.name == "hallmark-metrics" })
+        #expect(bridge.spec.int("replicas") == 1 && bridge.spec.at("strategy")?.string("type") == "Recreate")
+        let pod = podSpec(bridge)
+        #expect(pod.maps("initContainers").isEmpty && !pod.maps("volumes").contains { $0["secret"] != nil })
+        let container = try #require(pod.maps("containers").first)
+        #expect(!container.maps("env").contains { ($0.string("name") ?? "").hasSuffix("_POSTGRES_URL") })
+        #expect(container.list("args").compactMap { $0 as? String } == ["--listen", ":9464"])
+        let ports = container.maps("ports")
+        #expect(ports.count == 1 && ports.first?.string("name") == "metrics" && ports.first?.int("containerPort") == 9464)
+        for probe in ["livenessProbe", "readinessProbe"] {
+            #expect(container.at(probe, "httpGet")?.string("port") == "metrics", "\(probe)")
+        }
+        let service = try #require(manifests.all("Service").first { $0.name == "hallmark-metrics" })
+        #expect(service.spec.at("selector") as? [String: String] == ["app.kubernetes.io/name": "hallmark-metrics"])
+        let port = try #require(service.spec.maps("ports").first)
+        #expect(port.string("name") == "metrics" && port.int("port") == 9464 && port.string("targetPort") == "metrics")
+
+        let documents = try DeployFiles.documents(yaml: DeployFiles.text("deploy/k8s/overlays/example/monitoring.yaml"))
+        let monitor = try #require(documents.first)
+        #expect(monitor.string("apiVersion") == "monitoring.coreos.com/v1" && monitor.string("kind") == "ServiceMonitor")
+        let labels = service.object.at("metadata", "labels") ?? [:]
+        let selector = monitor.at("spec", "selector", "matchLabels") as? [String: String] ?? [:]
+        #expect(!selector.isEmpty && selector.allSatisfy { labels[$0.key] as? String == $0.value }, "\(selector)")
+        let endpoint = try #require(monitor.at("spec")?.maps("endpoints").first)
+        #expect(endpoint.string("port") == "metrics" && endpoint.string("interval") == "15s")
+        #expect(endpoint.bool("honorLabels") == true, "the series' service and instance are the instances' own")
+        // Optional: neither the base nor, as shipped, the overlay lists it.
+        #expect(!manifests.resources.contains { $0.kind == "ServiceMonitor" })
+        #expect(!manifests.overlay.list("resources").contains { ($0 as? String) == "monitoring.yaml" })
     }
 
     private func podSpec(_ deployment: KubernetesManifests.Resource) -> [String: Any] {
