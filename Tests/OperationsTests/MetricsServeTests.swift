@@ -162,8 +162,7 @@ struct MetricsServeTests {
         #expect(partitions == 2)
         #expect(try await query("max(hallmark_stage_stalled\(selector))") == 0)
 
-        // The shipped alert rules evaluate on the bridge's live series without an error, and
-        // none fires for this healthy probe.
+        // The shipped alert rules evaluate on the bridge's live series without an error.
         let rules = try await eventually(timeout: .seconds(30)) { () -> [String]? in
             let result = try await Subprocess.run(
                 "/usr/bin/curl", ["-fsS", "--max-time", "5", "http://127.0.0.1:\(web)/api/v1/rules"])
@@ -176,6 +175,8 @@ struct MetricsServeTests {
             return all.map { "\($0["name"]?.string ?? "?"):\($0["state"]?.string ?? "?")" }
         }
         #expect(rules?.count == 7, "\(String(describing: rules))")
-        #expect(rules?.allSatisfy { $0.hasSuffix(":inactive") } == true, "\(String(describing: rules))")
+        // None fires for this healthy probe. (One may be pending: HallmarkMetricsMissing, from
+        // evaluations before the first scrape had series; its `for:` outlasts the test.)
+        #expect(rules?.contains { $0.hasSuffix(":firing") } == false, "\(String(describing: rules))")
     }
 }
