@@ -47,6 +47,17 @@ struct EdgeOpsTests {
         #expect(try await plainClient.get("/ops").status == 404)
         #expect(try await plainClient.get("/ops/data", headers: ["Authorization": "Bearer \(token)"]).status == 404)
 
+        // The page reads the topics from when its consumer got its partitions: wait until it
+        // has seen the aggregator's snapshots (both topics come in the one assignment), or the
+        // one-off security event below could be published before it reads and never be seen
+        // (CI saw that), and the rejection could fall before the first snapshot it has.
+        let bearer = ["Authorization": "Bearer \(token)"]
+        #expect(
+            try await eventually(timeout: .seconds(60)) {
+                let instances = (try await client.get("/ops/data", headers: bearer)["instances"] as? [[String: Any]]) ?? []
+                return instances.contains { $0["instance"] as? String == "g" }
+            })
+
         // Traffic: three photos through the edge, one broken submission straight to the
         // aggregator's topic (a rejection), and a security event.
         let cam = try await h.provisioned("CAM-\(h.id)-ops")
@@ -61,7 +72,6 @@ struct EdgeOpsTests {
         let event = Message(SecurityEvent(service: "gateway", instance: "test", event: .replayedRequest, severity: .warning))
         try await h.producer.send(topic: h.security, key: nil, value: try JSONCoding.encode(event))
 
-        let bearer = ["Authorization": "Bearer \(token)"]
         #expect(
             try await eventually(timeout: .seconds(60)) {
                 try await client.get("/ops/data", headers: bearer).json.map(Self.showsTheTraffic) ?? false
