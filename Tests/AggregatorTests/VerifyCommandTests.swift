@@ -103,5 +103,22 @@ struct VerifyCommandTests {
         // An answer checked with another key is refused.
         let other = try await VerifyCommand.verify(hash, log: log, publicKey: try Ed25519.generate().publicKey, statePath: state)
         #expect(other.code == 2 && other.text.hasPrefix("INVALID ANSWER"))
+
+        // The command itself: the key on its command line is its only trust anchor, even where
+        // the signing key's file is configured (it once stood in for a stranger's key).
+        let env = h.aggregator.placementEnvironment.merging(["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE": h.signingKeyFile]) {
+            _, new in new
+        }
+        for (name, given, status) in [
+            ("stranger", Base64.encode(try Ed25519.generate().publicKey), Int32(2)), ("own", Base64.encode(key), 0),
+        ] {
+            let run = try ServiceProcess(
+                "hallmark",
+                arguments: ["verify", "--image-hash", hash, "--public-key", given, "--checkpoint-file", state + ".\(name)"],
+                name: "\(h.id)-verify-\(name)", environment: env)
+            #expect(await run.waitForExit(timeout: .seconds(60)) == status, "\(name): \(run.rawLog)")
+            #expect(run.rawLog.contains(status == 0 ? "AUTHENTICATED" : "INVALID ANSWER"), "\(name): \(run.rawLog)")
+            try? FileManager.default.removeItem(atPath: state + ".\(name)")
+        }
     }
 }

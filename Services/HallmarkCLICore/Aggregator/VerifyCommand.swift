@@ -24,7 +24,7 @@ package struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "An image file, hashed with SHA-256.") var file: String?
     @Option(
         help:
-            "The aggregator's public key, b64 (default: HALLMARK_AGGREGATOR_PUBLIC_KEY, else the public half of HALLMARK_AGGREGATOR_SIGNING_KEY_FILE)."
+            "The aggregator's public key, b64, the only key trusted (default: HALLMARK_AGGREGATOR_PUBLIC_KEY)."
     )
     var publicKey: String?
     @Option(help: "Where the last checkpoint seen is kept (default ~/.hallmark/last-checkpoint.json).") var checkpointFile:
@@ -32,7 +32,7 @@ package struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for each answer.") var timeout = 30
     @Option(
         help:
-            "The log's verifier key, C2SP vkey (default: HALLMARK_AGGREGATOR_VKEY, else made from HALLMARK_AGGREGATOR_SIGNING_KEY_FILE and HALLMARK_AGGREGATOR_LOG_ORIGIN)."
+            "The log's verifier key, C2SP vkey; with --public-key it must name the same key (default: HALLMARK_AGGREGATOR_VKEY)."
     )
     var vkey: String?
     @Option(help: "Write the C2SP tlog-proof of an authenticated image to this file (keep it beside the photo).")
@@ -56,7 +56,9 @@ package struct VerifyCommand: AsyncParsableCommand {
         var logger = Logger(label: "hallmark.verify")
         logger.logLevel = .warning
         let env = ProcessInfo.processInfo.environment
-        let verifierKey = try Self.verifierKey(vkey, env: env)
+        // The key named on the command line or configured for verifiers, never a signing key.
+        let trust = try VerifierTrust.resolve(publicKey: publicKey, vkey: vkey, env: env)
+        let verifierKey = trust.vkey
         let hash = try imageHash ?? file.map(Self.hashFile)
         guard hash.map({ (try? Hex.decode($0, length: 32)) != nil && $0 == $0.lowercased() }) ?? true else {
             throw ValidationError("an image hash is 64 lowercase hex digits")
@@ -69,7 +71,7 @@ package struct VerifyCommand: AsyncParsableCommand {
             return
         }
         guard let hash else { throw ValidationError("give --image-hash or --file") }
-        let key = try verifierKey?.publicKey ?? Self.publicKey(publicKey, env: env)
+        let key = trust.publicKey
         let config = try AggregatorConfiguration.fromEnvironment(env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer.cli(kafka, logger: logger)
@@ -173,31 +175,6 @@ package struct VerifyCommand: AsyncParsableCommand {
     }
 
     static func date(_ seconds: UInt64) -> String { Timestamp.format(Date(timeIntervalSince1970: TimeInterval(seconds))) }
-
-    /// The public key from the option, `HALLMARK_AGGREGATOR_PUBLIC_KEY`, or the local key file.
-    static func publicKey(_ option: String?, env: [String: String]) throws -> Data {
-        if let text = try option ?? Settings(env).value(CLIVariables.aggregatorPublicKey) {
-            guard let key = try? Base64.decode(text, length: 32) else { throw ValidationError("a public key is 32 bytes, b64") }
-            return key
-        }
-        if let path = try Settings(env).value(AggregatorConfiguration.Variable.signingKeyFile) {
-            return try CheckpointSigningKey.load(path).publicKey
-        }
-        throw ValidationError("give --public-key (see hallmark aggregator public-key)")
-    }
-
-    /// The log's vkey from the option, `HALLMARK_AGGREGATOR_VKEY`, or the local key file and
-    /// origin; nil when none is configured.
-    static func verifierKey(_ option: String?, env: [String: String]) throws -> NoteVerifierKey? {
-        if let text = try option ?? Settings(env).value(CLIVariables.aggregatorVKey) {
-            guard let key = try? NoteVerifierKey(parsing: text), key.algorithm == .ed25519 else {
-                throw ValidationError("a vkey is <origin>+<key id>+<b64 key>, as hallmark aggregator public-key prints it")
-            }
-            return key
-        }
-        guard let path = try Settings(env).value(AggregatorConfiguration.Variable.signingKeyFile) else { return nil }
-        return try CheckpointSigningKey.load(path).verifierKey(origin: try AggregatorConfiguration.fromEnvironment(env).origin)
-    }
 
     static func hashFile(_ path: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }

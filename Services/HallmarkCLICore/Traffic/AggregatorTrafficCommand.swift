@@ -28,7 +28,8 @@ package struct AggregatorTrafficCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let authority = try AuthorityConfiguration.fromEnvironment(env)
         let config = try AggregatorConfiguration.fromEnvironment(env)
-        let publicKey = try VerifyCommand.publicKey(nil, env: env)
+        // The operator's sample checks its answers with the key it runs the log with.
+        let publicKey = try Self.checkpointKey(env: env)
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         let producer = try KafkaProducer.cli(kafka, logger: logger)
         let watcher = try AnswerWatcher(
@@ -134,5 +135,19 @@ package struct AggregatorTrafficCommand: AsyncParsableCommand {
         {
             throw ExitCode.failure
         }
+    }
+
+    /// The checkpoint key the sample's answers are checked with: the verifiers' configured key,
+    /// else the public half of the signing key this machine runs the aggregator with (the
+    /// sample is the operator's own tool; `hallmark verify` never falls back to it).
+    static func checkpointKey(env: [String: String]) throws -> Data {
+        let settings = Settings(env)
+        if try settings.value(CLIVariables.aggregatorPublicKey) != nil || settings.value(CLIVariables.aggregatorVKey) != nil {
+            return try VerifierTrust.resolve(publicKey: nil, vkey: nil, env: env).publicKey
+        }
+        guard let path = try settings.value(AggregatorConfiguration.Variable.signingKeyFile) else {
+            throw ValidationError("set HALLMARK_AGGREGATOR_PUBLIC_KEY or HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
+        }
+        return try CheckpointSigningKey.load(path).publicKey
     }
 }
