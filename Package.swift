@@ -41,6 +41,9 @@ let package = Package(
         // Already in the graph through Hummingbird; the edge's cached-read handler needs its
         // HTTP part types.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        // Already in the graph through Hummingbird; the edge answers HTTP/1 parser errors
+        // (HTTPParserError, the request decoder) itself, with its JSON error.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
         // Tests only: reads deploy/k8s and deploy/compose (DeployTests). Small, C libyaml inside.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -141,6 +144,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Services/EdgeCore"),
         .executableTarget(
@@ -243,7 +247,8 @@ let package = Package(
             name: "HallmarkFuzzTargets",
             dependencies: [
                 "HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
-                "HallmarkSmileID", "HallmarkZip", "SignerCore", "GatewayCore", "AuthorityCore", "HallmarkTestSupport", log,
+                "HallmarkSmileID", "HallmarkZip", "SignerCore", "GatewayCore", "AuthorityCore", "EdgeCore",
+                "HallmarkTestSupport", log,
             ],
             path: "Tests/FuzzTargets"),
         .testTarget(

@@ -21,6 +21,8 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case requestTimeout = "request_timeout"
         /// 413: the body is larger than a bundle can be.
         case tooLarge = "too_large"
+        /// 431: a header is too large, or there are too many.
+        case headersTooLarge = "headers_too_large"
         /// 401: the `/ops` data without its bearer token, or with another.
         case unauthorized
         /// 415: the body is not declared JSON.
@@ -39,6 +41,7 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
             case .requestTimeout: .requestTimeout
             case .unauthorized: .unauthorized
             case .tooLarge: .contentTooLarge
+            case .headersTooLarge: .requestHeaderFieldsTooLarge
             case .unsupportedMediaType: .unsupportedMediaType
             case .rateLimited: .tooManyRequests
             case .unavailable: .serviceUnavailable

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The edge's HTTP interface (DESIGN BM-EDGE), a Hummingbird application and so a
 /// swift-service-lifecycle `Service`:
@@ -30,6 +31,7 @@ package enum EdgeServer {
                 header: edge.configuration.clientAddressHeader.flatMap { HTTPField.Name($0) }))
         if let tiles = edge.configuration.tilesDirectory {
             // The log's checkpoint and tiles (C2SP tlog-tiles), files the aggregator writes.
+            router.add(middleware: LogFileGuard())
             router.add(middleware: TileCacheMiddleware())
             router.add(
                 middleware: FileMiddleware<EdgeRequestContext, LocalFileSystem>(tiles, urlBasePath: logPrefix, logger: logger))
@@ -74,6 +76,8 @@ package enum EdgeServer {
                     http1: HTTP1Channel(
                         responder: responder,
                         configuration: .init(
+                            // Framing errors and CONNECT answered with the JSON error.
+                            additionalChannelHandlers: [EdgeFramingHandler()],
                             idleTimeout: .nanoseconds((edge.configuration.readTimeout + .seconds(5)).nanoseconds))),
                     cachedReads: { CachedReadHandler(verifications: edge.verifications, serverName: serverName) })
             },
@@ -163,6 +167,11 @@ struct EdgeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as EdgeError {
             return EdgeServer.json(error.code.status, error.json)
+        } catch let error as HTTPParserError {
+            // A body whose framing broke while it was read (EdgeFramingHandler has answered it;
+            // this keeps the router from calling it unavailable).
+            let mapped = EdgeFramingHandler.refusal(error)
+            return EdgeServer.json(mapped.code.status, mapped.json)
         } catch let error as HTTPError {
             let mapped: EdgeError =
                 switch error.status {
@@ -170,6 +179,7 @@ struct EdgeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 case .methodNotAllowed: EdgeError(.methodNotAllowed, "this resource does not take that method")
                 case .contentTooLarge: EdgeError(.tooLarge, "the body is larger than a bundle can be")
                 case .badRequest: EdgeError(.malformed, "the request cannot be read")
+                case let status where status.kind == .clientError: EdgeError(.malformed, "the request cannot be served")
                 default: EdgeError(.unavailable, "the request cannot be served now")
                 }
             return EdgeServer.json(mapped.code.status, mapped.json)
