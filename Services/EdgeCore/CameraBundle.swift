@@ -63,9 +63,14 @@ package enum CameraBundle {
         let token = BirthmarkMobileToken(
             encryptedNucToken: try r.string("encrypted_nuc_token"), tableReferences: try r.integers("table_references"),
             keyIndices: try r.integers("key_indices"))
-        return Submission(
+        let submission = Submission(
             imageHashes: [entry], token: .mobile(token), timestamp: try r.timestamp(),
             gpsHash: try r.optionalHex("gps_hash"), ownerHash: try r.optionalHex("owner_hash"))
+        // The reference's `AuthenticationBundle` requires `device_signature` as bytes (pydantic
+        // takes a string, nothing else, and not null). It is read only to refuse what the
+        // reference refuses; it is never forwarded.
+        _ = try r.string("device_signature")
+        return submission
     }
 
     private static func hashes(_ r: Reader) throws(EdgeError) -> Submission {

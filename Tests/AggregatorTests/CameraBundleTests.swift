@@ -75,23 +75,37 @@ struct CameraBundleTests {
         let noToken = Self.error(#"{"image_hash": "\#(Self.hash)", "timestamp": 1}"#)
         #expect(noToken?.code == .invalidField && noToken?.field == "$.encrypted_nuc_token")
         let shortHash = Self.error(
-            #"{"image_hash": "abc", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 1}"#
+            #"{"image_hash": "abc", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 1, "device_signature": ""}"#
         )
         #expect(shortHash?.code == .invalidField && shortHash?.field == "$.image_hash")
         let fraction = Self.error(
-            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2.5, 3], "key_indices": [1, 2, 3], "timestamp": 1}"#
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2.5, 3], "key_indices": [1, 2, 3], "timestamp": 1, "device_signature": ""}"#
         )
         #expect(fraction?.field == "$.table_references[1]")
         // The error never carries the values.
         #expect(!(shortHash?.description.contains("abc") ?? true))
     }
 
+    /// The reference requires a flat bundle's `device_signature` as a string (#53, 9).
+    @Test func aFlatBundleCarriesItsDeviceSignatureAsAString() throws {
+        let base =
+            #""image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 1"#
+        for signature in ["5", "{}", "[1,2]", "null", "true", nil] {
+            let member = signature.map { #", "device_signature": \#($0)"# } ?? ""
+            let error = Self.error("{" + base + member + "}")
+            #expect(error?.code == .invalidField && error?.field == "$.device_signature", "\(signature ?? "missing")")
+        }
+        for signature in [#""""#, #""c2ln""#, #""not base64 at all""#] {
+            #expect(Self.error("{" + base + #", "device_signature": \#(signature)}"#) == nil, "\(signature)")
+        }
+    }
+
     @Test func theSameBundleIsTheSameReceipt() throws {
         let body = Array(
-            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 9}"#
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 9, "device_signature": ""}"#
                 .utf8)
         let other = Array(
-            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 10}"#
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 10, "device_signature": ""}"#
                 .utf8)
         #expect(try CameraBundle.message(body).id == CameraBundle.message(body).id)
         #expect(try CameraBundle.message(body).id != CameraBundle.message(other).id)

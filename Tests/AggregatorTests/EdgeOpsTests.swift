@@ -37,11 +37,20 @@ struct EdgeOpsTests {
             #expect(answer.header("X-Content-Type-Options") == "nosniff")
         }
         // The data: 401 without the token or with another, never a hint of it.
-        for headers in [[:], ["Authorization": "Bearer " + String(token.reversed())], ["Authorization": token]] {
+        let refusals = [
+            [:], ["Authorization": "Bearer " + String(token.reversed())], ["Authorization": token],
+            ["Authorization": "Basic " + token], ["Authorization": "Bearer"], ["Authorization": "Bearer \(token) "],
+        ]
+        for headers in refusals {
             let refused = try await client.get("/ops/data", headers: headers)
             #expect(refused.status == 401 && refused["error"] as? String == "unauthorized", "\(headers)")
             #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
             #expect(!String(decoding: refused.body, as: UTF8.self).contains(token))
+        }
+        // The scheme is case-insensitive (RFC 9110 §11.1), and spaces may follow it.
+        for scheme in ["bearer ", "BEARER ", "bEaReR   "] {
+            let answer = try await client.get("/ops/data", headers: ["Authorization": scheme + token])
+            #expect(answer.status == 200, "\(scheme)")
         }
         // No token configured: no page.
         #expect(try await plainClient.get("/ops").status == 404)

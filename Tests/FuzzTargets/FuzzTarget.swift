@@ -31,7 +31,7 @@ public struct FuzzTarget: Sendable {
     /// Every target, in the order `deploy/local/fuzz` runs them.
     public static let all: [FuzzTarget] = [
         .json, .encoding, .merkle, .sign1, .zip, .enc1, .e2ee,
-        .signerMessages, .authorityMessages, .gatewayMessages, .aggregatorMessages, .notes,
+        .signerMessages, .authorityMessages, .gatewayMessages, .aggregatorMessages, .notes, .edgeBundles,
     ]
 
     /// The target called `name`.

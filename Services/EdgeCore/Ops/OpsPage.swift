@@ -28,8 +28,19 @@ package struct OpsPage: Sendable {
 
     /// Whether `request` carries the token.
     func isAuthorized(_ request: Request) -> Bool {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
-        return SHA256Hash.digest(Data(header.utf8.dropFirst(7))) == tokenDigest
+        guard let token = request.headers[.authorization].flatMap(Self.bearerToken) else { return false }
+        return SHA256Hash.digest(Data(token.utf8)) == tokenDigest
+    }
+
+    /// The token of `Bearer <token>`: the scheme in any case and one or more spaces after it
+    /// (RFC 9110 §11.1, RFC 6750 §2.1); nil for another scheme or no token.
+    static func bearerToken(_ credentials: String) -> Substring? {
+        let bytes = credentials.utf8
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
+            credentials[..<space].lowercased() == "bearer",
+            let start = bytes[space...].firstIndex(where: { $0 != UInt8(ascii: " ") })
+        else { return nil }
+        return credentials[start...]
     }
 
     /// Adds the page's routes.
