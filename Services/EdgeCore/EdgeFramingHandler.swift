@@ -83,9 +83,10 @@ final class EdgeFramingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func refuse(context: ChannelHandlerContext, _ error: EdgeError) {
         let responding = self.responding
         answered = true
+        // Written from the response encoder's place, so only what lies before it (the socket)
+        // sees the bytes; the encoder is the first handler NIO's HTTP server pipeline adds.
         guard !responding,
-            let head = try? context.pipeline.syncOperations.context(
-                handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let head = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
         else {
             context.close(promise: nil)
             return

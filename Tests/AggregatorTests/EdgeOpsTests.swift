@@ -39,7 +39,7 @@ struct EdgeOpsTests {
         // The data: 401 without the token or with another, never a hint of it.
         let refusals = [
             [:], ["Authorization": "Bearer " + String(token.reversed())], ["Authorization": token],
-            ["Authorization": "Basic " + token], ["Authorization": "Bearer"], ["Authorization": "Bearer \(token) "],
+            ["Authorization": "Basic " + token], ["Authorization": "Bearer"], ["Authorization": "Bearer x\(token)"],
         ]
         for headers in refusals {
             let refused = try await client.get("/ops/data", headers: headers)

@@ -81,6 +81,12 @@ struct RawHTTP {
             answer.body = Array(body)
             return answer
         }
+        // A negative length is no framing at all (the edge once wrote one for a Range).
+        guard length >= 0 else {
+            answer.body = Array(body)
+            answer.cut = true
+            return answer
+        }
         guard body.count >= length else {
             guard closed else { return nil }
             answer.body = Array(body)
