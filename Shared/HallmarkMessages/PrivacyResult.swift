@@ -38,8 +38,11 @@ public struct PrivacyResult: MessageBody, Hashable {
 
     public var service: String
     public var instance: String
-    public var action: PrivacyRequest.Action
-    public var subjectType: PrivacyRequest.SubjectType
+    /// The request's action; nil only in a refusal of a message whose action could not be read
+    /// (one that is no privacy request, say): every service that refuses a request answers it.
+    public var action: PrivacyRequest.Action?
+    /// The request's subject type; nil as `action` is.
+    public var subjectType: PrivacyRequest.SubjectType?
     public var status: Status
     public var reason: Reason?
     /// Completed export: everything held about the subject, as flat rows.
@@ -54,7 +57,7 @@ public struct PrivacyResult: MessageBody, Hashable {
     /// The fields every answer has; set the rest for its status.
     public init(
         service: String,
-        instance: String, action: PrivacyRequest.Action, subjectType: PrivacyRequest.SubjectType, status: Status,
+        instance: String, action: PrivacyRequest.Action?, subjectType: PrivacyRequest.SubjectType?, status: Status,
         reason: Reason? = nil
     ) {
         self.service = service

@@ -173,15 +173,16 @@ struct AuthorityPrivacyTests {
         #expect(Set(events.compactMap(\.requestID)) == Set(cases.map(\.2)))
         #expect(events.allSatisfy { $0.deviceSerial == nil })
         #expect(events.first { $0.requestID == cases[0].2 }?.reason == "unsigned_request")
-        // The signed-but-refused ones are also answered `rejected` for the CLI. The answer is
-        // its own message: it may arrive after the rejected record and the event, so wait.
+        // Each is also answered `rejected` for the CLI, the unsigned one too (DESIGN §2: its id
+        // reads). The answer is its own message: it may arrive after the rejected record and
+        // the event, so wait.
         let answered: @Sendable () -> Set<String> = {
             Set(
                 h.watcher.messages(on: h.configuration.privacy.results).compactMap {
                     try? JSONCoding.decode(Message<PrivacyResult>.self, from: $0)
                 }.compactMap(\.reason?.rawValue))
         }
-        let refusals: Set<String> = ["bad_signature", "unknown_key", "stale_request"]
+        let refusals: Set<String> = ["unsigned_request", "bad_signature", "unknown_key", "stale_request"]
         #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in answered() == refusals })
         #expect(answered() == refusals)
         let state = try await h.pool.query(

@@ -7,8 +7,9 @@ import Testing
 
 /// Every violation derived from the authority's input schemas, sent through the running
 /// authority: each gets exactly one typed answer at once — a `malformed` token or provisioning
-/// result, or a rejected record (admin commands, broken envelopes) — nothing is retried, and
-/// every answer meets its own schema.
+/// result, or a rejected record (admin commands, broken envelopes), and a privacy request with
+/// a readable id both a rejected record and a `rejected` privacy result — nothing is retried,
+/// and every answer meets its own schema.
 @Suite("Authority schema violations", .serialized, .timeLimit(.minutes(6)))
 struct AuthoritySchemaViolationTests {
     @Test func everyDerivedViolationGetsOneTypedAnswerAtOnce() async throws {
@@ -28,12 +29,15 @@ struct AuthoritySchemaViolationTests {
             (c.privacy.requests, ServiceViolations.derive(PrivacyRequest.schemaName, accepted: privacy)),
         ]
         let all = try await ServiceViolations.send(inputs, producer: h.producer)
-        let topics = [c.provisionOutput, c.tokenOutput, h.rejected], sent = all
+        let topics = [c.provisionOutput, c.tokenOutput, c.privacy.results, h.rejected], sent = all
         _ = await h.watcher.wait(timeout: .seconds(180)) { w in
-            ServiceViolations.answers(to: sent, outputs: w.outputs(on: topics)).byIndex.allSatisfy { !$0.isEmpty }
+            zip(sent, ServiceViolations.answers(to: sent, outputs: w.outputs(on: topics)).byIndex).allSatisfy { s, found in
+                !found.isEmpty && (!Self.mustBeAnswered(s) || found.contains { !$0.isRejection })
+            }
         }
         let (answers, invalid) = ServiceViolations.answers(to: all, outputs: h.watcher.outputs(on: topics))
-        let problems = ServiceViolations.problems(all, answers) { s, answer in Self.isMalformedAnswer(s, answer) }
+        // A privacy request whose id reads is answered on the results topic too (DESIGN §2).
+        let problems = ServiceViolations.problems(all, answers, typed: Self.isMalformedAnswer, answered: Self.mustBeAnswered)
         #expect(all.count > 280)
         #expect(problems.isEmpty, "\(problems.count) problems: \(problems.prefix(40))")
         #expect(invalid.isEmpty, "\(invalid.prefix(10))")
@@ -41,20 +45,30 @@ struct AuthoritySchemaViolationTests {
         #expect(authority.process.isRunning)
         // Token and provisioning requests the processor sees are answered `malformed` on their
         // own topics, [3,3,3] included.
-        // (Admin commands and privacy requests the processor refuses go to the rejected topic.)
+        // (Admin commands go to the rejected topic only; privacy requests to both.)
         let answeredOnTheirTopic: Set<String> = [TokenRequest.schemaName, ProvisionRequest.schemaName]
         for (s, found) in zip(all, answers) where s.reachesTheProcessor && answeredOnTheirTopic.contains(s.schema) {
             #expect(found.contains { !$0.isRejection && Self.isMalformedAnswer(s, $0) }, "\(s.label)")
         }
     }
 
-    /// A `malformed` verdict or provisioning answer to the document sent.
+    /// Whether a document must be answered on its result topic besides its rejected record: a
+    /// privacy request whose id reads (DESIGN §2).
+    static func mustBeAnswered(_ s: ServiceViolations.Sent) -> Bool {
+        s.schema == PrivacyRequest.schemaName && s.id != nil
+    }
+
+    /// A `malformed` verdict or provisioning answer to the document sent, or a privacy request's
+    /// `rejected` result.
     static func isMalformedAnswer(_ s: ServiceViolations.Sent, _ answer: ServiceViolations.Answer) -> Bool {
         switch (s.schema, answer.message["schema"]?.string) {
         case (TokenRequest.schemaName, TokenResult.schemaName?):
             return answer.message["valid"] == .bool(false) && answer.message["reason"] == .string("malformed")
         case (ProvisionRequest.schemaName, ProvisionResult.schemaName?):
             return answer.message["status"] == .string("rejected") && answer.message["reason"] == .string("malformed")
+        case (PrivacyRequest.schemaName, PrivacyResult.schemaName?):
+            let reasons: Set<String> = ["malformed", "unsigned_request", "oversized"]
+            return answer.message["status"] == .string("rejected") && reasons.contains(answer.message["reason"]?.string ?? "")
         default:
             return false
         }

@@ -223,6 +223,13 @@ extension MessageExamples {
         ]
         var rejected = result(.erase, .rejected)
         rejected.reason = .badSignature
+        // Every service that refuses a message on the requests topic answers it, one with no
+        // action or subject type to read (an admin command there) too.
+        let refused = answer(
+            PrivacyResult(
+                service: "signer", instance: "host-1", action: nil, subjectType: nil, status: .rejected,
+                reason: .malformed),
+            to: request)
         let first = try Message(
             chaining: AuditRecord(
                 service: "authority", after: nil, occurredAt: now(),
@@ -246,7 +253,7 @@ extension MessageExamples {
                 try Message(PrivacyRequest(action: .erase, subjectType: .sessionID, subject: UUID().uuidString))
                     .signed(keyID: "ops-1", seed: seed)),
             Example("export", export), Example("erase", erase), Example("not found", result(.export, .notFound)),
-            Example("rejected", rejected),
+            Example("rejected", rejected), Example("refused, nothing to read", refused),
             Example("first", first), Example("second", second),
         ]
     }

@@ -9,8 +9,8 @@ public protocol PrivacyHolder: Sendable {
     /// service's tables.
     var audit: AuditTrail { get }
 
-    /// The subject types this service holds data about; requests about others get no answer
-    /// from it.
+    /// The subject types this service holds data about; valid requests about others get no
+    /// answer from it (a message it refuses does: ``PrivacyProcessor/answer(refused:)``).
     var subjectTypes: Set<PrivacyRequest.SubjectType> { get }
 
     /// Every row held about the subject, never key material; empty when nothing is held.

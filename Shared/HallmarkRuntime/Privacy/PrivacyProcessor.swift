@@ -7,10 +7,12 @@ import HallmarkPostgres
 /// Answers `hallmark.privacy.requests` for one service (DESIGN §2): a request signed by an
 /// operator key, in its time window, about a subject type the service holds, is exported or
 /// erased by the service's ``PrivacyHolder`` in one transaction with its audit record, and
-/// answered with a ``PrivacyResult``. A request about a subject type the service does not
-/// hold gets no answer from it. A refused request (unsigned, unknown key, bad signature,
-/// stale, malformed) is answered `rejected`, goes to the rejected topic and raises a security
-/// event; nothing is read or erased.
+/// answered with a ``PrivacyResult``. A valid request about a subject type the service does
+/// not hold gets no answer from it. A refused request (unknown key, bad signature, stale) is
+/// answered `rejected`, goes to the rejected topic and raises a security event; nothing is read
+/// or erased. A message the runtime refuses before that (unsigned or otherwise breaking the
+/// schema, another schema, oversized) is refused by every service, so every service answers it
+/// `rejected` when its id reads (``answer(refused:)``).
 ///
 /// Run it with ``StageUnitOfWork/perMessage``: the inbox makes a redelivered request a no-op.
 public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcessor {
@@ -112,10 +114,10 @@ public struct PrivacyProcessor<Holder: PrivacyHolder>: TransactionalStageProcess
 
     /// A request that breaks its schema: rejected `schema_violation`, like every input that
     /// does, with the security event, whose reason is `unsigned_request` when the key id or
-    /// signature is missing and `malformed` otherwise.
+    /// signature is missing and `malformed` otherwise. The runtime then asks for its typed
+    /// answer (``answer(refused:)``), which follows the rejected record.
     public func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
-        let unsigned = message.fields["key_id"]?.string == nil || message.fields["signature"]?.string == nil
-        let reason: PrivacyResult.Reason = unsigned ? .unsignedRequest : .malformed
+        let reason = Self.violationReason(message.fields)
         // The key id only when it is one (the event's schema is strict about it).
         let keyID = message.fields["key_id"]?.string.flatMap { OperatorKeys.isValidKeyID($0) ? $0 : nil }
         throw StageRejection(.schemaViolation, violation.description, sending: [try securityEvent(message, reason, keyID)])

@@ -54,7 +54,13 @@ extension Stage {
                 return .answered(header.id, StageRejection(.schemaViolation, violation.description), outputs)
             }
         } catch let rejection as StageRejection {
-            return .refused(RefusedMessage(stageMessage, reason: rejection.reason), rejection)
+            // Refused without an answer, its outputs (a security event) aside: its typed answer
+            // is asked for as for any refusal, and goes between its record and those outputs
+            // (without outputs, the record's own step asks for it).
+            let refused = RefusedMessage(stageMessage, reason: rejection.reason)
+            guard !rejection.outputs.isEmpty else { return .refused(refused, rejection) }
+            return .refused(
+                refused, StageRejection(rejection.reason, rejection.detail, sending: answer(refused) + rejection.outputs))
         } catch {
             logger(for: message, id: header.id).warning(
                 "no typed answer for an invalid message",

@@ -27,7 +27,9 @@ public protocol StageProcessor: Sendable {
 
     /// A typed answer for a message that breaks its schema, e.g. a `malformed` verdict on the
     /// stage's own result topic; nil (the default) sends it to the rejected topic. Throwing a
-    /// ``StageRejection`` rejects it with that reason and the rejection's outputs instead.
+    /// ``StageRejection`` rejects it with that reason and the rejection's outputs instead (a
+    /// security event, say), still answered by ``answer(refused:)`` between its rejected record
+    /// and those outputs.
     func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]?
 
     /// A typed answer on the stage's result topic for a message the runtime refused but whose
@@ -35,7 +37,8 @@ public protocol StageProcessor: Sendable {
     /// violation without an ``answer(invalid:violation:)``, `oversized`, `id_reused`,
     /// `processing_failed`), sent after its rejected record; e.g. `status: rejected` with
     /// ``RefusedMessage/resultReason``. Nil (the default) when the input's topic has no result
-    /// topic. Never called for a rejection the processor made with outputs of its own.
+    /// topic. Never called for a rejection the processor made with outputs of its own, except
+    /// one thrown by ``answer(invalid:violation:)``.
     func answer(refused message: RefusedMessage) throws -> [StageOutput]?
 
     /// How phase 2 runs: without a transaction (the default), or in one per message or per
