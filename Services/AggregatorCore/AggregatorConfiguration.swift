@@ -55,6 +55,9 @@ package struct AggregatorConfiguration: Sendable {
     /// How long a capture's token may carry its derived images (DESIGN §2, ``CaptureTokens``):
     /// no longer than answers are kept, since a derived image takes its capture's answer.
     package var captureWindow = Variable.captureWindow.defaultValue
+    /// How long a submission whose parent is not known yet waits for it (DESIGN §2,
+    /// ``ParentWaits``) before it is refused `invalid_provenance`, not for good.
+    package var provenanceWindow = Variable.provenanceWindow.defaultValue
     /// How often the answer sweeper runs.
     package var sweepInterval = Variable.sweep.defaultValue
     /// The audit trail's topic (checkpoint key changes). `HALLMARK_AUDIT_TOPIC`.
@@ -137,6 +140,11 @@ package struct AggregatorConfiguration: Sendable {
         package static let captureWindow = Setting.seconds(
             "HALLMARK_AGGREGATOR_CAPTURE_WINDOW_S", default: .seconds(86_400), in: 1...(366 * 86_400),
             doc: "how long derived images (level >= 1) may reuse their capture's token; at most the answer retention")
+        package static let provenanceWindow = Setting.milliseconds(
+            "HALLMARK_AGGREGATOR_PROVENANCE_WINDOW_MS", default: .seconds(60), in: 0...3_600_000,
+            doc:
+                "how long a derived image whose parent is not known yet waits for it (cameras' networks reorder) before it is refused invalid_provenance; the same bytes sent later are judged again"
+        )
         package static let sweep = Setting.seconds(
             "HALLMARK_AGGREGATOR_SWEEP_SECONDS", default: .seconds(300), in: 1...86_400,
             doc: "how often the answer sweeper runs")
@@ -152,7 +160,7 @@ package struct AggregatorConfiguration: Sendable {
                 tilesDirectory.description,
                 tilesInterval.description, batch.description,
                 linger.description, resend.description, giveUp.description, answerRetentionHours.description,
-                captureWindow.description, sweep.description,
+                captureWindow.description, provenanceWindow.description, sweep.description,
             ] + SubmissionIDKey.variable.all
         }
     }
@@ -211,6 +219,7 @@ package struct AggregatorConfiguration: Sendable {
             throw ConfigurationError(
                 variable: Variable.captureWindow.name, reason: "must not exceed HALLMARK_AGGREGATOR_ANSWER_RETENTION_HOURS")
         }
+        c.provenanceWindow = try s.value(Variable.provenanceWindow)
         c.sweepInterval = try s.value(Variable.sweep)
         c.auditTopic = try s.value(ServiceRunner.Variable.auditTopic)
         c.securityTopic = try s.value(StageConfiguration.Variable.securityTopic)

@@ -16,6 +16,8 @@ import HallmarkRuntime
 /// - `checkpoints`: each batch's signed tree head.
 /// - `capture_tokens`, `capture_hashes`: what lets a derived image share its capture's token
 ///   (``CaptureTokens``), kept for the window; a derived submission `awaits` its token's root.
+/// - `provenance_waits`: submissions whose parent is not known yet, for the window
+///   (``ParentWaits``).
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
 package enum AggregatorMigrations {
     /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
@@ -121,6 +123,23 @@ package enum AggregatorMigrations {
                     );
                     ALTER TABLE \(schema).submissions ADD COLUMN awaits uuid;
                     CREATE INDEX submissions_awaits ON \(schema).submissions (awaits) WHERE awaits IS NOT NULL;
+                    """),
+            // Submissions waiting for a parent not known yet (``ParentWaits``): the token request
+            // to send once it is (the token is kept only while it waits, as a pending request
+            // keeps it), the keyed digest of its token, its parents (raw, for the log, and keyed,
+            // for the token's hashes) and when it is refused if they never come.
+            .init(
+                version: 7, name: "provenance_waits",
+                sql: """
+                    CREATE TABLE \(schema).provenance_waits (
+                        submission_id uuid PRIMARY KEY REFERENCES \(schema).submissions ON DELETE CASCADE,
+                        due timestamptz NOT NULL,
+                        request bytea NOT NULL,
+                        correlation_id uuid NOT NULL,
+                        token_digest bytea,
+                        parents bytea[] NOT NULL,
+                        parent_digests bytea[] NOT NULL
+                    );
                     """),
             PendingRequests.migration(schema: schema),
         ]

@@ -91,8 +91,13 @@ package enum AggregatorService {
         ) {
             try await captures.sweep(limit: 1000, on: pool)
         }
+        // Submissions waiting for a parent are judged again off the intake's path.
+        let waiter = ParentWaiter(
+            configuration: c, captures: captures, pending: pending, pool: pool, producer: context.producer,
+            metrics: metrics, logger: context.logger, wake: { writer.wake() })
         let support: [any Service] =
-            [recorder, sweeper, captureSweeper, writer, retrier] + (cosigner.map { [$0] } ?? []) + (tiles.map { [$0] } ?? [])
+            [recorder, sweeper, captureSweeper, writer, retrier, waiter] + (cosigner.map { [$0] } ?? [])
+            + (tiles.map { [$0] } ?? [])
         return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(

@@ -28,6 +28,8 @@ package struct CaptureTokens: Sendable {
         let external: [(parent: Data, level: Int)]
         /// Whether the log holds its outside parents (what a submission needs when not derived).
         let holdsInLog: Bool
+        /// The logged level of each outside parent the log holds, by keyed digest.
+        let logged: [Data: Int]
     }
 
     /// What becomes of a use.
@@ -36,8 +38,11 @@ package struct CaptureTokens: Sendable {
         case ask
         /// Takes the outcome of the token's root.
         case derived(root: UUID)
-        /// Neither derived nor with its parents in the log.
+        /// Neither derived nor with its parents in the log, and no parent can still come: a
+        /// parent is known (in the log or under the token) at a level not below its child's.
         case invalidProvenance
+        /// A parent is neither in the log nor under the token yet: waits for it (``ParentWaits``).
+        case waits
     }
 
     private struct TokenHash: Hashable {
@@ -72,6 +77,18 @@ package struct CaptureTokens: Sendable {
         key.digest("capture-hash", (try? Hex.decode(hex.lowercased(), length: 32)) ?? Data(hex.utf8))
     }
 
+    /// A recorded submission as a use of `token` (its keyed digest; empty when it has none),
+    /// against the logged levels of its outside parents (by hex hash, ``LogStore/parentLevels(_:on:)``).
+    func use(_ record: SubmissionRecord, _ provenance: Provenance, token: Data, logged: [String: Int]) -> Use {
+        var levels: [Data: Int] = [:]
+        for e in provenance.external { if let level = logged[e.parent] { levels[digest(hash: e.parent)] = level } }
+        return Use(
+            submission: record.id, token: token,
+            hashes: record.entries.map { (digest(hash: $0.imageHash), $0.modificationLevel) },
+            external: provenance.external.map { (digest(hash: $0.parent), $0.level) },
+            holdsInLog: provenance.holds(in: logged), logged: levels)
+    }
+
     /// Judges a batch's uses, in order, against what is known of their tokens: each use sees
     /// the roots and hashes of the uses before it. Returns the verdicts, the new roots and the
     /// hashes now under each token.
@@ -86,7 +103,7 @@ package struct CaptureTokens: Sendable {
         var added: [TokenHash: Int] = [:]
         let verdicts = uses.map { use -> Verdict in
             guard let token = known[use.token] else {
-                guard use.holdsInLog else { return .invalidProvenance }
+                guard use.holdsInLog else { return refusal(use, under: [:]) }
                 roots.append((use.token, use.submission))
                 known[use.token] = Known(root: use.submission, hashes: [:])
                 for h in use.hashes { add(h, to: use.token) }
@@ -95,7 +112,7 @@ package struct CaptureTokens: Sendable {
             let derived =
                 !use.external.isEmpty && use.hashes.allSatisfy { $0.level >= 1 }
                 && use.external.allSatisfy { e in token.hashes[e.parent].map { $0 < e.level } ?? false }
-            guard derived else { return use.holdsInLog ? .ask : .invalidProvenance }
+            guard derived else { return use.holdsInLog ? .ask : refusal(use, under: token.hashes) }
             for h in use.hashes { add(h, to: use.token) }
             return .derived(root: token.root)
         }
@@ -106,6 +123,15 @@ package struct CaptureTokens: Sendable {
         }
         let hashes = added.map { (token: $0.key.token, hash: $0.key.hash, level: $0.value) }
         return (verdicts, roots, hashes)
+    }
+
+    /// What a use that is neither derived nor held by the log gets: it waits while a parent is
+    /// known nowhere (it may still come), unless a parent is known at its child's level or above
+    /// (that never changes: a hash is logged once).
+    static func refusal(_ use: Use, under hashes: [Data: Int]) -> Verdict {
+        let levels = use.external.map { e in (e.level, [use.logged[e.parent], hashes[e.parent]].compactMap { $0 }.min()) }
+        if levels.contains(where: { level, known in known.map { $0 >= level } ?? false }) { return .invalidProvenance }
+        return levels.contains { $0.1 == nil } ? .waits : .invalidProvenance
     }
 
     /// Locks these tokens for the transaction (in a fixed order: concurrent batches never

@@ -11,21 +11,19 @@ import HallmarkRuntime
 /// pending in the same transaction as the submission (``PendingRequests``), sent after it
 /// commits. The authority's answer is joined by ``TokenResultJoiner``. A submission whose
 /// hashes break the provenance rule (``Provenance``) is recorded and answered
-/// `invalid_provenance` without asking.
+/// `invalid_provenance` without asking; one whose parent is known nowhere yet waits for it
+/// (``ParentWaits``: that refusal would depend on state that can still change).
 ///
-/// Idempotent by submission id without the runtime's inbox. A redelivery (the same id with the
-/// same content, by the ``StageMessage/contentDigest`` recorded with the submission) is not
-/// asked about again; if it has been answered, the recorded answer is sent again. The same id
+/// Idempotent by submission id without the runtime's inbox. Every answer the intake makes
+/// (`malformed`, `unknown_authority`, `invalid_provenance`) is recorded with the submission,
+/// as the inbox records a stage's outputs: a redelivery (the same id with the same content, by
+/// the ``StageMessage/contentDigest`` recorded with the submission) is not asked about again,
+/// and if it has been answered, the recorded answer is sent again, byte for byte. The same id
 /// with other content is answered `id_reused` and raises a security event; nothing of it is
 /// logged.
 package struct SubmissionIntake: StageProcessor {
-    /// What phase 1 made of a submission.
-    package enum Prepared: Sendable {
-        /// Answered at once.
-        case answer(StageOutput)
-        /// To record, then validate.
-        case validate(Ask)
-    }
+    /// What phase 1 made of a submission: one to record, then validate or refuse.
+    package typealias Prepared = Ask
 
     /// A submission to record and the request to the authority about its token.
     package struct Ask: Sendable {
@@ -36,8 +34,12 @@ package struct SubmissionIntake: StageProcessor {
         let provenance: Provenance
         /// The bundle's token (what ``CaptureTokens`` knows it by).
         let token: BirthmarkToken?
-        let request: StageOutput
+        /// The token request; nil when the submission is refused without asking (``refusal``).
+        let request: StageOutput?
         let correlationID: UUID
+        /// Refused without asking (`malformed`, `unknown_authority`): recorded with its answer,
+        /// so a redelivery gets that answer again byte for byte.
+        let refusal: SubmissionResult.Reason?
     }
 
     let configuration: AggregatorConfiguration
@@ -72,49 +74,60 @@ package struct SubmissionIntake: StageProcessor {
     package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         let submission = try message.decode(Submission.self)
         let id = message.header.id.uuid
-        if submission.shape == .cameraSubmission, submission.manufacturerCert?.authorityID != configuration.authorityID {
-            return .answer(try rejected(message, .unknownAuthority))
-        }
-        guard let token = submission.token, !submission.entries.isEmpty else { return .answer(try rejected(message, .malformed)) }
-        // The request names nothing but the token; its ids are keyed from the submission's
-        // (a submission sent again asks the same question, and nobody without the key can tie
-        // the request to the submission) and its Kafka key is the correlation id, so neither
-        // the authority nor the key says which image it is about.
-        let correlation = idKey.derive(from: id, "token-correlation").uuid
-        let request = Message(
-            TokenRequest(token: token), id: idKey.derive(from: id, "token-request"), correlationID: correlation.lowercasedText,
-            replyTo: configuration.tokenResults)
         // The id as written: answers carry it so (a uuid column reads back lower case).
         let row = SubmissionRecord(
             id: id, requestID: message.header.id, entries: submission.entries,
             capturedAt: submission.timestamp, correlationID: message.correlationID,
             replyTopic: message.replyTopic(or: configuration.submissionOutput),
             replyKey: message.kafka.key)
-        return .validate(
-            Ask(
-                message: message, row: row, digest: Data(message.contentDigest),
-                provenance: Provenance(submission.entries), token: token,
-                request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
-                correlationID: correlation))
+        let correlation = idKey.derive(from: id, "token-correlation").uuid
+        func refused(_ reason: SubmissionResult.Reason) -> Ask {
+            // Its row keeps no hashes: nothing of it is logged.
+            let bare = SubmissionRecord(
+                id: id, requestID: row.requestID, entries: [], capturedAt: row.capturedAt, correlationID: row.correlationID,
+                replyTopic: row.replyTopic, replyKey: row.replyKey)
+            return Ask(
+                message: message, row: bare, digest: Data(message.contentDigest), provenance: Provenance([]), token: nil,
+                request: nil, correlationID: correlation, refusal: reason)
+        }
+        if submission.shape == .cameraSubmission, submission.manufacturerCert?.authorityID != configuration.authorityID {
+            return refused(.unknownAuthority)
+        }
+        guard let token = submission.token, !submission.entries.isEmpty else { return refused(.malformed) }
+        // The request names nothing but the token; its ids are keyed from the submission's
+        // (a submission sent again asks the same question, and nobody without the key can tie
+        // the request to the submission) and its Kafka key is the correlation id, so neither
+        // the authority nor the key says which image it is about.
+        let request = Message(
+            TokenRequest(token: token), id: idKey.derive(from: id, "token-request"), correlationID: correlation.lowercasedText,
+            replyTo: configuration.tokenResults)
+        return Ask(
+            message: message, row: row, digest: Data(message.contentDigest),
+            provenance: Provenance(submission.entries), token: token,
+            request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
+            correlationID: correlation, refusal: nil)
     }
 
     /// What the commit decided for one recorded submission.
-    private enum Decision {
-        case ask, invalidProvenance, inProgress, reused
+    enum Decision {
+        case ask, inProgress, reused
+        /// Refused without asking, for good; recorded.
+        case refused(SubmissionResult.Reason)
+        /// Its parent is known nowhere yet: it waits (``ParentWaits``).
+        case waits
         case again(StageOutput)
         /// Takes its token's root's outcome (``CaptureTokens``).
         case derived(root: UUID)
     }
 
-    package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        var asks: [Ask] = []
-        for case .validate(let ask) in batch { asks.append(ask) }
+    package func commit(_ asks: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         let ledger = SubmissionLedger(schema: configuration.schema)
         var followed = SubmissionLedger.Followed()
-        let (decisions, refused) = try await pool.transaction { connection in
+        let (decisions, answers) = try await pool.transaction { connection in
             let fresh = try await ledger.record(asks.map { ($0.row, $0.digest) }, on: connection)
             let seen = try await ledger.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
-            let logged = try await loggedLevels(asks.filter { fresh[$0.row.id] != nil }, on: connection)
+            let logged = try await LogStore(schema: configuration.schema)
+                .parentLevels(asks.filter { fresh[$0.row.id] != nil }.map(\.provenance), on: connection)
             var taken = Set<UUID>()
             var decisions: [Decision] = asks.map { ask in
                 let id = ask.row.id
@@ -123,8 +136,9 @@ package struct SubmissionIntake: StageProcessor {
                     // of it within the batch, or other content under its id.
                     guard digest == ask.digest else { return .reused }
                     guard taken.insert(id).inserted else { return .inProgress }
+                    if let reason = ask.refusal { return .refused(reason) }
                     // Asked about or derived: the capture tokens judge below.
-                    return ask.provenance.isValid ? .ask : .invalidProvenance
+                    return ask.provenance.isValid ? .ask : .refused(.invalidProvenance)
                 }
                 let recorded = seen[id]
                 // Rows from before digests know no bytes: taken for a redelivery.
@@ -134,34 +148,33 @@ package struct SubmissionIntake: StageProcessor {
             }
             followed = try await judgeTokens(asks, &decisions, logged: logged, on: connection)
             var requests: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
-            var refused: [SubmissionRecord] = []
+            var refused: [(record: SubmissionRecord, reason: SubmissionResult.Reason)] = []
+            var waiting: [ParentWaits.Wait] = []
             for (ask, decision) in zip(asks, decisions) {
                 switch decision {
-                case .ask: requests.append((ask.request, ask.correlationID, .init(submission: ask.row.id)))
-                case .invalidProvenance: refused.append(ask.row)
+                case .ask: requests.append((ask.request!, ask.correlationID, .init(submission: ask.row.id)))
+                case .refused(let reason): refused.append((ask.row, reason))
+                case .waits: waiting.append(wait(ask))
                 default: break
                 }
             }
             try await pending.record(requests, on: connection)
+            try await ParentWaits(schema: configuration.schema, window: configuration.provenanceWindow)
+                .record(waiting, on: connection)
             return (decisions, (try await ledger.refuse(refused, on: connection)).merging(followed.outputs) { a, _ in a })
         }
         if followed.queued { writer?() }
-        var next = decisions.makeIterator()
-        return try batch.map { prepared in
-            guard case .validate(let ask) = prepared else {
-                if case .answer(let output) = prepared { return .outputs([output]) }
-                return .outputs([])
-            }
-            switch next.next()! {
+        return try zip(asks, decisions).map { ask, decision in
+            switch decision {
             case .ask:
-                return .outputs([ask.request])
-            case .invalidProvenance:
-                metrics.submission(SubmissionResult.Reason.invalidProvenance.rawValue)
-                return .outputs(refused[ask.row.id].map { [$0] } ?? [])
+                return .outputs([ask.request!])
+            case .refused(let reason):
+                metrics.submission(reason.rawValue)
+                return .outputs(answers[ask.row.id].map { [$0] } ?? [])
             case .derived:
                 metrics.derived.increment()
-                return .outputs(refused[ask.row.id].map { [$0] } ?? [])
-            case .inProgress:
+                return .outputs(answers[ask.row.id].map { [$0] } ?? [])
+            case .inProgress, .waits:
                 return .outputs([])
             case .again(let output):
                 metrics.resubmitted.increment()
@@ -172,50 +185,13 @@ package struct SubmissionIntake: StageProcessor {
         }
     }
 
-    /// Judges the asks decided `.ask` so far by their tokens (``CaptureTokens``): a token's root
-    /// and other reuses stay `.ask` when their parents are in the log, derived submissions
-    /// become `.derived` and follow their root. Records the roots and hashes.
-    private func judgeTokens(
-        _ asks: [Ask], _ decisions: inout [Decision], logged: [String: Int], on connection: PostgresConnection
-    ) async throws -> SubmissionLedger.Followed {
-        var uses: [(index: Int, use: CaptureTokens.Use)] = []
-        for (i, ask) in asks.enumerated() {
-            guard case .ask = decisions[i] else { continue }
-            guard let token = ask.token.flatMap(captures.digest) else {
-                if !ask.provenance.holds(in: logged) { decisions[i] = .invalidProvenance }
-                continue
-            }
-            let use = CaptureTokens.Use(
-                submission: ask.row.id, token: token,
-                hashes: ask.row.entries.map { (captures.digest(hash: $0.imageHash), $0.modificationLevel) },
-                external: ask.provenance.external.map { (captures.digest(hash: $0.parent), $0.level) },
-                holdsInLog: ask.provenance.holds(in: logged))
-            uses.append((i, use))
-        }
-        guard !uses.isEmpty else { return SubmissionLedger.Followed() }
-        let known = try await captures.lockAndLoad(uses.map(\.use.token), on: connection)
-        let judged = CaptureTokens.judge(uses.map(\.use), known: known)
-        var derived: [(id: UUID, root: UUID)] = []
-        for ((i, use), verdict) in zip(uses, judged.verdicts) {
-            switch verdict {
-            case .ask: continue
-            case .invalidProvenance: decisions[i] = .invalidProvenance
-            case .derived(let root):
-                decisions[i] = .derived(root: root)
-                derived.append((use.submission, root))
-            }
-        }
-        try await captures.record(roots: judged.roots, hashes: judged.hashes, on: connection)
-        return try await SubmissionLedger(schema: configuration.schema).follow(derived, on: connection)
-    }
-
-    /// The logged level of every parent outside its submission that these submissions name.
-    private func loggedLevels(_ asks: [Ask], on connection: PostgresConnection) async throws -> [String: Int] {
-        let parents = Set(asks.flatMap { $0.provenance.external.map(\.parent) })
-        guard !parents.isEmpty else { return [:] }
-        let leaves = try await LogStore(schema: configuration.schema)
-            .leaves(parents.compactMap { try? Hex.decode($0, length: 32) }, on: connection)
-        return Dictionary(leaves.map { (Hex.encode($0.key), Int($0.value.leaf.modificationLevel)) }) { first, _ in first }
+    /// The wait of a submission whose parent is known nowhere yet (``ParentWaits``).
+    private func wait(_ ask: Ask) -> ParentWaits.Wait {
+        let parents = ask.provenance.external.map(\.parent)
+        return ParentWaits.Wait(
+            submission: ask.row.id, request: ask.request!.value, correlationID: ask.correlationID,
+            token: ask.token.flatMap(captures.digest), parents: parents.compactMap { try? Hex.decode($0, length: 32) },
+            parentDigests: parents.map(captures.digest(hash:)))
     }
 
     /// `id_reused` for a message whose id was recorded for other content, and a security event.
@@ -238,7 +214,9 @@ package struct SubmissionIntake: StageProcessor {
         ]
     }
 
-    /// A schema violation is answered `malformed` on the submission's reply topic.
+    /// A schema violation is answered `malformed` on the submission's reply topic. The runtime
+    /// refuses it before the intake records anything, so the answer is made from the message
+    /// alone, each time (a redelivery gets the same id, status and reason, produced anew).
     package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         [try rejected(message, .malformed)]
     }

@@ -10,7 +10,8 @@ import HallmarkRuntime
 /// ```
 /// record ─▶ validating ─ queue (the authority's PASS) ─▶ queued ─ answerLogged (the log) ─▶ answered ─ sweep ─▶ gone
 ///                │                                                                              ▲
-///                └─ refuse (invalid_provenance) · reject (the authority's FAIL) · timedOut ─────┘
+///                ├─ refuse (invalid_provenance, malformed…) · reject (the authority's FAIL) · timedOut ┘
+///                └─ withdraw (its parent never came: ParentWaits) ─▶ gone
 /// ```
 ///
 /// A derived submission (``CaptureTokens``) stays `validating` while it `awaits` its token's
@@ -214,12 +215,15 @@ package struct SubmissionLedger: Sendable {
         return (answers.map(\.2), try await answer(answers, on: connection))
     }
 
-    /// Recorded submissions whose hashes break the provenance rule, answered
-    /// `invalid_provenance` without asking the authority; the outputs by submission.
-    func refuse(_ records: [SubmissionRecord], on connection: PostgresConnection) async throws -> [UUID: StageOutput] {
-        let answers = records.map { record in
+    /// Recorded submissions refused without asking the authority, for good: their hashes break
+    /// the provenance rule (`invalid_provenance`), or the intake could not ask (`malformed`,
+    /// `unknown_authority`). The outputs by submission.
+    func refuse(
+        _ records: [(record: SubmissionRecord, reason: SubmissionResult.Reason)], on connection: PostgresConnection
+    ) async throws -> [UUID: StageOutput] {
+        let answers = records.map { record, reason in
             let to = Destination(record)
-            return (record.id, to, Self.result(record.id, to: to, reason: .invalidProvenance))
+            return (record.id, to, Self.result(record.id, to: to, reason: reason))
         }
         return Dictionary(zip(answers.map(\.0), try await answer(answers, on: connection))) { first, _ in first }
     }
@@ -270,7 +274,7 @@ package struct SubmissionLedger: Sendable {
     }
 
     /// Where each submission's answer goes.
-    private func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
+    func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query(
             """

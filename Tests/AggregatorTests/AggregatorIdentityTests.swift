@@ -64,6 +64,34 @@ struct AggregatorIdentityTests {
         }
     }
 
+    /// The intake's own refusals are recorded with the submission, as the inbox records a
+    /// stage's outputs: the same bytes sent again get the first answer byte for byte (not one
+    /// produced anew), and the id with other bytes is `id_reused`.
+    @Test func intakeRefusalsAreAnsweredAgainByteForByte() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (authority, aggregator) = try await h.startBoth()
+        defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
+        let cam = try await h.provisioned("CAM-\(h.id)-again")
+
+        let refused = [
+            try cam.submission(.cameraSubmission, hashes: Self.one(), authorityID: "ELSEWHERE"),
+            try cam.submission(.packed, hashes: [.init(imageHash: Self.hash(), modificationLevel: 1)]),
+        ]
+        for submission in refused {
+            let first = try #require(try await h.submitRaw(submission).first)
+            #expect(first["status"] as? String == "rejected")
+            try await h.send([submission])
+            #expect(await h.watcher.wait(timeout: .seconds(30)) { _ in h.resultBytes(submission.id).count == 2 })
+            #expect(Set(h.resultBytes(submission.id)).count == 1, "\(first["reason"] ?? "")")
+        }
+        // The refused id with other bytes: not a redelivery.
+        let other = try cam.submission(.reference, hashes: Self.one(), id: refused[0].id)
+        let answers = try await h.submitRaw(other, answers: 3)
+        #expect(answers.last?["reason"] as? String == "id_reused")
+        #expect(Set(try await h.storedLeaves().map(\.1)).isDisjoint(with: other.entries.map(\.imageHash)))
+    }
+
     /// Answers carry the input's id exactly as written (Swift's `uuidString` is upper case):
     /// accepted, duplicate, rejected at intake and by the authority, sent again, verified.
     @Test func idsAreAnsweredAsWritten() async throws {

@@ -8,15 +8,27 @@ import HallmarkTestSupport
 import Testing
 
 /// DESIGN §2's provenance rule, end to end: what breaks it is answered `rejected` /
-/// `invalid_provenance`, never asks the authority and never reaches the log.
+/// `invalid_provenance`, never asks the authority and never reaches the log; a parent known
+/// nowhere yet is waited for (``ParentWaits``), for a window kept short here.
 @Suite("Aggregator provenance", .serialized, .timeLimit(.minutes(5)))
 struct AggregatorProvenanceTests {
     static func hash() -> String { Hex.encode(try! SecureRandom.bytes(32)) }
 
+    /// The wait for a parent, in milliseconds: long enough for a parent sent at once to be
+    /// logged, short enough to wait out.
+    static let window = [AggregatorConfiguration.Variable.provenanceWindow.name: "3000"]
+
+    /// Whether a submission waits for its parent.
+    static func waiting(_ h: AggregatorHarness, _ id: MessageID) async throws -> Bool {
+        try await h.pool.query(
+            "SELECT count(*) FROM \(unescaped: h.aggregator.schema).provenance_waits WHERE submission_id = \(id.uuid)"
+        )[0].column(0, as: Int.self) == 1
+    }
+
     @Test func provenanceIsChecked() async throws {
         let h = try await AggregatorHarness()
         defer { Task { await h.close() } }
-        let (authority, aggregator) = try await h.startBoth()
+        let (authority, aggregator) = try await h.startBoth(Self.window)
         defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
         let cam = try await h.provisioned("CAM-\(h.id)-1")
         typealias Entry = Submission.ImageHash
@@ -53,6 +65,7 @@ struct AggregatorProvenanceTests {
                 [Entry(imageHash: Self.hash(), modificationLevel: 0), Entry(imageHash: Self.hash(), modificationLevel: 0)]
             ),
             (
+                // Known nowhere: refused once the window is over.
                 "a level-1 hash whose parent is not the raw hash",
                 [
                     Entry(imageHash: other, modificationLevel: 0),
@@ -107,5 +120,64 @@ struct AggregatorProvenanceTests {
         for (_, bytes) in h.watcher.outputs(on: [h.aggregator.submissionOutput]) {
             try SchemaCheck.validate(try JSONSerialization.jsonObject(with: Data(bytes)), against: SubmissionResult.schemaName)
         }
+    }
+
+    /// DESIGN §2: a refusal that depends on state that can still change is not final. A
+    /// processed bundle read before its raw one waits for it and is accepted under its token; a
+    /// processed image under a token of its own waits for its parent to be logged; one whose
+    /// parent never comes is refused `invalid_provenance` after the window, and the same bytes
+    /// sent again once the parent is logged are judged again, not answered from memory.
+    @Test func aDerivedImageWaitsForItsParent() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let (authority, aggregator) = try await h.startBoth(Self.window)
+        defer { [authority, aggregator].forEach { $0.signal(SIGKILL) } }
+        let cam = try await h.provisioned("CAM-\(h.id)-order")
+        typealias Entry = Submission.ImageHash
+
+        // The processed bundle first: it waits, unanswered; then the raw one comes.
+        let raw = try cam.submission(.flatBundle, hashes: [Entry(imageHash: Self.hash(), modificationLevel: 0)])
+        let processed = AggregatorDerivedImageTests.derived(raw)
+        try await h.send([processed], byCapture: true)
+        #expect(try await eventually { try await Self.waiting(h, processed.id) })
+        #expect(h.answerObjects(processed.id).isEmpty)
+        try await h.send([raw], byCapture: true)
+        let pair = await h.answers([raw.id, processed.id])
+        #expect(pair[raw.id]?.status == .accepted, "\(pair[raw.id]?.reason?.rawValue ?? "none")")
+        #expect(pair[processed.id]?.status == .accepted, "\(pair[processed.id]?.reason?.rawValue ?? "none")")
+
+        // The report's order: the processed bundle alone is refused once the window is over,
+        // then its raw one is accepted, and the processed one sent again (the same bytes) is
+        // judged again: accepted, under an answer id of its own.
+        let raw2 = try cam.submission(.reference, hashes: [Entry(imageHash: Self.hash(), modificationLevel: 0)])
+        let late = AggregatorDerivedImageTests.derived(raw2)
+        #expect(try await h.submit(late).reason == .invalidProvenance)
+        #expect(try await h.submit(raw2).status == .accepted)
+        try await h.send([late])
+        #expect(await h.watcher.wait(timeout: .seconds(60)) { _ in h.answerObjects(late.id).count == 2 })
+        let answers = h.answerObjects(late.id)
+        #expect(answers.map { $0["status"] as? String } == ["rejected", "accepted"])
+        #expect(Set(answers.compactMap { $0["id"] as? String }).count == 2)
+
+        // A token of its own: it waits for its parent to be logged under another, then is asked.
+        let parent = Self.hash()
+        let child = try cam.submission(
+            .mobile, hashes: [Entry(imageHash: Self.hash(), modificationLevel: 1, parentImageHash: parent)])
+        try await h.send([child])
+        #expect(try await eventually { try await Self.waiting(h, child.id) })
+        let parentAnswer = try await h.submit(
+            try cam.submission(.packed, hashes: [Entry(imageHash: parent, modificationLevel: 0)]))
+        #expect(parentAnswer.status == .accepted)
+        #expect(await h.answers([child.id])[child.id]?.status == .accepted)
+
+        // Each logged under its parent; the processed bundles were never asked about.
+        let leaves = try await AggregatorDerivedImageTests.leaves(h)
+        for (image, parent) in [(processed, raw), (late, raw2)] {
+            #expect(leaves[image.body.entries[0].imageHash]?.parent == parent.body.entries[0].imageHash)
+        }
+        #expect(leaves[child.body.entries[0].imageHash]?.parent == parent)
+        #expect(AggregatorDerivedImageTests.tokenRequests(h) == 4)
+        let waits = try await h.pool.query("SELECT count(*) FROM \(unescaped: h.aggregator.schema).provenance_waits")
+        #expect(try waits[0].column(0, as: Int.self) == 0)
     }
 }

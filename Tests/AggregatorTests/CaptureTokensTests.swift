@@ -9,11 +9,12 @@ struct CaptureTokensTests {
     static func digest() -> Data { try! SecureRandom.bytes(32) }
 
     static func use(
-        _ token: Data, hashes: [(Data, Int)], external: [(Data, Int)] = [], inLog: Bool = true, id: UUID = UUID()
+        _ token: Data, hashes: [(Data, Int)], external: [(Data, Int)] = [], inLog: Bool = true, id: UUID = UUID(),
+        logged: [Data: Int] = [:]
     ) -> CaptureTokens.Use {
         CaptureTokens.Use(
             submission: id, token: token, hashes: hashes.map { (digest: $0.0, level: $0.1) },
-            external: external.map { (parent: $0.0, level: $0.1) }, holdsInLog: inLog)
+            external: external.map { (parent: $0.0, level: $0.1) }, holdsInLog: inLog, logged: logged)
     }
 
     @Test func aTokensFirstUseIsItsRootAndItsDerivedImagesFollowIt() {
@@ -45,11 +46,32 @@ struct CaptureTokensTests {
             Self.use(token, hashes: [(Self.digest(), 0)], external: [(raw, 0)], inLog: false),
             // A level 1 image beside a level 0 one in one submission is not derived.
             Self.use(token, hashes: [(Self.digest(), 0), (Self.digest(), 1)]),
-            // Unknown parent, unknown token: refused, and the token is not taken.
-            Self.use(Self.digest(), hashes: [(Self.digest(), 1)], external: [(Self.digest(), 1)], inLog: false),
+            // A parent in the log at its child's level: refused for good.
+            Self.use(token, hashes: [(Self.digest(), 1)], external: [(other, 1)], inLog: false, logged: [other: 1]),
         ]
         let judged = CaptureTokens.judge(uses, known: known)
         #expect(judged.verdicts == [.ask, .ask, .invalidProvenance, .ask, .invalidProvenance])
+        #expect(judged.roots.isEmpty && judged.hashes.isEmpty)
+    }
+
+    /// DESIGN §2: a refusal that depends on state that can still change is not final. A parent
+    /// known nowhere (neither in the log nor under the token) may still come: the use waits,
+    /// and takes no token; once a parent is known at its child's level or above, it never can.
+    @Test func aParentKnownNowhereIsWaitedFor() {
+        let (token, raw, unknown, other) = (Self.digest(), Self.digest(), Self.digest(), Self.digest())
+        let known = [token: CaptureTokens.Known(root: UUID(), hashes: [raw: 0])]
+        let uses = [
+            // Unknown token, unknown parent: the processed bundle read before its raw one.
+            Self.use(Self.digest(), hashes: [(Self.digest(), 1)], external: [(unknown, 1)], inLog: false),
+            // A known token, a parent not under it nor in the log.
+            Self.use(token, hashes: [(Self.digest(), 2)], external: [(unknown, 2)], inLog: false),
+            // One parent known nowhere, another in the log at a level too high: never.
+            Self.use(
+                token, hashes: [(Self.digest(), 1), (Self.digest(), 1)], external: [(unknown, 1), (other, 1)], inLog: false,
+                logged: [other: 2]),
+        ]
+        let judged = CaptureTokens.judge(uses, known: known)
+        #expect(judged.verdicts == [.waits, .waits, .invalidProvenance])
         #expect(judged.roots.isEmpty && judged.hashes.isEmpty)
     }
 

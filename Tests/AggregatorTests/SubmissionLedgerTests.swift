@@ -38,7 +38,7 @@ struct SubmissionLedgerTests {
         #expect(queued.map(\.id) == [items[1].id, items[0].id])
         #expect(try await pool.withConnection { try await ledger.queuedCount(limit: 10, on: $0) } == 2)
         let rejected = try await pool.transaction { try await ledger.reject([(items[2].id, .authenticationFailed)], on: $0) }
-        let refused = try await pool.transaction { try await ledger.refuse([items[3]], on: $0) }
+        let refused = try await pool.transaction { try await ledger.refuse([(items[3], .invalidProvenance)], on: $0) }
         let question = SubmissionLedger.Question(submission: items[4].id)
         let timedOut = try await ledger.timedOut(
             [PendingRequest(correlationID: UUID(), context: try JSONCoding.encode(question), attempts: 3, createdAt: Date())],
