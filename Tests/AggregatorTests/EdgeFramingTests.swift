@@ -131,7 +131,7 @@ struct EdgeFramingTests {
         let (edge, raw) = try await Self.edge(h)
         defer { edge.signal(SIGKILL) }
         let seed = UInt64.random(in: 0...UInt64.max)
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         for i in 0..<400 {
             let (bytes, head) = FramingFuzz.request(&rng)
             let answer = try raw.exchange(bytes, head: head)

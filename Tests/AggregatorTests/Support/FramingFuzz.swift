@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkTestSupport
 
 /// Random HTTP/1.1 requests whose framing is broken in the ways a parser meets: methods, request
 /// lines, `Content-Length` and `Transfer-Encoding` combinations, chunk syntax, header counts
