@@ -81,10 +81,12 @@ struct EdgeOpsTests {
         let event = Message(SecurityEvent(service: "gateway", instance: "test", event: .replayedRequest, severity: .warning))
         try await h.producer.send(topic: h.security, key: nil, value: try JSONCoding.encode(event))
 
-        #expect(
-            try await eventually(timeout: .seconds(60)) {
-                try await client.get("/ops/data", headers: bearer).json.map(Self.showsTheTraffic) ?? false
-            })
+        var missing = ["no answer"]
+        _ = try await eventually(timeout: .seconds(60)) {
+            missing = try await client.get("/ops/data", headers: bearer).json.map(Self.trafficMissing) ?? ["no answer"]
+            return missing.isEmpty
+        }
+        #expect(missing.isEmpty, "the page never showed \(missing)")
         let answer = try await client.get("/ops/data", headers: bearer)
         #expect(answer.header("Cache-Control") == "no-store")
         let instances = (answer["instances"] as? [[String: Any]] ?? []).compactMap { $0["instance"] as? String }
@@ -114,9 +116,9 @@ struct EdgeOpsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Whether the data shows the aggregator's stages moving, the log at three leaves or
-    /// more, a rejection and the replayed-request event.
-    static func showsTheTraffic(_ data: [String: Any]) -> Bool {
+    /// What the data does not show yet of the traffic: the aggregator's stages moving, the log at
+    /// three leaves or more, a rejection and the replayed-request event.
+    static func trafficMissing(_ data: [String: Any]) -> [String] {
         let stages = data["stages"] as? [[String: Any]] ?? []
         let moving = stages.contains { stage in
             stage["service"] as? String == "aggregator"
@@ -125,8 +127,14 @@ struct EdgeOpsTests {
         let sizes = (data["log"] as? [String: Any])?["tree_size"] as? [[String: Any]] ?? []
         let rejections = data["rejections_per_minute"] as? [[String: Any]] ?? []
         let events = data["security_events"] as? [[String: Any]] ?? []
-        return moving && sizes.contains { ($0["value"] as? Double ?? 0) >= 3 }
-            && rejections.contains { ($0["value"] as? Double ?? 0) > 0 }
-            && events.contains { $0["kind"] as? String == "replayed_request" && $0["service"] as? String == "gateway" }
+        let shown = [
+            "the aggregator's stages moving": moving,
+            "three leaves": sizes.contains { ($0["value"] as? Double ?? 0) >= 3 },
+            "a rejection": rejections.contains { ($0["value"] as? Double ?? 0) > 0 },
+            "the security event": events.contains {
+                $0["kind"] as? String == "replayed_request" && $0["service"] as? String == "gateway"
+            },
+        ]
+        return shown.filter { !$0.value }.map(\.key).sorted()
     }
 }

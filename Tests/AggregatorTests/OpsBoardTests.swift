@@ -71,6 +71,17 @@ struct OpsBoardTests {
         #expect(data.instances.map(\.stale) == [true])
     }
 
+    /// A bucket's rate is its mean: a burst the first snapshot of a bucket saw stays when the
+    /// later ones in the bucket saw nothing (it once read as the last snapshot's zero).
+    @Test func aBurstStaysInItsBucketsMean() throws {
+        var board = OpsBoard(bucketSeconds: 10, windowSeconds: 60)
+        board.add(Self.snapshot("a", at: 10, processed: 0))
+        board.add(Self.snapshot("a", at: 11, processed: 3))
+        for second in 12...15 { board.add(Self.snapshot("a", at: Double(second), processed: 3)) }
+        let points = try #require(board.data(now: Self.start.addingTimeInterval(16)).stages.first).points
+        #expect(points.map(\.outPerSecond) == [3.0 / 5])
+    }
+
     @Test func securityEventsAndTheLogSizes() throws {
         var board = OpsBoard(eventLimit: 2)
         for (i, kind) in [SecurityEvent.Kind.allCases[0], .allCases[1], .allCases[0]].enumerated() {

@@ -14,10 +14,17 @@ package struct OpsBoard: Sendable {
         package static func < (a: StageKey, b: StageKey) -> Bool { (a.service, a.group) < (b.service, b.group) }
     }
 
-    /// One stage's values in one bucket, by instance (a replica's latest in the bucket).
+    /// One stage's values in one bucket, by instance: its lag and timings are the replica's
+    /// latest in the bucket; its rates are the bucket's mean, so a burst between two snapshots
+    /// still shows when later snapshots in the bucket saw nothing.
     struct StageBucket: Sendable {
-        var inPerSecond: [String: Double] = [:]
-        var outPerSecond: [String: Double] = [:]
+        /// Messages consumed and processed, and the seconds they took, summed over the bucket.
+        struct Counts: Sendable {
+            var consumed = 0.0, processed = 0.0, seconds = 0.0
+        }
+        var counts: [String: Counts] = [:]
+        var inPerSecond: [String: Double] { counts.mapValues { $0.consumed / $0.seconds } }
+        var outPerSecond: [String: Double] { counts.mapValues { $0.processed / $0.seconds } }
         var lag: [String: Double] = [:]
         var timings: [String: (p50: Double, p99: Double, count: Int)] = [:]
     }
@@ -70,8 +77,9 @@ package struct OpsBoard: Sendable {
                 let out = Self.processed(snapshot, group) - Self.processed(before, group)
                 let consumed = Self.consumed(snapshot, group) - Self.consumed(before, group)
                 if out >= 0, consumed >= 0 {
-                    b.outPerSecond[instance] = out / seconds
-                    b.inPerSecond[instance] = consumed / seconds
+                    b.counts[instance, default: StageBucket.Counts()].processed += out
+                    b.counts[instance, default: StageBucket.Counts()].consumed += consumed
+                    b.counts[instance, default: StageBucket.Counts()].seconds += seconds
                 }
             }
             stages[key, default: [:]][t] = b
