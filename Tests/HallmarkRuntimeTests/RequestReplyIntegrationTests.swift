@@ -107,7 +107,10 @@ struct RequestReplyIntegrationTests {
 
     @Test func requesterKilledBetweenRequestAndReplyLosesNothing() async throws {
         let p = try await Pair()
-        let asker = try p.startAsker("first", ["HALLMARK_PROBE_ASK_RESEND_MS": "600000"])
+        // Neither re-sent nor given up while the test looks (a loaded machine once took longer
+        // than the default 30 s give-up to see the 200 requests): the restart must answer them.
+        let patient = ["HALLMARK_PROBE_ASK_RESEND_MS": "600000", "HALLMARK_PROBE_ASK_GIVE_UP_MS": "3600000"]
+        let asker = try p.startAsker("first", patient)
         let asked = try await p.ask(200)
         // Every request is out, none answered (no responder yet): kill the requester now.
         var requestIDs = Set<String>()
@@ -120,7 +123,7 @@ struct RequestReplyIntegrationTests {
         #expect(try await p.pendingRows() == 200)
         let responder = try p.startResponder()
         try await p.h.waitForEffects(200)
-        let restarted = try p.startAsker("second", ["HALLMARK_PROBE_ASK_RESEND_MS": "600000"])
+        let restarted = try p.startAsker("second", patient)
         let answers = try await p.answers(for: asked)
         checkAnswered(asked, answers, outcome: nil)
         try await p.h.wait("no pending request left", timeout: .seconds(30)) { try await p.pendingRows() == 0 }
