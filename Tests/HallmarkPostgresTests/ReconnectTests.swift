@@ -3,8 +3,8 @@ import Foundation
 import HallmarkPostgres
 import Testing
 
-/// Restarts the shared server, so these run one at a time and hold the server gate exclusively
-/// (every other test waits meanwhile).
+/// Restarts the shared server, so these run one at a time, and deploy/local/test runs this suite
+/// alone, after the others (``PostgresServerControl/restart()`` refuses while they run).
 @Suite(
     "Reconnect after a server restart",
     .serialized,

@@ -20,7 +20,16 @@ public enum PostgresServerControl {
     }
 
     /// Runs pg_ctl on a dispatch thread (it blocks for about a second).
+    ///
+    /// Refused while other tests share the server (deploy/local/test's parallel pass sets
+    /// `HALLMARK_TEST_SHARED=1`): their queries would fail for a reason of ours, not theirs.
     public static func restart() async throws {
+        guard ProcessInfo.processInfo.environment["HALLMARK_TEST_SHARED"] != "1" else {
+            throw Failed(
+                description:
+                    "restarting PostgreSQL would break the tests running beside this one: name its suite in deploy/local/test's exclusive suites"
+            )
+        }
         guard let data = dataDirectory else { throw Failed(description: "HALLMARK_PG_DATA is not set") }
         // Log next to the data folder (as deploy/local/up does), so the server never inherits
         // our output.
