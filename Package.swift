@@ -247,7 +247,7 @@ let package = Package(
             name: "HallmarkFuzzTargets",
             dependencies: [
                 "HallmarkCore", "HallmarkCrypto", "HallmarkMessages", "HallmarkRuntime", "HallmarkKafka",
-                "HallmarkSmileID", "HallmarkZip", "SignerCore", "GatewayCore", "AuthorityCore", "EdgeCore",
+                "HallmarkSmileID", "HallmarkZip", "SignerCore", "GatewayCore", "AuthorityCore",
                 "HallmarkTestSupport", log,
             ],
             path: "Tests/FuzzTargets"),

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkMessages
 import HTTPTypes
 
 /// An answer the edge gives instead of a result: an HTTP status and DESIGN BM-EDGE's typed JSON
@@ -57,6 +58,11 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.reason = reason
         self.field = field
+    }
+
+    /// A body that is not a bundle: 400 with the bundle reader's code, reason and member.
+    package init(_ refusal: CameraBundle.Refusal) {
+        self.init(refusal.code == .malformed ? .malformed : .invalidField, refusal.reason, field: refusal.field)
     }
 
     package var description: String { "\(code.rawValue): \(reason)" + (field.map { " (\($0))" } ?? "") }

@@ -1,4 +1,3 @@
-@testable import EdgeCore
 import Foundation
 import HallmarkCore
 import HallmarkMessages
@@ -12,11 +11,11 @@ struct CameraBundleTests {
 
     static func read(_ json: String) throws -> Submission { try CameraBundle.message(Array(json.utf8)).body }
 
-    static func error(_ json: String) -> EdgeError? {
+    static func error(_ json: String) -> CameraBundle.Refusal? {
         do {
             _ = try read(json)
             return nil
-        } catch { return error as? EdgeError }
+        } catch { return error as? CameraBundle.Refusal }
     }
 
     @Test func theFlatBundleBecomesHallmarksOwnBodyWithoutTheDeviceFields() throws {

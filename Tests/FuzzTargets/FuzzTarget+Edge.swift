@@ -1,4 +1,3 @@
-import EdgeCore
 import Foundation
 import HallmarkCore
 import HallmarkCrypto

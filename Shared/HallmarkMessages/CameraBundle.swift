@@ -1,7 +1,6 @@
 import Foundation
 import HallmarkCore
 import HallmarkCrypto
-import HallmarkMessages
 
 /// What a camera POSTs, read as the Birthmark reference server reads it, and the strict
 /// `hallmark.submission.v1` made of it (DESIGN BM-EDGE: lenient in, strict out).
@@ -24,15 +23,15 @@ package enum CameraBundle {
     /// strict body, so a camera that sends the same bundle again (the reference Pi retries after
     /// a 5xx or a timeout) sends the same submission: the aggregator takes it for a redelivery
     /// and answers it once, never `replayed_token` for its own retry.
-    package static func message(_ body: [UInt8]) throws(EdgeError) -> Message<Submission> {
+    package static func message(_ body: [UInt8]) throws(Refusal) -> Message<Submission> {
         try written(body).message
     }
 
     /// ``message(_:)`` and its JSON as it is published (encoded once, for the schema's check
     /// and for the topic).
-    package static func written(_ body: [UInt8]) throws(EdgeError) -> (message: Message<Submission>, json: [UInt8]) {
+    package static func written(_ body: [UInt8]) throws(Refusal) -> (message: Message<Submission>, json: [UInt8]) {
         guard let value = try? JSONReader.parse(body), let object = value.object else {
-            throw EdgeError(.malformed, "the body is not a JSON object")
+            throw Refusal(.malformed, "the body is not a JSON object")
         }
         let reader = Reader(object: object)
         let submission: Submission
@@ -42,21 +41,21 @@ package enum CameraBundle {
         } else if reader.present("image_hashes") {
             submission = try hashes(reader)
         } else {
-            throw EdgeError(.malformed, "a bundle has image_hash or image_hashes", field: "$.image_hash")
+            throw Refusal(.malformed, "a bundle has image_hash or image_hashes", field: "$.image_hash")
         }
         guard let strict = try? JSONCoding.encode(submission) else {
-            throw EdgeError(.malformed, "the bundle cannot be written as a submission")
+            throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
         let id = MessageID.version8(SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + strict))
         let message = Message(submission, id: id, correlationID: id.text)
         guard let json = try? JSONCoding.encode(message) else {
-            throw EdgeError(.malformed, "the bundle cannot be written as a submission")
+            throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
         try check(json, flat: flat)
         return (message, json)
     }
 
-    private static func flatBundle(_ r: Reader) throws(EdgeError) -> Submission {
+    private static func flatBundle(_ r: Reader) throws(Refusal) -> Submission {
         let entry = Submission.ImageHash(
             imageHash: try r.hex("image_hash"), modificationLevel: try r.integer("modification_level", default: 0),
             parentImageHash: try r.optionalHex("parent_image_hash"))
@@ -73,14 +72,14 @@ package enum CameraBundle {
         return submission
     }
 
-    private static func hashes(_ r: Reader) throws(EdgeError) -> Submission {
+    private static func hashes(_ r: Reader) throws(Refusal) -> Submission {
         guard let list = r.object["image_hashes"]?.array else {
-            throw EdgeError(.invalidField, "image_hashes is a list of image hash entries", field: "$.image_hashes")
+            throw Refusal(.invalidField, "image_hashes is a list of image hash entries", field: "$.image_hashes")
         }
         var entries: [Submission.ImageHash] = []
         for (i, item) in list.enumerated() {
             guard let object = item.object else {
-                throw EdgeError(.invalidField, "an image hash entry is an object", field: "$.image_hashes[\(i)]")
+                throw Refusal(.invalidField, "an image hash entry is an object", field: "$.image_hashes[\(i)]")
             }
             let e = Reader(object: object, path: "$.image_hashes[\(i)]")
             entries.append(
@@ -91,10 +90,10 @@ package enum CameraBundle {
         let timestamp = try r.timestamp()
         if r.present("submission_type") || r.present("manufacturer_cert") {
             guard try r.string("submission_type", default: "camera") == "camera" else {
-                throw EdgeError(.invalidField, "submission_type is camera", field: "$.submission_type")
+                throw Refusal(.invalidField, "submission_type is camera", field: "$.submission_type")
             }
             guard let cert = r.object["manufacturer_cert"]?.object else {
-                throw EdgeError(.invalidField, "manufacturer_cert is an object", field: "$.manufacturer_cert")
+                throw Refusal(.invalidField, "manufacturer_cert is an object", field: "$.manufacturer_cert")
             }
             let c = Reader(object: cert, path: "$.manufacturer_cert")
             return Submission(
@@ -117,9 +116,9 @@ package enum CameraBundle {
             ownerHash: try r.optionalHex("owner_hash"))
     }
 
-    private static func cameraToken(_ r: Reader) throws(EdgeError) -> BirthmarkCameraToken {
+    private static func cameraToken(_ r: Reader) throws(Refusal) -> BirthmarkCameraToken {
         guard let object = r.object["camera_token"]?.object else {
-            throw EdgeError(.invalidField, "camera_token is an object", field: "$.camera_token")
+            throw Refusal(.invalidField, "camera_token is an object", field: "$.camera_token")
         }
         let t = Reader(object: object, path: "$.camera_token")
         return BirthmarkCameraToken(
@@ -128,13 +127,13 @@ package enum CameraBundle {
     }
 
     /// Refuses, naming the member as the camera wrote it, what the schema would.
-    private static func check(_ json: [UInt8], flat: Bool) throws(EdgeError) {
+    private static func check(_ json: [UInt8], flat: Bool) throws(Refusal) {
         guard let schema = MessageSchemas.schema(Submission.schemaName), let value = try? JSONReader.parse(json) else {
-            throw EdgeError(.malformed, "the bundle cannot be written as a submission")
+            throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
         guard let violation = schema.validate(value) else { return }
         // A flat bundle was written as one entry of image_hashes.
         let field = flat ? violation.path.replacingOccurrences(of: "$.image_hashes[0].", with: "$.") : violation.path
-        throw EdgeError(.invalidField, violation.reason, field: field)
+        throw Refusal(.invalidField, violation.reason, field: field)
     }
 }

@@ -18,44 +18,44 @@ extension CameraBundle {
 
         private func field(_ name: String) -> String { "\(path).\(name)" }
 
-        private func missing(_ name: String) -> EdgeError {
-            EdgeError(.invalidField, "\(name) is required", field: field(name))
+        private func missing(_ name: String) -> Refusal {
+            Refusal(.invalidField, "\(name) is required", field: field(name))
         }
 
-        func string(_ name: String, default value: String? = nil) throws(EdgeError) -> String {
+        func string(_ name: String, default value: String? = nil) throws(Refusal) -> String {
             guard present(name) else {
                 if let value { return value }
                 throw missing(name)
             }
-            guard let s = object[name]?.string else { throw EdgeError(.invalidField, "\(name) is a string", field: field(name)) }
+            guard let s = object[name]?.string else { throw Refusal(.invalidField, "\(name) is a string", field: field(name)) }
             return s
         }
 
         /// Hex in either case, written in lower case (the schema checks the digits).
-        func hex(_ name: String) throws(EdgeError) -> String { try string(name).lowercased() }
+        func hex(_ name: String) throws(Refusal) -> String { try string(name).lowercased() }
 
-        func optionalHex(_ name: String) throws(EdgeError) -> String? { present(name) ? try hex(name) : nil }
+        func optionalHex(_ name: String) throws(Refusal) -> String? { present(name) ? try hex(name) : nil }
 
-        func integer(_ name: String, default value: Int? = nil) throws(EdgeError) -> Int {
+        func integer(_ name: String, default value: Int? = nil) throws(Refusal) -> Int {
             guard present(name) else {
                 if let value { return value }
                 throw missing(name)
             }
             guard let n = Self.laxInteger(object[name]!) else {
-                throw EdgeError(.invalidField, "\(name) is an integer", field: field(name))
+                throw Refusal(.invalidField, "\(name) is an integer", field: field(name))
             }
             return n
         }
 
-        func integers(_ name: String) throws(EdgeError) -> [Int] {
+        func integers(_ name: String) throws(Refusal) -> [Int] {
             guard present(name) else { throw missing(name) }
             guard let list = object[name]?.array else {
-                throw EdgeError(.invalidField, "\(name) is a list of integers", field: field(name))
+                throw Refusal(.invalidField, "\(name) is a list of integers", field: field(name))
             }
             var out: [Int] = []
             for (i, item) in list.enumerated() {
                 guard let n = Self.laxInteger(item) else {
-                    throw EdgeError(.invalidField, "\(name) is a list of integers", field: "\(field(name))[\(i)]")
+                    throw Refusal(.invalidField, "\(name) is a list of integers", field: "\(field(name))[\(i)]")
                 }
                 out.append(n)
             }
@@ -63,10 +63,10 @@ extension CameraBundle {
         }
 
         /// Unix seconds, at least 1.
-        func timestamp() throws(EdgeError) -> UInt64 {
+        func timestamp() throws(Refusal) -> UInt64 {
             let n = try integer("timestamp")
             guard n >= 1 else {
-                throw EdgeError(.invalidField, "timestamp is Unix seconds after 1970", field: field("timestamp"))
+                throw Refusal(.invalidField, "timestamp is Unix seconds after 1970", field: field("timestamp"))
             }
             return UInt64(n)
         }
