@@ -43,6 +43,7 @@ public struct StageSourceRequest: Sendable {
     /// once the partitions' in-flight messages are done and their offsets stored.
     public let rebalanceListener: @Sendable (KafkaRebalanceEvent) -> Void
 
+    /// A request; without a `rebalanceListener`, assignments go unheard.
     public init(
         groupID: String, topics: [String], bufferCapacity: Int, startsAtEnd: Bool = false,
         rebalanceListener: @escaping @Sendable (KafkaRebalanceEvent) -> Void = { _ in }
