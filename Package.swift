@@ -238,6 +238,8 @@ let package = Package(
             dependencies: [
                 "AggregatorCore", "AuthorityCore", "EdgeCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport",
                 "WitnessCore", "HallmarkSubprocess", lifecycle,
+                // The one-process walk of a submission (SubmissionWalkTests).
+                "HallmarkStageTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/AggregatorTests", linkerSettings: rpath),
         // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the

@@ -27,7 +27,7 @@ package struct ParentWaiter: Service {
     let captures: CaptureTokens
     let pending: PendingRequests
     let pool: PostgresPool
-    let producer: KafkaProducer
+    let producer: any StageSink
     let metrics: AggregatorMetrics
     let logger: Logger
     /// Called after a pass queued submissions (wakes the log writer).
@@ -37,7 +37,7 @@ package struct ParentWaiter: Service {
 
     package init(
         configuration: AggregatorConfiguration, captures: CaptureTokens, pending: PendingRequests, pool: PostgresPool,
-        producer: KafkaProducer, metrics: AggregatorMetrics, logger: Logger, interval: Duration = .milliseconds(200),
+        producer: any StageSink, metrics: AggregatorMetrics, logger: Logger, interval: Duration = .milliseconds(200),
         wake writer: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration

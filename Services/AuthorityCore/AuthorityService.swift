@@ -1,6 +1,5 @@
 import Foundation
 import HallmarkCore
-import HallmarkKafka
 import HallmarkPostgres
 import HallmarkRuntime
 import Logging
@@ -39,19 +38,20 @@ package enum AuthorityService {
         do {
             return try await services(
                 configuration: configuration, secrets: secrets, database: database,
-                kafka: context.kafka, producer: context.producer, stage: stage,
+                transport: context.transport, stage: stage,
                 environment: context.environment, logger: context.logger)
         } catch let error as AuthorityError {
             throw ConfigurationError(variable: "HALLMARK_AUTHORITY_KEK", reason: error.reason)
         }
     }
 
-    /// The services, from parts (also used in-process by `hallmark bench authority`). `stage`
-    /// gives the group and limits; the token stage uses its group id + `-tokens`; `environment`
-    /// may set each stage's own flow settings (``StageConfiguration/overriding(for:in:)``).
+    /// The services, from parts (also used in-process by `hallmark bench authority` and the
+    /// one-process walk test). `stage` gives the group and limits; the token stage uses its
+    /// group id + `-tokens`; `environment` may set each stage's own flow settings
+    /// (``StageConfiguration/overriding(for:in:)``); `transport` is where they read and write.
     package static func services(
         configuration: AuthorityConfiguration, secrets: AuthoritySecrets,
-        database: StageDatabase, kafka: KafkaConfiguration, producer: KafkaProducer,
+        database: StageDatabase, transport: StageTransport,
         stage: StageConfiguration, environment: [String: String] = [:], logger: Logger
     ) async throws -> [any Service] {
         let pool = database.pool
@@ -104,20 +104,20 @@ package enum AuthorityService {
         privacyConfig.inputs = privacy.inputs
         // KEKs added, retired or made current in the KEK file (by a restart) are recorded.
         let recorder = KeyRotationRecorder(
-            trail: audit, pool: pool, producer: producer, logger: logger,
+            trail: audit, pool: pool, producer: transport.sink, logger: logger,
             keys: [.keks(secrets.keyring)])
         // Stopped in reverse order: the stages first, then the counter's last flush, and
         // maintenance.
         return [
             recorder, maintenance, counter,
             Stage(
-                configuration: privacyConfig, kafka: kafka, producer: producer, database: database,
+                configuration: privacyConfig, transport: transport, database: database,
                 processor: privacy, logger: logger),
             Stage(
-                configuration: adminConfig, kafka: kafka, producer: producer, database: database,
+                configuration: adminConfig, transport: transport, database: database,
                 processor: processor, logger: logger),
             Stage(
-                configuration: tokenConfig, kafka: kafka, producer: producer, database: database,
+                configuration: tokenConfig, transport: transport, database: database,
                 processor: tokens, logger: logger),
         ]
     }

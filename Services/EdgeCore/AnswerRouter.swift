@@ -1,7 +1,6 @@
 import Foundation
 import HallmarkCore
-import HallmarkKafka
-import Logging
+import HallmarkRuntime
 import ServiceLifecycle
 import Synchronization
 
@@ -11,7 +10,8 @@ import Synchronization
 /// any replica may be. Answers nobody here waits for are dropped; the receipts stage keeps
 /// submission outcomes for every replica (``ReceiptStore``).
 package final class AnswerRouter: Service, Sendable {
-    private let consumer: KafkaConsumer
+    /// Opened through the transport, owned (started and closed) here.
+    private let consumer: any StageSource
     private let waiting = Mutex<[String: AnswerSlot]>([:])
     private let assigned = Flag()
 
@@ -25,19 +25,19 @@ package final class AnswerRouter: Service, Sendable {
     /// Topics whose messages are not answers: each goes to its observer (the checkpoints).
     private let observers: [String: @Sendable ([UInt8]) -> Void]
 
-    /// Reads `topics` (answers) and the `observers`' topics with a group of this replica's own.
+    /// Reads `topics` (answers) and the `observers`' topics from `transport`, with a group of
+    /// this replica's own.
     package init(
-        kafka: KafkaConfiguration, topics: [String], observers: [String: @Sendable ([UInt8]) -> Void] = [:],
-        instance: String, logger: Logger
+        transport: StageTransport, topics: [String], observers: [String: @Sendable ([UInt8]) -> Void] = [:],
+        instance: String
     ) throws {
         self.observers = observers
-        var config = kafka
-        config.properties["auto.offset.reset"] = "latest"
         let flag = assigned
-        consumer = try KafkaConsumer(
-            configuration: config, groupID: "hallmark-edge-answers-\(instance)-\(UInt32.random(in: 0...UInt32.max))",
-            topics: topics + observers.keys.sorted(), bufferCapacity: 4096, logger: logger,
-            rebalanceListener: { event in flag.set(event.kind == .assigned) })
+        consumer = try transport.source(
+            StageSourceRequest(
+                groupID: "hallmark-edge-answers-\(instance)-\(UInt32.random(in: 0...UInt32.max))",
+                topics: topics + observers.keys.sorted(), bufferCapacity: 4096, startsAtEnd: true,
+                rebalanceListener: { event in flag.set(event.kind == .assigned) }))
     }
 
     /// Whether the consumer has its partitions (readiness: before, an answer could be missed).
@@ -46,14 +46,7 @@ package final class AnswerRouter: Service, Sendable {
     package func run() async throws {
         try consumer.start()
         await withGracefulShutdownHandler {
-            for await message in consumer.messages {
-                if let observer = observers[message.topic] {
-                    observer(message.value)
-                    continue
-                }
-                guard let id = Self.correlationID(message.value) else { continue }
-                waiting.withLock { $0.removeValue(forKey: id) }?.fill(message.value)
-            }
+            await route(consumer)
         } onGracefulShutdown: { [consumer] in
             consumer.beginClose()
         }
@@ -64,6 +57,18 @@ package final class AnswerRouter: Service, Sendable {
             return Array(w.values)
         }
         left.forEach { $0.fill(nil) }
+    }
+
+    /// Routes every message until the source ends.
+    private func route(_ source: some StageSource) async {
+        for await message in source.messages {
+            if let observer = observers[message.topic] {
+                observer(message.value)
+                continue
+            }
+            guard let id = Self.correlationID(message.value) else { continue }
+            waiting.withLock { $0.removeValue(forKey: id) }?.fill(message.value)
+        }
     }
 
     /// Runs `send`, then waits up to `timeout` for the answer correlated by `id`; nil when none

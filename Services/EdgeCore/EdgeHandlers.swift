@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkKafka
 import HallmarkMessages
+import HallmarkRuntime
 import Hummingbird
 import NIOCore
 
@@ -11,13 +12,13 @@ package struct EdgeHandlers: Sendable {
     let configuration: EdgeConfiguration
     let answers: AnswerRouter
     let receipts: ReceiptStore
-    let producer: KafkaProducer
+    let producer: any StageSink
     let verifications: Verifications
     /// How long the broker or the database may take before a request is answered 503.
     static let backendTimeout = Duration.seconds(5)
 
     package init(
-        configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, producer: KafkaProducer,
+        configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, producer: any StageSink,
         verifications: Verifications
     ) {
         self.configuration = configuration
@@ -64,8 +65,8 @@ package struct EdgeHandlers: Sendable {
         }
         let key = message.body.captureKey
         let result = try await answers.request(message.id.text, timeout: configuration.answerWait) {
-            _ = try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
-                try await producer.send(topic: topic, key: key, value: value)
+            try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
+                try await producer.send([KafkaOutgoingMessage(topic: topic, key: key, value: value)])
             }
         }
         if let result {
@@ -107,16 +108,16 @@ package struct EdgeHandlers: Sendable {
         return hash.utf8.count == 64 && (try? Hex.decode(hash, length: 32)) != nil ? hash : nil
     }
 
-    /// Asks the aggregator about `hash` over Kafka and waits for its answer.
+    /// Asks the aggregator about `hash` over the broker and waits for its answer.
     static func ask(
-        _ hash: String, answers: AnswerRouter, producer: KafkaProducer, configuration: EdgeConfiguration
+        _ hash: String, answers: AnswerRouter, producer: any StageSink, configuration: EdgeConfiguration
     ) async throws -> [UInt8]? {
         let id = UUID().lowercasedText
         let value = try JSONCoding.encode(Message(LogVerifyRequest(imageHash: hash), correlationID: id))
         let topic = configuration.verifyRequests
         return try await answers.request(id, timeout: configuration.verifyWait) {
-            _ = try await Deadline.run(backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
-                try await producer.send(topic: topic, key: nil, value: value)
+            try await Deadline.run(backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
+                try await producer.send([KafkaOutgoingMessage(topic: topic, key: nil, value: value)])
             }
         }
     }

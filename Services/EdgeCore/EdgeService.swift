@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkRuntime
+import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -16,6 +17,17 @@ package enum EdgeService {
     }
 
     package static func services(_ c: EdgeConfiguration, context: ServiceContext) throws -> [any Service] {
+        let (background, server) = try parts(c, context: context)
+        // The server last: the group stops it first, then what it relies on.
+        return background + [server]
+    }
+
+    /// The services the HTTP server relies on, and the server (a Hummingbird application, which
+    /// a test may drive through its router instead of running it). Every reader and output goes
+    /// through `context`'s transport.
+    package static func parts(
+        _ c: EdgeConfiguration, context: ServiceContext
+    ) throws -> (background: [any Service], server: some ApplicationProtocol) {
         guard let database = context.database else {
             throw ConfigurationError(variable: "HALLMARK_EDGE_POSTGRES_URL", reason: "receipts need the database")
         }
@@ -24,13 +36,13 @@ package enum EdgeService {
         // through the router, the router tells the cache of each new checkpoint.
         let cache = Later<Verifications>()
         let answers = try AnswerRouter(
-            kafka: context.kafka, topics: [c.submissionResults, c.verifyResults],
+            transport: context.transport, topics: [c.submissionResults, c.verifyResults],
             observers: [
                 c.checkpoints: { bytes in
                     guard let checkpoint = try? JSONCoding.decode(Message<Checkpoint>.self, from: bytes) else { return }
                     cache.value?.checkpoint(checkpoint.body.treeSize)
                 }
-            ], instance: context.instance, logger: context.logger)
+            ], instance: context.instance)
         let producer = context.producer
         let verifications = Verifications(limit: c.verifyCacheEntries) { hash in
             try await EdgeHandlers.ask(hash, answers: answers, producer: producer, configuration: c)
@@ -48,18 +60,18 @@ package enum EdgeService {
         let settings = Settings(context.environment)
         let feed = try c.opsToken.map { _ in
             OpsFeed(
-                kafka: context.kafka, metricsTopic: try settings.value(ServiceRunner.Variable.metricsTopic),
-                securityTopic: try settings.value(StageConfiguration.Variable.securityTopic), instance: context.instance,
-                logger: logger)
+                transport: context.transport, metricsTopic: try settings.value(ServiceRunner.Variable.metricsTopic),
+                securityTopic: try settings.value(StageConfiguration.Variable.securityTopic), instance: context.instance)
         }
         let ops: OpsPage? = if let token = c.opsToken, let feed { OpsPage(token: token, feed: feed) } else { nil }
         let server = EdgeServer.application(handlers, host: c.host, port: c.port, ops: ops, logger: logger) { port in
             logger.info("edge listening", metadata: ["port": "\(port)", "ops": "\(ops != nil)"])
         }
-        // The server last: the group stops it first, then what it relies on.
-        return [sweeper, answers] + (feed.map { [$0] } ?? []) + [
-            try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts"), server,
-        ]
+        let background: [any Service] =
+            [sweeper, answers] + (feed.map { [$0] } ?? []) + [
+                try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts")
+            ]
+        return (background, server)
     }
 }
 

@@ -59,8 +59,8 @@ struct AuthorityBench {
         stageConfig.instance = "bench"
         stageConfig.maxMessageBytes = kafka.maxMessageBytes
         let services = try await AuthorityService.services(
-            configuration: configuration, secrets: secrets, database: database, kafka: kafka, producer: producer,
-            stage: stageConfig, logger: logger)
+            configuration: configuration, secrets: secrets, database: database,
+            transport: .kafka(kafka, producer: producer, logger: logger), stage: stageConfig, logger: logger)
         // The token stage is last; everything else (provisioning among it) starts now.
         var running = services.dropLast().map { service in Task { try await service.run() } }
         defer { running.reversed().forEach { $0.cancel() } }

@@ -31,16 +31,27 @@ package struct CameraProvisioner: Sendable {
         serial: String, nucHash: Data? = nil, family: String? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> Outcome {
+        let (producer, watcher, topic) = (self.producer, self.watcher, self.topic)
+        return try await Self.provision(serial: serial, nucHash: nucHash, family: family) { request in
+            try await producer.send(topic: topic, key: Array(serial.utf8), value: try JSONCoding.encode(request))
+            return await watcher.answer(for: request.id, timeout: timeout)
+        }
+    }
+
+    /// Provisions `serial` through any exchange with the authority: `exchange` delivers the
+    /// request (keyed by its serial) and returns the answer's bytes, or nil when none came (a
+    /// test's in-memory broker, or Kafka as above).
+    package static func provision(
+        serial: String, nucHash: Data? = nil, family: String? = nil,
+        exchange: (Message<ProvisionRequest>) async throws -> [UInt8]?
+    ) async throws -> Outcome {
         let keys = try X25519.generate()
         let nuc = try nucHash ?? SecureRandom.bytes(32)
         let request = Message(
             ProvisionRequest(
                 deviceSerial: serial, devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
                 deviceFamily: family))
-        try await producer.send(
-            topic: topic, key: Array(serial.utf8),
-            value: try JSONCoding.encode(request))
-        guard let bytes = await watcher.answer(for: request.id, timeout: timeout) else {
+        guard let bytes = try await exchange(request) else {
             throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")
         }
         let result = try JSONCoding.decode(ProvisionResult.self, from: bytes)

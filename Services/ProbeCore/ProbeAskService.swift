@@ -68,7 +68,7 @@ package enum ProbeAskService {
         joinerConfig.dispatch = .partitionBatches
         joinerConfig.groupID += "-replies"
         let joiner = Stage(
-            configuration: joinerConfig, kafka: context.kafka, producer: context.producer, database: database,
+            configuration: joinerConfig, transport: context.transport, database: database,
             processor: ProbeReplyJoiner(pending: pending, answerTopic: c.answers, instance: instance),
             logger: context.logger)
         return [retrier, asker, joiner]

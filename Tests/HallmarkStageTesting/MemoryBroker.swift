@@ -99,6 +99,15 @@ public final class MemoryBroker: Sendable {
         await waitUntil(timeout: timeout) { s in (s.topics[topic]?.reduce(0) { $0 + $1.count } ?? 0) >= count }
     }
 
+    /// Waits for the first message on `topic` that `match` takes, or `timeout`; nil if none came.
+    public func firstMessage(
+        in topic: String, timeout: Duration = .seconds(30), where match: @escaping @Sendable (KafkaMessage) -> Bool
+    ) async -> KafkaMessage? {
+        let first: @Sendable (State) -> KafkaMessage? = { s in s.topics[topic]?.lazy.flatMap { $0 }.first(where: match) }
+        _ = await waitUntil(timeout: timeout) { first($0) != nil }
+        return state.withLock { first($0) }
+    }
+
     /// Waits until `condition` holds of the broker's state (checked on every change).
     func waitUntil(timeout: Duration, _ condition: @escaping @Sendable (State) -> Bool) async -> Bool {
         let id = state.withLock { s in

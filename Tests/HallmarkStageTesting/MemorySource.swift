@@ -4,7 +4,7 @@ import HallmarkRuntime
 import Synchronization
 
 /// A ``MemoryBroker`` group member: every partition of its topics, from the group's
-/// committed offsets. Its state lives in the broker's, under the broker's one lock.
+/// committed offsets (without them, from the start, or the end when asked to). Its state lives in the broker's, under the broker's one lock.
 public final class MemorySource: StageSource {
     struct Member {
         let request: StageSourceRequest
@@ -37,7 +37,8 @@ public final class MemorySource: StageSource {
                 for p in 0..<Int32(s.topics[topic]!.count) {
                     let tp = KafkaTopicPartition(topic: topic, partition: p)
                     m.assigned.append(tp)
-                    m.positions[tp] = s.committed[m.request.groupID]?[tp] ?? 0
+                    let end = Int64(s.topics[topic]![Int(p)].count)
+                    m.positions[tp] = s.committed[m.request.groupID]?[tp] ?? (m.request.startsAtEnd ? end : 0)
                 }
             }
             s.members[id] = m

@@ -1,8 +1,7 @@
 import Foundation
 import HallmarkCore
-import HallmarkKafka
 import HallmarkMessages
-import Logging
+import HallmarkRuntime
 import ServiceLifecycle
 import Synchronization
 
@@ -11,23 +10,22 @@ import Synchronization
 /// the topics' history would mean every snapshot of their retention at each start). Its
 /// consumer group is its own and never commits, so it changes nothing for anyone else.
 package final class OpsFeed: Service, Sendable {
-    let kafka: KafkaConfiguration
+    /// Where its source is opened when it runs (the source is its own, closed when it stops).
+    let transport: StageTransport
     let metricsTopic: String
     let securityTopic: String
     let instance: String
-    let logger: Logger
     private let board: Mutex<OpsBoard>
 
     package init(
-        kafka: KafkaConfiguration, metricsTopic: String, securityTopic: String, instance: String,
-        board: OpsBoard = OpsBoard(), logger: Logger
+        transport: StageTransport, metricsTopic: String, securityTopic: String, instance: String,
+        board: OpsBoard = OpsBoard()
     ) {
-        self.kafka = kafka
+        self.transport = transport
         self.metricsTopic = metricsTopic
         self.securityTopic = securityTopic
         self.instance = instance
         self.board = Mutex(board)
-        self.logger = logger
     }
 
     /// The page's data now.
@@ -48,17 +46,21 @@ package final class OpsFeed: Service, Sendable {
     }
 
     package func run() async throws {
-        var config = kafka
-        config.properties["auto.offset.reset"] = "latest"
-        let consumer = try KafkaConsumer(
-            configuration: config, groupID: "hallmark-edge-ops-\(UUID().uuidString.lowercased())",
-            topics: [metricsTopic, securityTopic], logger: logger)
+        let consumer = try transport.source(
+            StageSourceRequest(
+                groupID: "hallmark-edge-ops-\(UUID().uuidString.lowercased())", topics: [metricsTopic, securityTopic],
+                bufferCapacity: 512, startsAtEnd: true))
         try consumer.start()
         await withGracefulShutdownHandler {
-            for await message in consumer.messages { ingest(topic: message.topic, value: message.value) }
+            await ingestAll(consumer)
         } onGracefulShutdown: {
             consumer.beginClose()
         }
         await consumer.close()
+    }
+
+    /// Ingests every message until the source ends.
+    private func ingestAll(_ source: some StageSource) async {
+        for await message in source.messages { ingest(topic: message.topic, value: message.value) }
     }
 }

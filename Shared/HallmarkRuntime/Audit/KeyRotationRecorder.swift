@@ -19,7 +19,7 @@ import ServiceLifecycle
 public struct KeyRotationRecorder: Service {
     let trail: AuditTrail
     let pool: PostgresPool
-    let producer: KafkaProducer
+    let producer: any StageSink
     let logger: Logger
     let keys: [KeySet]
     let reloads: AsyncStream<[KeySet]>?
@@ -28,7 +28,7 @@ public struct KeyRotationRecorder: Service {
     ///   - keys: the keys held at start.
     ///   - reloads: the keys after each reload, when the service reloads them while running.
     public init(
-        trail: AuditTrail, pool: PostgresPool, producer: KafkaProducer, logger: Logger, keys: [KeySet],
+        trail: AuditTrail, pool: PostgresPool, producer: any StageSink, logger: Logger, keys: [KeySet],
         reloads: AsyncStream<[KeySet]>? = nil
     ) {
         self.trail = trail

@@ -22,7 +22,7 @@ public final class RequestRetrier: Service, Sendable {
 
     let pending: PendingRequests
     let pool: PostgresPool
-    let producer: KafkaProducer
+    let producer: any StageSink
     let interval: Duration
     let batch: Int
     let onTimeout: TimeoutHandler
@@ -31,7 +31,7 @@ public final class RequestRetrier: Service, Sendable {
     let timedOut: Counter
 
     public init(
-        pending: PendingRequests, pool: PostgresPool, producer: KafkaProducer, service: String,
+        pending: PendingRequests, pool: PostgresPool, producer: any StageSink, service: String,
         interval: Duration = .milliseconds(200), batch: Int = 1000, logger: Logger,
         onTimeout: @escaping TimeoutHandler
     ) {

@@ -10,13 +10,13 @@ import ServiceLifecycle
 public struct SecurityEventReporter: Service {
     let limiter: SecurityEventLimiter
     let summary: @Sendable (SecurityEventLimiter.Summary) throws -> StageOutput
-    let producer: KafkaProducer
+    let producer: any StageSink
     let logger: Logger
     let now: @Sendable () -> Date
 
     /// Reports `limiter`'s summaries through `producer`, each as `summary` makes it.
     public init(
-        limiter: SecurityEventLimiter, producer: KafkaProducer, logger: Logger,
+        limiter: SecurityEventLimiter, producer: any StageSink, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() },
         summary: @escaping @Sendable (SecurityEventLimiter.Summary) throws -> StageOutput
     ) {

@@ -11,14 +11,37 @@ public struct ServiceContext: Sendable {
     public let service: String
     public let instance: String
     public let logger: Logger
+    /// The broker's settings (a stage's message limit is the producer's).
     public let kafka: KafkaConfiguration
-    /// The process's one producer; flushed and closed after every service stopped.
-    public let producer: KafkaProducer
+    /// Where the services' readers and outputs go: Kafka (``ServiceRunner``), or an in-memory
+    /// broker in a test that runs services in one process.
+    public let transport: StageTransport
     /// The service's schema and pool, when it has a database.
     public let database: StageDatabase?
     public let metrics: MetricsRegistry
     /// Where the stages report their liveness (written out by ``HealthFile`` when configured).
     public let health: HealthMonitor
+
+    /// The process's one producer (the transport's sink). ``ServiceRunner`` made it, and
+    /// flushes and closes it after every service stopped.
+    public var producer: any StageSink { transport.sink }
+
+    /// A context over `transport`: ``ServiceRunner`` gives Kafka's, a test a broker in memory.
+    public init(
+        environment: [String: String], service: String, instance: String, logger: Logger,
+        kafka: KafkaConfiguration, transport: StageTransport, database: StageDatabase?,
+        metrics: MetricsRegistry, health: HealthMonitor
+    ) {
+        self.environment = environment
+        self.service = service
+        self.instance = instance
+        self.logger = logger
+        self.kafka = kafka
+        self.transport = transport
+        self.database = database
+        self.metrics = metrics
+        self.health = health
+    }
 
     /// The stage configuration for `inputs`, from the environment, with this process's
     /// instance name and message limit.
@@ -33,7 +56,7 @@ public struct ServiceContext: Sendable {
         return config
     }
 
-    /// A stage with this context's producer, database and logger.
+    /// A stage with this context's transport, database and logger.
     /// - Parameters:
     ///   - name: the stage's name in its own flow settings
     ///     (``StageConfiguration/overriding(for:in:)``: `HALLMARK_<SERVICE>_<NAME>_MAX_BATCH`, …);
@@ -59,7 +82,7 @@ public struct ServiceContext: Sendable {
         var database = database
         if let outputKeyring { database?.outputKeyring = outputKeyring }
         return Stage(
-            configuration: configuration, kafka: kafka, producer: producer, database: database,
+            configuration: configuration, transport: transport, database: database,
             processor: processor, logger: logger, health: health)
     }
 }

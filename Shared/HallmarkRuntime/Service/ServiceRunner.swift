@@ -89,7 +89,8 @@ public enum ServiceRunner {
             let health = HealthMonitor()
             let context = ServiceContext(
                 environment: env, service: definition.service, instance: instance,
-                logger: logger, kafka: kafka, producer: producer, database: database,
+                logger: logger, kafka: kafka, transport: .kafka(kafka, producer: producer, logger: logger),
+                database: database,
                 metrics: registry, health: health)
             let publisher = MetricsPublisher(
                 registry: registry, producer: producer, topic: startup.metricsTopic, service: definition.service,

@@ -30,15 +30,30 @@ public protocol StageSource: AnyObject, Sendable {
     func close() async
 }
 
-/// How a stage opens its source when it starts.
+/// How a stage (or another reader, such as the edge's answer router) opens its source.
 public struct StageSourceRequest: Sendable {
     /// The consumer group, and the topics it reads.
     public let groupID: String, topics: [String]
-    /// Messages fetched ahead of the stage at most.
+    /// Messages fetched ahead of the reader at most.
     public let bufferCapacity: Int
+    /// Whether a group with no committed offset starts at each partition's end (Kafka's
+    /// `auto.offset.reset=latest`: a reader of what happens from now on) rather than its start.
+    public let startsAtEnd: Bool
     /// Called on the source's thread for every assignment change; on `revoked` it returns
     /// once the partitions' in-flight messages are done and their offsets stored.
     public let rebalanceListener: @Sendable (KafkaRebalanceEvent) -> Void
+
+    /// A request; without a `rebalanceListener`, assignments go unheard.
+    public init(
+        groupID: String, topics: [String], bufferCapacity: Int, startsAtEnd: Bool = false,
+        rebalanceListener: @escaping @Sendable (KafkaRebalanceEvent) -> Void = { _ in }
+    ) {
+        self.groupID = groupID
+        self.topics = topics
+        self.bufferCapacity = bufferCapacity
+        self.startsAtEnd = startsAtEnd
+        self.rebalanceListener = rebalanceListener
+    }
 }
 
 /// Where a stage's outputs go: ``HallmarkKafka/KafkaProducer``, or an in-memory sink.
@@ -64,9 +79,14 @@ extension StageSink {
     public func fits(key: [UInt8]?, value: [UInt8]) -> Bool { (key?.count ?? 0) + value.count <= maxMessageBytes }
 }
 
-/// A stage's two ends.
+/// A service's two ends on the broker: how its readers open their sources, and the one sink
+/// (the process's producer) every output goes to.
+///
+/// ``ServiceRunner`` gives every service ``kafka(_:producer:logger:)``; a test that runs
+/// services in one process gives them an in-memory broker's (`MemoryBroker.transport()`).
+/// Whoever opens a source owns it and closes it; the sink stays its maker's.
 public struct StageTransport: Sendable {
-    /// Opens the stage's source when it starts.
+    /// Opens a source (a stage's when it starts).
     public let source: @Sendable (StageSourceRequest) throws -> any StageSource
     /// Where outputs go.
     public let sink: any StageSink
@@ -80,7 +100,9 @@ public struct StageTransport: Sendable {
     public static func kafka(_ configuration: KafkaConfiguration, producer: KafkaProducer, logger: Logger) -> StageTransport {
         StageTransport(
             source: { request in
-                try KafkaConsumer(
+                var configuration = configuration
+                if request.startsAtEnd { configuration.properties["auto.offset.reset"] = "latest" }
+                return try KafkaConsumer(
                     configuration: configuration, groupID: request.groupID, topics: request.topics,
                     bufferCapacity: request.bufferCapacity, logger: logger, rebalanceListener: request.rebalanceListener)
             }, sink: producer)

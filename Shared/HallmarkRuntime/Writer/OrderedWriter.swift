@@ -70,12 +70,12 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     let configuration: Configuration
     let log: Log
     let pool: PostgresPool
-    let producer: KafkaProducer
+    let producer: any StageSink
     let logger: Logger
     let metrics: WriterMetrics
     private let wakeups = WakeSignal()
 
-    public init(configuration: Configuration, log: Log, pool: PostgresPool, producer: KafkaProducer, logger: Logger) {
+    public init(configuration: Configuration, log: Log, pool: PostgresPool, producer: any StageSink, logger: Logger) {
         self.configuration = configuration
         self.log = log
         self.pool = pool
@@ -245,7 +245,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
     /// Sends a committed batch's outputs (or waits for those already enqueued) until
     /// acknowledged, then forgets its outbox row.
-    private func send(_ outputs: [StageOutput], batch: Int64, enqueued: KafkaDeliveryGroup? = nil) async throws {
+    private func send(_ outputs: [StageOutput], batch: Int64, enqueued: (any StageDelivery)? = nil) async throws {
         var enqueued = enqueued
         try await Self.sendRetry.run { _ in
             if let group = enqueued { try await group.wait() } else { try await producer.send(outputs) }

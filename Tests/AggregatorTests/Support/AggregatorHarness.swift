@@ -87,12 +87,9 @@ final class AggregatorHarness: Sendable {
         signingKey = try CheckpointSigningKey.generate()
         try signingKey.write(to: signingKeyFile)
         idKey = try SubmissionIDKey.generate()
-        try await StageDatabase(pool: pool, schema: a.schema).migrate(AuthorityMigrations.all(schema: a.schema), logger: logger)
-        try await TableGenerator(
-            pool: pool, schema: a.schema,
-            secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile])
-        )
-        .generate(count: tables)
+        try await Self.prepareAuthority(
+            schema: a.schema, secrets: try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile]),
+            tables: tables, pool: pool, logger: logger)
         let w = try AnswerWatcher(kafka: kafka, topics: outputs, fromStart: true, logger: logger)
         watcher = w
         reader = Task { await w.run() }
@@ -230,11 +227,24 @@ final class AggregatorHarness: Sendable {
 
     /// The log's leaves as stored: (index, image hash hex), by index.
     func storedLeaves() async throws -> [(Int64, String)] {
+        try await Self.storedLeaves(schema: aggregator.schema, pool: pool)
+    }
+
+    /// The leaves of the log in `schema`: (index, image hash hex), by index.
+    static func storedLeaves(schema: String, pool: PostgresPool) async throws -> [(Int64, String)] {
         try await pool.query(
             """
-            SELECT leaf_index, encode(image_hash, 'hex') FROM \(unescaped: aggregator.schema).leaves ORDER BY leaf_index
+            SELECT leaf_index, encode(image_hash, 'hex') FROM \(unescaped: schema).leaves ORDER BY leaf_index
             """
         ).decode((Int64, String).self)
+    }
+
+    /// An authority's schema, migrated, with `tables` key tables sealed under `secrets`.
+    static func prepareAuthority(
+        schema: String, secrets: AuthoritySecrets, tables: Int, pool: PostgresPool, logger: Logger
+    ) async throws {
+        try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
+        try await TableGenerator(pool: pool, schema: schema, secrets: secrets).generate(count: tables)
     }
 
     func close() async {
