@@ -33,7 +33,7 @@ extension ServiceRunner {
             [
                 logLevel.description, metricsTopic.description, metricsInterval.description,
                 inboxRetentionHours.description, answerRetentionHours.description, auditTopic.description,
-            ] + PrivacyTopics.Variable.all + PostgresConfiguration.Variable.all + HealthFile.Settings.Variable.all
+            ] + PrivacyTopics.variables + PostgresConfiguration.Variable.all + HealthFile.Settings.Variable.all
         }
     }
 }
