@@ -2,6 +2,7 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 import HallmarkRuntime
+import HallmarkMessages
 
 /// The aggregator's settings, each declared once in ``settings``; beside them the shared
 /// security and audit topics, and the id key (``SubmissionIDKey``:
@@ -74,37 +75,37 @@ package struct AggregatorConfiguration: DeclaredSettings {
         .bind(
             \.submissionInput,
             .topic(
-                "HALLMARK_AGGREGATOR_SUBMISSION_INPUT", default: "birthmark.submissions", doc: "camera bundles consumed"),
+                "HALLMARK_AGGREGATOR_SUBMISSION_INPUT", default: TopicCatalogue.submissions.name, doc: "camera bundles consumed"),
             placing: true),
         .bind(
             \.submissionOutput,
             .topic(
-                "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT", default: "birthmark.submission.results", doc: "submission answers"
+                "HALLMARK_AGGREGATOR_SUBMISSION_OUTPUT", default: TopicCatalogue.submissionResults.name, doc: "submission answers"
             ),
             placing: true),
         .bind(
             \.tokenRequests,
             .topic(
-                "HALLMARK_AGGREGATOR_TOKEN_REQUESTS", default: "birthmark.token.requests",
+                "HALLMARK_AGGREGATOR_TOKEN_REQUESTS", default: TopicCatalogue.tokenRequests.name,
                 doc: "where tokens go to the authority"), placing: true),
         .bind(
             \.tokenResults,
             .topic(
-                "HALLMARK_AGGREGATOR_TOKEN_RESULTS", default: "birthmark.token.results",
+                "HALLMARK_AGGREGATOR_TOKEN_RESULTS", default: TopicCatalogue.tokenResults.name,
                 doc: "the authority's PASS/FAIL answers"), placing: true),
         .bind(
             \.checkpoints,
-            .topic("HALLMARK_AGGREGATOR_CHECKPOINTS", default: "birthmark.checkpoints", doc: "signed checkpoints"),
+            .topic("HALLMARK_AGGREGATOR_CHECKPOINTS", default: TopicCatalogue.checkpoints.name, doc: "signed checkpoints"),
             placing: true),
         .bind(
             \.verifyInput,
             .topic(
-                "HALLMARK_AGGREGATOR_VERIFY_INPUT", default: "birthmark.verify.requests", doc: "verification questions"),
+                "HALLMARK_AGGREGATOR_VERIFY_INPUT", default: TopicCatalogue.logVerifyRequests.name, doc: "verification questions"),
             placing: true),
         .bind(
             \.verifyOutput,
             .topic(
-                "HALLMARK_AGGREGATOR_VERIFY_OUTPUT", default: "birthmark.verify.results", doc: "verification answers"),
+                "HALLMARK_AGGREGATOR_VERIFY_OUTPUT", default: TopicCatalogue.logVerifyResults.name, doc: "verification answers"),
             placing: true),
         .bind(
             \.schema, .identifier("HALLMARK_AGGREGATOR_SCHEMA", default: "aggregator", doc: "PostgreSQL schema"), placing: true),

@@ -3,6 +3,7 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkPostgres
 import HallmarkRuntime
+import HallmarkMessages
 
 /// The authority's settings, each declared once in ``settings``: its own, the KEKs and
 /// ``OperatorKeys`` (`HALLMARK_AUTHORITY_OPERATOR_KEYS_FILE` or `…_OPERATOR_KEYS`; it refuses
@@ -58,27 +59,27 @@ package struct AuthorityConfiguration: DeclaredSettings, Hashable {
         .bind(
             \.provisionInput,
             .topic(
-                "HALLMARK_AUTHORITY_PROVISION_INPUT", default: "birthmark.provision.requests",
+                "HALLMARK_AUTHORITY_PROVISION_INPUT", default: TopicCatalogue.provisionRequests.name,
                 doc: "provision requests consumed"), placing: true),
         .bind(
             \.provisionOutput,
             .topic(
-                "HALLMARK_AUTHORITY_PROVISION_OUTPUT", default: "birthmark.provision.results",
+                "HALLMARK_AUTHORITY_PROVISION_OUTPUT", default: TopicCatalogue.provisionResults.name,
                 doc: "provision results produced"), placing: true),
         .bind(
             \.tokenInput,
             .topic(
-                "HALLMARK_AUTHORITY_TOKEN_INPUT", default: "birthmark.token.requests",
+                "HALLMARK_AUTHORITY_TOKEN_INPUT", default: TopicCatalogue.tokenRequests.name,
                 doc: "token validation requests consumed"), placing: true),
         .bind(
             \.tokenOutput,
             .topic(
-                "HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: "birthmark.token.results",
+                "HALLMARK_AUTHORITY_TOKEN_OUTPUT", default: TopicCatalogue.tokenResults.name,
                 doc: "token validation results produced"), placing: true),
         .bind(
             \.adminInput,
             .topic(
-                "HALLMARK_AUTHORITY_ADMIN_INPUT", default: "birthmark.authority.admin",
+                "HALLMARK_AUTHORITY_ADMIN_INPUT", default: TopicCatalogue.authorityAdmin.name,
                 doc: "signed admin commands consumed"),
             placing: true),
         .bind(

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkRuntime
+import HallmarkMessages
 
 /// The edge's settings (DESIGN BM-EDGE), each declared once in ``settings``.
 package struct EdgeConfiguration: DeclaredSettings {
@@ -63,26 +64,26 @@ package struct EdgeConfiguration: DeclaredSettings {
         .bind(
             \.submissions,
             .topic(
-                "HALLMARK_EDGE_SUBMISSIONS", default: "birthmark.submissions", doc: "where camera bundles are published")),
+                "HALLMARK_EDGE_SUBMISSIONS", default: TopicCatalogue.submissions.name, doc: "where camera bundles are published")),
         .bind(
             \.submissionResults,
             .topic(
-                "HALLMARK_EDGE_SUBMISSION_RESULTS", default: "birthmark.submission.results",
+                "HALLMARK_EDGE_SUBMISSION_RESULTS", default: TopicCatalogue.submissionResults.name,
                 doc: "the aggregator's submission answers")),
         .bind(
             \.verifyRequests,
             .topic(
-                "HALLMARK_EDGE_VERIFY_REQUESTS", default: "birthmark.verify.requests",
+                "HALLMARK_EDGE_VERIFY_REQUESTS", default: TopicCatalogue.logVerifyRequests.name,
                 doc: "where verification questions go")),
         .bind(
             \.verifyResults,
             .topic(
-                "HALLMARK_EDGE_VERIFY_RESULTS", default: "birthmark.verify.results",
+                "HALLMARK_EDGE_VERIFY_RESULTS", default: TopicCatalogue.logVerifyResults.name,
                 doc: "the aggregator's verification answers")),
         .bind(
             \.checkpoints,
             .topic(
-                "HALLMARK_EDGE_CHECKPOINTS", default: "birthmark.checkpoints",
+                "HALLMARK_EDGE_CHECKPOINTS", default: TopicCatalogue.checkpoints.name,
                 doc: "the aggregator's signed checkpoints (each new one ends the cached answers)")),
         .bind(
             \.verifyWait,

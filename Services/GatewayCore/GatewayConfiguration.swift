@@ -56,46 +56,46 @@ package struct GatewayConfiguration: DeclaredSettings {
         .bind(
             \.encryptInput,
             .topic(
-                "HALLMARK_GATEWAY_ENCRYPT_INPUT", default: "smileid.encrypt.requests", doc: "encrypt requests consumed")),
+                "HALLMARK_GATEWAY_ENCRYPT_INPUT", default: TopicCatalogue.encryptRequests.name, doc: "encrypt requests consumed")),
         .bind(
             \.encryptOutput,
             .topic(
-                "HALLMARK_GATEWAY_ENCRYPT_OUTPUT", default: "smileid.encrypt.results", doc: "encrypt results produced")),
+                "HALLMARK_GATEWAY_ENCRYPT_OUTPUT", default: TopicCatalogue.encryptResults.name, doc: "encrypt results produced")),
         .bind(
             \.decryptInput,
             .topic(
-                "HALLMARK_GATEWAY_DECRYPT_INPUT", default: "smileid.decrypt.requests", doc: "decrypt requests consumed")),
+                "HALLMARK_GATEWAY_DECRYPT_INPUT", default: TopicCatalogue.decryptRequests.name, doc: "decrypt requests consumed")),
         .bind(
             \.decryptOutput,
             .topic(
-                "HALLMARK_GATEWAY_DECRYPT_OUTPUT", default: "smileid.decrypt.results", doc: "decrypt results produced")),
+                "HALLMARK_GATEWAY_DECRYPT_OUTPUT", default: TopicCatalogue.decryptResults.name, doc: "decrypt results produced")),
         .bind(
             \.handshakeInput,
-            .topic("HALLMARK_GATEWAY_HANDSHAKE_INPUT", default: "e2ee.handshakes", doc: "E2EE-1 handshakes consumed")
+            .topic("HALLMARK_GATEWAY_HANDSHAKE_INPUT", default: TopicCatalogue.handshakes.name, doc: "E2EE-1 handshakes consumed")
         ),
         .bind(
             \.handshakeOutput,
             .topic(
-                "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT", default: "e2ee.handshake.results",
+                "HALLMARK_GATEWAY_HANDSHAKE_OUTPUT", default: TopicCatalogue.handshakeResults.name,
                 doc: "E2EE-1 handshake results")),
         .bind(
             \.inboundInput,
             .topic(
-                "HALLMARK_GATEWAY_INBOUND_INPUT", default: "e2ee.inbound", doc: "client→gateway messages consumed")),
+                "HALLMARK_GATEWAY_INBOUND_INPUT", default: TopicCatalogue.inbound.name, doc: "client→gateway messages consumed")),
         .bind(
             \.plaintextOutput,
             .topic(
-                "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT", default: "e2ee.plaintext",
+                "HALLMARK_GATEWAY_PLAINTEXT_OUTPUT", default: TopicCatalogue.plaintext.name,
                 doc: "client→gateway messages, decrypted")),
         .bind(
             \.outboundInput,
             .topic(
-                "HALLMARK_GATEWAY_OUTBOUND_INPUT", default: "e2ee.outbound.requests",
+                "HALLMARK_GATEWAY_OUTBOUND_INPUT", default: TopicCatalogue.outboundRequests.name,
                 doc: "gateway→client messages to seal")),
         .bind(
             \.outboundOutput,
             .topic(
-                "HALLMARK_GATEWAY_OUTBOUND_OUTPUT", default: "e2ee.outbound", doc: "gateway→client messages, sealed")
+                "HALLMARK_GATEWAY_OUTBOUND_OUTPUT", default: TopicCatalogue.outbound.name, doc: "gateway→client messages, sealed")
         ),
         .bind(\.schema, .identifier("HALLMARK_GATEWAY_SCHEMA", default: "gateway", doc: "PostgreSQL schema (sessions, inbox)")),
         .bind(

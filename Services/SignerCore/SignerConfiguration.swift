@@ -58,18 +58,18 @@ package struct SignerConfiguration: DeclaredSettings {
     package static let settings: [ConfigurationSetting<Self>] = [
         .bind(
             \.signInput,
-            .topic("HALLMARK_SIGNER_SIGN_INPUT", default: "smileid.sign.requests", doc: "sign requests consumed")),
+            .topic("HALLMARK_SIGNER_SIGN_INPUT", default: TopicCatalogue.signRequests.name, doc: "sign requests consumed")),
         .bind(
             \.signOutput,
-            .topic("HALLMARK_SIGNER_SIGN_OUTPUT", default: "smileid.sign.results", doc: "sign results produced")),
+            .topic("HALLMARK_SIGNER_SIGN_OUTPUT", default: TopicCatalogue.signResults.name, doc: "sign results produced")),
         .bind(
             \.verifyInput,
             .topic(
-                "HALLMARK_SIGNER_VERIFY_INPUT", default: "smileid.verify.requests",
+                "HALLMARK_SIGNER_VERIFY_INPUT", default: TopicCatalogue.verifyRequests.name,
                 doc: "verify requests consumed (not the sign input)")),
         .bind(
             \.verifyOutput,
-            .topic("HALLMARK_SIGNER_VERIFY_OUTPUT", default: "smileid.verify.results", doc: "verify results produced")),
+            .topic("HALLMARK_SIGNER_VERIFY_OUTPUT", default: TopicCatalogue.verifyResults.name, doc: "verify results produced")),
         .shared(\.securityTopic, StageConfiguration.Variable.securityTopic),
         .bind(\.schema, .identifier("HALLMARK_SIGNER_SCHEMA", default: "signer", doc: "PostgreSQL schema (inbox, replay table)")),
         .bind(

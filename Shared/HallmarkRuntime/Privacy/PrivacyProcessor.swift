@@ -206,11 +206,11 @@ public struct PrivacyTopics: DeclaredSettings, Hashable {
         .bind(
             \.requests,
             .topic(
-                "HALLMARK_PRIVACY_REQUESTS_TOPIC", default: "hallmark.privacy.requests",
+                "HALLMARK_PRIVACY_REQUESTS_TOPIC", default: TopicCatalogue.privacyRequests.name,
                 doc: "operators' signed export and erase requests"), placing: true),
         .bind(
             \.results,
-            .topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: "hallmark.privacy.results", doc: "their answers"),
+            .topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: TopicCatalogue.privacyResults.name, doc: "their answers"),
             placing: true),
     ]
 

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkKafka
+import HallmarkMessages
 
 /// How a stage consumes and processes. Every field has a documented default; the tunable
 /// ones come from `HALLMARK_…` variables (``fromEnvironment(_:service:inputs:)``).
@@ -107,9 +108,9 @@ public struct StageConfiguration: DeclaredSettings {
         public static let groupID = Setting.optionalText(
             "HALLMARK_GROUP_ID", doc: "the consumer group (default `hallmark-<service>`)")
         public static let rejectedTopic = Setting.topic(
-            "HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected", doc: "where refused messages are recorded")
+            "HALLMARK_REJECTED_TOPIC", default: TopicCatalogue.rejected.name, doc: "where refused messages are recorded")
         public static let securityTopic = Setting.topic(
-            "HALLMARK_SECURITY_TOPIC", default: "hallmark.security", doc: "security events")
+            "HALLMARK_SECURITY_TOPIC", default: TopicCatalogue.security.name, doc: "security events")
         public static let replyTopics = Setting.topics(
             "HALLMARK_REPLY_TOPICS", default: [], doc: "topics a message's `reply_to` may name")
         public static let maxInFlight = Setting.integer(
