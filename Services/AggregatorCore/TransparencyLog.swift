@@ -34,7 +34,7 @@ package struct TransparencyLog: OrderedWriterLog {
 
     package init(
         schema: String, key: CheckpointSigningKey, checkpointTopic: String,
-        origin: String = AggregatorConfiguration.Variable.origin.defaultValue, metrics: AggregatorMetrics
+        origin: String = AggregatorConfiguration.declared(\.origin), metrics: AggregatorMetrics
     ) throws {
         store = LogStore(schema: schema)
         ledger = SubmissionLedger(schema: schema)

@@ -36,7 +36,7 @@ package struct WitnessCosigner: Service {
 
     package init(
         policy: TransparencyPolicy, schema: String, pool: PostgresPool, interval: Duration, timeout: Duration,
-        deadline: Duration = AggregatorConfiguration.Variable.witnessDeadline.defaultValue,
+        deadline: Duration = AggregatorConfiguration.declared(\.witnessDeadline),
         logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.metrics = metrics

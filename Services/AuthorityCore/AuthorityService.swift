@@ -15,7 +15,7 @@ package enum AuthorityService {
         ServiceRunner.Definition(
             service: "authority", topics: configuration.topics, schema: configuration.schema,
             migrations: AuthorityMigrations.all(schema: configuration.schema),
-            postgresPoolSize: AuthorityConfiguration.Variable.postgresPoolSize)
+            postgresPoolSize: AuthorityConfiguration.postgresPoolSize)
     }
 
     /// The services to run in a ``ServiceRunner`` process.

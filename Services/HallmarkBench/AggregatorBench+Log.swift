@@ -86,7 +86,7 @@ extension AggregatorBench {
     static func startWitnesses(_ count: Int, world: World) async throws -> ([ServiceGroup], String) {
         var logger = Logger(label: "hallmark.bench.witness")
         logger.logLevel = .critical
-        let vkey = try world.key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
+        let vkey = try world.key.verifierKey(origin: AggregatorConfiguration.declared(\.origin))
         var servers: [ServiceGroup] = []
         var lines = ["log \(vkey)"]
         for n in 0..<count {

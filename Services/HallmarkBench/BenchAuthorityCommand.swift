@@ -42,7 +42,7 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let kafka = try KafkaConfiguration.fromEnvironment(env)
         var pgConfig = try PostgresConfiguration.fromEnvironment(
-            env, poolSize: AuthorityConfiguration.Variable.postgresPoolSize)
+            env, poolSize: AuthorityConfiguration.postgresPoolSize)
         if let poolSize { pgConfig.poolSize = poolSize }
         let pool = PostgresPool(configuration: pgConfig, logger: logger)
         let run = String(UUID().uuidString.prefix(8)).lowercased()

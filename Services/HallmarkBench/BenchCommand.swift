@@ -21,6 +21,6 @@ extension BenchCommand {
     /// cores, 2 to 4), so a bench measures what the stack runs.
     static var defaultPartitions: Int {
         (try? KafkaConfiguration.fromEnvironment(ProcessInfo.processInfo.environment).defaultPartitions)
-            ?? KafkaConfiguration.Variable.partitions.defaultValue
+            ?? KafkaConfiguration().defaultPartitions
     }
 }

@@ -27,7 +27,7 @@ package struct BenchJSONCommand: ParsableCommand {
         let submission = Message(
             Submission(imageHashes: [.init(imageHash: hash, modificationLevel: 0)], token: token, timestamp: 1_760_000_000))
         let request = Message(
-            TokenRequest(token: token), correlationID: MessageID.random().text, replyTo: "birthmark.token.results")
+            TokenRequest(token: token), correlationID: MessageID.random().text, replyTo: TopicCatalogue.tokenResults.name)
         let checkpoint = SignedCheckpoint(
             treeSize: 1_000_000, rootHash: hash, timestamp: 1_760_000_000,
             signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: "k1")

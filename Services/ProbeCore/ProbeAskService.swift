@@ -13,7 +13,7 @@ package enum ProbeAskService {
         /// Asks consumed. `HALLMARK_PROBE_ASK_INPUT`, default `hallmark.probe.asks`.
         package var input = "hallmark.probe.asks"
         /// Where requests go (the probe's input). `HALLMARK_PROBE_ASK_REQUESTS`, default `hallmark.probe.requests`.
-        package var requests = "hallmark.probe.requests"
+        package var requests = TopicCatalogue.probeRequests.name
         /// Where replies come back. `HALLMARK_PROBE_ASK_REPLIES`, default `hallmark.probe.replies`.
         package var replies = "hallmark.probe.replies"
         /// Where answers go. `HALLMARK_PROBE_ASK_ANSWERS`, default `hallmark.probe.answers`.

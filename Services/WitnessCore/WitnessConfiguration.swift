@@ -2,53 +2,56 @@ import Foundation
 import HallmarkCore
 import HallmarkCrypto
 
-/// A witness's settings, each declared once.
-package struct WitnessConfiguration: Sendable {
+/// A witness's settings, each declared once in ``settings``.
+package struct WitnessConfiguration: DeclaredSettings {
     /// The witness's key name (its cosignatures' name).
-    package var name = Variable.name.defaultValue
+    package var name: String = declared(\.name)
     /// Its private key's file.
-    package var keyFile: String?
+    package var keyFile: String? = declared(\.keyFile)
     /// The file of the logs it follows.
-    package var logsFile: String?
+    package var logsFile: String? = declared(\.logsFile)
     /// Its state file.
-    package var stateFile = Variable.stateFile.defaultValue
-    /// Where it listens.
-    package var host = "127.0.0.1"
-    package var port = 7380
+    package var stateFile: String = declared(\.stateFile)
+    /// Where it listens (`HALLMARK_WITNESS_LISTEN`, one variable for both).
+    package var host: String = hostAndPort(listen.defaultValue)!.0
+    package var port: Int = hostAndPort(listen.defaultValue)!.1
 
     package init() {}
 
-    package enum Variable {
-        package static let name = Setting(
-            "HALLMARK_WITNESS_NAME", default: "hallmark.local/witness", accepted: "a schema-less URL without spaces or '+'",
-            doc: "the witness's name: its cosignatures' key name and its vkey's"
-        ) { NoteVerifierKey.isValidName($0) ? $0 : nil }
-        package static let keyFile = Setting.optionalText(
-            "HALLMARK_WITNESS_KEY_FILE", doc: "the witness's private key file (hallmark witness key --out); required to serve")
-        package static let logsFile = Setting.optionalText(
-            "HALLMARK_WITNESS_LOGS_FILE",
-            doc: "the logs the witness follows: one 'log <vkey>' line each (C2SP tlog-policy); required to serve")
-        package static let stateFile = Setting.text(
-            "HALLMARK_WITNESS_STATE_FILE", default: "witness-state.json",
-            doc: "where the witness keeps each log's latest cosigned checkpoint (and a .lock beside it)")
-        package static let listen = Setting(
-            "HALLMARK_WITNESS_LISTEN", default: "127.0.0.1:7380", accepted: "host:port", doc: "where the witness listens"
-        ) { WitnessConfiguration.hostAndPort($0) == nil ? nil : $0 }
+    static let listen = Setting(
+        "HALLMARK_WITNESS_LISTEN", default: "127.0.0.1:7380", accepted: "host:port", doc: "where the witness listens"
+    ) { WitnessConfiguration.hostAndPort($0) == nil ? nil : $0 }
 
-        package static var all: [SettingDescription] {
-            [name.description, keyFile.description, logsFile.description, stateFile.description, listen.description]
-        }
-    }
+    /// Every setting, in the order `hallmark config` lists them.
+    package static let settings: [ConfigurationSetting<Self>] = [
+        .bind(
+            \.name,
+            Setting(
+                "HALLMARK_WITNESS_NAME", default: "hallmark.local/witness", accepted: "a schema-less URL without spaces or '+'",
+                doc: "the witness's name: its cosignatures' key name and its vkey's"
+            ) { NoteVerifierKey.isValidName($0) ? $0 : nil }),
+        .bind(
+            \.keyFile,
+            .optionalText(
+                "HALLMARK_WITNESS_KEY_FILE",
+                doc: "the witness's private key file (hallmark witness key --out); required to serve")),
+        .bind(
+            \.logsFile,
+            .optionalText(
+                "HALLMARK_WITNESS_LOGS_FILE",
+                doc: "the logs the witness follows: one 'log <vkey>' line each (C2SP tlog-policy); required to serve")),
+        .bind(
+            \.stateFile,
+            .text(
+                "HALLMARK_WITNESS_STATE_FILE", default: "witness-state.json",
+                doc: "where the witness keeps each log's latest cosigned checkpoint (and a .lock beside it)")),
+        .custom([listen.description]) { c, s throws(ConfigurationError) in
+            (c.host, c.port) = hostAndPort(try s.value(listen))!
+        },
+    ]
 
     package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> WitnessConfiguration {
-        let s = Settings(env)
-        var c = WitnessConfiguration()
-        c.name = try s.value(Variable.name)
-        c.keyFile = try s.value(Variable.keyFile)
-        c.logsFile = try s.value(Variable.logsFile)
-        c.stateFile = try s.value(Variable.stateFile)
-        (c.host, c.port) = hostAndPort(try s.value(Variable.listen))!
-        return c
+        try WitnessConfiguration().applying(Settings(env))
     }
 
     static func hostAndPort(_ text: String) -> (String, Int)? {

@@ -16,7 +16,7 @@ struct AggregatorProvenanceTests {
 
     /// The wait for a parent, in milliseconds: long enough for a parent sent at once to be
     /// logged, short enough to wait out.
-    static let window = [AggregatorConfiguration.Variable.provenanceWindow.name: "3000"]
+    static let window = [AggregatorConfiguration.variable(\.provenanceWindow): "3000"]
 
     /// Whether a submission waits for its parent.
     static func waiting(_ h: AggregatorHarness, _ id: MessageID) async throws -> Bool {

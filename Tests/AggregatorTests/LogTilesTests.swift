@@ -26,7 +26,7 @@ struct LogTilesTests {
         var notes: [UInt64: String] = [:]
 
         var vkey: NoteVerifierKey {
-            try! key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
+            try! key.verifierKey(origin: AggregatorConfiguration.declared(\.origin))
         }
 
         mutating func grow(to size: Int, batch: Int = 5_000) async throws {

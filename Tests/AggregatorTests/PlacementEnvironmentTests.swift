@@ -13,6 +13,14 @@ struct PlacementEnvironmentTests {
         (c.checkpoints, c.verifyInput, c.verifyOutput, c.auditTopic) = ("cp", "v.in", "v.out", "agg.audit")
         let back = try AggregatorConfiguration.fromEnvironment(c.placementEnvironment)
         #expect(back.topics == c.topics && back.schema == c.schema && back.authorityID == c.authorityID)
+        // The variables marked as placing in its settings, and only those.
+        let own = ["SCHEMA", "AUTHORITY_ID", "LOG_ORIGIN", "CHECKPOINTS"].map { "HALLMARK_AGGREGATOR_\($0)" }
+        let topics = [
+            "SUBMISSION_INPUT", "SUBMISSION_OUTPUT", "TOKEN_REQUESTS", "TOKEN_RESULTS", "VERIFY_INPUT", "VERIFY_OUTPUT",
+        ]
+        #expect(
+            Set(c.placementEnvironment.keys)
+                == Set(own + topics.map { "HALLMARK_AGGREGATOR_\($0)" } + ["HALLMARK_AUDIT_TOPIC", "HALLMARK_SECURITY_TOPIC"]))
     }
 
     @Test func authorityPlacementRoundTrips() throws {
@@ -25,5 +33,7 @@ struct PlacementEnvironmentTests {
                 ["HALLMARK_AUTHORITY_OPERATOR_KEYS": "k=\(String(repeating: "A", count: 43))="]) { a, _ in a })
         #expect(back.topics == c.topics && back.schema == c.schema && back.securityTopic == c.securityTopic)
         #expect(back.auditTopic == "audit")
+        #expect(c.placementEnvironment["HALLMARK_PRIVACY_RESULTS_TOPIC"] == c.privacy.results)
+        #expect(c.placementEnvironment.count == 10)
     }
 }

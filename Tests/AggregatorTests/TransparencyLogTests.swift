@@ -126,7 +126,7 @@ struct TransparencyLogTests {
         #expect(!latest.verify(publicKey: try CheckpointSigningKey.generate().publicKey))
         // The same checkpoint as a C2SP note, opened with the log's vkey (its time as a
         // cosignature by the same key); another key's vkey opens nothing.
-        let vkey = try key.verifierKey(origin: AggregatorConfiguration.Variable.origin.defaultValue)
+        let vkey = try key.verifierKey(origin: AggregatorConfiguration.declared(\.origin))
         let text = try #require(try latest.openNote(vkey: vkey))
         #expect(text.treeSize == 40 && text.rootHash == root && text.origin == vkey.name)
         let note = try SignedNote.parse(Array(try #require(latest.note).utf8))

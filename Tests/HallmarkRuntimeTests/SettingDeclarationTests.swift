@@ -29,9 +29,9 @@ struct SettingDeclarationTests {
     }
 
     /// A secret's value is never shown, and its error (like every error) never echoes it.
-    @Test func aSecretIsNeverShown() {
-        let properties = KafkaConfiguration.Variable.properties
-        #expect(properties.isSecret && properties.description.shown(in: [properties.name: "sasl.password=x"]) == "(set)")
+    @Test func aSecretIsNeverShown() throws {
+        let properties = try #require(KafkaConfiguration.variables.first { $0.name == "HALLMARK_KAFKA_PROPERTIES" })
+        #expect(properties.isSecret && properties.shown(in: [properties.name: "sasl.password=x"]) == "(set)")
         #expect(Self.batch.description.shown(in: ["HALLMARK_T_BATCH": "3"]) == "3")
         #expect(Self.batch.description.shown(in: [:]) == nil)
     }
@@ -52,14 +52,48 @@ struct SettingDeclarationTests {
 
     /// Every listed variable is declared once, and the structs' defaults are the declarations'.
     @Test func listingsHaveNoTwinsAndDefaultsAgree() {
-        let all = KafkaConfiguration.Variable.all + StageConfiguration.Variable.all
+        let all = KafkaConfiguration.variables + StageConfiguration.variables
         #expect(Set(all.map(\.name)).count == all.count)
         let kafka = KafkaConfiguration()
-        #expect(kafka.defaultPartitions == KafkaConfiguration.Variable.partitions.defaultValue)
-        #expect(kafka.lingerMilliseconds == KafkaConfiguration.Variable.linger.defaultValue)
+        #expect(kafka.defaultPartitions == 4 && kafka.lingerMilliseconds == 5)
+        #expect(KafkaConfiguration.variables.first { $0.name == "HALLMARK_KAFKA_PARTITIONS" }?.defaultValue == "4")
         let stage = StageConfiguration(service: "s", inputs: [])
         #expect(stage.maxInFlight == StageConfiguration.Variable.maxInFlight.defaultValue)
         #expect(stage.shutdownGrace == StageConfiguration.Variable.shutdownGrace.defaultValue)
         #expect(stage.maxMessageBytes == kafka.maxMessageBytes)
+    }
+
+    /// A configuration declared as bindings: the listing, the defaults, the reading (converted
+    /// where declared so) and the placement all come from its one list.
+    @Test func aBindingListGivesTheListingDefaultsReadingAndPlacement() throws {
+        #expect(Example.variables.map(\.name) == ["HALLMARK_T_TOPIC", "HALLMARK_T_HOURS", "HALLMARK_T_FILE"])
+        let defaults = Example()
+        #expect(defaults.topic == "t.in" && defaults.retention == .seconds(7200) && defaults.file == nil)
+        #expect(defaults.security == "hallmark.security" && defaults.extra == nil)
+        let read = try Example().applying(
+            Settings(["HALLMARK_T_HOURS": "3", "HALLMARK_T_FILE": "/f", "HALLMARK_SECURITY_TOPIC": "s", "HALLMARK_T_X": "x"]))
+        #expect(read.retention == .seconds(10_800) && read.file == "/f" && read.security == "s" && read.extra == "x")
+        #expect(Example.variable(\.retention) == "HALLMARK_T_HOURS")
+        #expect(try Example.value(\.retention, in: Settings(["HALLMARK_T_HOURS": "1"])) == .seconds(3600))
+        #expect(defaults.placementEnvironment == ["HALLMARK_T_TOPIC": "t.in", "HALLMARK_SECURITY_TOPIC": "hallmark.security"])
+        #expect(throws: ConfigurationError(variable: "HALLMARK_T_HOURS", reason: "must be an integer in 1...24")) {
+            try Example().applying(Settings(["HALLMARK_T_HOURS": "25"]))
+        }
+    }
+
+    struct Example: DeclaredSettings {
+        var topic: String = declared(\.topic)
+        var retention: Duration = declared(\.retention)
+        var file: String? = declared(\.file)
+        var security: String = declared(\.security)
+        var extra: String?
+
+        static let settings: [ConfigurationSetting<Self>] = [
+            .bind(\.topic, .topic("HALLMARK_T_TOPIC", default: "t.in", doc: "a topic"), placing: true),
+            .bind(\.retention, .integer("HALLMARK_T_HOURS", default: 2, in: 1...24, doc: "hours"), as: { .seconds(3600 * $0) }),
+            .bind(\.file, .optionalText("HALLMARK_T_FILE", doc: "a file")),
+            .shared(\.security, StageConfiguration.Variable.securityTopic, placing: true),
+            .custom([]) { c, s throws(ConfigurationError) in c.extra = s.string("HALLMARK_T_X") },
+        ]
     }
 }

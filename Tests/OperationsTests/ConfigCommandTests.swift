@@ -21,9 +21,9 @@ struct ConfigCommandTests {
                 "HALLMARK_GATEWAY_POSTGRES_URL": "postgresql://gateway:hunter3@db/hallmark",
             ])
         let declared =
-            KafkaConfiguration.Variable.all + StageConfiguration.Variable.all + ServiceRunner.Variable.all
-            + SignerConfiguration.Variable.all + GatewayConfiguration.Variable.all + AuthorityConfiguration.Variable.all
-            + AggregatorConfiguration.Variable.all
+            KafkaConfiguration.variables + StageConfiguration.variables + ServiceRunner.Variable.all
+            + SignerConfiguration.variables + GatewayConfiguration.variables + AuthorityConfiguration.variables
+            + AggregatorConfiguration.variables
             + ["signer", "gateway", "authority", "aggregator"].map { PostgresConfiguration.Variable.url(service: $0).description }
             + ConfigCommand.Service.allCases.map(\.postgresPoolSize.description)
         #expect(Set(declared.map(\.name)).count == declared.count, "a variable is declared twice")

@@ -45,11 +45,12 @@ package struct PublicKeyCommand: AsyncParsableCommand {
     package init() {}
 
     package func run() async throws {
-        guard let path = keyFile ?? ProcessInfo.processInfo.environment["HALLMARK_AGGREGATOR_SIGNING_KEY_FILE"] else {
+        let settings = Settings()
+        guard let path = try keyFile ?? AggregatorConfiguration.value(\.signingKeyFile, in: settings) else {
             throw ValidationError("give --key-file or set HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
         }
         let key = try CheckpointSigningKey.load(path)
-        let origin = try self.origin ?? AggregatorConfiguration.fromEnvironment(ProcessInfo.processInfo.environment).origin
+        let origin = try self.origin ?? AggregatorConfiguration.value(\.origin, in: settings)
         guard NoteVerifierKey.isValidName(origin) else { throw ValidationError("--origin must have no spaces or '+'") }
         print("vkey=\(try key.verifierKey(origin: origin))")
         print("public_key=\(Base64.encode(key.publicKey))")

@@ -1,4 +1,5 @@
 import HallmarkCore
+import HallmarkMessages
 
 /// The variables the `hallmark` CLI's own commands read, each declared once (`hallmark config`
 /// lists them); the services' are declared by their configurations.
@@ -18,9 +19,9 @@ package enum CLIVariables {
     /// `hallmark probe`: the runtime's reference stage.
     package enum Probe {
         package static let input = Setting.topic(
-            "HALLMARK_PROBE_INPUT", default: "hallmark.probe.requests", doc: "the probe's requests")
+            "HALLMARK_PROBE_INPUT", default: TopicCatalogue.probeRequests.name, doc: "the probe's requests")
         package static let output = Setting.topic(
-            "HALLMARK_PROBE_OUTPUT", default: "hallmark.probe.results", doc: "the probe's results")
+            "HALLMARK_PROBE_OUTPUT", default: TopicCatalogue.probeResults.name, doc: "the probe's results")
         package static let delay = Setting.milliseconds(
             "HALLMARK_PROBE_DELAY_MS", default: .zero, in: 0...600_000, doc: "how long the probe works on a message")
         package static let database = Setting.flag(

@@ -26,7 +26,7 @@ package struct ConfigCommand: ParsableCommand {
         /// The service's own pool size setting, with its default.
         package var postgresPoolSize: Setting<Int> {
             switch self {
-            case .authority: AuthorityConfiguration.Variable.postgresPoolSize
+            case .authority: AuthorityConfiguration.postgresPoolSize
             default: PostgresConfiguration.Variable.poolSize(service: rawValue)
             }
         }
@@ -62,10 +62,10 @@ package struct ConfigCommand: ParsableCommand {
     /// Every section of declared variables for `service` (all services when nil).
     package static func sections(service: Service?) -> [(title: String, variables: [SettingDescription])] {
         var sections: [(String, [SettingDescription])] = [
-            ("Kafka (every service)", KafkaConfiguration.Variable.all),
+            ("Kafka (every service)", KafkaConfiguration.variables),
             (
                 "Stages (every service; each flow variable also per stage as HALLMARK_<SERVICE>_<STAGE>_<NAME>)",
-                StageConfiguration.Variable.all
+                StageConfiguration.variables
             ),
             (
                 "Service (every service: logs, metrics, inbox, audit, privacy, PostgreSQL, health file)",
@@ -73,9 +73,9 @@ package struct ConfigCommand: ParsableCommand {
             ),
         ]
         let own: [(Service, [SettingDescription])] = [
-            (.signer, SignerConfiguration.Variable.all), (.gateway, GatewayConfiguration.Variable.all),
-            (.authority, AuthorityConfiguration.Variable.all), (.aggregator, AggregatorConfiguration.Variable.all),
-            (.edge, EdgeConfiguration.Variable.all),
+            (.signer, SignerConfiguration.variables), (.gateway, GatewayConfiguration.variables),
+            (.authority, AuthorityConfiguration.variables), (.aggregator, AggregatorConfiguration.variables),
+            (.edge, EdgeConfiguration.variables),
         ]
         for (name, variables) in own where service == nil || service == name {
             let database = [
@@ -85,7 +85,7 @@ package struct ConfigCommand: ParsableCommand {
         }
         if service == nil {
             sections.append(("the hallmark CLI's own commands", CLIVariables.all))
-            sections.append(("hallmark witness (a C2SP transparency-log witness)", WitnessConfiguration.Variable.all))
+            sections.append(("hallmark witness (a C2SP transparency-log witness)", WitnessConfiguration.variables))
             sections.append(
                 (
                     "hallmark probe (the runtime's reference stage)",

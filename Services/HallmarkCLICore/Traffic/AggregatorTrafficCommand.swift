@@ -145,7 +145,7 @@ package struct AggregatorTrafficCommand: AsyncParsableCommand {
         if try settings.value(CLIVariables.aggregatorPublicKey) != nil || settings.value(CLIVariables.aggregatorVKey) != nil {
             return try VerifierTrust.resolve(publicKey: nil, vkey: nil, env: env).publicKey
         }
-        guard let path = try settings.value(AggregatorConfiguration.Variable.signingKeyFile) else {
+        guard let path = try AggregatorConfiguration.value(\.signingKeyFile, in: settings) else {
             throw ValidationError("set HALLMARK_AGGREGATOR_PUBLIC_KEY or HALLMARK_AGGREGATOR_SIGNING_KEY_FILE")
         }
         return try CheckpointSigningKey.load(path).publicKey

@@ -16,7 +16,7 @@ package struct WitnessCommand: AsyncParsableCommand {
 
     /// The witness's vkey under `name`, from its key file.
     static func verifierKey(name: String, keyFile: String) throws -> NoteVerifierKey {
-        let seed = try Ed25519SeedFile.read(keyFile, variable: WitnessConfiguration.Variable.keyFile.name)
+        let seed = try Ed25519SeedFile.read(keyFile, variable: WitnessConfiguration.variable(\.keyFile))
         return try NoteSigner(name: name, seed: seed, algorithm: .cosignatureV1).verifierKey
     }
 }
@@ -35,13 +35,13 @@ package struct WitnessServeCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let config = try WitnessConfiguration.fromEnvironment(env)
         guard let keyFile = config.keyFile else {
-            throw ValidationError("set \(WitnessConfiguration.Variable.keyFile.name) (make one with hallmark witness key --out)")
+            throw ValidationError("set \(WitnessConfiguration.variable(\.keyFile)) (make one with hallmark witness key --out)")
         }
         guard let logsFile = config.logsFile, let logsText = try? String(contentsOfFile: logsFile, encoding: .utf8) else {
-            throw ValidationError("set \(WitnessConfiguration.Variable.logsFile.name) to a readable file of 'log <vkey>' lines")
+            throw ValidationError("set \(WitnessConfiguration.variable(\.logsFile)) to a readable file of 'log <vkey>' lines")
         }
-        let logs = try WitnessConfiguration.logs(in: logsText, variable: WitnessConfiguration.Variable.logsFile.name)
-        let seed = try Ed25519SeedFile.read(keyFile, variable: WitnessConfiguration.Variable.keyFile.name)
+        let logs = try WitnessConfiguration.logs(in: logsText, variable: WitnessConfiguration.variable(\.logsFile))
+        let seed = try Ed25519SeedFile.read(keyFile, variable: WitnessConfiguration.variable(\.keyFile))
         let witness = try Witness(name: config.name, seed: seed, logs: logs, statePath: config.stateFile, logger: logger)
         let app = WitnessServer.application(witness, host: config.host, port: config.port, logger: logger) { [logger] port in
             logger.info(

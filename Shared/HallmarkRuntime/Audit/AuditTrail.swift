@@ -24,7 +24,7 @@ public struct AuditTrail: Sendable {
 
     /// - Parameter indexKey: the service's blind-index key (≥ 32 bytes), for subject indexes;
     ///   without one, records name no device, partner or session.
-    public init(schema: String, service: String, topic: String = "hallmark.audit", indexKey: Data?) {
+    public init(schema: String, service: String, topic: String = TopicCatalogue.audit.name, indexKey: Data?) {
         self.schema = schema
         self.service = service
         self.topic = topic

@@ -191,30 +191,31 @@ extension AuditRecord.SubjectType {
 }
 
 /// Where privacy requests come from and answers go (`HALLMARK_PRIVACY_REQUESTS_TOPIC`,
-/// `HALLMARK_PRIVACY_RESULTS_TOPIC`).
-public struct PrivacyTopics: Sendable, Hashable {
+/// `HALLMARK_PRIVACY_RESULTS_TOPIC`), each declared once in ``settings``.
+public struct PrivacyTopics: DeclaredSettings, Hashable {
     public var requests: String
     public var results: String
 
-    public init(requests: String = Variable.requests.defaultValue, results: String = Variable.results.defaultValue) {
+    public init(requests: String = declared(\.requests), results: String = declared(\.results)) {
         self.requests = requests
         self.results = results
     }
 
-    /// The variables, each declared once (`hallmark config` lists them).
-    public enum Variable {
-        public static let requests = Setting.topic(
-            "HALLMARK_PRIVACY_REQUESTS_TOPIC", default: "hallmark.privacy.requests",
-            doc: "operators' signed export and erase requests")
-        public static let results = Setting.topic(
-            "HALLMARK_PRIVACY_RESULTS_TOPIC", default: "hallmark.privacy.results", doc: "their answers")
-
-        public static var all: [SettingDescription] { [requests.description, results.description] }
-    }
+    /// Both topics, in the order `hallmark config` lists them.
+    public static let settings: [ConfigurationSetting<Self>] = [
+        .bind(
+            \.requests,
+            .topic(
+                "HALLMARK_PRIVACY_REQUESTS_TOPIC", default: TopicCatalogue.privacyRequests.name,
+                doc: "operators' signed export and erase requests"), placing: true),
+        .bind(
+            \.results,
+            .topic("HALLMARK_PRIVACY_RESULTS_TOPIC", default: TopicCatalogue.privacyResults.name, doc: "their answers"),
+            placing: true),
+    ]
 
     /// `HALLMARK_PRIVACY_REQUESTS_TOPIC` and `HALLMARK_PRIVACY_RESULTS_TOPIC` over the defaults.
     public static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> PrivacyTopics {
-        let settings = Settings(env)
-        return PrivacyTopics(requests: try settings.value(Variable.requests), results: try settings.value(Variable.results))
+        try PrivacyTopics().applying(Settings(env))
     }
 }

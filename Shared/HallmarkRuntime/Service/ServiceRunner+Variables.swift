@@ -1,6 +1,7 @@
 import HallmarkCore
 import HallmarkPostgres
 import Logging
+import HallmarkMessages
 
 extension ServiceRunner {
     /// The variables every service reads beside the Kafka and stage ones, each declared once
@@ -11,7 +12,7 @@ extension ServiceRunner {
             accepted: "one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))",
             doc: "the least severe log line written", show: \.rawValue, parse: Logger.Level.init(rawValue:))
         public static let metricsTopic = Setting.topic(
-            "HALLMARK_METRICS_TOPIC", default: "hallmark.metrics", doc: "where metrics snapshots are published")
+            "HALLMARK_METRICS_TOPIC", default: TopicCatalogue.metrics.name, doc: "where metrics snapshots are published")
         public static let metricsInterval = Setting.milliseconds(
             "HALLMARK_METRICS_INTERVAL_MS", default: .seconds(10), in: 100...3_600_000,
             doc: "how often a metrics snapshot is published")
@@ -25,7 +26,7 @@ extension ServiceRunner {
             "HALLMARK_INBOX_ANSWER_RETENTION_HOURS", default: 24, in: 1...87_600,
             doc: "hours a processed message's answer is kept, to answer a redelivery alike")
         public static let auditTopic = Setting.topic(
-            "HALLMARK_AUDIT_TOPIC", default: "hallmark.audit", doc: "where audit records are published")
+            "HALLMARK_AUDIT_TOPIC", default: TopicCatalogue.audit.name, doc: "where audit records are published")
 
         /// Every variable every service reads (without Kafka's and the stages'), in the order
         /// `hallmark config` lists them.
@@ -33,7 +34,7 @@ extension ServiceRunner {
             [
                 logLevel.description, metricsTopic.description, metricsInterval.description,
                 inboxRetentionHours.description, answerRetentionHours.description, auditTopic.description,
-            ] + PrivacyTopics.Variable.all + PostgresConfiguration.Variable.all + HealthFile.Settings.Variable.all
+            ] + PrivacyTopics.variables + PostgresConfiguration.Variable.all + HealthFile.Settings.Variable.all
         }
     }
 }

@@ -53,8 +53,9 @@ public enum ServiceRunner {
         }
         MetricsSystem.bootstrap(registry)
         var logger = Logger(label: "hallmark.\(definition.service)")
+        // Text: any set value parses; it is checked below, once errors can be reported.
         let instance =
-            settings.string("HALLMARK_INSTANCE")
+            (try? settings.value(StageConfiguration.Variable.instance))
             ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         logger[metadataKey: "service"] = "\(definition.service)"
         logger[metadataKey: "instance"] = "\(instance)"
@@ -63,7 +64,8 @@ public enum ServiceRunner {
         do {
             // Metrics, rejected records and events carry it: 1–128 printable ASCII characters.
             guard Redaction.isPrintableASCII(instance, limit: 128) else {
-                throw ConfigurationError(variable: "HALLMARK_INSTANCE", reason: "must be 1-128 printable ASCII characters")
+                throw ConfigurationError(
+                    variable: StageConfiguration.Variable.instance.name, reason: "must be 1-128 printable ASCII characters")
             }
             let startup = try Startup.read(
                 env, service: definition.service, database: definition.schema != nil,

@@ -1,10 +1,11 @@
 import Foundation
 import HallmarkCore
 import HallmarkKafka
+import HallmarkMessages
 
 /// How a stage consumes and processes. Every field has a documented default; the tunable
 /// ones come from `HALLMARK_…` variables (``fromEnvironment(_:service:inputs:)``).
-public struct StageConfiguration: Sendable {
+public struct StageConfiguration: DeclaredSettings {
     /// The service's name, e.g. `signer` (metrics, logs, rejected records).
     public var service: String
     /// This process's name within the service. `HALLMARK_INSTANCE`, default `<host>-<pid>`.
@@ -71,7 +72,7 @@ public struct StageConfiguration: Sendable {
         maxInFlight: Int = Variable.maxInFlight.defaultValue, laneDepth: Int = Variable.laneDepth.defaultValue,
         maxBatch: Int = Variable.maxBatch.defaultValue, batchLinger: Duration = Variable.batchLinger.defaultValue,
         batchWorkers: Int = Variable.batchWorkers.defaultValue, batchesInFlight: Int = 4,
-        maxMessageBytes: Int = KafkaConfiguration.Variable.maxMessageBytes.defaultValue, maxAttempts: Int = 5,
+        maxMessageBytes: Int = KafkaConfiguration.declared(\.maxMessageBytes), maxAttempts: Int = 5,
         retry: RetryPolicy = RetryPolicy(), shutdownGrace: Duration = Variable.shutdownGrace.defaultValue,
         revokeDrainTimeout: Duration = .seconds(10)
     ) {
@@ -99,16 +100,17 @@ public struct StageConfiguration: Sendable {
     /// The topics consumed.
     public var inputTopics: [String] { inputs.map(\.topic) }
 
-    /// The variables, each declared once (`hallmark config` lists them).
+    /// The variables, each declared once (``settings`` binds them; other configurations share
+    /// some).
     public enum Variable {
         public static let instance = Setting.optionalText(
             "HALLMARK_INSTANCE", doc: "this process's name within its service (default `<host>-<pid>`)")
         public static let groupID = Setting.optionalText(
             "HALLMARK_GROUP_ID", doc: "the consumer group (default `hallmark-<service>`)")
         public static let rejectedTopic = Setting.topic(
-            "HALLMARK_REJECTED_TOPIC", default: "hallmark.rejected", doc: "where refused messages are recorded")
+            "HALLMARK_REJECTED_TOPIC", default: TopicCatalogue.rejected.name, doc: "where refused messages are recorded")
         public static let securityTopic = Setting.topic(
-            "HALLMARK_SECURITY_TOPIC", default: "hallmark.security", doc: "security events")
+            "HALLMARK_SECURITY_TOPIC", default: TopicCatalogue.security.name, doc: "security events")
         public static let replyTopics = Setting.topics(
             "HALLMARK_REPLY_TOPICS", default: [], doc: "topics a message's `reply_to` may name")
         public static let maxInFlight = Setting.integer(
@@ -126,15 +128,6 @@ public struct StageConfiguration: Sendable {
         public static let shutdownGrace = Setting.milliseconds(
             "HALLMARK_SHUTDOWN_GRACE_MS", default: .seconds(20), in: 0...3_600_000,
             doc: "after SIGTERM, how long in-flight messages may keep retrying")
-
-        /// Every variable, in the order `hallmark config` lists them.
-        public static var all: [SettingDescription] {
-            [
-                instance.description, groupID.description, rejectedTopic.description, securityTopic.description,
-                replyTopics.description, maxInFlight.description, laneDepth.description, maxBatch.description,
-                batchLinger.description, batchWorkers.description, shutdownGrace.description,
-            ]
-        }
 
         /// A stage's own flow variables (`HALLMARK_<SERVICE>_<STAGE>_<SETTING>`), each falling
         /// back to the service's.
@@ -170,28 +163,39 @@ public struct StageConfiguration: Sendable {
         }
     }
 
-    /// Applies the ``Variable``s over the defaults.
+    /// Every setting, in the order `hallmark config` lists them (declared in ``Variable``, which
+    /// other configurations share).
+    public static let settings: [ConfigurationSetting<Self>] = [
+        // Unset, each keeps the default made from the host and the service.
+        .custom([Variable.instance.description]) { c, s throws(ConfigurationError) in
+            if let v = try s.value(Variable.instance) { c.instance = v }
+        },
+        .custom([Variable.groupID.description]) { c, s throws(ConfigurationError) in
+            if let v = try s.value(Variable.groupID) { c.groupID = v }
+        },
+        .bind(\.rejectedTopic, Variable.rejectedTopic),
+        .bind(\.securityTopic, Variable.securityTopic),
+        .bind(\.replyTopics, Variable.replyTopics, as: { Set($0) }),
+        .bind(\.maxInFlight, Variable.maxInFlight),
+        .bind(\.laneDepth, Variable.laneDepth),
+        .bind(\.maxBatch, Variable.maxBatch),
+        .bind(\.batchLinger, Variable.batchLinger),
+        .bind(\.batchWorkers, Variable.batchWorkers),
+        // Listed with Kafka's settings.
+        .custom([]) { c, s throws(ConfigurationError) in
+            c.maxMessageBytes = try KafkaConfiguration.value(\.maxMessageBytes, in: s)
+        },
+        .bind(\.shutdownGrace, Variable.shutdownGrace),
+    ]
+
+    /// Applies the declared settings over the defaults.
     public static func fromEnvironment(
         _ env: [String: String], service: String, inputs: [StageInput],
         dispatch: StageDispatch = .keyLanes
     )
         throws(ConfigurationError) -> StageConfiguration
     {
-        let settings = Settings(env)
-        var config = StageConfiguration(service: service, inputs: inputs, dispatch: dispatch)
-        if let v = try settings.value(Variable.instance) { config.instance = v }
-        if let v = try settings.value(Variable.groupID) { config.groupID = v }
-        config.rejectedTopic = try settings.value(Variable.rejectedTopic)
-        config.securityTopic = try settings.value(Variable.securityTopic)
-        config.replyTopics = Set(try settings.value(Variable.replyTopics))
-        config.maxInFlight = try settings.value(Variable.maxInFlight)
-        config.laneDepth = try settings.value(Variable.laneDepth)
-        config.maxBatch = try settings.value(Variable.maxBatch)
-        config.batchLinger = try settings.value(Variable.batchLinger)
-        config.batchWorkers = try settings.value(Variable.batchWorkers)
-        config.maxMessageBytes = try settings.value(KafkaConfiguration.Variable.maxMessageBytes)
-        config.shutdownGrace = try settings.value(Variable.shutdownGrace)
-        return config
+        try StageConfiguration(service: service, inputs: inputs, dispatch: dispatch).applying(Settings(env))
     }
 
     /// This configuration with the stage's own flow settings applied (``Overrides``):
