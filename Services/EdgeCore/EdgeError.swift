@@ -62,7 +62,13 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A body that is not a bundle: 400 with the bundle reader's code, reason and member.
     package init(_ refusal: CameraBundle.Refusal) {
-        self.init(refusal.code == .malformed ? .malformed : .invalidField, refusal.reason, field: refusal.field)
+        // Exhaustive, so a new kind of refusal is a compile error here, not a silent 400 code.
+        let code: Code =
+            switch refusal.code {
+            case .malformed: .malformed
+            case .invalidField: .invalidField
+            }
+        self.init(code, refusal.reason, field: refusal.field)
     }
 
     package var description: String { "\(code.rawValue): \(reason)" + (field.map { " (\($0))" } ?? "") }

@@ -77,9 +77,11 @@ package struct OpsBoard: Sendable {
                 let out = Self.processed(snapshot, group) - Self.processed(before, group)
                 let consumed = Self.consumed(snapshot, group) - Self.consumed(before, group)
                 if out >= 0, consumed >= 0 {
-                    b.counts[instance, default: StageBucket.Counts()].processed += out
-                    b.counts[instance, default: StageBucket.Counts()].consumed += consumed
-                    b.counts[instance, default: StageBucket.Counts()].seconds += seconds
+                    var counts = b.counts[instance] ?? StageBucket.Counts()
+                    counts.processed += out
+                    counts.consumed += consumed
+                    counts.seconds += seconds
+                    b.counts[instance] = counts
                 }
             }
             stages[key, default: [:]][t] = b
