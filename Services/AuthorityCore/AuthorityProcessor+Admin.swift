@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
@@ -65,7 +66,7 @@ extension AuthorityProcessor {
                 try await audited(.succeeded, serial: serial),
             ])
         case .retireTable:
-            guard let table = command.tableId, table >= 0, table <= TokenRequestParser.maxTableId else {
+            guard let table = command.tableId, BirthmarkKeys.tableIds.contains(table) else {
                 return try await rejected(.schemaViolation, "table_id is required")
             }
             let changed = try await connection.execute(

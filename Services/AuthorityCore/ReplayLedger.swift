@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCrypto
 import HallmarkPostgres
 
 /// Replay detection for a batch of validations: one statement records every token's replay
@@ -23,6 +24,12 @@ package struct ReplayLedger: Sendable {
 
     /// Replay keys are SHA-256 digests.
     static let keyLength = 32
+
+    /// A token's replay key: a hash of its nonce and ciphertext (the tag is left out: a GCM tag
+    /// is bound to both, and a token with a changed tag fails authentication anyway).
+    package static func key(_ parts: AESGCM256.Sealed) -> Data {
+        SHA256Hash.digest(Data("hallmark-replay-v1".utf8) + parts.nonce + parts.ciphertext)
+    }
 
     let pool: PostgresPool
     let schema: String

@@ -34,8 +34,8 @@ package struct TableGenerator: Sendable {
     /// counts tables present out of `count`. Returns how many it created.
     @discardableResult
     package func generate(count: Int, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
-        guard count > 0, count <= TokenRequestParser.maxTableId else {
-            throw AuthorityError(.invalidInput, "count must be 1...\(TokenRequestParser.maxTableId)")
+        guard count > 0, count <= BirthmarkKeys.tableIds.upperBound else {
+            throw AuthorityError(.invalidInput, "count must be 1...\(BirthmarkKeys.tableIds.upperBound)")
         }
         let todo = try await missing(count: count)
         var done = count - todo.count

@@ -115,20 +115,32 @@ package struct TokenProcessor: StageProcessor {
         return try message.reply(TokenResult(reason: reason), id: id, or: configuration.tokenOutput)
     }
 
-    /// Parses and opens the token: malformed, unknown_table and authentication_failed end here.
+    /// Opens the token: malformed, unknown_table and authentication_failed end here. The stage
+    /// has already held the request to its schema (one layout, no other field, so never an
+    /// image hash; table ids and key indices in range); what is left to refuse as malformed is
+    /// what a schema cannot say, such as a ciphertext's length once decoded.
     private func open(_ j: inout Judgement) async throws {
-        guard let parsed = TokenRequestParser.parseWithParts(fields: j.message.fields) else { return j.decide(.malformed) }
-        let masters = try await tables.masterKeys(for: parsed.token.referencedTables)
-        switch BirthmarkTokenValidator.open(parsed.token, masterKeys: masters) {
+        guard let (token, parts) = Self.token(in: j.message) else { return j.decide(.malformed) }
+        let masters = try await tables.masterKeys(for: token.referencedTables)
+        switch BirthmarkTokenValidator.open(token, masterKeys: masters) {
         case .success(let o):
             j.opened = o
-            j.replayKey = parsed.replayKey
+            j.replayKey = ReplayLedger.key(parts)
         case .failure(let r):
             if r == .authenticationFailed {
                 j.security.append(try events.output(for: j.message, .tokenRejected, .warning, reason: r.rawValue))
             }
-            j.decide(ValidationReason(r))
+            j.decide(.token(r))
         }
+    }
+
+    /// The token a request carries and its decoded nonce, ciphertext and tag; nil when they
+    /// cannot be read (the request is malformed).
+    package static func token(in message: StageMessage) -> (BirthmarkToken, AESGCM256.Sealed)? {
+        guard let token = (try? message.decode(TokenRequest.self))?.token, let parts = try? token.sealedParts() else {
+            return nil
+        }
+        return (token, parts)
     }
 
     /// Records the opened tokens' replay keys in one statement: replayed_token ends here.
@@ -161,7 +173,7 @@ package struct TokenProcessor: StageProcessor {
                     try events.output(
                         for: all[i].message, .tokenRejected, .warning,
                         reason: "unknown_device"))
-                all[i].decide(.unknownDevice)
+                all[i].decide(.token(.unknownDevice))
                 continue
             }
             try await judge(&all[i], device: device)
@@ -188,7 +200,7 @@ package struct TokenProcessor: StageProcessor {
         }
         guard let reason = outcome.reason else { return j.decide(nil) }
         j.security.append(try events.output(for: j.message, .tokenRejected, .warning, reason: reason.rawValue))
-        j.decide(ValidationReason(reason))
+        j.decide(.token(reason))
     }
 
     /// Sets the device's warning mark unless set in the last 24 h; true when it was set now.

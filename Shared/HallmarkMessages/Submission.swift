@@ -51,11 +51,7 @@ public struct Submission: MessageBody, Hashable {
         self.timestamp = timestamp
         self.gpsHash = gpsHash
         self.ownerHash = ownerHash
-        switch token {
-        case .reference(let t): cameraToken = t
-        case .mobile(let t):
-            (encryptedNucToken, tableReferences, keyIndices) = (t.encryptedNucToken, t.tableReferences, t.keyIndices)
-        }
+        tokenFields = TokenFields(token)
     }
 
     /// The reference submission server's `CameraSubmission`.
@@ -79,12 +75,12 @@ public struct Submission: MessageBody, Hashable {
         self.imageHash = imageHash.imageHash
         modificationLevel = imageHash.modificationLevel
         parentImageHash = imageHash.parentImageHash
-        (encryptedNucToken, tableReferences, keyIndices) = (packed.encryptedNucToken, packed.tableReferences, packed.keyIndices)
         self.timestamp = timestamp
         self.gpsHash = gpsHash
         self.ownerHash = ownerHash
         self.deviceSignature = deviceSignature
         self.ispValidation = ispValidation
+        tokenFields = TokenFields(.mobile(packed))
     }
 
     /// Which body this is (the schema allows exactly one).
@@ -103,12 +99,18 @@ public struct Submission: MessageBody, Hashable {
 
     /// The token, when exactly one layout is complete (the 60-byte packed format travels in the
     /// mobile layout; the authority tells the two apart by length).
-    public var token: BirthmarkToken? {
-        switch (cameraToken, encryptedNucToken, tableReferences, keyIndices) {
-        case (let t?, nil, nil, nil): .reference(t)
-        case (nil, let sealed?, let tables?, let indices?):
-            .mobile(BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tables, keyIndices: indices))
-        default: nil
+    public var token: BirthmarkToken? { tokenFields.token }
+
+    /// The token's members, in either layout.
+    public var tokenFields: TokenFields {
+        get {
+            TokenFields(
+                cameraToken: cameraToken, encryptedNucToken: encryptedNucToken, tableReferences: tableReferences,
+                keyIndices: keyIndices)
+        }
+        set {
+            (cameraToken, encryptedNucToken, tableReferences, keyIndices) =
+                (newValue.cameraToken, newValue.encryptedNucToken, newValue.tableReferences, newValue.keyIndices)
         }
     }
 

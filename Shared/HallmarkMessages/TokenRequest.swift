@@ -7,38 +7,22 @@ import HallmarkCrypto
 public struct TokenRequest: MessageBody, Hashable {
     public static let schemaName = "hallmark.token.request.v1"
 
-    public var cameraToken: BirthmarkCameraToken?
-    public var encryptedNucToken: String?
-    public var tableReferences: [Int]?
-    public var keyIndices: [Int]?
+    /// The token's members: the request's whole body.
+    public var tokenFields: TokenFields
 
     /// A request for `token`.
-    public init(
-        token: BirthmarkToken
-    ) {
-        switch token {
-        case .reference(let t): cameraToken = t
-        case .mobile(let t):
-            encryptedNucToken = t.encryptedNucToken
-            tableReferences = t.tableReferences
-            keyIndices = t.keyIndices
-        }
+    public init(token: BirthmarkToken) {
+        tokenFields = TokenFields(token)
     }
 
     /// The token it carries, when exactly one format is complete.
-    public var token: BirthmarkToken? {
-        switch (cameraToken, encryptedNucToken, tableReferences, keyIndices) {
-        case (let t?, nil, nil, nil): return .reference(t)
-        case (nil, let sealed?, let tables?, let indices?):
-            return .mobile(BirthmarkMobileToken(encryptedNucToken: sealed, tableReferences: tables, keyIndices: indices))
-        default: return nil
-        }
+    public var token: BirthmarkToken? { tokenFields.token }
+
+    public init(from decoder: any Decoder) throws {
+        tokenFields = try TokenFields(from: decoder)
     }
 
-    enum CodingKeys: String, CodingKey {
-        case cameraToken = "camera_token"
-        case encryptedNucToken = "encrypted_nuc_token"
-        case tableReferences = "table_references"
-        case keyIndices = "key_indices"
+    public func encode(to encoder: any Encoder) throws {
+        try tokenFields.encode(to: encoder)
     }
 }

@@ -1,24 +1,37 @@
 import HallmarkCrypto
 
-/// Every FAIL reason the authority answers with: BM-TOKEN's six plus `replayed_token`.
-public enum ValidationReason: String, Sendable, Hashable, CaseIterable, Codable {
-    case malformed
-    case unknownTable = "unknown_table"
-    case authenticationFailed = "authentication_failed"
-    case unknownDevice = "unknown_device"
-    case tableNotAssigned = "table_not_assigned"
-    case blacklisted
-    case replayedToken = "replayed_token"
+/// Every FAIL reason the authority answers with: BM-TOKEN's, as the crypto module's validator
+/// names them, plus `replayed_token`, which only the authority's replay ledger can tell. A reason
+/// added to ``BirthmarkTokenReason`` is one here too, with the same name.
+public enum ValidationReason: Sendable, Hashable {
+    /// A reason of the token itself (BM-TOKEN).
+    case token(BirthmarkTokenReason)
+    /// A genuine token seen before under another message id.
+    case replayedToken
 
-    /// The same reason from the crypto module's validator.
-    public init(_ reason: BirthmarkTokenReason) {
-        switch reason {
-        case .malformed: self = .malformed
-        case .unknownTable: self = .unknownTable
-        case .authenticationFailed: self = .authenticationFailed
-        case .unknownDevice: self = .unknownDevice
-        case .tableNotAssigned: self = .tableNotAssigned
-        case .blacklisted: self = .blacklisted
+    /// The request cannot be read (the authority's answer before the token is opened).
+    public static let malformed = ValidationReason.token(.malformed)
+}
+
+extension ValidationReason: RawRepresentable, CaseIterable, Codable {
+    /// The token's reasons, then `replayed_token`.
+    public static var allCases: [ValidationReason] { BirthmarkTokenReason.allCases.map(Self.token) + [.replayedToken] }
+
+    /// The name a token result carries.
+    public var rawValue: String {
+        switch self {
+        case .token(let reason): reason.rawValue
+        case .replayedToken: "replayed_token"
+        }
+    }
+
+    public init?(rawValue: String) {
+        if rawValue == "replayed_token" {
+            self = .replayedToken
+        } else if let reason = BirthmarkTokenReason(rawValue: rawValue) {
+            self = .token(reason)
+        } else {
+            return nil
         }
     }
 }

@@ -34,18 +34,18 @@ struct AuthorityIntegrationTests {
         var sealed = try Base64.decode(packed.encryptedNucToken)
         sealed[0] ^= 1
         packed.encryptedNucToken = Base64.encode(sealed)
-        #expect(try await h.validate(packed).reason == .authenticationFailed)
+        #expect(try await h.validate(packed).reason == .token(.authenticationFailed))
 
         // Tampered ciphertext, tampered tag, wrong key index.
         var t = try cam.referenceRequest().token
         t.ciphertext = Self.flip(t.ciphertext)
-        #expect(try await h.validate(t).reason == .authenticationFailed)
+        #expect(try await h.validate(t).reason == .token(.authenticationFailed))
         t = try cam.referenceRequest().token
         t.authTag = Self.flip(t.authTag)
-        #expect(try await h.validate(t).reason == .authenticationFailed)
+        #expect(try await h.validate(t).reason == .token(.authenticationFailed))
         t = try cam.referenceRequest(keyIndex: 10).token
         t.keyIndex = 11
-        #expect(try await h.validate(t).reason == .authenticationFailed)
+        #expect(try await h.validate(t).reason == .token(.authenticationFailed))
 
         // A real table that is not the device's, an unknown table, an unknown device.
         let store = KeyTableStore(pool: h.pool, schema: h.configuration.schema, secrets: try h.secrets())
@@ -53,14 +53,14 @@ struct AuthorityIntegrationTests {
         let foreign = try #require((0..<24).first { !cam.tableAssignments.contains($0) })
         let foreignMaster = try #require(try await store.masterKeys(for: [foreign])[foreign])
         t = try cam.referenceRequest(table: foreign, master: foreignMaster).token
-        #expect(try await h.validate(t).reason == .tableNotAssigned)
+        #expect(try await h.validate(t).reason == .token(.tableNotAssigned))
         t = try cam.referenceRequest(table: 5000, master: foreignMaster).token
-        #expect(try await h.validate(t).reason == .unknownTable)
+        #expect(try await h.validate(t).reason == .token(.unknownTable))
         var stranger = cam
         stranger.nucHash = Hex.encode(try SecureRandom.bytes(32))
-        #expect(try await h.validate(stranger.referenceRequest().token).reason == .unknownDevice)
-        #expect(try await h.validate(stranger.mobileToken()).reason == .unknownDevice)
-        #expect(try await h.validate(stranger.packedToken()).reason == .unknownDevice)
+        #expect(try await h.validate(stranger.referenceRequest().token).reason == .token(.unknownDevice))
+        #expect(try await h.validate(stranger.mobileToken()).reason == .token(.unknownDevice))
+        #expect(try await h.validate(stranger.packedToken()).reason == .token(.unknownDevice))
 
         // Replay: the same token under a new message id; a security event says so.
         let once = try cam.referenceRequest().token
@@ -89,9 +89,9 @@ struct AuthorityIntegrationTests {
         // Within the device cache's TTL the old state may still answer; then the new one must.
         #expect(
             try await eventually(timeout: .seconds(10)) {
-                try await h.validate(cam.referenceRequest().token).reason == .blacklisted
+                try await h.validate(cam.referenceRequest().token).reason == .token(.blacklisted)
             })
-        #expect(try await h.validate(cam.mobileToken()).reason == .blacklisted)
+        #expect(try await h.validate(cam.mobileToken()).reason == .token(.blacklisted))
         try await h.sendAdmin(
             Message(AdminCommand(command: .unblacklist, deviceSerial: cam.deviceSerial, reason: "found")))
         #expect(await h.waitForSecurity(.deviceUnblacklisted))

@@ -153,7 +153,7 @@ struct AuthorityResilienceTests {
         var verdicts: [Message<TokenResult>] = []
         for _ in 0..<9 { verdicts.append(try await h.validate(cam.referenceRequest().token)) }
         #expect(verdicts.prefix(8).allSatisfy { $0.valid }, "\(verdicts.map(\.reason))")
-        #expect(verdicts[8].reason == .blacklisted)
+        #expect(verdicts[8].reason == .token(.blacklisted))
         #expect(await h.waitForSecurity(.abuseWarning))
         #expect(await h.waitForSecurity(.abuseBlacklisted))
         let events = h.securityEvents()

@@ -37,13 +37,13 @@ struct SecurityEventLinkTests {
         // Token rejections: tampered, unknown device, table not assigned, replayed.
         var t = try cam.referenceRequest().token
         t.authTag = AuthorityIntegrationTests.flip(t.authTag)
-        #expect(try await validate(t).reason == .authenticationFailed)
+        #expect(try await validate(t).reason == .token(.authenticationFailed))
         var stranger = other
         stranger.nucHash = Hex.encode(try SecureRandom.bytes(32))
-        #expect(try await validate(stranger.referenceRequest().token).reason == .unknownDevice)
+        #expect(try await validate(stranger.referenceRequest().token).reason == .token(.unknownDevice))
         let foreign = try #require(cam.tableAssignments.first { !other.tableAssignments.contains($0) })
         t = try other.referenceRequest(table: foreign, master: try cam.masterKey(foreign)).token
-        #expect(try await validate(t).reason == .tableNotAssigned)
+        #expect(try await validate(t).reason == .token(.tableNotAssigned))
         let once = try other.referenceRequest().token
         #expect(try await validate(once).valid)
         #expect(try await validate(once).reason == .replayedToken)

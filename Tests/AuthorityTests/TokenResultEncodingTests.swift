@@ -17,7 +17,11 @@ struct TokenResultEncodingTests {
         #expect(try JSONCoding.encode(result) == Array(try encoder.encode(result)))
     }
 
-    @Test func noAllowedRequestFieldMentionsAnImage() {
-        #expect(!TokenRequestParser.allowed.contains { $0.lowercased().contains("image") })
+    @Test func noAllowedRequestFieldMentionsAnImage() throws {
+        let schema = try #require(MessageSchemas.bundled(TokenRequest.schemaName))
+        let names = try #require(schema["properties"]?.object).keys
+        #expect(names.contains("camera_token"))
+        #expect(!names.contains { $0.lowercased().contains("image") })
+        #expect(schema["additionalProperties"] == .bool(false))
     }
 }

@@ -23,12 +23,11 @@ extension MessageTargets {
         }
         switch message.header.schema {
         case TokenRequest.schemaName:
-            guard let parsed = TokenRequestParser.parseWithParts(fields: message.fields) else { return }
-            let tables = parsed.token.referencedTables
-            try require(
-                tables.allSatisfy { $0 >= 0 && $0 <= TokenRequestParser.maxTableId }, "a parsed token names a table out of range")
+            guard let (token, _) = TokenProcessor.token(in: message) else { return }
+            let tables = token.referencedTables
+            try require(tables.allSatisfy(BirthmarkKeys.tableIds.contains), "a schema-valid token names a table out of range")
             let masters = Dictionary(tables.map { ($0, master($0)) }, uniquingKeysWith: { a, _ in a })
-            if case .success(let opened) = BirthmarkTokenValidator.open(parsed.token, masterKeys: masters) {
+            if case .success(let opened) = BirthmarkTokenValidator.open(token, masterKeys: masters) {
                 try require(tables.contains(opened.tableId), "a token opened under a table it does not name")
             }
         case AdminCommand.schemaName:

@@ -129,8 +129,10 @@ enum MessageTargets {
             try require(
                 MessageSchemas.schema(TokenRequest.schemaName)?.validate(value) == nil,
                 "the token request a valid submission makes breaks its schema")
+            let read = try FuzzIntake.read(encoded, topic: "birthmark.token.requests", schemas: [TokenRequest.schemaName])
             try require(
-                TokenRequestParser.parse(encoded) == token, "the authority reads another token than the submission carried")
+                read.flatMap { TokenProcessor.token(in: $0.message)?.0 } == token,
+                "the authority reads another token than the submission carried")
         case LogVerifyRequest.schemaName:
             guard let request = try? message.decode(LogVerifyRequest.self) else { return }
             if let hash = request.imageHash {

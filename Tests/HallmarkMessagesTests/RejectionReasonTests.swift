@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCrypto
 import HallmarkMessages
 import Testing
 
@@ -22,6 +23,24 @@ struct RejectionReasonTests {
     @Test func encryptReasonsAreTheSchemas() throws {
         let swift = Set(EncryptResult.RejectionReason.allCases.map(\.rawValue))
         #expect(swift == (try Self.schemaReasons(EncryptResult.schemaName)))
+    }
+
+    /// A token result's reasons are the validator's plus `replayed_token`, and its schema lists
+    /// exactly those; a submission result can carry every one of them.
+    @Test func validationReasonsAreTheValidatorsPlusReplayAndTheSchemas() throws {
+        let names = ValidationReason.allCases.map(\.rawValue)
+        #expect(names == BirthmarkTokenReason.allCases.map(\.rawValue) + ["replayed_token"])
+        #expect(Set(names) == (try Self.schemaReasons(TokenResult.schemaName)))
+        for reason in ValidationReason.allCases {
+            #expect(ValidationReason(rawValue: reason.rawValue) == reason)
+            #expect(SubmissionResult.Reason(reason).rawValue == reason.rawValue)
+        }
+        #expect(ValidationReason(rawValue: "image_hash") == nil)
+    }
+
+    @Test func submissionReasonsAreTheSchemas() throws {
+        let swift = Set(SubmissionResult.Reason.allCases.map(\.rawValue))
+        #expect(swift == (try Self.schemaReasons(SubmissionResult.schemaName)))
     }
 
     @Test func anUnlistedCodeIsMalformed() {

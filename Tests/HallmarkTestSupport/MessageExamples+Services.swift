@@ -172,7 +172,7 @@ extension MessageExamples {
                     to: request)),
             Example(
                 "rejected",
-                answer(SubmissionResult(reason: .init(.blacklisted)), to: request)),
+                answer(SubmissionResult(reason: .blacklisted), to: request)),
             Example("checkpoint", Message(Checkpoint(checkpoint))),
             Example("inclusion", Message(LogVerifyRequest(imageHash: raw), replyTo: "birthmark.verify.results")),
             Example("consistency", Message(LogVerifyRequest(oldTreeSize: 3, newTreeSize: 5))),

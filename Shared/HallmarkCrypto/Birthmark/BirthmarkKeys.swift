@@ -4,6 +4,9 @@ import Foundation
 public enum BirthmarkKeys {
     /// Valid key indices.
     public static let keyIndices = 0...999
+    /// The table ids a token may name (the schemas' `table_id` range); larger ones are malformed,
+    /// not unknown.
+    public static let tableIds = 0...1_000_000
     /// Default number of key tables.
     public static let defaultTableCount = 2500
 

@@ -2,12 +2,14 @@ import Foundation
 import HallmarkFuzzTargets
 
 // hallmark-fuzz: libFuzzer's driver over the target HALLMARK_FUZZ_TARGET names. Built only by
-// deploy/local/fuzz (HALLMARK_FUZZ=1, -sanitize=fuzzer,address), which links libFuzzer's
-// driver without its `main`: this module's entry point starts it.
+// deploy/local/fuzz (HALLMARK_FUZZ=1, -sanitize=fuzzer,address).
 //
 //   hallmark-fuzz --list               the targets, a line each
 //   hallmark-fuzz --prepare DIR        every target's seeds (DIR/NAME/) and dictionary (DIR/NAME.dict)
 //   HALLMARK_FUZZ_TARGET=NAME hallmark-fuzz [libFuzzer flags] CORPUS...
+//
+// libFuzzer's hooks do the work, so either entry point runs it: libFuzzer's own `main` (which
+// a debug link keeps) or this module's, which SwiftPM's release link names `main`.
 
 @_silgen_name("LLVMFuzzerRunDriver")
 func runDriver(
@@ -21,32 +23,44 @@ let selected: FuzzTarget? = ProcessInfo.processInfo.environment["HALLMARK_FUZZ_T
 
 @_cdecl("hallmark_fuzz_main")
 func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return runDriver(&argc, &argv) { data, count in testOneInput(data, count) }
+}
+
+/// libFuzzer calls this once, before anything else: the commands that are not fuzzing end here.
+@_cdecl("LLVMFuzzerInitialize")
+func initialize(
+    _ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     let arguments = CommandLine.arguments
     if arguments.count == 2, arguments[1] == "--list" {
         for target in FuzzTarget.all { print("\(target.name)\t\(target.summary)") }
-        return 0
+        exit(0)
     }
     if arguments.count == 3, arguments[1] == "--prepare" {
-        return prepare(URL(fileURLWithPath: arguments[2]))
+        exit(prepare(URL(fileURLWithPath: arguments[2])))
     }
     guard selected != nil else {
         let names = FuzzTarget.all.map(\.name).joined(separator: ", ")
         FileHandle.standardError.write(Data("hallmark-fuzz: set HALLMARK_FUZZ_TARGET to one of: \(names)\n".utf8))
-        return 2
+        exit(2)
     }
-    var argc = argc
-    var argv = argv
-    return runDriver(&argc, &argv) { data, count in
-        let bytes = count == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: count))
-        do {
-            try selected!.run(bytes)
-        } catch {
-            // libFuzzer treats the abort as a crash: it saves the input and reports it.
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            abort()
-        }
-        return 0
+    return 0
+}
+
+/// One input for the selected target; a thrown error is a finding.
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = count == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: count))
+    do {
+        try selected!.run(bytes)
+    } catch {
+        // libFuzzer treats the abort as a crash: it saves the input and reports it.
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        abort()
     }
+    return 0
 }
 
 /// Writes every target's seeds and dictionary under `directory`.

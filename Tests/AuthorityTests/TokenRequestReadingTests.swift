@@ -1,11 +1,17 @@
 import AuthorityCore
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
+import HallmarkKafka
+import HallmarkMessages
+import HallmarkRuntime
 import Testing
 
-/// The strict request reader and the DESIGN.md BM-TOKEN vectors through it (no broker).
+/// How the authority reads a token request, as its stage does: the envelope, the schema, then
+/// `TokenRequest` and the token's parts (``TokenProcessor/token(in:)``); and the DESIGN.md
+/// BM-TOKEN vectors through it (no broker).
 @Suite(.timeLimit(.minutes(2)))
-struct TokenRequestParserTests {
+struct TokenRequestReadingTests {
     static let nuc = "53923bd9be2f046be19715e5df8e5e6b108c254e01dadff3fd2cb79ca96cfe67"
     static var vectorToken: [String: Any] {
         [
@@ -23,8 +29,23 @@ struct TokenRequestParserTests {
         return Array(try! JSONSerialization.data(withJSONObject: o))
     }
 
-    @Test func designVectorOpensToItsNUCHashThroughTheParser() throws {
-        let token = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": Self.vectorToken])))
+    /// The token and its parts, or nil where the stage would answer `malformed`: a body that
+    /// breaks the schema never reaches the processor (`answer(invalid:)` answers it).
+    static func read(_ bytes: [UInt8]) -> (token: BirthmarkToken, parts: AESGCM256.Sealed)? {
+        guard let (header, fields) = try? EnvelopeHeader.read(bytes),
+            MessageSchemas.schema(TokenRequest.schemaName)?.validate(.object(fields)) == nil
+        else { return nil }
+        let message = StageMessage(
+            header: header,
+            kafka: KafkaMessage(topic: "birthmark.token.requests", partition: 0, offset: 0, key: nil, value: bytes),
+            fields: fields)
+        return TokenProcessor.token(in: message).map { (token: $0.0, parts: $0.1) }
+    }
+
+    static func parse(_ bytes: [UInt8]) -> BirthmarkToken? { read(bytes)?.token }
+
+    @Test func designVectorOpensToItsNUCHashThroughTheReader() throws {
+        let token = try #require(Self.parse(Self.bytes(["camera_token": Self.vectorToken])))
         #expect(token.referencedTables == [7])
         // DESIGN's master is "0123456789abcdef" ×4 as text: 64 hex digits → 32 bytes.
         let master = try Hex.decode(String(repeating: "0123456789abcdef", count: 4), length: 32)
@@ -51,8 +72,8 @@ struct TokenRequestParserTests {
             "encrypted_nuc_token": String(repeating: "A", count: 123) + "=",
             "table_references": [1, 2, 3], "key_indices": [4, 5, 6],
         ]
-        #expect(TokenRequestParser.parse(Self.bytes(["camera_token": good])) != nil)
-        #expect(TokenRequestParser.parse(Self.bytes(mobile)) != nil)
+        #expect(Self.parse(Self.bytes(["camera_token": good])) != nil)
+        #expect(Self.parse(Self.bytes(mobile)) != nil)
         let cases: [(String, [String: Any])] = [
             ("bad hex", with("ciphertext", String(repeating: "zz", count: 32))),
             ("upper-case and odd hex", with("nonce", "000102030405060708090a0")),
@@ -79,19 +100,19 @@ struct TokenRequestParserTests {
             ("mobile index out of range", mobile.merging(["key_indices": [1, 2, 1000]]) { _, b in b }),
         ]
         for (name, body) in cases {
-            #expect(TokenRequestParser.parse(Self.bytes(body)) == nil, "\(name) was accepted")
+            #expect(Self.parse(Self.bytes(body)) == nil, "\(name) was accepted")
         }
-        #expect(TokenRequestParser.parse(Array("not json".utf8)) == nil)
-        #expect(TokenRequestParser.parse(Array("[1,2]".utf8)) == nil)
+        #expect(Self.parse(Array("not json".utf8)) == nil)
+        #expect(Self.parse(Array("[1,2]".utf8)) == nil)
     }
 
     @Test func replayKeyIgnoresTheEnvelopeAndFollowsNonceAndCiphertext() throws {
-        let a = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": Self.vectorToken])))
-        let b = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": Self.vectorToken])))
-        #expect(TokenRequestParser.replayKey(a) == TokenRequestParser.replayKey(b))
+        let a = try #require(Self.read(Self.bytes(["camera_token": Self.vectorToken])))
+        let b = try #require(Self.read(Self.bytes(["camera_token": Self.vectorToken])))
+        #expect(ReplayLedger.key(a.parts) == ReplayLedger.key(b.parts))
         var other = Self.vectorToken
         other["nonce"] = "000102030405060708090a0c"
-        let c = try #require(TokenRequestParser.parse(Self.bytes(["camera_token": other])))
-        #expect(TokenRequestParser.replayKey(a) != TokenRequestParser.replayKey(c))
+        let c = try #require(Self.read(Self.bytes(["camera_token": other])))
+        #expect(ReplayLedger.key(a.parts) != ReplayLedger.key(c.parts))
     }
 }
