@@ -33,39 +33,40 @@ package enum AggregatorService {
         }
         context.logger.info("checkpoint key loaded", metadata: ["key_id": "\(key.keyID)", "authority_id": "\(c.authorityID)"])
         let metrics = AggregatorMetrics()
-        let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
+        // The ledger, capture tokens, waits, log tables and pending requests: made once, here.
+        let flow = SubmissionFlow(c, idKey: idKey)
         let log = try TransparencyLog(
-            schema: c.schema, key: key, checkpointTopic: c.checkpoints, origin: c.origin, metrics: metrics)
+            flow: flow, key: key, checkpointTopic: c.checkpoints, origin: c.origin, metrics: metrics)
         let writer = OrderedWriter(
             configuration: .init(
                 name: TransparencyLog.writerName, schema: c.schema, service: "aggregator",
                 maxBatch: c.maxBatch, linger: c.linger),
             log: log, pool: database.pool, producer: context.producer, logger: context.logger)
-        let (schema, pool) = (c.schema, database.pool)
+        flow.writerBell.attach { writer.wake() }
+        let pool = database.pool
         let retrier = RequestRetrier(
-            pending: pending, pool: pool, producer: context.producer, service: "aggregator",
+            pending: flow.pending, pool: pool, producer: context.producer, service: "aggregator",
             logger: context.logger
         ) { expired in
-            let answers = try await SubmissionLedger(schema: schema).timedOut(expired, on: pool)
+            let answers = try await flow.ledger.timedOut(expired, on: pool)
             for _ in answers { metrics.submission(SubmissionResult.Reason.validationTimeout.rawValue) }
             return answers
         }
         let intake = SubmissionIntake(
-            configuration: c, idKey: idKey, instance: context.instance, pending: pending,
-            metrics: metrics, pool: database.pool, wake: { writer.wake() })
-        let joiner = TokenResultJoiner(configuration: c, pending: pending, metrics: metrics, wake: { writer.wake() })
+            configuration: c, idKey: idKey, flow: flow, instance: context.instance, metrics: metrics, pool: pool)
+        let joiner = TokenResultJoiner(configuration: c, flow: flow, metrics: metrics)
         let policy = try c.witnessPolicy()
-        let verifier = LogVerifier(configuration: c, metrics: metrics, pool: database.pool, policy: policy)
+        let verifier = LogVerifier(configuration: c, store: flow.log, metrics: metrics, pool: pool, policy: policy)
         // Witnesses are asked off the append path, in a service of their own.
         let cosigner = policy.map {
             WitnessCosigner(
-                policy: $0, schema: c.schema, pool: pool, interval: c.witnessInterval, timeout: c.witnessTimeout,
+                policy: $0, store: flow.log, pool: pool, interval: c.witnessInterval, timeout: c.witnessTimeout,
                 deadline: c.witnessDeadline, logger: context.logger)
         }
         // The tile directory too: its files are written off the append path.
         let tiles = c.tilesDirectory.map {
             TileWriter(
-                directory: TileDirectory(path: $0), schema: c.schema, pool: pool, interval: c.tilesInterval,
+                directory: TileDirectory(path: $0), store: flow.log, pool: pool, interval: c.tilesInterval,
                 logger: context.logger)
         }
         // A new checkpoint key (a restart with another key file) goes into the audit trail.
@@ -75,26 +76,24 @@ package enum AggregatorService {
             keys: [
                 KeySet(.checkpointKeyRotation, keys: [(key.keyID, key.publicKey)], current: key.keyID)
             ])
-        let submissions = SubmissionLedger(schema: c.schema)
         let sweeper = PeriodicSweeper(
             what: "answered submission", counter: "hallmark_aggregator_answers_expired_total",
             service: "aggregator", interval: c.sweepInterval, logger: context.logger
         ) {
-            try await submissions.sweepAnswered(olderThan: c.answerRetention, limit: 1000, on: pool)
+            try await flow.ledger.sweepAnswered(olderThan: c.answerRetention, limit: 1000, on: pool)
         }
         // The stages last, so the group stops them first: they drain while the writer runs.
         // Each stage has its own consumer group, so its lag (and its scaling) is its own.
-        let captures = CaptureTokens(schema: c.schema, key: idKey, window: c.captureWindow)
         let captureSweeper = PeriodicSweeper(
             what: "capture token", counter: "hallmark_aggregator_capture_tokens_expired_total",
             service: "aggregator", interval: c.sweepInterval, logger: context.logger
         ) {
-            try await captures.sweep(limit: 1000, on: pool)
+            try await flow.captures.sweep(limit: 1000, on: pool)
         }
         // Submissions waiting for a parent are judged again off the intake's path.
         let waiter = ParentWaiter(
-            configuration: c, captures: captures, pending: pending, pool: pool, producer: context.producer,
-            metrics: metrics, logger: context.logger, wake: { writer.wake() })
+            configuration: c, flow: flow, pool: pool, producer: context.producer, metrics: metrics,
+            logger: context.logger)
         let support: [any Service] =
             [recorder, sweeper, captureSweeper, writer, retrier, waiter] + (cosigner.map { [$0] } ?? [])
             + (tiles.map { [$0] } ?? [])

@@ -24,13 +24,13 @@ package struct LogVerifier: StageProcessor {
     let policy: TransparencyPolicy?
 
     package init(
-        configuration: AggregatorConfiguration, metrics: AggregatorMetrics, pool: PostgresPool,
+        configuration: AggregatorConfiguration, store: LogStore, metrics: AggregatorMetrics, pool: PostgresPool,
         policy: TransparencyPolicy? = nil
     ) {
         self.pool = pool
         self.policy = policy
         self.configuration = configuration
-        store = LogStore(schema: configuration.schema)
+        self.store = store
         self.metrics = metrics
     }
 

@@ -23,33 +23,26 @@ import ServiceLifecycle
 /// ids), never loses them.
 package struct ParentWaiter: Service {
     let configuration: AggregatorConfiguration
-    let waits: ParentWaits
-    let captures: CaptureTokens
-    let pending: PendingRequests
+    /// The waits, capture tokens, ledger and log it judges with, the writer it wakes.
+    let flow: SubmissionFlow
     let pool: PostgresPool
     let producer: any StageSink
     let metrics: AggregatorMetrics
     let logger: Logger
-    /// Called after a pass queued submissions (wakes the log writer).
-    let writer: @Sendable () -> Void
     /// How often the waits are looked at.
     let interval: Duration
 
     package init(
-        configuration: AggregatorConfiguration, captures: CaptureTokens, pending: PendingRequests, pool: PostgresPool,
-        producer: any StageSink, metrics: AggregatorMetrics, logger: Logger, interval: Duration = .milliseconds(200),
-        wake writer: @escaping @Sendable () -> Void
+        configuration: AggregatorConfiguration, flow: SubmissionFlow, pool: PostgresPool, producer: any StageSink,
+        metrics: AggregatorMetrics, logger: Logger, interval: Duration = .milliseconds(200)
     ) {
         self.configuration = configuration
-        waits = ParentWaits(schema: configuration.schema, window: configuration.provenanceWindow)
-        self.captures = captures
-        self.pending = pending
+        self.flow = flow
         self.pool = pool
         self.producer = producer
         self.metrics = metrics
         self.logger = logger
         self.interval = interval
-        self.writer = writer
     }
 
     package func run() async throws {
@@ -65,18 +58,18 @@ package struct ParentWaiter: Service {
 
     /// One pass; returns how many waits it ended.
     func pass(limit: Int = 500) async throws -> Int {
-        let ready = try await pool.withConnection { try await waits.ready(limit: limit, on: $0) }
+        let ready = try await pool.withConnection { try await flow.waits.ready(limit: limit, on: $0) }
         guard !ready.isEmpty else { return 0 }
         let (ended, queued) = try await pool.transaction { connection -> (Int, Bool) in
-            let known = try await captures.lockAndLoad(Array(Set(ready.compactMap(\.token))), on: connection)
-            let locked = try await waits.lock(ready.map(\.submission), on: connection)
-            let ledger = SubmissionLedger(schema: configuration.schema)
+            let known = try await flow.captures.lockAndLoad(Array(Set(ready.compactMap(\.token))), on: connection)
+            let locked = try await flow.waits.lock(ready.map(\.submission), on: connection)
+            let ledger = flow.ledger
             let records = try await ledger.validating(locked.map(\.submission), on: connection)
             let judged = locked.compactMap { wait in records[wait.submission].map { (wait, $0, Provenance($0.entries)) } }
-            let logged = try await LogStore(schema: configuration.schema).parentLevels(judged.map(\.2), on: connection)
+            let logged = try await flow.log.parentLevels(judged.map(\.2), on: connection)
             let uses = judged.map { wait, record, provenance in
                 let token = try? JSONCoding.decode(Message<TokenRequest>.self, from: wait.request).body.token
-                return captures.use(record, provenance, token: token.flatMap(captures.digest) ?? Data(), logged: logged)
+                return flow.captures.use(record, provenance, token: token.flatMap(flow.captures.digest) ?? Data(), logged: logged)
             }
             let verdicts = judge(uses, known: known)
             var asks: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
@@ -95,12 +88,12 @@ package struct ParentWaiter: Service {
                 case .waits: if wait.expired { late.append((record.id, wait.due)) }
                 }
             }
-            try await captures.record(roots: verdicts.roots, hashes: verdicts.hashes, on: connection)
-            try await pending.record(asks, on: connection)
+            try await flow.captures.record(roots: verdicts.roots, hashes: verdicts.hashes, on: connection)
+            try await flow.pending.record(asks, on: connection)
             let followed = try await ledger.follow(derived, on: connection)
             let answers = try await ledger.refuse(refused, on: connection)
             let decided = asks.map(\.context.submission) + derived.map(\.id) + refused.map(\.record.id)
-            try await waits.remove(decided, on: connection)
+            try await flow.waits.remove(decided, on: connection)
             // Forgetting a submission ends its wait too (the row cascades).
             let withdrawn = try await ledger.withdraw(late, on: connection)
             let outputs =
@@ -112,7 +105,7 @@ package struct ParentWaiter: Service {
             if !outputs.isEmpty { try await producer.send(outputs) }
             return (decided.count + late.count, followed.queued)
         }
-        if queued { writer() }
+        if queued { flow.writerBell.ring() }
         return ended
     }
 

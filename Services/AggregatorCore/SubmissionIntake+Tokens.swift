@@ -15,8 +15,8 @@ extension SubmissionIntake {
         for (i, ask) in asks.enumerated() {
             guard case .ask = decisions[i] else { continue }
             // Without a token's digest (the authority will refuse it), the log alone judges.
-            let token = ask.token.flatMap(captures.digest)
-            let use = captures.use(ask.row, ask.provenance, token: token ?? Data(), logged: logged)
+            let token = ask.token.flatMap(flow.captures.digest)
+            let use = flow.captures.use(ask.row, ask.provenance, token: token ?? Data(), logged: logged)
             guard token != nil else {
                 if !use.holdsInLog { decisions[i] = Self.decision(CaptureTokens.refusal(use, under: [:])) }
                 continue
@@ -24,15 +24,15 @@ extension SubmissionIntake {
             uses.append((i, use))
         }
         guard !uses.isEmpty else { return SubmissionLedger.Followed() }
-        let known = try await captures.lockAndLoad(uses.map(\.use.token), on: connection)
+        let known = try await flow.captures.lockAndLoad(uses.map(\.use.token), on: connection)
         let judged = CaptureTokens.judge(uses.map(\.use), known: known)
         var derived: [(id: UUID, root: UUID)] = []
         for ((i, use), verdict) in zip(uses, judged.verdicts) {
             decisions[i] = Self.decision(verdict)
             if case .derived(let root) = verdict { derived.append((use.submission, root)) }
         }
-        try await captures.record(roots: judged.roots, hashes: judged.hashes, on: connection)
-        return try await SubmissionLedger(schema: configuration.schema).follow(derived, on: connection)
+        try await flow.captures.record(roots: judged.roots, hashes: judged.hashes, on: connection)
+        return try await flow.ledger.follow(derived, on: connection)
     }
 
     /// A token's verdict as the intake's decision.

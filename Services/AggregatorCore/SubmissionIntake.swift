@@ -45,26 +45,21 @@ package struct SubmissionIntake: StageProcessor {
     let configuration: AggregatorConfiguration
     let idKey: SubmissionIDKey
     let instance: String
-    let pending: PendingRequests
     let metrics: AggregatorMetrics
-    /// Derived images under their capture's token.
-    let captures: CaptureTokens
-    /// Called after a batch queued derived submissions (wakes the log writer).
-    let writer: (@Sendable () -> Void)?
+    /// The ledger, capture tokens, log and pending requests it shares with the other parts.
+    let flow: SubmissionFlow
     /// Its own transactions: the ledger's, then the token requests' (see ``commit(_:context:)``).
     let pool: PostgresPool
 
     package init(
-        configuration: AggregatorConfiguration, idKey: SubmissionIDKey, instance: String, pending: PendingRequests,
-        metrics: AggregatorMetrics, pool: PostgresPool, wake writer: (@Sendable () -> Void)? = nil
+        configuration: AggregatorConfiguration, idKey: SubmissionIDKey, flow: SubmissionFlow, instance: String,
+        metrics: AggregatorMetrics, pool: PostgresPool
     ) {
         self.pool = pool
-        self.captures = CaptureTokens(schema: configuration.schema, key: idKey, window: configuration.captureWindow)
-        self.writer = writer
+        self.flow = flow
         self.configuration = configuration
         self.idKey = idKey
         self.instance = instance
-        self.pending = pending
         self.metrics = metrics
     }
 
@@ -121,12 +116,12 @@ package struct SubmissionIntake: StageProcessor {
     }
 
     package func commit(_ asks: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        let ledger = SubmissionLedger(schema: configuration.schema)
+        let ledger = flow.ledger
         var followed = SubmissionLedger.Followed()
         let (decisions, answers) = try await pool.transaction { connection in
             let fresh = try await ledger.record(asks.map { ($0.row, $0.digest) }, on: connection)
             let seen = try await ledger.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
-            let logged = try await LogStore(schema: configuration.schema)
+            let logged = try await flow.log
                 .parentLevels(asks.filter { fresh[$0.row.id] != nil }.map(\.provenance), on: connection)
             var taken = Set<UUID>()
             var decisions: [Decision] = asks.map { ask in
@@ -158,12 +153,11 @@ package struct SubmissionIntake: StageProcessor {
                 default: break
                 }
             }
-            try await pending.record(requests, on: connection)
-            try await ParentWaits(schema: configuration.schema, window: configuration.provenanceWindow)
-                .record(waiting, on: connection)
+            try await flow.pending.record(requests, on: connection)
+            try await flow.waits.record(waiting, on: connection)
             return (decisions, (try await ledger.refuse(refused, on: connection)).merging(followed.outputs) { a, _ in a })
         }
-        if followed.queued { writer?() }
+        if followed.queued { flow.writerBell.ring() }
         return try zip(asks, decisions).map { ask, decision in
             switch decision {
             case .ask:
@@ -190,8 +184,8 @@ package struct SubmissionIntake: StageProcessor {
         let parents = ask.provenance.external.map(\.parent)
         return ParentWaits.Wait(
             submission: ask.row.id, request: ask.request!.value, correlationID: ask.correlationID,
-            token: ask.token.flatMap(captures.digest), parents: parents.compactMap { try? Hex.decode($0, length: 32) },
-            parentDigests: parents.map(captures.digest(hash:)))
+            token: ask.token.flatMap(flow.captures.digest), parents: parents.compactMap { try? Hex.decode($0, length: 32) },
+            parentDigests: parents.map(flow.captures.digest(hash:)))
     }
 
     /// `id_reused` for a message whose id was recorded for other content, and a security event.

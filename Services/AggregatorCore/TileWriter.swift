@@ -15,9 +15,9 @@ package struct TileWriter: Service {
     let interval: Duration
     let logger: Logger
 
-    package init(directory: TileDirectory, schema: String, pool: PostgresPool, interval: Duration, logger: Logger) {
+    package init(directory: TileDirectory, store: LogStore, pool: PostgresPool, interval: Duration, logger: Logger) {
         self.directory = directory
-        store = LogStore(schema: schema)
+        self.store = store
         self.pool = pool
         self.interval = interval
         self.logger = logger

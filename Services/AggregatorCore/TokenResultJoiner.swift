@@ -17,20 +17,14 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
     package typealias Prepared = (message: StageMessage, result: TokenResult)
 
     let configuration: AggregatorConfiguration
-    let pending: PendingRequests
+    /// The pending requests it takes answers for, the ledger it moves, the writer it wakes.
+    let flow: SubmissionFlow
     let metrics: AggregatorMetrics
-    let writer: (@Sendable () -> Void)?
 
-    /// - Parameter writer: called once a batch that queued submissions has committed (wakes
-    ///   the log writer).
-    package init(
-        configuration: AggregatorConfiguration, pending: PendingRequests, metrics: AggregatorMetrics,
-        wake writer: (@Sendable () -> Void)? = nil
-    ) {
+    package init(configuration: AggregatorConfiguration, flow: SubmissionFlow, metrics: AggregatorMetrics) {
         self.configuration = configuration
-        self.pending = pending
+        self.flow = flow
         self.metrics = metrics
-        self.writer = writer
     }
 
     /// The input this stage consumes.
@@ -46,9 +40,9 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
 
     package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
-        let joined = try await pending.take(
+        let joined = try await flow.pending.take(
             batch.compactMap { $0.message.header.correlationID.flatMap { UUID(text: $0) } }, on: connection)
-        let ledger = SubmissionLedger(schema: configuration.schema)
+        let ledger = flow.ledger
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
         // Each message's submission when it failed, to hand it its answer below.
         let failedAt: [UUID?] = batch.map { item in
@@ -74,7 +68,7 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
             for _ in answers[id] ?? [] { metrics.submission(reason.rawValue) }
         }
         // After the commit: woken earlier, the writer would look before the rows are visible.
-        if !passed.isEmpty, let writer { transaction.afterCommit(writer) }
+        if !passed.isEmpty { transaction.afterCommit { [bell = flow.writerBell] in bell.ring() } }
         return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] } ?? []) }
     }
 

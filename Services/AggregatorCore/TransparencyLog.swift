@@ -32,12 +32,32 @@ package struct TransparencyLog: OrderedWriterLog {
     /// committed checkpoint at the batch's position, else rebuilt from stored nodes.
     private let cached = FrontierCache()
 
+    /// The log over `flow`'s tables and ledger.
+    package init(
+        flow: SubmissionFlow, key: CheckpointSigningKey, checkpointTopic: String,
+        origin: String = AggregatorConfiguration.declared(\.origin), metrics: AggregatorMetrics
+    ) throws {
+        try self.init(
+            store: flow.log, ledger: flow.ledger, key: key, checkpointTopic: checkpointTopic, origin: origin,
+            metrics: metrics)
+    }
+
+    /// A log of its own over `schema`'s tables (benchmarks and tests that drive the writer alone).
     package init(
         schema: String, key: CheckpointSigningKey, checkpointTopic: String,
         origin: String = AggregatorConfiguration.declared(\.origin), metrics: AggregatorMetrics
     ) throws {
-        store = LogStore(schema: schema)
-        ledger = SubmissionLedger(schema: schema)
+        try self.init(
+            store: LogStore(schema: schema), ledger: SubmissionLedger(schema: schema), key: key,
+            checkpointTopic: checkpointTopic, origin: origin, metrics: metrics)
+    }
+
+    private init(
+        store: LogStore, ledger: SubmissionLedger, key: CheckpointSigningKey, checkpointTopic: String, origin: String,
+        metrics: AggregatorMetrics
+    ) throws {
+        self.store = store
+        self.ledger = ledger
         signer = try key.signer(origin: origin)
         self.checkpointTopic = checkpointTopic
         self.metrics = metrics

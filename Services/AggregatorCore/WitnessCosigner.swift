@@ -35,7 +35,7 @@ package struct WitnessCosigner: Service {
     private let unwitnessed: Meter
 
     package init(
-        policy: TransparencyPolicy, schema: String, pool: PostgresPool, interval: Duration, timeout: Duration,
+        policy: TransparencyPolicy, store: LogStore, pool: PostgresPool, interval: Duration, timeout: Duration,
         deadline: Duration = AggregatorConfiguration.declared(\.witnessDeadline),
         logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory
     ) {
@@ -47,7 +47,7 @@ package struct WitnessCosigner: Service {
         Meter(label: "hallmark_aggregator_witness_deadline_seconds", dimensions: service, factory: metrics)
             .set(Self.seconds(deadline))
         self.policy = policy
-        store = LogStore(schema: schema)
+        self.store = store
         self.pool = pool
         self.interval = interval
         self.timeout = timeout

@@ -58,7 +58,8 @@ extension AggregatorBench {
         var logger = Logger(label: "hallmark.bench.witness")
         logger.logLevel = .critical
         let cosigner = WitnessCosigner(
-            policy: policy, schema: schema, pool: world.pool, interval: .seconds(1), timeout: .seconds(10), logger: logger)
+            policy: policy, store: LogStore(schema: schema), pool: world.pool, interval: .seconds(1), timeout: .seconds(10),
+            logger: logger)
         var size = size
         var times: [Double] = []
         for _ in 0..<rounds {

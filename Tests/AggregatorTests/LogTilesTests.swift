@@ -137,7 +137,8 @@ struct LogTilesTests {
         logger.logLevel = .critical
         let replicas = (0..<2).map { _ in
             TileWriter(
-                directory: TileDirectory(path: directory), schema: log.schema, pool: log.pool, interval: .seconds(1),
+                directory: TileDirectory(path: directory), store: LogStore(schema: log.schema), pool: log.pool,
+                interval: .seconds(1),
                 logger: logger)
         }
         func served() throws -> String { try String(contentsOfFile: directory + "/checkpoint", encoding: .utf8) }

@@ -49,7 +49,7 @@ struct WitnessCosignerTests {
         logger.logLevel = .critical
         let metrics = MetricsRegistry()
         let cosigner = WitnessCosigner(
-            policy: policy, schema: log.schema, pool: log.pool, interval: .seconds(1), timeout: .seconds(5),
+            policy: policy, store: LogStore(schema: log.schema), pool: log.pool, interval: .seconds(1), timeout: .seconds(5),
             deadline: .seconds(45), logger: logger, metrics: metrics)
         func requests(_ witness: String, _ outcome: String) -> Double {
             metrics.snapshot().counters.first {
@@ -113,7 +113,7 @@ extension WitnessCosignerTests {
         logger.logLevel = .critical
         let metrics = MetricsRegistry()
         let cosigner = WitnessCosigner(
-            policy: try policy(quorum: "down"), schema: log.schema, pool: log.pool, interval: .seconds(1),
+            policy: try policy(quorum: "down"), store: LogStore(schema: log.schema), pool: log.pool, interval: .seconds(1),
             timeout: .seconds(2), logger: logger, metrics: metrics)
         await cosigner.round()
         let latest = try #require(
@@ -130,7 +130,7 @@ extension WitnessCosignerTests {
         #expect(Self.gauge(metrics, "hallmark_aggregator_checkpoint_unwitnessed_seconds") == 900)
         // The same log under a quorum that is met (good cosigned in the rounds above).
         let met = WitnessCosigner(
-            policy: try policy(quorum: "good"), schema: log.schema, pool: log.pool, interval: .seconds(1),
+            policy: try policy(quorum: "good"), store: LogStore(schema: log.schema), pool: log.pool, interval: .seconds(1),
             timeout: .seconds(2), logger: logger, metrics: metrics)
         await met.round()
         #expect(Self.gauge(metrics, "hallmark_aggregator_witnessed_tree_size") == 200)
