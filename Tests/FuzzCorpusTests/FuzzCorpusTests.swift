@@ -59,6 +59,40 @@ struct FuzzCorpusTests {
         #expect(try await Self.failures(target) { seeds.enumerated().map { ("seed \($0.offset)", $0.element) } } == [])
     }
 
+    /// Mutations tried per target: a few seconds each in a debug build, the same inputs on every
+    /// machine (docs/fuzzing.md, "CI").
+    static let mutations = 5_000
+
+    @Test("seeded mutations of the corpus pass their target", arguments: FuzzTarget.all.map(\.name))
+    func mutationsPass(_ name: String) async throws {
+        let target = try #require(FuzzTarget.named(name))
+        let corpus = try Self.inputs(target).map(\.bytes) + (try await Self.onThread { try target.seeds() })
+        // The seed is the target's name, so adding a target leaves the others' inputs alone.
+        let seed = name.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 }
+        let failures = try await Self.failures(target) {
+            var mutator = SeededMutator(inputs: corpus, dictionary: target.dictionary, seed: seed)
+            return (0..<Self.mutations).map { i in
+                let bytes = mutator.nextInput()
+                return (
+                    "mutation \(i) (\(bytes.count) bytes, hex \(bytes.prefix(64).map { String(format: "%02x", $0) }.joined()))",
+                    bytes
+                )
+            }
+        }
+        #expect(failures == [])
+    }
+
+    @Test("the mutator makes the same inputs from the same seed, and changes them")
+    func mutatorIsDeterministic() {
+        let inputs: [[UInt8]] = [Array(#"{"a":[1,2,3]}"#.utf8), Array("PK\u{3}\u{4}".utf8)]
+        var a = SeededMutator(inputs: inputs, dictionary: ["true"], seed: 7)
+        var b = SeededMutator(inputs: inputs, dictionary: ["true"], seed: 7)
+        let first = (0..<500).map { _ in a.nextInput() }
+        #expect(first == (0..<500).map { _ in b.nextInput() })
+        #expect(Set(first).count > 400)
+        #expect(first.contains { !inputs.contains($0) })
+    }
+
     @Test("target names are unique and dictionaries are libFuzzer's format")
     func namesAndDictionaries() {
         #expect(Set(FuzzTarget.all.map(\.name)).count == FuzzTarget.all.count)
