@@ -238,8 +238,10 @@ let package = Package(
             dependencies: [
                 "AggregatorCore", "AuthorityCore", "EdgeCore", "HallmarkCLICore", "HallmarkClient", "HallmarkTestSupport",
                 "WitnessCore", "HallmarkSubprocess", lifecycle,
-                // The one-process walk of a submission (SubmissionWalkTests).
-                "HallmarkStageTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The one-process walk of a submission (SubmissionWalkTests): the edge's router
+                // driven in process (RouterClient, not HummingbirdTesting: see there).
+                "HallmarkStageTesting", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/AggregatorTests", linkerSettings: rpath),
         // Fuzzing (docs/fuzzing.md): the targets are a library the normal suite replays the

@@ -5,7 +5,6 @@ import HallmarkCrypto
 import HallmarkMessages
 import HallmarkTestSupport
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// One camera submission walked through the whole Birthmark path in ONE process: no broker
@@ -95,23 +94,24 @@ struct RoutedAnswer: CustomStringConvertible {
     var description: String { "\(status) \(json.map { "\($0)" } ?? "(no JSON)")" }
 }
 
-extension TestClientProtocol {
+/// The edge's routes, answered in process (``RouterClient``).
+struct EdgeRoutes: Sendable {
+    let execute: @Sendable (String, HTTPRequest.Method, HTTPFields, [UInt8]) async throws -> (status: Int, body: [UInt8])
+
     /// `GET path`.
     func get(_ path: String) async throws -> RoutedAnswer {
-        RoutedAnswer(try await execute(uri: path, method: .get))
+        RoutedAnswer(try await execute(path, .get, [:], []))
     }
 
     /// `POST path` with a JSON body, as the reference Pi sends it.
     func post(_ path: String, _ body: [UInt8]) async throws -> RoutedAnswer {
-        RoutedAnswer(
-            try await execute(
-                uri: path, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body)))
+        RoutedAnswer(try await execute(path, .post, [.contentType: "application/json"], body))
     }
 }
 
 extension RoutedAnswer {
-    init(_ response: TestResponse) {
-        status = response.status.code
-        json = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
+    init(_ answer: (status: Int, body: [UInt8])) {
+        status = answer.status
+        json = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
     }
 }

@@ -67,7 +67,9 @@ struct HealthFileIntegrationTests {
         let verdicts = try await h.read(h.metrics, timeout: .seconds(30)) { snapshots in
             snapshots.last.flatMap { StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: $0.value)[group] } == 1
         }.compactMap { StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: $0.value)[group] }
-        #expect(verdicts.first == 0 && verdicts.last == 1, "stalled gauges: \(verdicts)")
+        // A snapshot said 0 before the last said 1. Not necessarily the first: on a loaded machine
+        // the 20 requests above can look stalled for a moment, as the warnings above allow.
+        #expect(verdicts.dropLast().contains(0) && verdicts.last == 1, "stalled gauges: \(verdicts)")
 
         // A stop: the stalled message is given up after the shutdown grace, the file says so.
         probe.signal(SIGTERM)

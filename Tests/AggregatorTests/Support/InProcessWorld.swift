@@ -10,7 +10,6 @@ import HallmarkPostgres
 import HallmarkRuntime
 import HallmarkStageTesting
 import HallmarkTestSupport
-import HummingbirdTesting
 import Logging
 import ServiceLifecycle
 
@@ -33,7 +32,7 @@ final class InProcessWorld: Sendable {
     private let logger: Logger
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
-    private let routes: @Sendable (@Sendable (any TestClientProtocol) async throws -> Void) async throws -> Void
+    private let routes: EdgeRoutes
 
     /// Runs `body` in a new world, then stops the world whatever `body` did.
     static func run(_ body: (InProcessWorld) async throws -> Void) async throws {
@@ -100,7 +99,10 @@ final class InProcessWorld: Sendable {
         let edgeDatabase = StageDatabase(pool: edgePool, schema: e.schema)
         try await edgeDatabase.migrate(EdgeService.definition(e).migrations, logger: logger)
         let (edgeServices, server) = try EdgeService.parts(e, context: context("edge", edgeDatabase))
-        routes = { test in try await server.test(.router, test) }
+        let client = try await RouterClient(server)
+        routes = EdgeRoutes { path, method, headers, body in
+            try await client.execute(path, method: method, headers: headers, body: body)
+        }
 
         // One group, stopped in reverse: the edge first, then the aggregator, the authority last.
         let group = ServiceGroup(services: authorityServices + aggregatorServices + edgeServices, logger: logger)
@@ -109,8 +111,8 @@ final class InProcessWorld: Sendable {
     }
 
     /// Runs `test` against the edge's routes.
-    func edge(_ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        try await routes(test)
+    func edge(_ test: @Sendable (EdgeRoutes) async throws -> Void) async throws {
+        try await test(routes)
     }
 
     /// A camera provisioned by the authority (PROV-1), its request and answer over the broker.
