@@ -4,15 +4,16 @@ import HallmarkRuntime
 import ServiceLifecycle
 import Synchronization
 
-/// Hands each answer on the edge's answer topics to the request of this replica waiting for
-/// it, by `correlation_id`. Every replica reads every answer (a consumer group of its own, from
-/// the end, nothing committed): the replica that published a request is the one waiting, and
-/// any replica may be. Answers nobody here waits for are dropped; the receipts stage keeps
-/// submission outcomes for every replica (``ReceiptStore``).
+/// Hands each answer on the edge's answer topics (the verifications) to the request of this
+/// replica waiting for it, by `correlation_id`. Every replica reads every answer (a consumer
+/// group of its own, from the end, nothing committed): the replica that published a request is
+/// the one waiting, and any replica may be. Answers nobody here waits for are dropped.
+/// Submission outcomes take another way: the receipts stage stores them and tells the waiting
+/// replica (``ReceiptOutcomes``).
 package final class AnswerRouter: Service, Sendable {
     /// Opened through the transport, owned (started and closed) here.
     private let consumer: any StageSource
-    private let waiting = Mutex<[String: AnswerSlot]>([:])
+    private let waiting = AnswerWaits<String>()
     private let assigned = Flag()
 
     /// Set from the consumer's thread, read by readiness checks.
@@ -52,11 +53,7 @@ package final class AnswerRouter: Service, Sendable {
         }
         await consumer.close()
         // Nothing is answered once the consumer stops: every waiter gets nil at once.
-        let left = waiting.withLock { w in
-            defer { w = [:] }
-            return Array(w.values)
-        }
-        left.forEach { $0.fill(nil) }
+        waiting.endAll()
     }
 
     /// Routes every message until the source ends.
@@ -67,64 +64,18 @@ package final class AnswerRouter: Service, Sendable {
                 continue
             }
             guard let id = Self.correlationID(message.value) else { continue }
-            waiting.withLock { $0.removeValue(forKey: id) }?.fill(message.value)
+            waiting.fill(id, with: message.value)
         }
     }
 
     /// Runs `send`, then waits up to `timeout` for the answer correlated by `id`; nil when none
     /// came in time. The slot is in place before `send` runs, so no answer is missed.
     package func request(_ id: String, timeout: Duration, send: () async throws -> Void) async throws -> [UInt8]? {
-        let slot = AnswerSlot()
-        waiting.withLock { $0[id] = slot }
-        defer { waiting.withLock { w in if w[id] === slot { w[id] = nil } } }
-        try await send()
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            slot.fill(nil)
-        }
-        defer { timer.cancel() }
-        return await slot.value()
+        try await waiting.request(id, timeout: timeout, send: send)
     }
 
     /// The answer's `correlation_id`, read without decoding its body.
     static func correlationID(_ bytes: [UInt8]) -> String? {
         (try? JSONReader.parse(bytes))?.object?["correlation_id"]?.string?.lowercased()
-    }
-}
-
-/// One answer awaited: filled once (the answer, or nil at the deadline); later fills are ignored.
-final class AnswerSlot: Sendable {
-    private enum State {
-        case empty
-        case waiting(CheckedContinuation<[UInt8]?, Never>)
-        case filled([UInt8]?)
-    }
-    private let state = Mutex<State>(.empty)
-
-    func fill(_ value: [UInt8]?) {
-        let waiter = state.withLock { s -> CheckedContinuation<[UInt8]?, Never>? in
-            switch s {
-            case .empty:
-                s = .filled(value)
-                return nil
-            case .waiting(let c):
-                s = .filled(value)
-                return c
-            case .filled:
-                return nil
-            }
-        }
-        waiter?.resume(returning: value)
-    }
-
-    func value() async -> [UInt8]? {
-        await withCheckedContinuation { c in
-            let ready = state.withLock { s -> [UInt8]?? in
-                if case .filled(let v) = s { return .some(v) }
-                s = .waiting(c)
-                return nil
-            }
-            if let ready { c.resume(returning: ready) }
-        }
     }
 }

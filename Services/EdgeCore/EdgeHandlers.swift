@@ -7,29 +7,32 @@ import HallmarkRuntime
 import Hummingbird
 import NIOCore
 
-/// What the edge's routes do, over its parts: the answer router, the receipts and the producer.
+/// What the edge's routes do, over its parts: the answer router, the receipts, their outcomes
+/// and the producer.
 package struct EdgeHandlers: Sendable {
     let configuration: EdgeConfiguration
     let answers: AnswerRouter
     let receipts: ReceiptStore
+    let outcomes: ReceiptOutcomes
     let producer: any StageSink
     let verifications: Verifications
     /// How long the broker or the database may take before a request is answered 503.
     static let backendTimeout = Duration.seconds(5)
 
     package init(
-        configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, producer: any StageSink,
-        verifications: Verifications
+        configuration: EdgeConfiguration, answers: AnswerRouter, receipts: ReceiptStore, outcomes: ReceiptOutcomes,
+        producer: any StageSink, verifications: Verifications
     ) {
         self.configuration = configuration
         self.answers = answers
         self.receipts = receipts
+        self.outcomes = outcomes
         self.producer = producer
         self.verifications = verifications
     }
 
-    /// Whether the edge can hear answers (readiness).
-    var isReady: Bool { answers.isReady }
+    /// Whether the edge can hear answers and outcomes (readiness).
+    var isReady: Bool { answers.isReady && outcomes.isReady }
 
     /// The request's body, bounded in size (413, told by `Content-Length` before reading when
     /// it is given) and in time (408).
@@ -64,16 +67,9 @@ package struct EdgeHandlers: Sendable {
             try await receipts.open(receipt)
         }
         let key = message.body.captureKey
-        let result = try await answers.request(message.id.text, timeout: configuration.answerWait) {
+        let result = try await outcomes.wait(for: receipt, timeout: configuration.answerWait) {
             try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
                 try await producer.send([KafkaOutgoingMessage(topic: topic, key: key, value: value)])
-            }
-        }
-        if let result {
-            // Read your writes: the receipt has the outcome before the camera hears it, so a GET
-            // that follows never says pending (the receipts stage records it too, and the first stays).
-            try? await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")) {
-                try await receipts.answered(receipt, result: result)
             }
         }
         return ReceiptAnswer.json(receipt: message.id, result: result)

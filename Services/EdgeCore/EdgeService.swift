@@ -8,7 +8,7 @@ import Synchronization
 import HallmarkMessages
 
 /// Builds the edge's services from a ``ServiceContext``: the HTTP server, the answer router,
-/// the receipts stage and the receipt sweeper.
+/// the receipts stage, the outcomes' listener and the receipt sweeper.
 package enum EdgeService {
     /// Topics and schema for ``ServiceRunner``.
     package static func definition(_ c: EdgeConfiguration) -> ServiceRunner.Definition {
@@ -32,11 +32,13 @@ package enum EdgeService {
             throw ConfigurationError(variable: "HALLMARK_EDGE_POSTGRES_URL", reason: "receipts need the database")
         }
         let receipts = ReceiptStore(schema: c.schema, pool: database.pool)
+        let outcomes = ReceiptOutcomes(
+            receipts: receipts, configuration: database.pool.configuration, logger: context.logger)
         // The answers router and the verification cache need each other: the cache asks
         // through the router, the router tells the cache of each new checkpoint.
         let cache = Later<Verifications>()
         let answers = try AnswerRouter(
-            transport: context.transport, topics: [c.submissionResults, c.verifyResults],
+            transport: context.transport, topics: [c.verifyResults],
             observers: [
                 c.checkpoints: { bytes in
                     guard let checkpoint = try? JSONCoding.decode(Message<Checkpoint>.self, from: bytes) else { return }
@@ -49,7 +51,8 @@ package enum EdgeService {
         }
         cache.value = verifications
         let handlers = EdgeHandlers(
-            configuration: c, answers: answers, receipts: receipts, producer: producer, verifications: verifications)
+            configuration: c, answers: answers, receipts: receipts, outcomes: outcomes, producer: producer,
+            verifications: verifications)
         let recorder = ReceiptRecorder(topic: c.submissionResults, receipts: receipts)
         let sweeper = PeriodicSweeper(
             what: "receipt", counter: "hallmark_edge_receipts_expired_total", service: "edge",
@@ -68,7 +71,7 @@ package enum EdgeService {
             logger.info("edge listening", metadata: ["port": "\(port)", "ops": "\(ops != nil)"])
         }
         let background: [any Service] =
-            [sweeper, answers] + (feed.map { [$0] } ?? []) + [
+            [sweeper, answers, outcomes] + (feed.map { [$0] } ?? []) + [
                 try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts")
             ]
         return (background, server)

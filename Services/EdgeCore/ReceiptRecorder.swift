@@ -4,10 +4,10 @@ import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 
-/// The stage that keeps submission outcomes with their receipts: it reads the aggregator's
-/// answers (one consumer group for all replicas) and records each one whose correlation id is
-/// a receipt of the edge's, in one statement per batch (none for the answers a request of this
-/// replica already wrote). Idempotent: the first answer stays.
+/// The stage that keeps submission outcomes with their receipts: the one reader of the
+/// aggregator's answers (one consumer group for all replicas), it records each one whose
+/// correlation id is a receipt of the edge's, in one statement per batch, which also tells the
+/// replica whose request waits (``ReceiptOutcomes``). Idempotent: the first answer stays.
 package struct ReceiptRecorder: StageProcessor {
     package typealias Prepared = (receipt: UUID, result: [UInt8])?
 

@@ -17,11 +17,13 @@ package struct ReceiptStore: Sendable {
 
     let schema: String
     let pool: PostgresPool
-    /// Receipts opened by concurrent requests, and outcomes heard by them, written together.
+    /// Receipts opened by concurrent requests, written together.
     private let opening: GroupCommit<UUID>
-    private let answering: GroupCommit<(receipt: UUID, result: [UInt8])>
-    /// Outcomes this replica's requests wrote, which the receipts stage need not write again.
-    private let recent = RecentReceipts()
+
+    /// The `NOTIFY` channel on which ``record(_:)`` names the receipts it answered.
+    package var channel: String { "\(schema)_receipts" }
+    /// Receipt ids per notification: 200 of 37 characters stay under PostgreSQL's 8,000 bytes.
+    static let idsPerNotification = 200
 
     package init(schema: String, pool: PostgresPool) {
         self.schema = schema
@@ -33,68 +35,53 @@ package struct ReceiptStore: Sendable {
                 SELECT * FROM unnest(\(PostgresArray(ids))) ON CONFLICT DO NOTHING
                 """)
         }
-        let recent = self.recent
-        answering = GroupCommit { answers in
-            let written = try await Self.record(answers, schema: schema, heardBy: .request, pool: pool)
-            recent.insert(written)
-        }
     }
 
     /// Records a receipt before its submission is published.
     package func open(_ id: UUID) async throws { try await opening.submit(id) }
 
-    /// Records an outcome heard by the request waiting for it (the first answer stays).
-    package func answered(_ id: UUID, result: [UInt8]) async throws { try await answering.submit((id, result)) }
-
-    /// Records answers read by the receipts stage (the first answer stays; answers to no
-    /// receipt, and those a request of this replica already wrote, are skipped).
+    /// Records the outcomes of receipts that have none, in one statement (the first answer
+    /// stays; answers to no receipt are skipped), and names every receipt of the batch on
+    /// ``channel``, comma-separated, which PostgreSQL delivers to every replica at commit: the
+    /// one whose request waits reads the outcome back (``ReceiptOutcomes``). Receipts that had
+    /// their outcome already are named too: a camera that sends the same bundle again waits on
+    /// the same receipt, and its answer changes nothing stored. The receipts
+    /// stage is the only writer. The rows are locked in receipt order, so two replicas that
+    /// record overlapping batches (around a rebalance) never wait on each other in a cycle.
     package func record(_ answers: [(receipt: UUID, result: [UInt8])]) async throws {
-        let left = recent.removingKnown(answers, id: \.receipt)
-        guard !left.isEmpty else { return }
-        _ = try await Self.record(left, schema: schema, heardBy: .stage, pool: pool)
-    }
-
-    /// Who writes an outcome: the stage waits for rows a request holds (that request may yet
-    /// fail); a request skips rows the stage holds (it writes the same answer).
-    private enum Writer { case request, stage }
-
-    /// Writes the outcomes of receipts that have none, in one statement; returns the receipts
-    /// written. Both writers lock the rows in receipt order before writing, so two statements
-    /// never wait on each other in a cycle (PostgreSQL would find the deadlock only after
-    /// `deadlock_timeout`, a second, and abort one).
-    private static func record(
-        _ answers: [(receipt: UUID, result: [UInt8])], schema: String, heardBy writer: Writer, pool: PostgresPool
-    ) async throws -> [UUID] {
-        guard !answers.isEmpty else { return [] }
+        guard !answers.isEmpty else { return }
         let ids = PostgresArray(answers.map(\.receipt))
         let results = PostgresArray(answers.map { Data($0.result) })
-        // The locking clause is one of two literals (queries take only identifiers unescaped).
-        let rows: PostgresRows
-        switch writer {
-        case .request:
-            rows = try await pool.query(
-                """
-                WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
-                locked AS (
-                    SELECT r.receipt_id FROM \(unescaped: schema).receipts r
-                    WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE SKIP LOCKED)
+        try await pool.query(
+            """
+            WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
+            locked AS (
+                SELECT r.receipt_id FROM \(unescaped: schema).receipts r
+                WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE),
+            written AS (
                 UPDATE \(unescaped: schema).receipts r SET result = a.result
                 FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
-                RETURNING r.receipt_id
-                """)
-        case .stage:
-            rows = try await pool.query(
-                """
-                WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
-                locked AS (
-                    SELECT r.receipt_id FROM \(unescaped: schema).receipts r
-                    WHERE r.receipt_id = ANY(\(ids)) AND r.result IS NULL ORDER BY r.receipt_id FOR UPDATE)
-                UPDATE \(unescaped: schema).receipts r SET result = a.result
-                FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
-                RETURNING r.receipt_id
-                """)
-        }
-        return try rows.decode(UUID.self)
+                RETURNING r.receipt_id),
+            told AS (
+                SELECT pg_notify(\(channel), string_agg(receipt_id::text, ','))
+                FROM (
+                    SELECT receipt_id, (row_number() OVER ()) / \(Self.idsPerNotification) AS part
+                    FROM \(unescaped: schema).receipts WHERE receipt_id = ANY(\(ids))) w
+                GROUP BY part)
+            SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM told)
+            """)
+    }
+
+    /// The outcomes recorded for `ids` (those still pending, or unknown, are absent).
+    package func outcomes(of ids: [UUID]) async throws -> [UUID: [UInt8]] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await pool.query(
+            """
+            SELECT receipt_id, result FROM \(unescaped: schema).receipts
+            WHERE receipt_id = ANY(\(PostgresArray(ids))) AND result IS NOT NULL
+            """
+        ).decode((UUID, Data).self)
+        return Dictionary(rows.map { ($0.0, [UInt8]($0.1)) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The receipt, or nil when there is none (never issued, or swept).

@@ -18,7 +18,7 @@ import Testing
 ///    and seals its three key tables (`birthmark.provision.requests` → `.results`).
 /// 1. Edge, `POST /api/v1/submit-legacy` (`EdgeHandlers.submit`): the Pi's bundle made strict
 ///    (`CameraBundle`), its receipt opened (`ReceiptStore`), published on
-///    `birthmark.submissions` keyed by capture; the request waits on the `AnswerRouter`.
+///    `birthmark.submissions` keyed by capture; the request waits on `ReceiptOutcomes`.
 /// 2. Aggregator intake (`SubmissionIntake`): records the submission (`SubmissionLedger`) and
 ///    asks the authority about its token on `birthmark.token.requests`.
 /// 3. Authority validation (`TokenProcessor`): opens the token with its key tables, finds the
@@ -26,8 +26,9 @@ import Testing
 /// 4. Aggregator joiner (`TokenResultJoiner`): joins PASS to the submission, queued for the log.
 /// 5. Log writer (`OrderedWriter` running `TransparencyLog`): appends the leaf, signs a
 ///    checkpoint (`birthmark.checkpoints`), answers on `birthmark.submission.results`.
-/// 6. Edge: the `AnswerRouter` hands the answer to the waiting submit (202 `accepted`); the
-///    `ReceiptRecorder` stage keeps it for `GET /api/v1/submission/{receipt_id}`.
+/// 6. Edge: the `ReceiptRecorder` stage stores the answer with its receipt (for
+///    `GET /api/v1/submission/{receipt_id}`) and names it on PostgreSQL's `NOTIFY` channel;
+///    `ReceiptOutcomes` reads it back and hands it to the waiting submit (202 `accepted`).
 /// 7. Verification, `GET /api/v1/verify/{hash}` (`Verifications`, `EdgeHandlers.ask`): asked on
 ///    `birthmark.verify.requests`, answered by the aggregator's `LogVerifier` with the leaf, the
 ///    latest checkpoint and the inclusion proof on `birthmark.verify.results`.

@@ -160,7 +160,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return try result.get()
     }
 
-    private func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
+    func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
         let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
             queue.async {
                 let result = Result(catching: work)
