@@ -256,7 +256,7 @@ let package = Package(
             ],
             path: "Tests/FuzzTargets"),
         .testTarget(
-            name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets"],
+            name: "FuzzCorpusTests", dependencies: ["HallmarkFuzzTargets", "HallmarkTestSupport"],
             path: "Tests/FuzzCorpusTests", linkerSettings: rpath),
         // Tests only: runs programs with posix_spawn and waitpid (Foundation's Process can hang).
         .target(name: "HallmarkSubprocess", path: "Tests/HallmarkSubprocess"),

@@ -126,6 +126,15 @@ public enum TopicCatalogue {
     public static let probeResults = Topic(
         "hallmark.probe.results", schemas: [ProbeResult.schemaName], key: "the request's key", producers: ["probe"],
         consumers: ["hallmark"])
+    public static let probeAsks = Topic(
+        "hallmark.probe.asks", schemas: [ProbeRequest.schemaName], key: "any", producers: ["hallmark"],
+        consumers: ["probe-ask"])
+    public static let probeReplies = Topic(
+        "hallmark.probe.replies", schemas: [ProbeResult.schemaName], key: "the request's key", producers: ["probe"],
+        consumers: ["probe-ask"])
+    public static let probeAnswers = Topic(
+        "hallmark.probe.answers", schemas: [ProbeResult.schemaName], key: "the ask's key", producers: ["probe-ask"],
+        consumers: ["hallmark"])
     /// Every topic, in docs/operations.md's order.
     public static let all: [Topic] = [
         rejected,
@@ -160,5 +169,8 @@ public enum TopicCatalogue {
         logVerifyResults,
         probeRequests,
         probeResults,
+        probeAsks,
+        probeReplies,
+        probeAnswers,
     ]
 }

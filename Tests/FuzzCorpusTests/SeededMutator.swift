@@ -1,10 +1,12 @@
+import HallmarkTestSupport
+
 /// Mutations of corpus inputs from a fixed seed, the way libFuzzer's mutators make them (bit
 /// flips, interesting bytes, inserts, erases, copies, splices, dictionary tokens), without
 /// libFuzzer: the normal suite runs them through every target, so every commit tries the same
 /// few thousand inputs near the corpus on its own build. Coverage-guided search, and the
 /// sanitizers, are `deploy/local/fuzz`'s.
 struct SeededMutator: Sendable {
-    private var state: UInt64
+    private var random: SplitMix64
     private let pool: [[UInt8]]
     private let tokens: [[UInt8]]
     /// Inputs never grow past this (libFuzzer's `-max_len` in CI).
@@ -13,20 +15,14 @@ struct SeededMutator: Sendable {
     /// Mutates `inputs` (not empty), with `dictionary`'s tokens, from `seed`.
     init(inputs: [[UInt8]], dictionary: [String], seed: UInt64, maxLength: Int = 65_536) {
         precondition(!inputs.isEmpty, "a mutator needs at least one input")
-        state = seed
+        random = SplitMix64(seed: seed)
         pool = inputs
         tokens = dictionary.map { Array($0.utf8) }.filter { !$0.isEmpty }
         self.maxLength = maxLength
     }
 
-    /// SplitMix64: small, and the same sequence on every machine.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The next of the seed's numbers.
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatewayCore
+import HallmarkTestSupport
 import Testing
 
 /// Issue 30 §4a: a part's `Content-Disposition` parameters are read per RFC 2045/2183/7578
@@ -19,21 +20,7 @@ struct MultipartParameterTests {
         #expect(HeaderParameters.value("NAME", in: #"form-data; Name="a\"b\\c\d""#) == #"a"b\cd"#)
     }
 
-    /// SplitMix64: a seed printed with every failure reproduces the run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// A random well-formed parameter list: decoy attributes, names in any case, token or
-    /// quoted values full of `;`, `=`, quotes, backslashes and spaces.
-    static func header(_ g: inout Generator) -> String {
+    static func header(_ g: inout SplitMix64) -> String {
         let tokenChars = Array("abcXYZ019!#$&+-.^_`{|}~")
         let quotedChars = Array("ab ;=;\"\\name=metadata;\t.jpgZ!#")
         let attributes = ["name", "filename", "size", "x-name", "filename2", "names"].shuffled(using: &g)
@@ -94,7 +81,7 @@ struct MultipartParameterTests {
 
     @Test func nameAndFilenameAgreeWithPythonsEmailParser() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var g = Generator(state: seed)
+        var g = SplitMix64(seed: seed)
         let headers = (0..<3000).map { _ in Self.header(&g) }
         let expected = try Self.python(headers)
         try #require(expected.count == headers.count)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Deterministic pseudo-random numbers (SplitMix64) for property tests, so a failing case
 /// repeats from its seed.
-public struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     var state: UInt64
 
     public init(seed: UInt64) { state = seed }

@@ -9,6 +9,7 @@ import HallmarkCore
 import HallmarkKafka
 import HallmarkPostgres
 import HallmarkRuntime
+import ProbeCore
 import SignerCore
 
 /// `hallmark config`: every declared `HALLMARK_…` variable with its default, its value here
@@ -91,6 +92,7 @@ package struct ConfigCommand: ParsableCommand {
                     "hallmark probe (the runtime's reference stage)",
                     [PostgresConfiguration.Variable.url(service: "probe").description] + CLIVariables.Probe.all
                 ))
+            sections.append(("hallmark probe-ask (the request/reply reference pair)", ProbeAskConfiguration.variables))
         }
         return sections
     }

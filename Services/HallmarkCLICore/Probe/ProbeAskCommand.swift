@@ -11,7 +11,7 @@ package struct ProbeAskCommand: AsyncParsableCommand {
     package init() {}
 
     package func run() async throws {
-        let configuration = try ProbeAskService.Configuration.fromEnvironment(ProcessInfo.processInfo.environment)
+        let configuration = try ProbeAskConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         await ServiceRunner.run(ProbeAskService.definition(configuration)) { context in
             try ProbeAskService.services(configuration, context: context)
         }
