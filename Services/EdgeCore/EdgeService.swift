@@ -72,7 +72,10 @@ package enum EdgeService {
         }
         let background: [any Service] =
             [sweeper, answers, outcomes] + (feed.map { [$0] } ?? []) + [
-                try context.stage(recorder, name: "receipts", inputs: recorder.inputs, groupSuffix: "-receipts")
+                // Partition batches: a batch of answers is one statement and one notification.
+                try context.stage(
+                    recorder, name: "receipts", inputs: recorder.inputs, dispatch: .partitionBatches,
+                    groupSuffix: "-receipts")
             ]
         return (background, server)
     }
