@@ -118,13 +118,18 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 p50(low.answerRead), p50(low.endToEnd), kafka.fetchWaitMaxMilliseconds, kafka.lingerMilliseconds))
 
         let all = try bench.bundles(bundles, from: fleet)
+        let schemas = [bench.world.authority.schema, bench.world.aggregator.schema]
+        let databaseBefore = try await DatabaseWork.settled(bench.world.pool, schemas: schemas)
         let burst = try await bench.submit(all, pace: nil)
+        let database = try await DatabaseWork.settled(bench.world.pool, schemas: schemas).since(databaseBefore)
         printNow(
             String(
                 format:
                     "end to end, all at once: %d bundles in %.1f s = %.0f bundles/s (%d accepted); aggregator %.2f cores, authority %.2f cores, broker+PostgreSQL %@ cores",
                 all.count, burst.cost.seconds, burst.rate, burst.accepted, burst.cost.service / burst.cost.seconds,
                 burst.authorityCPU / burst.cost.seconds, burst.cost.otherCores.map { String(format: "%.2f", $0) } ?? "?"))
+        printNow(
+            "PostgreSQL per bundle, all at once (pg_stat_database, pg_stat_user_tables): \(database.summary(per: all.count))")
 
         // At the goal's fixed rate, then at half of what this run measured all at once: the
         // second says what the tail is below capacity on whatever day the machine has.
