@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
 import HallmarkPostgres
 import Logging
@@ -189,7 +190,6 @@ struct WitnessCosignerError: Error, CustomStringConvertible {
 
 extension Timer {
     fileprivate func recordInterval(since started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
-        recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        recordNanoseconds((ContinuousClock.now - started).nanoseconds)
     }
 }

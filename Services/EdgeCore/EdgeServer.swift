@@ -143,15 +143,6 @@ package enum EdgeServer {
     }
 }
 
-extension Duration {
-    /// Whole nanoseconds (saturating).
-    var nanoseconds: Int64 {
-        let (s, a) = components
-        return s.multipliedReportingOverflow(by: 1_000_000_000).overflow
-            ? .max : s * 1_000_000_000 + a / 1_000_000_000
-    }
-}
-
 /// Turns every error into ``EdgeError``'s JSON: Hummingbird's own (404 for an unknown route,
 /// 405, 413 for a body past its limit) by their status, anything else as 503, logged without
 /// its details reaching the client.

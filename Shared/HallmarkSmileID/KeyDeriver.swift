@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
 import Metrics
 
@@ -37,7 +38,7 @@ public struct KeyDeriver: Sendable {
             missing.map {
                 PBKDF2.Request(password: Data(versions[$0].secret.utf8), salt: salt, iterations: iterations)
             })
-        derivationTime.recordNanoseconds((ContinuousClock.now - start).nanosecondsValue)
+        derivationTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
         for (i, key) in zip(missing, derived) {
             keys[i] = key
             cache.put(version: versions[i].version, salt: salt, key: key)

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkCrypto
 import Logging
 import Metrics
@@ -82,17 +83,10 @@ public final class PBKDF2WorkerPool: Service, Sendable {
             } catch {
                 outcome = .failure(SmileIDError(.derivation, "PBKDF2 derivation failed"))
             }
-            derivationTime.recordNanoseconds((ContinuousClock.now - start).nanosecondsValue)
+            derivationTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
             derivations.increment(by: batch.count)
             queue.complete(batch, with: outcome)
             queued.set(queue.depth)
         }
-    }
-}
-
-extension Duration {
-    var nanosecondsValue: Int64 {
-        let (s, a) = components
-        return s * 1_000_000_000 + a / 1_000_000_000
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import libpq
 
 // LISTEN/NOTIFY: the blocking wait for notifications, on the connection's queue.
@@ -10,8 +11,7 @@ extension PostgresConnection {
     /// The wait blocks the connection's queue (never the cooperative pool), so keep `timeout`
     /// short: it is also how long a caller's cancellation may take to be seen.
     public func notifications(waitingUpTo timeout: Duration) async throws -> [PostgresNotification] {
-        let milliseconds = Int32(
-            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.milliseconds)
         return try await runToCompletion { () throws(PostgresError) in
             try self.ensureConnected()
             var found = self.takeNotifications()

@@ -251,10 +251,3 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     /// The stage's logger carrying a message's source (and its id, when known).
     func logger(for message: KafkaMessage, id: MessageID? = nil) -> Logger { logger.about(message, id: id) }
 }
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (s, a) = components
-        return s * 1_000_000_000 + a / 1_000_000_000
-    }
-}
