@@ -1,3 +1,4 @@
+import HallmarkCore
 import Logging
 
 /// Listens on one `NOTIFY` channel with a connection of its own (a listening session is held
@@ -11,21 +12,12 @@ public struct PostgresListener: Sendable {
     /// The channel (an identifier: lower case letters, digits and `_`).
     public let channel: String
     let logger: Logger
-    let retry: RetryPause
-
-    /// The pauses between attempts to listen again.
-    public struct RetryPause: Sendable {
-        public var initial: Duration
-        public var max: Duration
-        public init(initial: Duration = .milliseconds(100), max: Duration = .seconds(5)) {
-            precondition(initial > .zero && max >= initial)
-            self.initial = initial
-            self.max = max
-        }
-    }
+    /// The pauses between attempts to listen again (their count starts over once it listens).
+    let retry: RetryPolicy
 
     public init(
-        configuration: PostgresConfiguration, channel: String, logger: Logger, retry: RetryPause = RetryPause()
+        configuration: PostgresConfiguration, channel: String, logger: Logger,
+        retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(100), maxDelay: .seconds(5))
     ) {
         precondition(PostgresQuery.isValidIdentifier(channel) && channel == channel.lowercased(), "a lower-case identifier")
         self.configuration = configuration
@@ -37,12 +29,12 @@ public struct PostgresListener: Sendable {
     /// Listens until the calling task is cancelled: `listening()` each time the channel is
     /// (again) listened to, `heard(payloads)` for what arrived together, in order.
     public func run(listening: @Sendable () async -> Void, heard: @Sendable ([String]) async -> Void) async {
-        var pause = retry.initial
+        var failures = 0
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(configuration: configuration, logger: logger)
                 try await connection.execute("LISTEN \(unescaped: channel)")
-                pause = retry.initial
+                failures = 0
                 await listening()
                 // A short wait: it is also how long a cancellation may take to be seen.
                 while !Task.isCancelled {
@@ -52,11 +44,12 @@ public struct PostgresListener: Sendable {
                 }
             } catch {
                 guard !Task.isCancelled else { return }
+                failures += 1
+                let pause = retry.delay(afterFailures: failures)
                 logger.warning(
                     "not listening to PostgreSQL notifications; trying again",
                     metadata: ["postgres.channel": "\(channel)", "error": "\(error)", "retry_in": "\(pause)"])
                 try? await Task.sleep(for: pause)
-                pause = min(pause * 2, retry.max)
             }
         }
     }

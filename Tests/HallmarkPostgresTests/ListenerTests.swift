@@ -1,4 +1,5 @@
 import Foundation
+import HallmarkCore
 import HallmarkPostgres
 import Testing
 
@@ -21,7 +22,7 @@ struct ListenerTests {
         let (events, sink) = AsyncStream<Event>.makeStream()
         let listener = PostgresListener(
             configuration: pool.configuration, channel: channel, logger: TestDatabase.logger,
-            retry: .init(initial: .milliseconds(20), max: .milliseconds(100)))
+            retry: RetryPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
         let task = Task {
             await listener.run(listening: { sink.yield(.listening) }, heard: { sink.yield(.heard($0)) })
             sink.finish()
