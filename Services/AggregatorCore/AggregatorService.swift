@@ -53,7 +53,8 @@ package enum AggregatorService {
             return answers
         }
         let intake = SubmissionIntake(
-            configuration: c, idKey: idKey, flow: flow, instance: context.instance, metrics: metrics, pool: pool)
+            configuration: c, idKey: idKey, flow: flow, instance: context.instance, metrics: metrics, pool: pool,
+            maxMessageBytes: context.kafka.maxMessageBytes)
         let joiner = TokenResultJoiner(configuration: c, flow: flow, metrics: metrics)
         let policy = try c.witnessPolicy()
         let verifier = LogVerifier(configuration: c, store: flow.log, metrics: metrics, pool: pool, policy: policy)

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCore
 import HallmarkCrypto
+import HallmarkKafka
 import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
@@ -9,7 +10,8 @@ import HallmarkRuntime
 /// logged at once (`malformed`, `unknown_authority`), and asks the authority about the token
 /// of the rest: a `hallmark.token.request.v1` carrying the token and nothing else, recorded as
 /// pending in the same transaction as the submission (``PendingRequests``), sent after it
-/// commits. The authority's answer is joined by ``TokenResultJoiner``. A submission whose
+/// commits, all of a batch's requests in one `hallmark.token.request.batch.v1` carrier
+/// (DESIGN §2; a resent request goes alone). The authority's answer is joined by ``TokenResultJoiner``. A submission whose
 /// hashes break the provenance rule (``Provenance``) is recorded and answered
 /// `invalid_provenance` without asking; one whose parent is known nowhere yet waits for it
 /// (``ParentWaits``: that refusal would depend on state that can still change).
@@ -50,11 +52,14 @@ package struct SubmissionIntake: StageProcessor {
     let flow: SubmissionFlow
     /// Its own transactions: the ledger's, then the token requests' (see ``commit(_:context:)``).
     let pool: PostgresPool
+    /// The largest token request carrier it sends (the Kafka configuration's limit).
+    let maxMessageBytes: Int
 
     package init(
         configuration: AggregatorConfiguration, idKey: SubmissionIDKey, flow: SubmissionFlow, instance: String,
-        metrics: AggregatorMetrics, pool: PostgresPool
+        metrics: AggregatorMetrics, pool: PostgresPool, maxMessageBytes: Int = KafkaConfiguration.declared(\.maxMessageBytes)
     ) {
+        self.maxMessageBytes = maxMessageBytes
         self.pool = pool
         self.flow = flow
         self.configuration = configuration
@@ -158,10 +163,22 @@ package struct SubmissionIntake: StageProcessor {
             return (decisions, (try await ledger.refuse(refused, on: connection)).merging(followed.outputs) { a, _ in a })
         }
         if followed.queued { flow.writerBell.ring() }
-        return try zip(asks, decisions).map { ask, decision in
+        // The batch's questions go in carriers, sent with its last question's verdict: the
+        // stage sends a unit's outputs together, after its transaction, before its offsets.
+        let questions = zip(asks, decisions).compactMap { ask, decision in
+            if case .ask = decision, let request = ask.request {
+                (id: idKey.derive(from: ask.row.id, "token-request"), request: request)
+            } else {
+                nil
+            }
+        }
+        let carriers = try carry(questions)
+        let last = decisions.lastIndex { if case .ask = $0 { true } else { false } }
+        return try zip(asks.indices, zip(asks, decisions)).map { index, item in
+            let (ask, decision) = item
             switch decision {
             case .ask:
-                return .outputs([ask.request!])
+                return .outputs(index == last ? carriers : [])
             case .refused(let reason):
                 metrics.submission(reason.rawValue)
                 return .outputs(answers[ask.row.id].map { [$0] } ?? [])
@@ -176,6 +193,21 @@ package struct SubmissionIntake: StageProcessor {
             case .reused:
                 return .outputs(try reused(ask))
             }
+        }
+    }
+
+    /// Token request carriers holding `requests` (DESIGN §2), keyed by their own ids: their
+    /// ids derive from the requests' (themselves keyed, so the carrier ties no submission to
+    /// its token either), and the same questions make the same carrier.
+    private func carry(_ requests: [(id: MessageID, request: StageOutput)]) throws -> [StageOutput] {
+        guard !requests.isEmpty else { return [] }
+        let id = MessageID.derived(from: requests.map(\.id.text).joined(separator: ","), "token-request-batch")
+        return try BatchCarrier.outputs(
+            topic: configuration.tokenRequests, key: id.text, items: requests.map(\.request.value), maxBytes: maxMessageBytes
+        ) { n in
+            EnvelopeHeader(
+                schema: TokenRequestBatch.schemaName, id: n == 0 ? id : MessageID.derived(from: id, "\(n)"),
+                replyTo: configuration.tokenResults)
         }
     }
 

@@ -12,9 +12,12 @@ import Metrics
 /// - FAIL: the submission is answered `rejected` with the authority's reason, and the answer
 ///   is recorded for a submission sent again.
 /// An answer that joins nothing (a duplicate, or one that came after the submission gave up)
-/// is counted and dropped.
+/// is counted and dropped. Answers come one per message or many in a result carrier
+/// (`hallmark.token.result.batch.v1`, DESIGN §2), joined alike; a carrier's item that breaks
+/// its schema joins nothing and is counted with them.
 package struct TokenResultJoiner: TransactionalStageProcessor {
-    package typealias Prepared = (message: StageMessage, result: TokenResult)
+    /// The answers one consumed message holds: itself, or a carrier's items.
+    package typealias Prepared = [(correlation: UUID?, result: TokenResult)]
 
     let configuration: AggregatorConfiguration
     /// The pending requests it takes answers for, the ledger it moves, the writer it wakes.
@@ -28,11 +31,24 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
     }
 
     /// The input this stage consumes.
-    package var inputs: [StageInput] { [StageInput(topic: configuration.tokenResults, schemas: [TokenResult.schemaName])] }
+    package var inputs: [StageInput] {
+        [StageInput(topic: configuration.tokenResults, schemas: [TokenResult.schemaName, TokenResultBatch.schemaName])]
+    }
 
     package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         // The correlation id is the header's, already read; only the body is decoded.
-        (message, try message.decode(TokenResult.self))
+        func answer(_ message: StageMessage) throws -> (correlation: UUID?, result: TokenResult) {
+            (message.header.correlationID.flatMap { UUID(text: $0) }, try message.decode(TokenResult.self))
+        }
+        guard message.header.schema == TokenResultBatch.schemaName else { return [try answer(message)] }
+        return BatchCarrier.items(of: message, itemSchema: TokenResult.schemaName).compactMap { item in
+            guard item.violation == nil, let joined = try? answer(item.message) else {
+                metrics.unmatchedReplies.increment()
+                context.logger.warning("a token result in a carrier breaks its schema; it joins nothing")
+                return nil
+            }
+            return joined
+        }
     }
 
     /// One transaction for a whole batch.
@@ -40,25 +56,26 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
 
     package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
-        let joined = try await flow.pending.take(
-            batch.compactMap { $0.message.header.correlationID.flatMap { UUID(text: $0) } }, on: connection)
+        let joined = try await flow.pending.take(batch.flatMap { $0.compactMap(\.correlation) }, on: connection)
         let ledger = flow.ledger
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
-        // Each message's submission when it failed, to hand it its answer below.
-        let failedAt: [UUID?] = batch.map { item in
-            guard let correlation = item.message.header.correlationID.flatMap({ UUID(text: $0) }),
-                let request = joined[correlation],
-                let submission = SubmissionLedger.question(of: request)?.submission
-            else {
-                metrics.unmatchedReplies.increment()
-                return nil
+        // Each message's submissions that failed, to hand them their answers below.
+        let failedAt: [[UUID]] = batch.map { answers in
+            answers.compactMap { item in
+                guard let correlation = item.correlation,
+                    let request = joined[correlation],
+                    let submission = SubmissionLedger.question(of: request)?.submission
+                else {
+                    metrics.unmatchedReplies.increment()
+                    return nil
+                }
+                if item.result.valid {
+                    passed.append(submission)
+                    return nil
+                }
+                failed.append((submission, SubmissionResult.Reason(item.result.reason ?? .malformed)))
+                return submission
             }
-            if item.result.valid {
-                passed.append(submission)
-                return nil
-            }
-            failed.append((submission, SubmissionResult.Reason(item.result.reason ?? .malformed)))
-            return submission
         }
         try await ledger.queue(passed, on: connection)
         // Derived submissions awaiting these roots (``CaptureTokens``) follow them: queued with
@@ -69,7 +86,7 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
         }
         // After the commit: woken earlier, the writer would look before the rows are visible.
         if !passed.isEmpty { transaction.afterCommit { [bell = flow.writerBell] in bell.ring() } }
-        return failedAt.map { submission in .outputs(submission.flatMap { answers[$0] } ?? []) }
+        return failedAt.map { submissions in .outputs(submissions.flatMap { answers[$0] ?? [] }) }
     }
 
 }

@@ -78,7 +78,7 @@ package enum AuthorityService {
         let tokens = TokenProcessor(
             configuration: configuration, secrets: secrets, tables: tables, devices: devices,
             ledger: ledger, counter: counter, pool: pool, metrics: metrics,
-            instance: stage.instance)
+            instance: stage.instance, maxMessageBytes: stage.maxMessageBytes)
         var adminConfig = try stage.overriding(for: "admin", in: environment)
         adminConfig.inputs = processor.inputs
         adminConfig.dispatch = .keyLanes

@@ -1,6 +1,7 @@
 import Foundation
 import HallmarkCrypto
 import HallmarkCore
+import HallmarkKafka
 import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
@@ -19,7 +20,7 @@ import HallmarkRuntime
 /// replay record holds the message id, so the same message is judged the same way again and
 /// its answer (same derived id) is the same.
 package struct TokenProcessor: StageProcessor {
-    package typealias Prepared = Judgement
+    package typealias Prepared = Ruling
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let tables: KeyTableStore
@@ -31,13 +32,16 @@ package struct TokenProcessor: StageProcessor {
     let events: AuthorityEvents
     /// Where a blacklisting by the abuse threshold is recorded.
     let audit: AuditTrail
+    /// The largest result carrier it sends (the Kafka configuration's limit).
+    let maxMessageBytes: Int
 
     /// Creates the processor.
     package init(
         configuration: AuthorityConfiguration, secrets: AuthoritySecrets, tables: KeyTableStore,
         devices: DeviceDirectory, ledger: ReplayLedger, counter: ValidationCounter, pool: PostgresPool,
-        metrics: AuthorityMetrics, instance: String
+        metrics: AuthorityMetrics, instance: String, maxMessageBytes: Int = KafkaConfiguration.declared(\.maxMessageBytes)
     ) {
+        self.maxMessageBytes = maxMessageBytes
         self.configuration = configuration
         self.secrets = secrets
         audit = configuration.auditTrail(secrets)
@@ -71,31 +75,66 @@ package struct TokenProcessor: StageProcessor {
         }
     }
 
-    /// The stage's input.
-    package var inputs: [StageInput] { [StageInput(topic: configuration.tokenInput, schemas: [TokenRequest.schemaName])] }
-
-    /// Phase 1: parses and opens the token (malformed, unknown_table and authentication_failed
-    /// end here).
-    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Judgement {
-        var j = Judgement(message: message)
-        try await open(&j)
-        return j
+    /// One consumed message: a single request, or a batch carrier of them (DESIGN §2).
+    package struct Ruling: Sendable {
+        let message: StageMessage
+        /// Its requests: the message itself, or the carrier's items.
+        var items: [Judgement]
+        var isCarrier: Bool { message.header.schema == TokenRequestBatch.schemaName }
     }
 
-    /// Phase 2 for a batch: one replay statement, one device query, the verdicts.
-    package func commit(_ batch: [Judgement], context: StageCommitContext) async throws -> [StageVerdict] {
+    /// The stage's input: single requests and batch carriers on the same topic.
+    package var inputs: [StageInput] {
+        [StageInput(topic: configuration.tokenInput, schemas: [TokenRequest.schemaName, TokenRequestBatch.schemaName])]
+    }
+
+    /// Phase 1: parses and opens each token (malformed, unknown_table and authentication_failed
+    /// end here). A carrier's item that breaks its own schema is FAIL `malformed`; the others
+    /// proceed.
+    package func prepare(_ message: StageMessage, context: StageContext) async throws -> Ruling {
+        guard message.header.schema == TokenRequestBatch.schemaName else {
+            var j = Judgement(message: message)
+            try await open(&j)
+            return Ruling(message: message, items: [j])
+        }
+        var items: [Judgement] = []
+        for item in BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName) {
+            var j = Judgement(message: item.message)
+            if item.violation == nil { try await open(&j) } else { j.decide(.malformed) }
+            items.append(j)
+        }
+        return Ruling(message: message, items: items)
+    }
+
+    /// Phase 2 for a batch, carriers' items and single requests together: one replay
+    /// statement, one device query, the verdicts; one result carrier per request carrier.
+    package func commit(_ batch: [Ruling], context: StageCommitContext) async throws -> [StageVerdict] {
         let start = ContinuousClock.now
-        var all = batch
+        var all = batch.flatMap(\.items)
         try await claim(&all)
         try await judgeDevices(&all)
         metrics.validationTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
-        return try all.map { j in .outputs([try verdict(j.message, j.reason)] + j.security) }
+        var next = 0
+        return try batch.map { ruling in
+            let judged = all[next..<next + ruling.items.count]
+            next += ruling.items.count
+            let security = judged.flatMap(\.security)
+            guard ruling.isCarrier else { return .outputs(try judged.map { try verdict($0.message, $0.reason) } + security) }
+            return .outputs(
+                try carry(
+                    judged.map { try verdict($0.message, $0.reason).value }, for: ruling.message,
+                    id: ruling.message.resultID) + security)
+        }
     }
 
     /// A token request that breaks its schema (upper-case hex, a table listed twice, an
     /// extra field such as an image hash) is answered FAIL `malformed` at once.
     package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
-        [try verdict(message, .malformed)]
+        guard message.header.schema == TokenRequestBatch.schemaName else { return [try verdict(message, .malformed)] }
+        // A carrier that breaks its own schema: each item whose id can be read is FAIL.
+        let items = BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName)
+        guard !items.isEmpty else { return nil }
+        return try carry(items.map { try verdict($0.message, .malformed).value }, for: message, id: message.resultID)
     }
 
     /// A token request refused before validation with a readable id (a broken envelope, too
@@ -103,8 +142,29 @@ package struct TokenProcessor: StageProcessor {
     /// at once: only the aggregator sends token requests, and a token result has no code of
     /// the runtime's.
     package func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
-        metrics.record(.malformed)
-        return [try message.reply(TokenResult(reason: .malformed), or: configuration.tokenOutput)]
+        guard message.schema == TokenRequestBatch.schemaName else {
+            metrics.record(.malformed)
+            return [try message.reply(TokenResult(reason: .malformed), or: configuration.tokenOutput)]
+        }
+        // A refused carrier: each item whose id can be read is FAIL `malformed`, under ids of
+        // the carrier's place (a replay is not taken for the first carrier's answer).
+        let items = BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName)
+        guard !items.isEmpty else { return nil }
+        return try carry(
+            items.map { item in
+                metrics.record(.malformed)
+                let id = RefusedMessage.placeID(item.message.header.id, message.kafka, "refused-result")
+                return try item.message.reply(TokenResult(reason: .malformed), id: id, or: configuration.tokenOutput).value
+            }, for: message, id: message.resultID)
+    }
+
+    /// Result carriers for a request carrier: `results` (each a whole token result) under the
+    /// carrier's reply topic and key, `id` and ids derived from it.
+    private func carry(_ results: [[UInt8]], for carrier: some AnsweredMessage, id: MessageID) throws -> [StageOutput] {
+        try BatchCarrier.outputs(
+            topic: carrier.replyTopic(or: configuration.tokenOutput), key: carrier.key, items: results,
+            maxBytes: maxMessageBytes
+        ) { n in carrier.answerHeader(TokenResultBatch.schemaName, id: n == 0 ? id : MessageID.derived(from: id, "\(n)")) }
     }
 
     /// The verdict message for `message`, on its reply topic.

@@ -45,16 +45,19 @@ extension AggregatorBench {
         var found = 0
         for await message in reader.messages {
             guard let at = message.timestampMilliseconds, let json = try? JSONReader.parse(message.value) else { continue }
-            let name: String?
-            switch message.topic {
-            case g.submissionInput: name = json["id"]?.string.flatMap { submissions.contains($0) ? $0 : nil }
-            case g.tokenRequests: name = json["id"]?.string.flatMap { tokenOf[$0] }
-            case g.tokenResults: name = json["request_id"]?.string.flatMap { tokenOf[$0] }
-            default: name = json["request_id"]?.string.flatMap { submissions.contains($0) ? $0 : nil }
+            // A batch carrier's items each name their bundle; they share its create time.
+            for unit in json["items"]?.array ?? [json] {
+                let name: String?
+                switch message.topic {
+                case g.submissionInput: name = unit["id"]?.string.flatMap { submissions.contains($0) ? $0 : nil }
+                case g.tokenRequests: name = unit["id"]?.string.flatMap { tokenOf[$0] }
+                case g.tokenResults: name = unit["request_id"]?.string.flatMap { tokenOf[$0] }
+                default: name = unit["request_id"]?.string.flatMap { submissions.contains($0) ? $0 : nil }
+                }
+                guard let name, times[name, default: [:]][message.topic] == nil else { continue }
+                times[name, default: [:]][message.topic] = at
+                found += 1
             }
-            guard let name, times[name, default: [:]][message.topic] == nil else { continue }
-            times[name, default: [:]][message.topic] = at
-            found += 1
             if found == bundles.count * topics.count { break }
         }
         timer.cancel()

@@ -29,6 +29,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds of paced load before latencies count.") var warmupSeconds = 3.0
     @Option(help: "Bundles per second in the low-load phase, timed hop by hop.") var lowRate = 10.0
     @Option(help: "Seconds of the low-load phase (its first second is a warm-up).") var lowSeconds = 6.0
+    @Option(help: "Seconds with no traffic, to measure what the stack burns idle.") var idleSeconds = 10.0
     @Option(help: "Verification queries sent at once.") var queries = 20_000
     @Option(help: "Leaves appended in-process.") var leaves = 200_000
     @Option(help: "Concurrent readers of tiles, from PostgreSQL and through nginx.") var tileReaders = 4
@@ -107,7 +108,17 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         )
         let fleet = try await bench.provision(cameras)
 
-        let low = try await bench.hops(Int(lowRate * lowSeconds), rate: lowRate, from: fleet)
+        let meter = world.meter(kafka: kafka, logger: logger, aggregator: aggregator, authority: authority)
+        let idle = try await meter.measure { try await Task.sleep(for: .seconds(idleSeconds)) }.1
+        printNow(
+            "no traffic for \(Int(idleSeconds)) s, cores by process: "
+                + idle.cpu.sorted { $0.value > $1.value }.map { "\($0.key) \(PhaseWork.format($0.value / idleSeconds))" }
+                .joined(separator: ", ")
+                + "; the stack (all but the bench) \(PhaseWork.format((idle.cpuMilliseconds / 1000 - (idle.cpu["bench"] ?? 0)) / idleSeconds)) cores, goal ≤ 0.25"
+        )
+        let (low, lowWork) = try await meter.measure {
+            try await bench.hops(Int(lowRate * lowSeconds), rate: lowRate, from: fleet)
+        }
         let skip = Int(lowRate)  // the first second: group assignment, caches, pools
         func p50(_ values: [Double]) -> Double { BenchExchange.percentiles(Array(values.dropFirst(skip))).p50 }
         printNow(
@@ -118,32 +129,44 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 p50(low.answerRead), p50(low.endToEnd), kafka.fetchWaitMaxMilliseconds, kafka.lingerMilliseconds))
 
         let all = try bench.bundles(bundles, from: fleet)
-        let schemas = [bench.world.authority.schema, bench.world.aggregator.schema]
-        let databaseBefore = try await DatabaseWork.settled(bench.world.pool, schemas: schemas)
-        let burst = try await bench.submit(all, pace: nil)
-        let database = try await DatabaseWork.settled(bench.world.pool, schemas: schemas).since(databaseBefore)
+        let (burst, burstWork) = try await meter.measure { try await bench.submit(all, pace: nil) }
         printNow(
             String(
                 format:
                     "end to end, all at once: %d bundles in %.1f s = %.0f bundles/s (%d accepted); aggregator %.2f cores, authority %.2f cores, broker+PostgreSQL %@ cores",
                 all.count, burst.cost.seconds, burst.rate, burst.accepted, burst.cost.service / burst.cost.seconds,
                 burst.authorityCPU / burst.cost.seconds, burst.cost.otherCores.map { String(format: "%.2f", $0) } ?? "?"))
-        printNow(
-            "PostgreSQL per bundle, all at once (pg_stat_database, pg_stat_user_tables): \(database.summary(per: all.count))")
+        printWork(burstWork, per: all.count, "all at once")
 
         // At the goal's fixed rate, then at half of what this run measured all at once: the
         // second says what the tail is below capacity on whatever day the machine has.
-        for pace in [rate, burst.rate / 2] {
+        var pacedWork: [Double: (work: PhaseWork, count: Int, p99: Double)] = [:]
+        for pace in [rate, burst.rate / 2, burst.rate / 20] {
             let paced = try bench.bundles(Int(pace * (warmupSeconds + pacedSeconds)), from: fleet)
-            let steady = try await bench.submit(paced, pace: pace)
+            let (steady, work) = try await meter.measure { try await bench.submit(paced, pace: pace) }
             let counted = paced.dropFirst(Int(pace * warmupSeconds)).compactMap { steady.latencies[$0.id.text] }
             let p = BenchExchange.percentiles(counted)
             printNow(
                 String(
                     format:
                         "end to end at %.0f bundles/s%@: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d bundles (%d accepted of %d)",
-                    pace, pace == rate ? "" : " (half the all-at-once rate)", p.p50, p.p90, p.p99, p.max, counted.count,
-                    steady.accepted, paced.count))
+                    pace, pace == rate ? "" : pace == burst.rate / 2 ? " (half the all-at-once rate)" : " (5% of it)",
+                    p.p50, p.p90, p.p99, p.max, counted.count, steady.accepted, paced.count))
+            if pace != rate {
+                printWork(work, per: paced.count, String(format: "at %.0f/s", pace))
+                pacedWork[pace] = (work, paced.count, p.p99)
+            }
+        }
+        printWork(lowWork, per: low.endToEnd.count, String(format: "at %.0f/s (the hop phase)", lowRate))
+        let perBundle = { (work: PhaseWork, count: Int) in work.cpuMilliseconds / Double(max(count, 1)) }
+        let burstCPU = perBundle(burstWork, all.count)
+        if let half = pacedWork[burst.rate / 2], let trickle = pacedWork[burst.rate / 20] {
+            printNow(
+                String(
+                    format:
+                        "cost ratios: messages per bundle %.2f (goal ≤ 2.1); CPU per bundle at half / all at once %.2f (goal ≤ 1.25), at 5%% / all at once %.2f (goal ≤ 3); p99 at half %.0f ms (goal < 250)",
+                    Double(burstWork.messagesProduced()) / Double(all.count), perBundle(half.work, half.count) / burstCPU,
+                    perBundle(trickle.work, trickle.count) / burstCPU, half.p99))
         }
 
         let logged = all.flatMap { $0.entries.map(\.imageHash) }
@@ -212,5 +235,11 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 burst.rate / writer, burst.rate / frontier, burst.rate / 5000, verify.rate / 10_000))
         await producer.close()
         await world.dropSchemas()
+    }
+
+    /// A phase's cost per bundle: messages by topic, PostgreSQL, CPU-ms by process.
+    private func printWork(_ work: PhaseWork, per count: Int, _ phase: String) {
+        let lines = work.summary(per: count) { $0.split(separator: ".").dropFirst(3).joined(separator: ".") }
+        printNow("per bundle, \(phase): " + lines.joined(separator: "; "))
     }
 }

@@ -68,6 +68,13 @@ public struct EnvelopeHeader: Codable, Sendable, Hashable {
         guard case .object(let fields) = value else {
             throw EnvelopeError(.invalidJSON, "the message is not a JSON object")
         }
+        return (try read(members: fields), fields)
+    }
+
+    /// The checked envelope of a message already parsed into its members (a batch carrier's
+    /// item, DESIGN §2).
+    /// - Throws: ``EnvelopeError`` `invalid_envelope`, as ``parse(_:)``.
+    public static func read(members fields: [String: JSONValue]) throws(EnvelopeError) -> EnvelopeHeader {
         guard let schema = fields["schema"]?.string, !schema.isEmpty else {
             throw EnvelopeError(.invalidEnvelope, "`schema` is missing or not a string")
         }
@@ -90,11 +97,10 @@ public struct EnvelopeHeader: Codable, Sendable, Hashable {
         if let replyTo, !isTopicName(replyTo) {
             throw EnvelopeError(.invalidEnvelope, "`reply_to` is not a topic name")
         }
-        let header = EnvelopeHeader(
+        return EnvelopeHeader(
             schema: schema, id: id, producedAt: producedAt,
             correlationID: correlationID, replyTo: replyTo,
             requestID: fields["request_id"]?.string.flatMap(MessageID.init))
-        return (header, fields)
     }
 
     /// `$defs/correlation_id`: 1–128 printable ASCII characters, no spaces.

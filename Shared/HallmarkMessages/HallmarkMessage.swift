@@ -12,7 +12,8 @@ public enum MessageTypes {
     public static let all: [any MessageBody.Type] = [
         AdminCommand.self, BenchMessage.self, MetricsSnapshot.self, ProbeRequest.self, ProbeResult.self, ProvisionRequest.self,
         ProvisionResult.self, RejectedRecord.self, SecurityEvent.self, SignRequest.self, SignResult.self,
-        TokenRequest.self, TokenResult.self, VerifyRequest.self, VerifyResult.self,
+        TokenRequest.self, TokenResult.self, TokenRequestBatch.self, TokenResultBatch.self, VerifyRequest.self,
+        VerifyResult.self,
         // gateway
         EncryptRequest.self, EncryptResult.self, DecryptRequest.self, DecryptResult.self, E2EEHandshake.self,
         E2EEHandshakeResult.self, E2EEClose.self, E2EEInbound.self, E2EEPlaintext.self, E2EEOutboundRequest.self,

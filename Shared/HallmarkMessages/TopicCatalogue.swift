@@ -99,10 +99,12 @@ public enum TopicCatalogue {
         "birthmark.authority.admin", schemas: [AdminCommand.schemaName], key: "device serial",
         producers: ["hallmark"], consumers: ["authority"])
     public static let tokenRequests = Topic(
-        "birthmark.token.requests", schemas: [TokenRequest.schemaName], key: "correlation id",
+        "birthmark.token.requests", schemas: [TokenRequest.schemaName, TokenRequestBatch.schemaName],
+        key: "correlation id (a carrier: its id)",
         producers: ["aggregator"], consumers: ["authority"])
     public static let tokenResults = Topic(
-        "birthmark.token.results", schemas: [TokenResult.schemaName], key: "correlation id",
+        "birthmark.token.results", schemas: [TokenResult.schemaName, TokenResultBatch.schemaName],
+        key: "correlation id (a carrier: its request's id)",
         producers: ["authority"], consumers: ["aggregator"])
     public static let submissions = Topic(
         "birthmark.submissions", schemas: [Submission.schemaName], key: "submission id",

@@ -46,11 +46,7 @@ struct AggregatorDerivedImageTests {
 
     /// The distinct token requests the authority was sent.
     static func tokenRequests(_ h: AggregatorHarness) -> Int {
-        Set(
-            h.watcher.messages(on: h.authority.tokenInput).compactMap {
-                (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["id"] as? String
-            }
-        ).count
+        Set(h.watcher.messages(on: h.authority.tokenInput).flatMap(CarriedUnits.of).compactMap { $0["id"]?.string }).count
     }
 
     /// 1,000 captures in every body, each raw bundle and its processed bundle sent back to

@@ -149,10 +149,10 @@ struct AggregatorIdentityTests {
         let answers = await h.answers(submissions.map(\.id), timeout: .seconds(60))
         #expect(answers.values.filter { $0.status == .accepted }.count == submissions.count)
 
-        let requests = h.watcher.messages(on: h.authority.tokenInput).compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
-        }
-        let sent = Set(requests.flatMap { [$0["id"] as? String, $0["correlation_id"] as? String].compactMap { $0 } })
+        // The requests travel in batch carriers (DESIGN §2); each item is a request of its own.
+        let values = h.watcher.messages(on: h.authority.tokenInput)
+        let requests = values.flatMap(CarriedUnits.of)
+        let sent = Set(requests.flatMap { [$0["id"]?.string, $0["correlation_id"]?.string].compactMap { $0 } })
         #expect(requests.count == submissions.count)
         var unkeyed = Set<String>(), keyed = Set<String>()
         for s in submissions {
@@ -169,8 +169,15 @@ struct AggregatorIdentityTests {
         #expect(sent.isDisjoint(with: unkeyed))
         // Deterministic under the key: what the aggregator sent is what the key gives.
         #expect(sent == keyed)
-        let keys = try await TopicKeys.read(h.authority.tokenInput, kafka: h.kafka, count: submissions.count)
-        #expect(keys.count == submissions.count && keys.isDisjoint(with: unkeyed) && keys.isSubset(of: keyed))
+        // A carrier is keyed by its own id, derived from its items' keyed ids; a single request
+        // by its keyed correlation id. Neither is an unkeyed derivation of a submission's id.
+        let carriers = Set(
+            values.compactMap { value in
+                (try? JSONReader.parse(value))?.object.flatMap { $0["items"] == nil ? nil : $0["id"]?.string }
+            })
+        #expect(carriers.isDisjoint(with: unkeyed) && carriers.isDisjoint(with: keyed))
+        let keys = try await TopicKeys.read(h.authority.tokenInput, kafka: h.kafka, count: values.count)
+        #expect(keys.count == values.count && keys.isDisjoint(with: unkeyed) && keys.isSubset(of: keyed.union(carriers)))
     }
 
     static func events(_ messages: [[UInt8]]) -> [[String: Any]] {

@@ -93,8 +93,10 @@ struct AggregatorServiceTests {
 
         // The privacy split, from the bytes on the topics: the authority's input holds no image
         // hash and no GPS hash; nothing the aggregator receives from it names a device.
+        // Token requests travel in batch carriers (DESIGN §2): the carrier's envelope and each
+        // item are held to the same rule.
         let tokenRequests = h.watcher.messages(on: h.authority.tokenInput)
-        #expect(tokenRequests.count >= total)
+        #expect(tokenRequests.flatMap(CarriedUnits.of).count >= total)
         let allowed: Set<String> = [
             "schema", "id", "produced_at", "correlation_id", "reply_to", "camera_token",
             "encrypted_nuc_token", "table_references", "key_indices",
@@ -102,14 +104,16 @@ struct AggregatorServiceTests {
         let secrets = Set(hashes + gps)
         var leaking = 0, extraFields = 0
         for bytes in tokenRequests {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-            if !Set(object.keys).isSubset(of: allowed) { extraFields += 1 }
+            let units = CarriedUnits.of(bytes)
+            #expect(!units.isEmpty)
+            if !CarriedUnits.envelope(bytes).isSubset(of: allowed) { extraFields += 1 }
+            extraFields += units.filter { !Set($0.keys).isSubset(of: allowed) }.count
             if !Self.hexWindows(bytes).isDisjoint(with: secrets) { leaking += 1 }
         }
         #expect(extraFields == 0 && leaking == 0, "\(extraFields) token requests with other fields, \(leaking) holding a hash")
         let device = Set(cameras.flatMap { [$0.deviceSerial, $0.nucHash] })
         let tokenResults = h.watcher.messages(on: h.authority.tokenOutput)
-        #expect(tokenResults.count >= total)
+        #expect(tokenResults.flatMap(CarriedUnits.of).count >= total)
         let naming = tokenResults.filter { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
             return device.contains { text.contains($0) } || !Self.hexWindows(bytes).isDisjoint(with: device)

@@ -199,6 +199,21 @@ public enum MessageExamples {
                 "fail",
                 answer(TokenResult(reason: .replayedToken), to: request, correlationID: "submission-1")),
             Example(
+                "carrier of three formats",
+                Message(
+                    TokenRequestBatch(items: [
+                        Message(TokenRequest(token: .reference(reference)), correlationID: "submission-1"),
+                        Message(TokenRequest(token: .mobile(mobile)), correlationID: "submission-2"),
+                        Message(TokenRequest(token: .mobile(try packed(reference, tables: [12, 3, 9])))),
+                    ]), replyTo: "birthmark.token.results")),
+            Example(
+                "pass and fail",
+                answer(
+                    TokenResultBatch(items: [
+                        answer(TokenResult(reason: nil), to: id(), correlationID: "submission-1"),
+                        answer(TokenResult(reason: .replayedToken), to: id(), correlationID: "submission-2"),
+                    ]), to: request)),
+            Example(
                 "blacklist",
                 Message(AdminCommand(command: .blacklist, deviceSerial: "CAM-0001", reason: "reported stolen"))),
             Example("retire", Message(AdminCommand(command: .retireTable, tableId: 12))),

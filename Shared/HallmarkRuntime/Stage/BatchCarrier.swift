@@ -1,0 +1,98 @@
+import HallmarkCore
+import HallmarkKafka
+import HallmarkMessages
+
+/// Batch carriers (DESIGN §2): many units of one schema in one Kafka message on the
+/// high-volume hops between Hallmark's own services, because a broker charges per request and
+/// per message far more than per byte. A carrier is an envelope of its own with an `items`
+/// array; each item is a whole message with its own `id`, held to its own schema and answered
+/// on its own.
+///
+/// A stage reads a carrier it consumed with ``items(of:)`` and writes carriers with
+/// ``outputs(topic:key:items:maxBytes:header:)``. Its runtime knows nothing of carriers: the
+/// carrier is the unit of consuming, offsets and redelivery, and a redelivered carrier gets
+/// its first answers again because each item's answer derives from the item's id.
+public enum BatchCarrier {
+    /// One item of a carrier, read as a message of its own.
+    public struct Item: Sendable {
+        /// The item as a message: its own envelope and members, the carrier's Kafka message
+        /// and reply allowlist.
+        public let message: StageMessage
+        /// Why the item breaks its own schema (or its envelope); nil when it is valid.
+        public let violation: String?
+    }
+
+    /// The items of `carrier` whose `id` can be read, in order, each checked against the
+    /// schema it names (which must be `itemSchema`). A carrier that passed its own schema has
+    /// a readable id in every item; one being answered for breaking it may not, and its items
+    /// without one are left out (the carrier's rejected record covers them).
+    public static func items(of carrier: StageMessage, itemSchema: String) -> [Item] {
+        items(carrier.fields, kafka: carrier.kafka, replyTopics: carrier.replyTopics, itemSchema: itemSchema)
+    }
+
+    /// The items of a carrier the runtime refused (too large, a broken envelope, processing
+    /// that kept failing), to answer each whose id can be read.
+    public static func items(of carrier: RefusedMessage, itemSchema: String) -> [Item] {
+        items(carrier.fields, kafka: carrier.kafka, replyTopics: carrier.replyTopics, itemSchema: itemSchema)
+    }
+
+    private static func items(
+        _ carrier: [String: JSONValue], kafka: KafkaMessage, replyTopics: Set<String>, itemSchema: String
+    ) -> [Item] {
+        guard let members = carrier["items"]?.array else { return [] }
+        let schema = MessageSchemas.schema(itemSchema)
+        return members.compactMap { member -> Item? in
+            guard case .object(let fields) = member, let id = fields["id"]?.string.flatMap(MessageID.init) else {
+                return nil
+            }
+            let header: EnvelopeHeader, violation: String?
+            do throws(EnvelopeError) {
+                header = try EnvelopeHeader.read(members: fields)
+                if header.schema != itemSchema {
+                    violation = "an item's schema is not \(itemSchema)"
+                } else {
+                    violation = schema?.validate(member)?.description
+                }
+            } catch {
+                // Answered without the members that broke its envelope (never carried on).
+                header = EnvelopeHeader(
+                    schema: itemSchema, id: id,
+                    producedAt: fields["produced_at"]?.string.flatMap(Timestamp.init) ?? .now())
+                violation = error.reason
+            }
+            return Item(
+                message: StageMessage(header: header, kafka: kafka, fields: fields, replyTopics: replyTopics),
+                violation: violation)
+        }
+    }
+
+    /// Carriers holding `items` (each the bytes of one whole message, as the single-message
+    /// schema writes it), in order, as few as fit in `maxBytes` each with the key; `header`
+    /// makes the envelope of the `n`th carrier (its schema names the carrier's). An item too
+    /// large to share a carrier goes alone.
+    public static func outputs(
+        topic: String, key: String?, items: [[UInt8]], maxBytes: Int,
+        header: (_ n: Int) -> EnvelopeHeader
+    ) throws -> [StageOutput] {
+        let keyBytes = key.map { Array($0.utf8) }
+        var outputs: [StageOutput] = []
+        var start = 0
+        while start < items.count {
+            var value = try JSONCoding.encode(header(outputs.count))
+            // `{…}` becomes `{…,"items":[…]}`: the items' bytes are copied, never parsed again.
+            value.removeLast()
+            value.append(contentsOf: Array(#","items":["#.utf8))
+            let budget = maxBytes - (keyBytes?.count ?? 0) - 2
+            var end = start
+            while end < items.count, end == start || value.count + 1 + items[end].count <= budget {
+                if end > start { value.append(UInt8(ascii: ",")) }
+                value.append(contentsOf: items[end])
+                end += 1
+            }
+            value.append(contentsOf: Array("]}".utf8))
+            outputs.append(StageOutput(topic: topic, key: keyBytes, value: value))
+            start = end
+        }
+        return outputs
+    }
+}
