@@ -25,7 +25,7 @@ struct AuthorityBench {
     let configuration: AuthorityConfiguration
     let secrets: AuthoritySecrets
     let logger: Logger
-    /// Verdicts the stages have had acknowledged so far (the runtime's processed counter).
+    /// Tokens judged so far (the authority's validations counter).
     let processed: @Sendable () -> Int
 
     struct Request: Sendable {
@@ -49,9 +49,11 @@ struct AuthorityBench {
 
     /// Provisions cameras through the stage, drains a backlog of `count` tokens (both formats),
     /// then sends `paced` more at `rate`/s for latency, and checks every verdict.
+    /// With `carrier` above 1, the requests travel as the aggregator sends them: that many in
+    /// each `hallmark.token.request.batch.v1` (DESIGN §2), paced carrier by carrier.
     func run(
         count: Int, paced: Int, rate: Double, cameras: Int, batch: (size: Int, workers: Int),
-        keyByCamera: Bool
+        keyByCamera: Bool, carrier: Int
     ) async throws -> Result {
         var stageConfig = StageConfiguration(
             service: "authority", inputs: [], groupID: "bench-authority-\(UUID())",
@@ -66,8 +68,9 @@ struct AuthorityBench {
         defer { running.reversed().forEach { $0.cancel() } }
         let files = try await provision(cameras)
         let (requests, samples) = try makeRequests(count + paced, from: files, keyByCamera: keyByCamera)
-        let backlog = Array(requests.prefix(count)), later = Array(requests.dropFirst(count))
-        try await send(backlog)
+        let backlog = try Self.carry(Array(requests.prefix(count)), size: carrier)
+        let later = try Self.carry(Array(requests.dropFirst(count)), size: carrier)
+        try await send(backlog.units)
 
         let base = processed()
         running.append(Task { [services] in try await services.last!.run() })
@@ -84,24 +87,26 @@ struct AuthorityBench {
         let watcher = try AnswerWatcher(kafka: kafka, topics: [configuration.tokenOutput], fromStart: true, logger: logger)
         let reader = Task { await watcher.run() }
         defer { reader.cancel() }
-        _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= count }
+        _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= backlog.units.count }
         let sentAt = SendLog()
         let pacedStart = ContinuousClock.now
-        try await send(later, rate: rate, log: sentAt)
-        let offered = Double(later.count) / max((ContinuousClock.now - pacedStart).seconds, 1e-9)
-        _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= requests.count }
+        try await send(later.units, rate: rate / Double(max(carrier, 1)), log: sentAt)
+        let offered = Double(requests.count - count) / max((ContinuousClock.now - pacedStart).seconds, 1e-9)
+        let units = backlog.units + later.units
+        _ = await watcher.wait(timeout: .seconds(120)) { $0.arrivals().count >= units.count }
 
+        // A carrier's requests share its send and answer times.
         let arrivals = watcher.arrivals(), sent = sentAt.snapshot()
-        let latencies = later.compactMap { r -> Double? in
-            guard let a = arrivals[r.id], let s = sent[r.id] else { return nil }
-            return (a - s).seconds * 1e3
+        let latencies = later.units.flatMap { unit -> [Double] in
+            guard let a = arrivals[unit.id], let s = sent[unit.id] else { return [] }
+            return Array(repeating: (a - s).seconds * 1e3, count: later.items[unit.id] ?? 1)
         }
         let p = BenchExchange.percentiles(latencies)
-        let passed = requests.reduce(0) { n, r in
-            guard let bytes = watcher.answers(for: r.id).first,
-                let verdict = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes))
-            else { return n }
-            return verdict.valid ? n + 1 : n
+        let passed = units.reduce(0) { n, unit in
+            guard let bytes = watcher.answers(for: unit.id).first else { return n }
+            if let single = try? JSONDecoder().decode(TokenResult.self, from: Data(bytes)) { return single.valid ? n + 1 : n }
+            let carried = (try? JSONDecoder().decode(TokenResultBatch.self, from: Data(bytes)))?.items ?? []
+            return n + carried.filter(\.valid).count
         }
         await watcher.close()
         let tables = KeyTableStore(pool: pool, schema: configuration.schema, secrets: secrets)
@@ -157,6 +162,23 @@ struct AuthorityBench {
             if samples.count < 2_000 { samples.append(token) }
         }
         return (requests, samples)
+    }
+
+    /// `requests` in carriers of `size` (as they are when `size` is 1), with how many requests
+    /// each carrier holds, by its id.
+    static func carry(_ requests: [Request], size: Int) throws -> (units: [Request], items: [String: Int]) {
+        guard size > 1 else { return (requests, [:]) }
+        var units: [Request] = [], items: [String: Int] = [:]
+        for start in stride(from: 0, to: requests.count, by: size) {
+            let chunk = requests[start..<min(start + size, requests.count)]
+            let id = MessageID.random()
+            let carriers = try BatchCarrier.outputs(
+                topic: "-", key: id.text, items: chunk.map(\.bytes), maxBytes: .max
+            ) { _ in EnvelopeHeader(schema: TokenRequestBatch.schemaName, id: id) }
+            units.append(Request(id: id.text, bytes: carriers[0].value, key: Array(id.text.utf8)))
+            items[id.text] = chunk.count
+        }
+        return (units, items)
     }
 
     /// Sends every request (4,000 unacknowledged at most), paced at `rate`/s when given.

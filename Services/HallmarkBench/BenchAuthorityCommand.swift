@@ -31,6 +31,10 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections of the stages (default: the authority's pool size, as the service has it).")
     var poolSize: Int?
     @Flag(help: "Key token requests by camera serial (per-camera order) instead of by request.") var keyByCamera = false
+    @Option(
+        help:
+            "Token requests per batch carrier (hallmark.token.request.batch.v1), as the aggregator sends an intake batch's; 1 sends one request per message."
+    ) var carrier = 256
 
     package init() {}
 
@@ -73,11 +77,12 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
         print(
             "hallmark bench authority: \(count) tokens from \(cameras) cameras, \(tables) tables, "
                 + "\(partitions) partitions, token batches up to \(maxBatch) on \(batchWorkers) workers, \(pgConfig.poolSize) PostgreSQL connections, "
-                + "keyed by \(keyByCamera ? "camera" : "request")")
+                + "keyed by \(keyByCamera ? "camera" : "request"), \(carrier > 1 ? "\(carrier) requests per carrier" : "one request per message")"
+        )
         let result = try await bench.run(
             count: count, paced: paced, rate: rate, cameras: cameras,
             batch: (maxBatch, batchWorkers),
-            keyByCamera: keyByCamera)
+            keyByCamera: keyByCamera, carrier: carrier)
         print(
             String(
                 format: "through broker + PostgreSQL: %9.0f validations/s (backlog of %d drained; %d/%d PASS)",
@@ -111,7 +116,8 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
     }
 
     /// Verdicts acknowledged by the bench's stages (the runtime's processed counter).
+    /// Tokens judged: a carrier's items each count.
     static func processed(_ registry: MetricsRegistry) -> Int {
-        Int(registry.total(of: "hallmark_stage_processed_total"))
+        Int(registry.total(of: "hallmark_authority_validations_total"))
     }
 }
