@@ -133,6 +133,21 @@ enum MessageTargets {
             try require(
                 read.flatMap { TokenProcessor.token(in: $0.message)?.0 } == token,
                 "the authority reads another token than the submission carried")
+            // And the same in a batch carrier, as intake sends it (DESIGN §2).
+            let carriers = try? BatchCarrier.outputs(
+                topic: "birthmark.token.requests", key: nil, items: [encoded, encoded], maxBytes: 1 << 20
+            ) { _ in
+                EnvelopeHeader(
+                    schema: TokenRequestBatch.schemaName, id: MessageID.derived(from: message.header.id, "token-request-batch"))
+            }
+            guard let carriers, carriers.count == 1 else { throw FuzzFinding("two token requests make no one carrier") }
+            let carrier = try FuzzIntake.read(
+                carriers[0].value, topic: "birthmark.token.requests", schemas: [TokenRequestBatch.schemaName])
+            try require(carrier?.valid == true, "the carrier of a valid token request breaks its schema")
+            let items = carrier.map { BatchCarrier.items(of: $0.message, itemSchema: TokenRequest.schemaName) } ?? []
+            try require(
+                items.count == 2 && items.allSatisfy { $0.violation == nil && TokenProcessor.token(in: $0.message)?.0 == token },
+                "the authority reads another token from a carrier than the submission carried")
         case LogVerifyRequest.schemaName:
             guard let request = try? message.decode(LogVerifyRequest.self) else { return }
             if let hash = request.imageHash {
