@@ -16,7 +16,9 @@ import ServiceLifecycle
 /// the real broker and PostgreSQL, with provisioned cameras: bundles per second end to end
 /// (submission → authority → log → answer) all at once and at a steady pace (p50/p90/p99),
 /// verification queries with proofs per second, and, beside them in the same run, the log's
-/// append in-process (the frontier alone, and the writer's batches into PostgreSQL).
+/// append in-process (the frontier alone, and the writer's batches into PostgreSQL). Each load
+/// phase, and a stretch with no traffic, prints what it cost per bundle (``PhaseWork``):
+/// messages by topic, PostgreSQL's work and every process's CPU, with the cost ratios of #55.
 package struct BenchAggregatorCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "aggregator",
@@ -114,7 +116,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
             "no traffic for \(Int(idleSeconds)) s, cores by process: "
                 + idle.cpu.sorted { $0.value > $1.value }.map { "\($0.key) \(PhaseWork.format($0.value / idleSeconds))" }
                 .joined(separator: ", ")
-                + "; the stack (all but the bench) \(PhaseWork.format((idle.cpuMilliseconds / 1000 - (idle.cpu["bench"] ?? 0)) / idleSeconds)) cores, goal ≤ 0.25"
+                + "; this bench's stack (broker, PostgreSQL, aggregator, authority) \(PhaseWork.format((idle.cpuMilliseconds / 1000 - (idle.cpu["bench"] ?? 0)) / idleSeconds)) cores (the goal, ≤ 0.25, is for the whole stack of deploy/local/run)"
         )
         let (low, lowWork) = try await meter.measure {
             try await bench.hops(Int(lowRate * lowSeconds), rate: lowRate, from: fleet)

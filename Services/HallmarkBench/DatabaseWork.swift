@@ -1,8 +1,8 @@
 import HallmarkPostgres
 
-/// What PostgreSQL did between two readings of its statistics views: the database's commits,
-/// and the rows written to each table of some schemas. A phase's delta divided by its
-/// messages is its cost in PostgreSQL per message (#55).
+/// What PostgreSQL did between two readings of its statistics views: the database's commits and
+/// statements, and the rows written to each table of some schemas. A phase's delta divided by
+/// its messages is its cost in PostgreSQL per message (#55).
 struct DatabaseWork: Sendable, Equatable {
     /// Rows inserted, updated and deleted.
     struct Rows: Sendable, Equatable {
@@ -14,6 +14,10 @@ struct DatabaseWork: Sendable, Equatable {
     }
 
     var commits: Int64
+    /// Statements run in the database (`pg_stat_statements`, which `deploy/local/up` loads into
+    /// the schema `hallmark_statistics`);
+    /// nil without the extension.
+    var statements: Int64?
     var tables: [String: Rows]
 
     /// The statistics now, once they are settled. Backends send theirs when idle, at most once
@@ -43,7 +47,14 @@ struct DatabaseWork: Sendable, Equatable {
         ).decode((String, Int64, Int64, Int64).self)
         let tables = Dictionary(
             rows.map { ($0.0, Rows(inserted: $0.1, updated: $0.2, deleted: $0.3)) }, uniquingKeysWith: { a, _ in a })
-        return DatabaseWork(commits: commits.isEmpty ? 0 : commits[0], tables: tables)
+        // Counted as planned and executed, utility statements (BEGIN, COMMIT) included.
+        let statements: [Int64]? = try? await pool.query(
+            """
+            SELECT coalesce(sum(calls), 0)::int8 FROM hallmark_statistics.pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        ).decode(Int64.self)
+        return DatabaseWork(commits: commits.isEmpty ? 0 : commits[0], statements: statements?.first, tables: tables)
     }
 
     /// The work done since `earlier`.
@@ -56,7 +67,8 @@ struct DatabaseWork: Sendable, Equatable {
                 deleted: now.deleted - then.deleted)
             if delta.written != 0 { tables[name] = delta }
         }
-        return DatabaseWork(commits: commits - earlier.commits, tables: tables)
+        let statements = self.statements.flatMap { now in earlier.statements.map { now - $0 } }
+        return DatabaseWork(commits: commits - earlier.commits, statements: statements, tables: tables)
     }
 
     /// Per `count` messages: commits (the whole database's: the bench's own reads count too),
@@ -71,7 +83,8 @@ struct DatabaseWork: Sendable, Equatable {
             name, rows in
             "\(name.split(separator: ".").last ?? "") \(Self.format(Double(rows.written) / n))"
         }
-        return "\(Self.format(Double(commits) / n)) commits, rows inserted \(Self.format(Double(total.inserted) / n)), "
+        let run = statements.map { "\(Self.format(Double($0) / n)) statements, " } ?? ""
+        return "\(run)\(Self.format(Double(commits) / n)) commits, rows inserted \(Self.format(Double(total.inserted) / n)), "
             + "updated \(Self.format(Double(total.updated) / n)), deleted \(Self.format(Double(total.deleted) / n)); "
             + "written by table: \(byTable.joined(separator: ", "))"
     }
