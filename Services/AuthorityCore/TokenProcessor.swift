@@ -138,24 +138,14 @@ package struct TokenProcessor: StageProcessor {
     }
 
     /// A token request refused before validation with a readable id (a broken envelope, too
-    /// large, failing) is answered FAIL `malformed` too, so the aggregator waiting on it hears
-    /// at once: only the aggregator sends token requests, and a token result has no code of
-    /// the runtime's.
+    /// large, failing) is answered FAIL `malformed` at once, so the aggregator waiting on it
+    /// hears at once: only the aggregator sends token requests, and a token result has no code
+    /// of the runtime's. A refused carrier is answered so under its own id: its items were not
+    /// judged, and nothing condemns them; the aggregator resends each alone
+    /// (``PendingRequests``), so a poison item is found by itself.
     package func answer(refused message: RefusedMessage) throws -> [StageOutput]? {
-        guard message.schema == TokenRequestBatch.schemaName else {
-            metrics.record(.malformed)
-            return [try message.reply(TokenResult(reason: .malformed), or: configuration.tokenOutput)]
-        }
-        // A refused carrier: each item whose id can be read is FAIL `malformed`, under ids of
-        // the carrier's place (a replay is not taken for the first carrier's answer).
-        let items = BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName)
-        guard !items.isEmpty else { return nil }
-        return try carry(
-            items.map { item in
-                metrics.record(.malformed)
-                let id = RefusedMessage.placeID(item.message.header.id, message.kafka, "refused-result")
-                return try item.message.reply(TokenResult(reason: .malformed), id: id, or: configuration.tokenOutput).value
-            }, for: message, id: message.resultID)
+        metrics.record(.malformed)
+        return [try message.reply(TokenResult(reason: .malformed), or: configuration.tokenOutput)]
     }
 
     /// Result carriers for a request carrier: `results` (each a whole token result) under the

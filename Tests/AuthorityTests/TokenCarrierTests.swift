@@ -92,6 +92,34 @@ struct TokenCarrierTests {
         #expect(await h.waitForRejection(of: carrierID)?["reason"] as? String == "schema_violation")
     }
 
+    /// A carrier the runtime refuses (here: over the authority's size limit) is answered FAIL
+    /// `malformed` under its own id, as a single request would be, and none of its items is:
+    /// they were not judged, and the aggregator resends each alone.
+    @Test func aRefusedCarrierIsAnsweredUnderItsOwnIdAndItsItemsAreNot() async throws {
+        let h = try await AuthorityHarness()
+        let service = try await h.start("a", ["HALLMARK_MAX_MESSAGE_BYTES": "16384"])
+        defer { service.signal(SIGKILL) }
+        let cam = try await h.provisioned("CAM-\(h.id)-1")
+        let items = try (0..<100).map { _ in
+            try Self.object(Message(TokenRequest(token: .mobile(try cam.mobileToken()))))
+        }
+        let carrierID = MessageID.random()
+        let carrier = JSONWriter.write(
+            .object([
+                "schema": .string(TokenRequestBatch.schemaName), "id": .string(carrierID.text),
+                "produced_at": .string(Timestamp.now().text), "items": .array(items.map { .object($0) }),
+            ]))
+        #expect(carrier.count > 16384)
+        try await h.producer.send(topic: h.configuration.tokenInput, key: Array("carrier".utf8), value: carrier)
+        let bytes = try #require(await h.watcher.answer(for: carrierID, on: h.configuration.tokenOutput, timeout: .seconds(60)))
+        let answer = try JSONDecoder().decode(Message<TokenResult>.self, from: Data(bytes))
+        #expect(answer.reason == .malformed)
+        #expect(await h.waitForRejection(of: carrierID)?["reason"] as? String == "oversized")
+        // A single request after it, on the same key, is answered after it.
+        #expect(try await h.validate(try cam.referenceRequest().token, key: "carrier").valid)
+        #expect(items.allSatisfy { h.watcher.answers(for: $0["id"]?.string ?? "").isEmpty })
+    }
+
     static func object(_ message: Message<TokenRequest>) throws -> [String: JSONValue] {
         try #require(try JSONReader.parse(try JSONCoding.encode(message)).object)
     }

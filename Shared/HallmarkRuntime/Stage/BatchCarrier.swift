@@ -27,19 +27,7 @@ public enum BatchCarrier {
     /// a readable id in every item; one being answered for breaking it may not, and its items
     /// without one are left out (the carrier's rejected record covers them).
     public static func items(of carrier: StageMessage, itemSchema: String) -> [Item] {
-        items(carrier.fields, kafka: carrier.kafka, replyTopics: carrier.replyTopics, itemSchema: itemSchema)
-    }
-
-    /// The items of a carrier the runtime refused (too large, a broken envelope, processing
-    /// that kept failing), to answer each whose id can be read.
-    public static func items(of carrier: RefusedMessage, itemSchema: String) -> [Item] {
-        items(carrier.fields, kafka: carrier.kafka, replyTopics: carrier.replyTopics, itemSchema: itemSchema)
-    }
-
-    private static func items(
-        _ carrier: [String: JSONValue], kafka: KafkaMessage, replyTopics: Set<String>, itemSchema: String
-    ) -> [Item] {
-        guard let members = carrier["items"]?.array else { return [] }
+        guard let members = carrier.fields["items"]?.array else { return [] }
         let schema = MessageSchemas.schema(itemSchema)
         return members.compactMap { member -> Item? in
             guard case .object(let fields) = member, let id = fields["id"]?.string.flatMap(MessageID.init) else {
@@ -61,7 +49,8 @@ public enum BatchCarrier {
                 violation = error.reason
             }
             return Item(
-                message: StageMessage(header: header, kafka: kafka, fields: fields, replyTopics: replyTopics),
+                message: StageMessage(
+                    header: header, kafka: carrier.kafka, fields: fields, replyTopics: carrier.replyTopics),
                 violation: violation)
         }
     }

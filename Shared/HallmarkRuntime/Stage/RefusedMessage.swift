@@ -23,7 +23,7 @@ public struct RefusedMessage: Sendable {
     /// Why it was refused.
     public let reason: RejectionReason
     private let replyTo: String?
-    let replyTopics: Set<String>
+    private let replyTopics: Set<String>
 
     init(
         kafka: KafkaMessage, id: MessageID, schema: String?, correlationID: String?, replyTo: String?,

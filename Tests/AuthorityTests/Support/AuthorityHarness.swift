@@ -131,9 +131,9 @@ final class AuthorityHarness: Sendable {
         return try JSONDecoder().decode(Message<TokenResult>.self, from: Data(answer))
     }
 
-    func validate(_ token: BirthmarkCameraToken) async throws -> Message<TokenResult> {
+    func validate(_ token: BirthmarkCameraToken, key: String = "camera") async throws -> Message<TokenResult> {
         let id = MessageID.random()
-        return try await validate(try ProvisioningFile.requestBytes(token, id: id), id: id)
+        return try await validate(try ProvisioningFile.requestBytes(token, id: id), id: id, key: key)
     }
 
     func validate(_ token: BirthmarkMobileToken) async throws -> Message<TokenResult> {
