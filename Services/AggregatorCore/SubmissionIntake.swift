@@ -203,12 +203,9 @@ package struct SubmissionIntake: StageProcessor {
         guard !requests.isEmpty else { return [] }
         let id = MessageID.derived(from: requests.map(\.id.text).joined(separator: ","), "token-request-batch")
         return try BatchCarrier.outputs(
-            topic: configuration.tokenRequests, key: id.text, items: requests.map(\.request.value), maxBytes: maxMessageBytes
-        ) { n in
-            EnvelopeHeader(
-                schema: TokenRequestBatch.schemaName, id: n == 0 ? id : MessageID.derived(from: id, "\(n)"),
-                replyTo: configuration.tokenResults)
-        }
+            topic: configuration.tokenRequests, key: id.text, items: requests.map(\.request.value), maxBytes: maxMessageBytes,
+            id: id
+        ) { id in EnvelopeHeader(schema: TokenRequestBatch.schemaName, id: id, replyTo: configuration.tokenResults) }
     }
 
     /// The wait of a submission whose parent is known nowhere yet (``ParentWaits``).

@@ -120,10 +120,7 @@ package struct TokenProcessor: StageProcessor {
             next += ruling.items.count
             let security = judged.flatMap(\.security)
             guard ruling.isCarrier else { return .outputs(try judged.map { try verdict($0.message, $0.reason) } + security) }
-            return .outputs(
-                try carry(
-                    judged.map { try verdict($0.message, $0.reason).value }, for: ruling.message,
-                    id: ruling.message.resultID) + security)
+            return .outputs(try carry(judged.map { try verdict($0.message, $0.reason).value }, for: ruling.message) + security)
         }
     }
 
@@ -134,7 +131,7 @@ package struct TokenProcessor: StageProcessor {
         // A carrier that breaks its own schema: each item whose id can be read is FAIL.
         let items = BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName)
         guard !items.isEmpty else { return nil }
-        return try carry(items.map { try verdict($0.message, .malformed).value }, for: message, id: message.resultID)
+        return try carry(items.map { try verdict($0.message, .malformed).value }, for: message)
     }
 
     /// A token request refused before validation with a readable id (a broken envelope, too
@@ -149,12 +146,12 @@ package struct TokenProcessor: StageProcessor {
     }
 
     /// Result carriers for a request carrier: `results` (each a whole token result) under the
-    /// carrier's reply topic and key, `id` and ids derived from it.
-    private func carry(_ results: [[UInt8]], for carrier: some AnsweredMessage, id: MessageID) throws -> [StageOutput] {
+    /// carrier's reply topic and key, and ids derived from the carrier's.
+    private func carry(_ results: [[UInt8]], for carrier: StageMessage) throws -> [StageOutput] {
         try BatchCarrier.outputs(
             topic: carrier.replyTopic(or: configuration.tokenOutput), key: carrier.key, items: results,
-            maxBytes: maxMessageBytes
-        ) { n in carrier.answerHeader(TokenResultBatch.schemaName, id: n == 0 ? id : MessageID.derived(from: id, "\(n)")) }
+            maxBytes: maxMessageBytes, id: carrier.resultID
+        ) { id in carrier.answerHeader(TokenResultBatch.schemaName, id: id) }
     }
 
     /// The verdict message for `message`, on its reply topic.

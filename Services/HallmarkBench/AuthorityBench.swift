@@ -173,8 +173,8 @@ struct AuthorityBench {
             let chunk = requests[start..<min(start + size, requests.count)]
             let id = MessageID.random()
             let carriers = try BatchCarrier.outputs(
-                topic: "-", key: id.text, items: chunk.map(\.bytes), maxBytes: .max
-            ) { _ in EnvelopeHeader(schema: TokenRequestBatch.schemaName, id: id) }
+                topic: "-", key: id.text, items: chunk.map(\.bytes), maxBytes: .max, id: id
+            ) { id in EnvelopeHeader(schema: TokenRequestBatch.schemaName, id: id) }
             units.append(Request(id: id.text, bytes: carriers[0].value, key: Array(id.text.utf8)))
             items[id.text] = chunk.count
         }

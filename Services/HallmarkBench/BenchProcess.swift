@@ -51,15 +51,7 @@ final class BenchProcess: @unchecked Sendable {
     }
 
     /// CPU seconds the process has used so far (user + system, from `/proc`); 0 elsewhere.
-    var cpuSeconds: Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        // Fields after the command name; utime and stime are the 14th and 15th overall.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    var cpuSeconds: Double { ProcessCPU.seconds(ofProcess: process.processIdentifier) ?? 0 }
 
     /// SIGTERM, then SIGKILL if it has not exited within 10 s; removes the log.
     func stop() {

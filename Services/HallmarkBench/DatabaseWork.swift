@@ -81,15 +81,12 @@ struct DatabaseWork: Sendable, Equatable {
         // Tables written less than once per hundred messages are left out.
         let byTable = tables.filter { Double($0.value.written) / n >= 0.01 }.sorted { $0.value.written > $1.value.written }.map {
             name, rows in
-            "\(name.split(separator: ".").last ?? "") \(Self.format(Double(rows.written) / n))"
+            "\(name.split(separator: ".").last ?? "") \(PhaseWork.format(Double(rows.written) / n))"
         }
-        let run = statements.map { "\(Self.format(Double($0) / n)) statements, " } ?? ""
-        return "\(run)\(Self.format(Double(commits) / n)) commits, rows inserted \(Self.format(Double(total.inserted) / n)), "
-            + "updated \(Self.format(Double(total.updated) / n)), deleted \(Self.format(Double(total.deleted) / n)); "
+        let run = statements.map { "\(PhaseWork.format(Double($0) / n)) statements, " } ?? ""
+        return
+            "\(run)\(PhaseWork.format(Double(commits) / n)) commits, rows inserted \(PhaseWork.format(Double(total.inserted) / n)), "
+            + "updated \(PhaseWork.format(Double(total.updated) / n)), deleted \(PhaseWork.format(Double(total.deleted) / n)); "
             + "written by table: \(byTable.joined(separator: ", "))"
-    }
-
-    private static func format(_ value: Double) -> String {
-        value >= 10 ? String(Int(value.rounded())) : String((value * 100).rounded() / 100)
     }
 }

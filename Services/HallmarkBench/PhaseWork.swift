@@ -65,10 +65,8 @@ struct PhaseWork: Sendable {
             cpu: cpu.merging(earlier.cpu.mapValues { -$0 }, uniquingKeysWith: +))
     }
 
-    /// All messages produced, on every topic but those named `excluded` (the metrics topic).
-    func messagesProduced(excluding excluded: Set<String> = []) -> Int64 {
-        messages.filter { !excluded.contains($0.key) }.values.reduce(0, +)
-    }
+    /// All messages produced, on every topic metered.
+    var messagesProduced: Int64 { messages.values.reduce(0, +) }
 
     /// CPU milliseconds of all processes together.
     var cpuMilliseconds: Double { cpu.values.reduce(0, +) * 1000 }
@@ -82,12 +80,13 @@ struct PhaseWork: Sendable {
         }
         let processes = cpu.sorted { $0.value > $1.value }.map { "\($0.key) \(Self.format($0.value * 1000 / n))" }
         return [
-            "messages \(Self.format(Double(messagesProduced()) / n)): \(topics.joined(separator: ", "))",
+            "messages \(Self.format(Double(messagesProduced) / n)): \(topics.joined(separator: ", "))",
             "PostgreSQL \(database.summary(per: count))",
             "CPU-ms \(Self.format(cpuMilliseconds / n)): \(processes.joined(separator: ", "))",
         ]
     }
 
+    /// A figure per message: two decimals below 10, whole above.
     static func format(_ value: Double) -> String {
         value >= 10 ? String(Int(value.rounded())) : String((value * 100).rounded() / 100)
     }
@@ -100,16 +99,12 @@ enum SystemProcesses {
     /// CPU seconds so far, summed by the printed name of each `/proc/<pid>/comm` in `names`.
     static func cpuSeconds(named names: [String: String]) -> [String: Double] {
         var out: [String: Double] = [:]
-        let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(entry) != nil {
-            guard let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
                 let name = names[comm.trimmingCharacters(in: .whitespacesAndNewlines)],
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
+                let seconds = ProcessCPU.seconds(ofProcess: pid)
             else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            out[name, default: 0] += (user + system) / tick
+            out[name, default: 0] += seconds
         }
         return out
     }

@@ -13,6 +13,18 @@ enum ProcessCPU {
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return s(usage.ru_utime) + s(usage.ru_stime)
     }
+
+    /// User + system CPU seconds of process `pid` so far, from `/proc/<pid>/stat`; nil where it
+    /// cannot be read (gone, or not Linux).
+    static func seconds(ofProcess pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name; utime and stime are the 14th and 15th overall.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
 }
 
 /// The whole machine's CPU time (Linux `/proc/stat`), to tell how much of the cores went to

@@ -41,11 +41,7 @@ struct TokenCarrierTests {
             ),
         ]
         let carrierID = MessageID.random()
-        let carrier = JSONWriter.write(
-            .object([
-                "schema": .string(TokenRequestBatch.schemaName), "id": .string(carrierID.text),
-                "produced_at": .string(Timestamp.now().text), "items": .array(items.map { .object($0.members) }),
-            ]))
+        let carrier = Self.carrier(carrierID, items.map(\.members))
         try await h.producer.send(topic: h.configuration.tokenInput, key: Array("carrier".utf8), value: carrier)
         let first = try await Self.results(h, carrierID)
         #expect(first.items.count == items.count)
@@ -79,12 +75,7 @@ struct TokenCarrierTests {
         var undated = try Self.object(Message(TokenRequest(token: .mobile(try cam.mobileToken()))))
         undated["produced_at"] = nil
         let carrierID = MessageID.random()
-        let carrier = JSONWriter.write(
-            .object([
-                "schema": .string(TokenRequestBatch.schemaName), "id": .string(carrierID.text),
-                "produced_at": .string(Timestamp.now().text),
-                "items": .array([.object(good), .object(undated), .object(["no": .string("id")])]),
-            ]))
+        let carrier = Self.carrier(carrierID, [good, undated, ["no": .string("id")]])
         try await h.producer.send(topic: h.configuration.tokenInput, key: Array("carrier".utf8), value: carrier)
         let results = try await Self.results(h, carrierID)
         #expect(results.items.map(\.requestID?.text) == [good["id"]?.string, undated["id"]?.string])
@@ -104,11 +95,7 @@ struct TokenCarrierTests {
             try Self.object(Message(TokenRequest(token: .mobile(try cam.mobileToken()))))
         }
         let carrierID = MessageID.random()
-        let carrier = JSONWriter.write(
-            .object([
-                "schema": .string(TokenRequestBatch.schemaName), "id": .string(carrierID.text),
-                "produced_at": .string(Timestamp.now().text), "items": .array(items.map { .object($0) }),
-            ]))
+        let carrier = Self.carrier(carrierID, items)
         #expect(carrier.count > 16384)
         try await h.producer.send(topic: h.configuration.tokenInput, key: Array("carrier".utf8), value: carrier)
         let bytes = try #require(await h.watcher.answer(for: carrierID, on: h.configuration.tokenOutput, timeout: .seconds(60)))
@@ -118,6 +105,16 @@ struct TokenCarrierTests {
         // A single request after it, on the same key, is answered after it.
         #expect(try await h.validate(try cam.referenceRequest().token, key: "carrier").valid)
         #expect(items.allSatisfy { h.watcher.answers(for: $0["id"]?.string ?? "").isEmpty })
+    }
+
+    /// A request carrier's bytes, its items as given (written by hand, so they may break the
+    /// carrier's schema).
+    static func carrier(_ id: MessageID, _ items: [[String: JSONValue]]) -> [UInt8] {
+        JSONWriter.write(
+            .object([
+                "schema": .string(TokenRequestBatch.schemaName), "id": .string(id.text),
+                "produced_at": .string(Timestamp.now().text), "items": .array(items.map { .object($0) }),
+            ]))
     }
 
     static func object(_ message: Message<TokenRequest>) throws -> [String: JSONValue] {

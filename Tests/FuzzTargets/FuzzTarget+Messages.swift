@@ -135,11 +135,9 @@ enum MessageTargets {
                 "the authority reads another token than the submission carried")
             // And the same in a batch carrier, as intake sends it (DESIGN §2).
             let carriers = try? BatchCarrier.outputs(
-                topic: "birthmark.token.requests", key: nil, items: [encoded, encoded], maxBytes: 1 << 20
-            ) { _ in
-                EnvelopeHeader(
-                    schema: TokenRequestBatch.schemaName, id: MessageID.derived(from: message.header.id, "token-request-batch"))
-            }
+                topic: "birthmark.token.requests", key: nil, items: [encoded, encoded], maxBytes: 1 << 20,
+                id: MessageID.derived(from: message.header.id, "token-request-batch")
+            ) { id in EnvelopeHeader(schema: TokenRequestBatch.schemaName, id: id) }
             guard let carriers, carriers.count == 1 else { throw FuzzFinding("two token requests make no one carrier") }
             let carrier = try FuzzIntake.read(
                 carriers[0].value, topic: "birthmark.token.requests", schemas: [TokenRequestBatch.schemaName])

@@ -8,8 +8,8 @@ import HallmarkMessages
 /// array; each item is a whole message with its own `id`, held to its own schema and answered
 /// on its own.
 ///
-/// A stage reads a carrier it consumed with ``items(of:)`` and writes carriers with
-/// ``outputs(topic:key:items:maxBytes:header:)``. Its runtime knows nothing of carriers: the
+/// A stage reads a carrier it consumed with ``items(of:itemSchema:)`` and writes carriers with
+/// ``outputs(topic:key:items:maxBytes:id:header:)``. Its runtime knows nothing of carriers: the
 /// carrier is the unit of consuming, offsets and redelivery, and a redelivered carrier gets
 /// its first answers again because each item's answer derives from the item's id.
 public enum BatchCarrier {
@@ -56,18 +56,20 @@ public enum BatchCarrier {
     }
 
     /// Carriers holding `items` (each the bytes of one whole message, as the single-message
-    /// schema writes it), in order, as few as fit in `maxBytes` each with the key; `header`
-    /// makes the envelope of the `n`th carrier (its schema names the carrier's). An item too
-    /// large to share a carrier goes alone.
+    /// schema writes it), in order, as few as fit in `maxBytes` each with the key. The first
+    /// carrier's id is `id`, the `n`th's derived from it, so the same items make the same
+    /// carriers; `header` makes the envelope for a carrier's id (its schema names the
+    /// carrier's). An item too large to share a carrier goes alone.
     public static func outputs(
-        topic: String, key: String?, items: [[UInt8]], maxBytes: Int,
-        header: (_ n: Int) -> EnvelopeHeader
+        topic: String, key: String?, items: [[UInt8]], maxBytes: Int, id: MessageID,
+        header: (_ id: MessageID) -> EnvelopeHeader
     ) throws -> [StageOutput] {
         let keyBytes = key.map { Array($0.utf8) }
         var outputs: [StageOutput] = []
         var start = 0
         while start < items.count {
-            var value = try JSONCoding.encode(header(outputs.count))
+            let n = outputs.count
+            var value = try JSONCoding.encode(header(n == 0 ? id : MessageID.derived(from: id, "\(n)")))
             // `{…}` becomes `{…,"items":[…]}`: the items' bytes are copied, never parsed again.
             value.removeLast()
             value.append(contentsOf: Array(#","items":["#.utf8))
