@@ -18,6 +18,12 @@ public struct KafkaConfiguration: DeclaredSettings {
     /// `fetch.wait.max.ms` : Tansu waits the full time even when data
     /// is there, so librdkafka's 500 ms would add that to latency.
     public var fetchWaitMaxMilliseconds: Int
+    /// Quiet time after which a consumer rests its fetching (``FetchRest``); 0 never rests.
+    public var idleAfterMilliseconds: Int
+    /// The longest interval between a resting consumer's checks of its end offsets: the most a
+    /// message that arrives at an idle consumer waits, unless its own process's producing
+    /// wakes it first.
+    public var idleFetchIntervalMilliseconds: Int
     /// `linger.ms` . Default 5, librdkafka's own: a broker's cost follows
     /// produce requests more than messages, and with no linger a moderate stream goes out a
     /// request per message or two. On Tansu at 5,000 msgs/s that tripled a hop's p99
@@ -46,6 +52,8 @@ public struct KafkaConfiguration: DeclaredSettings {
         heartbeatIntervalMilliseconds: Int = declared(\.heartbeatIntervalMilliseconds),
         commitIntervalMilliseconds: Int = declared(\.commitIntervalMilliseconds),
         fetchWaitMaxMilliseconds: Int = declared(\.fetchWaitMaxMilliseconds),
+        idleAfterMilliseconds: Int = declared(\.idleAfterMilliseconds),
+        idleFetchIntervalMilliseconds: Int = declared(\.idleFetchIntervalMilliseconds),
         lingerMilliseconds: Int = declared(\.lingerMilliseconds),
         requestsInFlight: Int = declared(\.requestsInFlight),
         defaultPartitions: Int = declared(\.defaultPartitions),
@@ -58,6 +66,8 @@ public struct KafkaConfiguration: DeclaredSettings {
         self.heartbeatIntervalMilliseconds = heartbeatIntervalMilliseconds
         self.commitIntervalMilliseconds = commitIntervalMilliseconds
         self.fetchWaitMaxMilliseconds = fetchWaitMaxMilliseconds
+        self.idleAfterMilliseconds = idleAfterMilliseconds
+        self.idleFetchIntervalMilliseconds = idleFetchIntervalMilliseconds
         self.lingerMilliseconds = lingerMilliseconds
         self.requestsInFlight = requestsInFlight
         self.defaultPartitions = defaultPartitions
@@ -93,6 +103,19 @@ public struct KafkaConfiguration: DeclaredSettings {
             .integer(
                 "HALLMARK_KAFKA_FETCH_WAIT_MS", default: 10, in: 0...300_000,
                 doc: "how long the broker may hold a fetch (`fetch.wait.max.ms`)")),
+        // An idle stack's cost is its consumers' empty fetches (docs/operations.md §2).
+        .bind(
+            \.idleAfterMilliseconds,
+            .integer(
+                "HALLMARK_KAFKA_IDLE_AFTER_MS", default: 1000, in: 0...3_600_000,
+                doc:
+                    "quiet time after which a consumer stops fetching and only checks its end offsets (0: never); a moved end, a resume or the process producing wakes it"
+            )),
+        .bind(
+            \.idleFetchIntervalMilliseconds,
+            .integer(
+                "HALLMARK_KAFKA_IDLE_FETCH_MS", default: 250, in: 1...60_000,
+                doc: "the longest interval between an idle consumer's checks: the most a message after a quiet spell waits")),
         .bind(
             \.lingerMilliseconds,
             .integer(

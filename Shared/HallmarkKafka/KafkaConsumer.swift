@@ -8,7 +8,7 @@ import Synchronization
 /// (and everything before it in its partition) is processed. Stored offsets are committed on an
 /// interval, synchronously when partitions are revoked, and on ``close()``.
 public final class KafkaConsumer: Sendable {
-    private let native: RDKafkaConsumer
+    let native: RDKafkaConsumer
     private let stream: AsyncStream<KafkaMessage>
     private let continuation: AsyncStream<KafkaMessage>.Continuation
     private let closeWaiters = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))

@@ -39,6 +39,7 @@ public final class KafkaProducer: Sendable {
         -> KafkaDeliveryReport
     {
         try checkSize(key: key, value: value)
+        ProduceClock.produced()
         let headers = stamp?(topic, value) ?? []
         while true {
             do {
@@ -66,6 +67,8 @@ public final class KafkaProducer: Sendable {
     ///   before it are already on their way).
     public func enqueue(_ messages: [KafkaOutgoingMessage]) async throws -> KafkaDeliveryGroup {
         for m in messages { try checkSize(key: m.key, value: m.value) }
+        // What this process sends is often answered to it: its resting consumers wake.
+        ProduceClock.produced()
         let group = KafkaDeliveryGroup()
         defer { group.seal() }
         var index = 0

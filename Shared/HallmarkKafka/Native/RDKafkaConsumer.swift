@@ -12,7 +12,7 @@ import rdkafka
 final class RDKafkaConsumer: @unchecked Sendable {
     enum State: UInt8 { case idle, running, closing, closed }
 
-    private let client: RDKafkaClient
+    let client: RDKafkaClient
     private let topics: [String]
     private let state = Atomic<UInt8>(State.idle.rawValue)
     /// Messages handed out but not yet taken by the reader: bounds memory when processing lags.
@@ -20,6 +20,10 @@ final class RDKafkaConsumer: @unchecked Sendable {
     private let logger: Logger
     /// Whether fetched messages carry their headers (``KafkaMessage/headers``).
     private let readsHeaders: Bool
+    /// The reader's pauses and the consumer's own rests when idle.
+    let pauses: ConsumerPauses
+    /// Whether a partition with no committed offset starts at its end (`auto.offset.reset=latest`).
+    let startsAtEnd: Bool
     /// When the poll loop last went round (``Uptime`` nanoseconds; 0 before it
     /// started): before every poll and every wait for buffer room, so at least every 100 ms
     /// (plus a callback's time) while it lives, fetching or not.
@@ -41,7 +45,17 @@ final class RDKafkaConsumer: @unchecked Sendable {
         properties["fetch.wait.max.ms"] = String(configuration.fetchWaitMaxMilliseconds)
         properties["partition.assignment.strategy"] = "range,roundrobin"
         properties.merge(configuration.properties) { _, override in override }
-        let context = RDKafkaContext(logger: logger, rebalanceListener: rebalanceListener)
+        startsAtEnd = properties["auto.offset.reset"] == "latest"
+        let pauses = ConsumerPauses(
+            policy: FetchRest.Policy(
+                idleAfterMilliseconds: configuration.idleAfterMilliseconds,
+                longestRestMilliseconds: configuration.idleFetchIntervalMilliseconds,
+                fetchWaitMilliseconds: configuration.fetchWaitMaxMilliseconds))
+        self.pauses = pauses
+        let context = RDKafkaContext(logger: logger) { event in
+            pauses.assignmentChanged(event.partitions)
+            rebalanceListener?(event)
+        }
         client = try RDKafkaClient(role: .consumer, properties: properties, context: context) { conf in
             rd_kafka_conf_set_rebalance_cb(conf, rebalance)
         }
@@ -90,14 +104,18 @@ final class RDKafkaConsumer: @unchecked Sendable {
         let rk = client.handle
         while isRunning {
             lastLoop.store(Uptime.now(), ordering: .relaxed)
-            // Wait for buffer room; keep serving rebalances meanwhile.
+            rest(now: Uptime.now())
+            // Wait for buffer room; keep serving rebalances meanwhile. A full buffer is traffic.
             guard credits.wait(timeout: .now() + .milliseconds(100)) == .success else {
+                perform(pauses.busy(now: Uptime.now()))
                 continue
             }
             var used = false
             while isRunning, !used {
-                lastLoop.store(Uptime.now(), ordering: .relaxed)
-                guard let raw = rd_kafka_consumer_poll(rk, 100) else { continue }
+                let now = Uptime.now()
+                lastLoop.store(now, ordering: .relaxed)
+                rest(now: now)
+                guard let raw = rd_kafka_consumer_poll(rk, Int32(pauses.pollTimeout(now: now))) else { continue }
                 defer { rd_kafka_message_destroy(raw) }
                 let m = raw.pointee
                 if m.err != RD_KAFKA_RESP_ERR_NO_ERROR {
@@ -108,6 +126,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
                 }
                 var message = Self.message(from: raw, headers: readsHeaders)
                 message.generation = client.context.generation.load(ordering: .relaxed)
+                perform(pauses.busy(now: Uptime.now()))
                 deliver(message)
                 used = true
             }
@@ -219,6 +238,12 @@ final class RDKafkaConsumer: @unchecked Sendable {
     /// Stops fetching these partitions (messages already handed out still arrive) or, with
     /// `resume`, starts again from the next message not yet handed out.
     func setPaused(_ partitions: [KafkaTopicPartition], _ paused: Bool) {
+        if paused { pauses.readerPaused(partitions) } else { pauses.readerResumed(partitions) }
+        setPausedNative(partitions, paused)
+    }
+
+    /// Pauses or resumes in librdkafka only.
+    func setPausedNative(_ partitions: [KafkaTopicPartition], _ paused: Bool) {
         guard !partitions.isEmpty, let list = rd_kafka_topic_partition_list_new(Int32(partitions.count)) else { return }
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition) }

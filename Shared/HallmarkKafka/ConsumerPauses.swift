@@ -1,0 +1,108 @@
+import HallmarkCore
+import Synchronization
+
+/// What a consumer's poll thread and its reader share about paused partitions.
+///
+/// Two things pause a partition: the reader (its lanes are full), and the consumer's own
+/// ``FetchRest`` when nothing arrives. A rest never resumes a partition the reader paused, and
+/// the reader resuming one wakes the rest, so neither undoes the other.
+final class ConsumerPauses: Sendable {
+    private struct State {
+        var rest: FetchRest
+        var byReader: Set<KafkaTopicPartition> = []
+        /// The latest sign of traffic from outside the poll thread (a resume, an assignment).
+        var signal: UInt64 = 0
+        /// The partitions a rest paused, and their end offsets then.
+        var rested: [KafkaTopicPartition: Int64] = [:]
+    }
+
+    private let state: Mutex<State>
+    /// Whether this process producing wakes the consumer (``ProduceClock``); off in a test
+    /// that stands for a consumer whose traffic comes from elsewhere.
+    let wakesOnProduce = Atomic<Bool>(true)
+    /// End-offset checks made while resting, for tests and the curious.
+    let checks = Atomic<Int>(0)
+
+    /// When the process last produced (``ProduceClock``, or a test's own clock).
+    private let produced: @Sendable () -> UInt64
+
+    init(
+        policy: FetchRest.Policy, now: UInt64 = Uptime.now(),
+        produced: @escaping @Sendable () -> UInt64 = { ProduceClock.last.load(ordering: .relaxed) }
+    ) {
+        state = Mutex(State(rest: FetchRest(policy: policy, now: now)))
+        self.produced = produced
+    }
+
+    /// The reader paused these partitions.
+    func readerPaused(_ partitions: [KafkaTopicPartition]) {
+        state.withLock { $0.byReader.formUnion(partitions) }
+    }
+
+    /// The reader resumed these partitions: they fetch again, and so does a resting consumer.
+    func readerResumed(_ partitions: [KafkaTopicPartition], now: UInt64 = Uptime.now()) {
+        state.withLock {
+            $0.byReader.subtract(partitions)
+            $0.signal = max($0.signal, now)
+        }
+    }
+
+    /// Partitions assigned or revoked: every assignment starts unpaused, and wakes the consumer.
+    func assignmentChanged(_ partitions: [KafkaTopicPartition], now: UInt64 = Uptime.now()) {
+        state.withLock {
+            $0.byReader.subtract(partitions)
+            $0.signal = max($0.signal, now)
+        }
+    }
+
+    /// A message arrived (or the reader's buffer is full): the consumer is busy.
+    func busy(now: UInt64) -> FetchRest.Action? {
+        state.withLock { $0.rest.received(at: now) }
+    }
+
+    /// The poll thread's turn: wakes on a sign of traffic (the reader's, an assignment, this
+    /// process producing), else moves the rest on. Returns what to do to the partitions the
+    /// reader has not paused, and which those are.
+    func step(now: UInt64) -> (action: FetchRest.Action, exempt: Set<KafkaTopicPartition>)? {
+        let produced = wakesOnProduce.load(ordering: .relaxed) ? self.produced() : 0
+        return state.withLock { s in
+            let signal = max(s.signal, produced)
+            var action: FetchRest.Action?
+            if signal > s.rest.lastActivity { action = s.rest.active(at: signal) }
+            if action == nil { action = s.rest.tick(at: now) }
+            if action == .check { checks.add(1, ordering: .relaxed) }
+            return action.map { ($0, s.byReader) }
+        }
+    }
+
+    /// How long the poll thread may block now, in milliseconds: until the rest's next move,
+    /// and while resting at most 20 ms, so that a sign of traffic wakes it soon.
+    func pollTimeout(now: UInt64, longest: Int32 = 100) -> Int32 {
+        state.withLock { s in
+            var limit = longest
+            if s.rest.isResting { limit = min(limit, 20) }
+            guard let deadline = s.rest.deadline else { return limit }
+            let left = deadline > now ? (deadline - now + 999_999) / 1_000_000 : 0
+            return Int32(min(UInt64(limit), left))
+        }
+    }
+
+    /// A rest paused these partitions, whose end offsets were these.
+    func rested(_ ends: [KafkaTopicPartition: Int64]) {
+        state.withLock { $0.rested = ends }
+    }
+
+    /// The partitions the current rest paused, with their end offsets then.
+    var restedEnds: [KafkaTopicPartition: Int64] { state.withLock { $0.rested } }
+
+    /// A check's answer (``FetchRest/checked(moved:at:)``).
+    func checked(moved: Bool, now: UInt64 = Uptime.now()) -> FetchRest.Action? {
+        state.withLock { $0.rest.checked(moved: moved, at: now) }
+    }
+
+    /// The partitions the reader paused.
+    var readerPausedPartitions: Set<KafkaTopicPartition> { state.withLock { $0.byReader } }
+
+    /// Whether the partitions are paused for a rest (for tests and metrics).
+    var isResting: Bool { state.withLock { $0.rest.isResting } }
+}
