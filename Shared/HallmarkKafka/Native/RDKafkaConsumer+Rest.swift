@@ -54,13 +54,15 @@ extension RDKafkaConsumer {
     }
 
     /// The partitions' end offsets, asked of the broker in one `ListOffsets` request (a
-    /// timestamp of -1 is "latest"); nil when it does not answer within a second. Blocks.
+    /// timestamp of -1 is "latest"); nil when it does not answer within 500 ms. Blocks.
     func endOffsets(_ partitions: [KafkaTopicPartition]) -> [KafkaTopicPartition: Int64]? {
         guard !partitions.isEmpty else { return [:] }
+        // A check is the poll thread at work, not stuck: liveness (``sinceLastPoll``) counts it.
+        lastLoop.store(Uptime.now(), ordering: .relaxed)
         guard let list = rd_kafka_topic_partition_list_new(Int32(partitions.count)) else { return nil }
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = -1 }
-        guard rd_kafka_offsets_for_times(client.handle, list, 1000) == RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        guard rd_kafka_offsets_for_times(client.handle, list, 500) == RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
         for i in 0..<Int(list.pointee.cnt) where list.pointee.elems[i].err != RD_KAFKA_RESP_ERR_NO_ERROR {
             return nil
         }
@@ -80,7 +82,8 @@ extension RDKafkaConsumer {
         var positions = Self.offsets(of: list)
         let unknown = positions.filter { $0.value < 0 }.map(\.key)
         if !unknown.isEmpty {
-            guard let committed = try? committed(unknown, timeoutMilliseconds: 1000) else { return true }
+            lastLoop.store(Uptime.now(), ordering: .relaxed)
+            guard let committed = try? committed(unknown, timeoutMilliseconds: 500) else { return true }
             for (partition, offset) in committed { positions[partition] = offset }
         }
         return positions.contains { partition, position in
