@@ -49,10 +49,7 @@ final class ConsumerPauses: Sendable {
 
     /// Partitions assigned or revoked: every assignment starts unpaused, and wakes the consumer.
     func assignmentChanged(_ partitions: [KafkaTopicPartition], now: UInt64 = Uptime.now()) {
-        state.withLock {
-            $0.byReader.subtract(partitions)
-            $0.signal = max($0.signal, now)
-        }
+        readerResumed(partitions, now: now)
     }
 
     /// A message arrived (or the reader's buffer is full): the consumer is busy.

@@ -7,8 +7,7 @@ extension RDKafkaConsumer {
         guard let (action, exempt) = pauses.step(now: now) else { return }
         switch action {
         case .pause:
-            let partitions = assignment().filter { !exempt.contains($0) }
-            setPausedNative(partitions, true)
+            let partitions = apply(.pause, exempt: exempt)
             // Something fetched in the last moment before the pause may be unread yet: then
             // the rest ends before it begins.
             guard let ends = endOffsets(partitions), !hasUnread(ends) else {
@@ -31,9 +30,10 @@ extension RDKafkaConsumer {
         apply(action, exempt: pauses.readerPausedPartitions)
     }
 
-    /// Pauses or resumes every assigned partition but those the reader paused itself.
-    private func apply(_ action: FetchRest.Action, exempt: Set<KafkaTopicPartition>) {
-        guard action != .check else { return }
+    /// Pauses or resumes every assigned partition but those the reader paused itself; returns them.
+    @discardableResult
+    private func apply(_ action: FetchRest.Action, exempt: Set<KafkaTopicPartition>) -> [KafkaTopicPartition] {
+        guard action != .check else { return [] }
         let partitions = assignment().filter { !exempt.contains($0) }
         setPausedNative(partitions, action == .pause)
         // A broker thread with nothing to fetch sleeps until its next request (a heartbeat,
@@ -41,16 +41,7 @@ extension RDKafkaConsumer {
         // 250–400 ms for it on Tansu. A request to the broker wakes it, and its fetch goes out
         // within 2 ms.
         if action == .resume { _ = endOffsets(partitions) }
-    }
-
-    /// The current assignment (a request to librdkafka's main thread; the poll thread's call).
-    func assignment() -> [KafkaTopicPartition] {
-        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        guard rd_kafka_assignment(client.handle, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else {
-            return []
-        }
-        defer { rd_kafka_topic_partition_list_destroy(list) }
-        return Array(Self.offsets(of: list).keys)
+        return partitions
     }
 
     /// The partitions' end offsets, asked of the broker in one `ListOffsets` request (a

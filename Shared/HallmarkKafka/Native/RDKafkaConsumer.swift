@@ -218,21 +218,25 @@ final class RDKafkaConsumer: @unchecked Sendable {
     /// The high watermark (end offset) of each assigned partition, from librdkafka's cache
     /// (no broker round trip). Partitions not fetched yet are left out.
     func highWatermarks() -> [KafkaTopicPartition: Int64] {
-        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        guard rd_kafka_assignment(client.handle, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else {
-            return [:]
-        }
-        defer { rd_kafka_topic_partition_list_destroy(list) }
         var result: [KafkaTopicPartition: Int64] = [:]
-        for i in 0..<Int(list.pointee.cnt) {
-            let e = list.pointee.elems[i]
+        for p in assignment() {
             var low: Int64 = -1
             var high: Int64 = -1
-            let err = rd_kafka_get_watermark_offsets(client.handle, e.topic, e.partition, &low, &high)
+            let err = rd_kafka_get_watermark_offsets(client.handle, p.topic, p.partition, &low, &high)
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR, high >= 0 else { continue }
-            result[KafkaTopicPartition(topic: String(cString: e.topic), partition: e.partition)] = high
+            result[p] = high
         }
         return result
+    }
+
+    /// The current assignment (a request to librdkafka's main thread).
+    func assignment() -> [KafkaTopicPartition] {
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else {
+            return []
+        }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        return Array(Self.offsets(of: list).keys)
     }
 
     /// Stops fetching these partitions (messages already handed out still arrive) or, with
