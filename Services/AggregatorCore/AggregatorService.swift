@@ -100,9 +100,10 @@ package enum AggregatorService {
             + (tiles.map { [$0] } ?? [])
         return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
+            // Token results answer the intake's requests: its producing wakes their reader.
             try context.stage(
                 joiner, inputs: joiner.inputs, dispatch: .partitionBatches,
-                groupSuffix: "-tokens"),
+                groupSuffix: "-tokens", wakesOnProduce: true),
             // A bundle can hold a device signature: its rejected records carry a digest and size.
             try context.stage(
                 intake, name: "intake", inputs: intake.inputs, dispatch: .partitionBatches,

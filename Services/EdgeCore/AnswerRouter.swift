@@ -38,6 +38,7 @@ package final class AnswerRouter: Service, Sendable {
             StageSourceRequest(
                 groupID: "hallmark-edge-answers-\(instance)-\(UInt32.random(in: 0...UInt32.max))",
                 topics: topics + observers.keys.sorted(), bufferCapacity: 4096, startsAtEnd: true,
+                wakesOnProduce: true,
                 rebalanceListener: { event in flag.set(event.kind == .assigned) }))
     }
 

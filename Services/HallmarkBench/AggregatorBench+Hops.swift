@@ -31,7 +31,7 @@ extension AggregatorBench {
         config.properties["auto.offset.reset"] = "earliest"
         let reader = try KafkaConsumer(
             configuration: config, groupID: "bench-hops-\(UUID())", topics: topics, bufferCapacity: 8192,
-            logger: io.logger)
+            wakesOnProduce: true, logger: io.logger)
         try reader.start()
         let timer = Task {
             try? await Task.sleep(for: .seconds(60))

@@ -44,7 +44,7 @@ struct BenchExchange {
         config.properties["auto.offset.reset"] = "earliest"
         let reader = try KafkaConsumer(
             configuration: config, groupID: "bench-reader-\(UUID())", topics: [topic],
-            bufferCapacity: 8192, logger: logger)
+            bufferCapacity: 8192, wakesOnProduce: true, logger: logger)
         try reader.start()
         let (serviceBefore, benchBefore, machineBefore) = (service.cpuSeconds, ProcessCPU.seconds(), MachineCPU.now())
         let start = ContinuousClock.now

@@ -56,7 +56,7 @@ extension KafkaBench {
         let reader = try KafkaConsumer(
             configuration: kafka, groupID: "bench-lat-\(UUID())",
             topics: [{ if case .none = hop { input } else { output } }()],
-            bufferCapacity: 4096, logger: logger)
+            bufferCapacity: 4096, wakesOnProduce: true, logger: logger)
         try reader.start()
         var latencies: [Double] = []
         let measure = {

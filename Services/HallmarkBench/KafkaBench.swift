@@ -45,7 +45,7 @@ struct KafkaBench {
     func consume(count: Int, topic: String) async throws -> Double {
         let consumer = try KafkaConsumer(
             configuration: kafka, groupID: "bench-raw-\(UUID())", topics: [topic],
-            bufferCapacity: 4096, logger: logger)
+            bufferCapacity: 4096, wakesOnProduce: true, logger: logger)
         try consumer.start()
         var seen = 0
         var start: ContinuousClock.Instant?

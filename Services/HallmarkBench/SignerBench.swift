@@ -141,7 +141,7 @@ struct SignerBench {
 
         let reader = try KafkaConsumer(
             configuration: kafka, groupID: "bench-reader-\(run)", topics: [output],
-            bufferCapacity: 8192, logger: logger)
+            bufferCapacity: 8192, wakesOnProduce: true, logger: logger)
         try reader.start()
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
         let sentAt = SentTimes()

@@ -27,7 +27,7 @@ package final class AnswerWatcher: Sendable {
         assigned = flag
         consumer = try KafkaConsumer(
             configuration: config, groupID: "hallmark-answers-\(UInt64.random(in: 0...UInt64.max))", topics: topics,
-            bufferCapacity: 8192, logger: logger,
+            bufferCapacity: 8192, wakesOnProduce: true, logger: logger,
             rebalanceListener: { event in if event.kind == .assigned { flag.set() } })
     }
 

@@ -8,7 +8,7 @@ package struct TopicWatcher {
     package init(kafka: KafkaConfiguration, topic: String, logger: Logger) throws {
         consumer = try KafkaConsumer(
             configuration: kafka, groupID: "hallmark-traffic-\(MessageIDSeed.next())",
-            topics: [topic], logger: logger)
+            topics: [topic], wakesOnProduce: true, logger: logger)
         try consumer.start()
     }
 

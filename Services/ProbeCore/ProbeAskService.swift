@@ -36,6 +36,7 @@ package enum ProbeAskService {
             inputs: [StageInput(topic: c.replies, schemas: [ProbeResult.schemaName])])
         joinerConfig.dispatch = .partitionBatches
         joinerConfig.groupID += "-replies"
+        joinerConfig.wakesOnProduce = true  // replies answer the asker's requests
         let joiner = Stage(
             configuration: joinerConfig, transport: context.transport, database: database,
             processor: ProbeReplyJoiner(pending: pending, answerTopic: c.answers, instance: instance),

@@ -17,9 +17,10 @@ final class ConsumerPauses: Sendable {
     }
 
     private let state: Mutex<State>
-    /// Whether this process producing wakes the consumer (``ProduceClock``); off in a test
-    /// that stands for a consumer whose traffic comes from elsewhere.
-    let wakesOnProduce = Atomic<Bool>(true)
+    /// Whether this process producing wakes the consumer (``ProduceClock``): only a reader of
+    /// answers to what its own process sends. Every other consumer of a busy process would
+    /// otherwise never rest, and an idle one woke at each metrics snapshot.
+    let wakesOnProduce: Bool
     /// End-offset checks made while resting, for tests and the curious.
     let checks = Atomic<Int>(0)
 
@@ -27,10 +28,11 @@ final class ConsumerPauses: Sendable {
     private let produced: @Sendable () -> UInt64
 
     init(
-        policy: FetchRest.Policy, now: UInt64 = Uptime.now(),
+        policy: FetchRest.Policy, wakesOnProduce: Bool = false, now: UInt64 = Uptime.now(),
         produced: @escaping @Sendable () -> UInt64 = { ProduceClock.last.load(ordering: .relaxed) }
     ) {
         state = Mutex(State(rest: FetchRest(policy: policy, now: now)))
+        self.wakesOnProduce = wakesOnProduce
         self.produced = produced
     }
 
@@ -61,7 +63,7 @@ final class ConsumerPauses: Sendable {
     /// process producing), else moves the rest on. Returns what to do to the partitions the
     /// reader has not paused, and which those are.
     func step(now: UInt64) -> (action: FetchRest.Action, exempt: Set<KafkaTopicPartition>)? {
-        let produced = wakesOnProduce.load(ordering: .relaxed) ? self.produced() : 0
+        let produced = wakesOnProduce ? self.produced() : 0
         return state.withLock { s in
             let signal = max(s.signal, produced)
             var action: FetchRest.Action?
@@ -73,11 +75,15 @@ final class ConsumerPauses: Sendable {
     }
 
     /// How long the poll thread may block now, in milliseconds: until the rest's next move,
-    /// and while resting at most 20 ms, so that a sign of traffic wakes it soon.
+    /// and at most `longest`, within which it sees the reader's resume. A consumer that this
+    /// process's producing wakes looks at its clock every 20 ms while resting. (An assignment
+    /// arrives through the poll itself.) `rd_kafka_queue_yield` could cut the wait short, but
+    /// a yield left pending when the loop ends would reach `rd_kafka_consumer_close`'s own
+    /// wait on the same queue.
     func pollTimeout(now: UInt64, longest: Int32 = 100) -> Int32 {
         state.withLock { s in
             var limit = longest
-            if s.rest.isResting { limit = min(limit, 20) }
+            if s.rest.isResting && wakesOnProduce { limit = min(limit, 20) }
             guard let deadline = s.rest.deadline else { return limit }
             let left = deadline > now ? (deadline - now + 999_999) / 1_000_000 : 0
             return Int32(min(UInt64(limit), left))

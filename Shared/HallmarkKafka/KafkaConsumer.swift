@@ -17,16 +17,19 @@ public final class KafkaConsumer: Sendable {
     ///   - bufferCapacity: messages fetched ahead of the reader; the poll thread waits when full.
     ///   - readsHeaders: whether messages carry their headers (``KafkaMessage/headers``); off
     ///     for the stages, which never read them.
+    ///   - wakesOnProduce: whether this process producing wakes the consumer from a rest (an idle
+    ///     consumer checks for messages only every `HALLMARK_KAFKA_IDLE_FETCH_MS`): on for a
+    ///     reader of the answers to what its own process sends, so an answer never waits.
     ///   - rebalanceListener: called on the poll thread when partitions are assigned or revoked.
     public init(
         configuration: KafkaConfiguration, groupID: String, topics: [String],
-        bufferCapacity: Int = 512, readsHeaders: Bool = false, logger: Logger,
+        bufferCapacity: Int = 512, readsHeaders: Bool = false, wakesOnProduce: Bool = false, logger: Logger,
         rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)? = nil
     ) throws {
         native = try RDKafkaConsumer(
             configuration: configuration, groupID: groupID, topics: topics,
-            bufferCapacity: bufferCapacity, readsHeaders: readsHeaders, logger: logger,
-            rebalanceListener: rebalanceListener)
+            bufferCapacity: bufferCapacity, readsHeaders: readsHeaders, wakesOnProduce: wakesOnProduce,
+            logger: logger, rebalanceListener: rebalanceListener)
         (stream, continuation) = AsyncStream.makeStream(of: KafkaMessage.self, bufferingPolicy: .unbounded)
     }
 

@@ -81,7 +81,6 @@ struct FetchRestTests {
     @Test func readerPausesAreExemptAndItsResumeWakes() {
         let ms = Self.ms
         let pauses = ConsumerPauses(policy: Self.policy, now: 0)
-        pauses.wakesOnProduce.store(false, ordering: .relaxed)
         let a = KafkaTopicPartition(topic: "t", partition: 0)
         let b = KafkaTopicPartition(topic: "t", partition: 1)
         pauses.readerPaused([a])
@@ -90,7 +89,7 @@ struct FetchRestTests {
         #expect(pauses.restedEnds == [b: 7])
         #expect(first?.action == .pause && first?.exempt == [a])
         #expect(pauses.isResting)
-        #expect(pauses.pollTimeout(now: 1000 * ms) == 20, "a resting poll thread looks for wake-ups every 20 ms")
+        #expect(pauses.pollTimeout(now: 1000 * ms) == 20, "its first check is due in 20 ms")
         pauses.readerResumed([a], now: 1005 * ms)
         let woken = pauses.step(now: 1006 * ms)
         #expect(woken?.action == .resume && woken?.exempt == [])
@@ -106,15 +105,30 @@ struct FetchRestTests {
     @Test func producingWakesOnlyConsumersThatListen() {
         let ms = Self.ms
         let clock = Clock()
-        let listening = ConsumerPauses(policy: Self.policy, now: 0) { clock.last.load(ordering: .relaxed) }
+        let listening = ConsumerPauses(policy: Self.policy, wakesOnProduce: true, now: 0) {
+            clock.last.load(ordering: .relaxed)
+        }
         let deaf = ConsumerPauses(policy: Self.policy, now: 0) { clock.last.load(ordering: .relaxed) }
-        deaf.wakesOnProduce.store(false, ordering: .relaxed)
         #expect(listening.step(now: 1000 * ms)?.action == .pause)
         #expect(deaf.step(now: 1000 * ms)?.action == .pause)
         clock.last.store(1001 * ms, ordering: .relaxed)
         #expect(listening.step(now: 1002 * ms)?.action == .resume)
         #expect(deaf.step(now: 1002 * ms) == nil)
         #expect(deaf.isResting)
+    }
+
+    @Test func onlyAConsumerThatProducingWakesPollsItsClockWhileResting() {
+        let ms = Self.ms
+        // Checks 200 ms apart (twice a 100 ms fetch wait).
+        let policy = FetchRest.Policy(idleAfterMilliseconds: 1000, longestRestMilliseconds: 250, fetchWaitMilliseconds: 100)
+        let listening = ConsumerPauses(policy: policy, wakesOnProduce: true, now: 0) { 0 }
+        let deaf = ConsumerPauses(policy: policy, now: 0) { 0 }
+        #expect(deaf.pollTimeout(now: 500 * ms) == 100, "awake: the loop's own longest wait")
+        #expect(listening.step(now: 1000 * ms)?.action == .pause)
+        #expect(deaf.step(now: 1000 * ms)?.action == .pause)
+        #expect(listening.pollTimeout(now: 1000 * ms) == 20)
+        #expect(deaf.pollTimeout(now: 1000 * ms) == 100, "nothing but the next check (or a nudge) to wait for")
+        #expect(deaf.pollTimeout(now: 1150 * ms) == 50)
     }
 
     /// A produce clock of the test's own: the process's is shared by every test.

@@ -16,7 +16,7 @@ enum TrafficExchange {
         readerConfig.properties["auto.offset.reset"] = "latest"
         let consumer = try KafkaConsumer(
             configuration: readerConfig, groupID: "hallmark-traffic-\(MessageID.random())",
-            topics: [output], logger: logger)
+            topics: [output], wakesOnProduce: true, logger: logger)
         try consumer.start()
         try await Task.sleep(for: .seconds(3))  // the reader's assignment, so it sees this run's answers
         try await send()

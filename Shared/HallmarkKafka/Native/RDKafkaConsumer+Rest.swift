@@ -17,6 +17,12 @@ extension RDKafkaConsumer {
             pauses.rested(ends)
         case .check:
             let before = pauses.restedEnds
+            // Partitions the rest did not pause (an assignment whose wake-up it missed, say one
+            // that came as it paused) end it too: a rest never outlasts its own assignment.
+            guard Set(assignment()).subtracting(exempt) == Set(before.keys) else {
+                perform(pauses.checked(moved: true))
+                return
+            }
             let ends = endOffsets(Array(before.keys))
             perform(pauses.checked(moved: ends != before))
         case .resume:

@@ -31,7 +31,8 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], bufferCapacity: Int,
-        readsHeaders: Bool = false, logger: Logger, rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?
+        readsHeaders: Bool = false, wakesOnProduce: Bool = false, logger: Logger,
+        rebalanceListener: (@Sendable (KafkaRebalanceEvent) -> Void)?
     ) throws {
         self.readsHeaders = readsHeaders
         var properties = configuration.baseProperties
@@ -50,7 +51,8 @@ final class RDKafkaConsumer: @unchecked Sendable {
             policy: FetchRest.Policy(
                 idleAfterMilliseconds: configuration.idleAfterMilliseconds,
                 longestRestMilliseconds: configuration.idleFetchIntervalMilliseconds,
-                fetchWaitMilliseconds: configuration.fetchWaitMaxMilliseconds))
+                fetchWaitMilliseconds: configuration.fetchWaitMaxMilliseconds),
+            wakesOnProduce: wakesOnProduce)
         self.pauses = pauses
         let context = RDKafkaContext(logger: logger) { event in
             pauses.assignmentChanged(event.partitions)

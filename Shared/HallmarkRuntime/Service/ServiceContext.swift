@@ -67,15 +67,19 @@ public struct ServiceContext: Sendable {
     ///     may identify a device, whose rejected records then carry a digest and size only.
     ///   - outputKeyring: seals the answers the inbox keeps (``StageDatabase/outputKeyring``),
     ///     for a stage whose answers hold plaintext.
+    ///   - wakesOnProduce: ``StageConfiguration/wakesOnProduce``: true for a stage that reads
+    ///     the answers to what this process sends.
     public func stage<P: StageProcessor>(
         _ processor: P, name: String? = nil, inputs: [StageInput], dispatch: StageDispatch = .keyLanes,
         groupSuffix: String = "",
         copiesOriginals: Bool = true,
-        outputKeyring: KeyEncryptionKeyring? = nil
+        outputKeyring: KeyEncryptionKeyring? = nil,
+        wakesOnProduce: Bool = false
     ) throws -> Stage<P> {
         var configuration = try stageConfiguration(inputs: inputs, dispatch: dispatch)
         configuration.groupID += groupSuffix
         configuration.rejectedCopiesOriginal = copiesOriginals
+        configuration.wakesOnProduce = wakesOnProduce
         if let name = name ?? (groupSuffix.isEmpty ? nil : String(groupSuffix.dropFirst())) {
             configuration = try configuration.overriding(for: name, in: environment)
         }

@@ -91,6 +91,7 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
             StageSourceRequest(
                 groupID: configuration.groupID, topics: configuration.inputTopics,
                 bufferCapacity: lanes ? max(64, configuration.maxInFlight * 2) : max(64, configuration.maxBatch * 4),
+                wakesOnProduce: configuration.wakesOnProduce,
                 rebalanceListener: { [self] event in rebalanced(event) }))
         let dispatcher = StageDispatcher(
             slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: Self.maxInFlightBytes,

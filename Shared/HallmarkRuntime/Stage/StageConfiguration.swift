@@ -22,6 +22,10 @@ public struct StageConfiguration: DeclaredSettings {
     /// too large). False for inputs that may identify a device (Birthmark submissions): the
     /// record then carries the original's SHA-256 and size only. Default true.
     public var rejectedCopiesOriginal: Bool = true
+    /// Whether the inputs answer what this process itself sends (the aggregator's token
+    /// results): then the process producing wakes the stage's consumer from a rest, so an
+    /// answer never waits for the rest's next check. Default false.
+    public var wakesOnProduce: Bool = false
     /// Where the runtime's own security events go (an id used again for other content or on
     /// another topic). `HALLMARK_SECURITY_TOPIC`, default `hallmark.security`.
     public var securityTopic: String

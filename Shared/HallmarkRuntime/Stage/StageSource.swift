@@ -39,6 +39,9 @@ public struct StageSourceRequest: Sendable {
     /// Whether a group with no committed offset starts at each partition's end (Kafka's
     /// `auto.offset.reset=latest`: a reader of what happens from now on) rather than its start.
     public let startsAtEnd: Bool
+    /// Whether what it reads answers what its own process sends (the edge's answers, the
+    /// aggregator's token results): then this process producing wakes the source from a rest.
+    public let wakesOnProduce: Bool
     /// Called on the source's thread for every assignment change; on `revoked` it returns
     /// once the partitions' in-flight messages are done and their offsets stored.
     public let rebalanceListener: @Sendable (KafkaRebalanceEvent) -> Void
@@ -46,12 +49,14 @@ public struct StageSourceRequest: Sendable {
     /// A request; without a `rebalanceListener`, assignments go unheard.
     public init(
         groupID: String, topics: [String], bufferCapacity: Int, startsAtEnd: Bool = false,
+        wakesOnProduce: Bool = false,
         rebalanceListener: @escaping @Sendable (KafkaRebalanceEvent) -> Void = { _ in }
     ) {
         self.groupID = groupID
         self.topics = topics
         self.bufferCapacity = bufferCapacity
         self.startsAtEnd = startsAtEnd
+        self.wakesOnProduce = wakesOnProduce
         self.rebalanceListener = rebalanceListener
     }
 }
@@ -104,7 +109,8 @@ public struct StageTransport: Sendable {
                 if request.startsAtEnd { configuration.properties["auto.offset.reset"] = "latest" }
                 return try KafkaConsumer(
                     configuration: configuration, groupID: request.groupID, topics: request.topics,
-                    bufferCapacity: request.bufferCapacity, logger: logger, rebalanceListener: request.rebalanceListener)
+                    bufferCapacity: request.bufferCapacity, wakesOnProduce: request.wakesOnProduce, logger: logger,
+                    rebalanceListener: request.rebalanceListener)
             }, sink: producer)
     }
 }

@@ -41,8 +41,13 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         /// Longest an item waits for a batch to fill. Default 0: the writer takes what waits as
         /// soon as it is free (group commit).
         public var linger: Duration
-        /// How often an idle leader looks for waiting items. Default 20 ms.
+        /// How soon an idle leader looks for waiting items again; each look that finds none
+        /// doubles the wait, up to ``longestIdlePoll``. Default 20 ms.
         public var idlePoll: Duration
+        /// The longest wait of an idle leader between looks. Items added in its own process
+        /// wake it at once (``OrderedWriter/wake()``), and those of another replica by a
+        /// `NOTIFY`, so this only bounds a lost notification. Default 500 ms.
+        public var longestIdlePoll: Duration
         /// Committed batches whose outputs may await the broker's acknowledgement while the
         /// next batch is written. Default 4.
         public var sendsInFlight: Int
@@ -54,7 +59,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         public init(
             name: String, schema: String, service: String, maxBatch: Int = 1000,
             linger: Duration = .zero, idlePoll: Duration = .milliseconds(20),
-            standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4
+            longestIdlePoll: Duration = .milliseconds(500), standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4
         ) {
             self.name = name
             self.schema = schema
@@ -62,6 +67,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
             self.maxBatch = maxBatch
             self.linger = linger
             self.idlePoll = idlePoll
+            self.longestIdlePoll = max(idlePoll, longestIdlePoll)
             self.standbyPoll = standbyPoll
             self.sendsInFlight = sendsInFlight
         }
@@ -73,7 +79,11 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
     let producer: any StageSink
     let logger: Logger
     let metrics: WriterMetrics
-    private let wakeups = WakeSignal()
+    let wakeups = WakeSignal()
+    /// Rung by ``wake()`` while another replica leads: tell it over PostgreSQL.
+    let tellLeader = WakeSignal()
+    /// Whether this replica leads now.
+    let leading = Atomic<Bool>(false)
 
     public init(configuration: Configuration, log: Log, pool: PostgresPool, producer: any StageSink, logger: Logger) {
         self.configuration = configuration
@@ -138,12 +148,23 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                 """)
     }
 
-    /// Items were added: look now rather than at the next poll.
-    public func wake() { wakeups.signal() }
+    /// Items were added (and committed): the leader looks now rather than at its next poll,
+    /// whether it is this replica or another (``channel``).
+    public func wake() {
+        if leading.load(ordering: .acquiring) { wakeups.signal() } else { tellLeader.signal() }
+    }
 
     /// Stands by or leads until shutdown. On SIGTERM a leader finishes the batch in flight
     /// (commit and send), then lets go of the lock, so a standby takes over at once.
     public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.tellLeaderWhenWoken() }
+            await standByOrLead()
+            group.cancelAll()
+        }
+    }
+
+    private func standByOrLead() async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 guard let lease = try await WriterLease.acquire(configuration, pool: pool, logger: logger) else {
@@ -153,8 +174,12 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                 metrics.leading.set(1)
                 metrics.elections.increment()
                 logger.notice("writer leading", metadata: ["log": "\(configuration.name)", "epoch": "\(lease.epoch)"])
-                defer { metrics.leading.set(0) }
-                try await lead(lease)
+                leading.store(true, ordering: .releasing)
+                defer {
+                    leading.store(false, ordering: .releasing)
+                    metrics.leading.set(0)
+                }
+                try await listening { try await lead(lease) }
             } catch {
                 if Task.isShuttingDownGracefully || Task.isCancelled { break }
                 logger.warning("writer stepped down", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
@@ -174,6 +199,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             var oldestSeen: ContinuousClock.Instant?
             var lastCheck = ContinuousClock.now
+            var quietLooks = 0
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 if let error = failure.error { throw error }
                 if ContinuousClock.now - lastCheck > .seconds(1) {
@@ -192,6 +218,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                 switch batch {
                 case .written(let outputs, let batch, let count):
                     oldestSeen = nil
+                    quietLooks = 0
                     metrics.batchSize.record(count)
                     await window.acquire()
                     let enqueued = try? await producer.enqueue(outputs)
@@ -205,8 +232,14 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                         }
                     }
                 case .waiting(let count):
-                    if count == 0 { oldestSeen = nil }
-                    await waitForWork(count == 0 ? configuration.idlePoll : min(configuration.idlePoll, configuration.linger / 4))
+                    guard count == 0 else {
+                        quietLooks = 0
+                        await waitForWork(min(configuration.idlePoll, configuration.linger / 4))
+                        continue
+                    }
+                    oldestSeen = nil
+                    quietLooks += 1
+                    await waitForWork(configuration.idleWait(afterQuietLooks: quietLooks))
                 }
             }
         }
