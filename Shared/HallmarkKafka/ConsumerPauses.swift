@@ -77,9 +77,9 @@ final class ConsumerPauses: Sendable {
     /// How long the poll thread may block now, in milliseconds: until the rest's next move,
     /// and at most `longest`, within which it sees the reader's resume. A consumer that this
     /// process's producing wakes looks at its clock every 20 ms while resting. (An assignment
-    /// arrives through the poll itself.) `rd_kafka_queue_yield` could cut the wait short, but
-    /// a yield left pending when the loop ends would reach `rd_kafka_consumer_close`'s own
-    /// wait on the same queue.
+    /// arrives through the poll itself.) Cutting the wait short with `rd_kafka_queue_yield` was
+    /// tried: test runs froze with it, perhaps from a yield still pending when the loop ends
+    /// and `rd_kafka_consumer_close` waits on the same queue (not proven).
     func pollTimeout(now: UInt64, longest: Int32 = 100) -> Int32 {
         state.withLock { s in
             var limit = longest

@@ -19,7 +19,7 @@ extension RDKafkaConsumer {
             let before = pauses.restedEnds
             // Partitions the rest did not pause (an assignment whose wake-up it missed, say one
             // that came as it paused) end it too: a rest never outlasts its own assignment.
-            guard Set(assignment()).subtracting(exempt) == Set(before.keys) else {
+            guard Set(restable(exempt: exempt)) == Set(before.keys) else {
                 perform(pauses.checked(moved: true))
                 return
             }
@@ -40,7 +40,7 @@ extension RDKafkaConsumer {
     @discardableResult
     private func apply(_ action: FetchRest.Action, exempt: Set<KafkaTopicPartition>) -> [KafkaTopicPartition] {
         guard action != .check else { return [] }
-        let partitions = assignment().filter { !exempt.contains($0) }
+        let partitions = restable(exempt: exempt)
         setPausedNative(partitions, action == .pause)
         // A broker thread with nothing to fetch sleeps until its next request (a heartbeat,
         // 500 ms), and a resume alone does not wake it: the first message after a rest waited
@@ -48,6 +48,11 @@ extension RDKafkaConsumer {
         // within 2 ms.
         if action == .resume { _ = endOffsets(partitions) }
         return partitions
+    }
+
+    /// The partitions a rest pauses: every assigned one but those the reader paused itself.
+    private func restable(exempt: Set<KafkaTopicPartition>) -> [KafkaTopicPartition] {
+        assignment().filter { !exempt.contains($0) }
     }
 
     /// The partitions' end offsets, asked of the broker in one `ListOffsets` request (a

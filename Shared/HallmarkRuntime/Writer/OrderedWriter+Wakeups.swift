@@ -1,3 +1,4 @@
+import HallmarkCore
 import HallmarkPostgres
 import Logging
 
@@ -50,14 +51,10 @@ extension OrderedWriter {
 
 extension OrderedWriter.Configuration {
     /// How long an idle leader waits after `looks` looks in a row found nothing:
-    /// ``idlePoll``, doubled at each further look, up to ``longestIdlePoll``.
+    /// ``idlePoll``, doubled at each further look, up to ``longestIdlePoll`` (the project's one
+    /// backoff formula, ``RetryPolicy/delay(afterFailures:)``).
     func idleWait(afterQuietLooks looks: Int) -> Duration {
-        var wait = idlePoll
-        var doublings = max(0, looks - 1)
-        while doublings > 0 && wait < longestIdlePoll {
-            wait = wait * 2
-            doublings -= 1
-        }
-        return min(wait, longestIdlePoll)
+        guard idlePoll > .zero else { return idlePoll }
+        return RetryPolicy(initialDelay: idlePoll, maxDelay: longestIdlePoll).delay(afterFailures: looks)
     }
 }
