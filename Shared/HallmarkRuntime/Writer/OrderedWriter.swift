@@ -231,6 +231,10 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                             failure.record(error)
                         }
                     }
+                    // A batch that took less than it could took everything there was: what
+                    // came meanwhile rang the bell (or told the leader), so wait for that
+                    // rather than count an empty queue after every batch of a slow stream.
+                    if count < maxBatch { await waitForWork(configuration.idleWait(afterQuietLooks: 1)) }
                 case .waiting(let count):
                     guard count == 0 else {
                         quietLooks = 0
