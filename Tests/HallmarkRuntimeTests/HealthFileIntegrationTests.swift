@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkKafka
 import HallmarkSubprocess
 import HallmarkTestSupport
 import Testing
@@ -50,6 +51,14 @@ struct HealthFileIntegrationTests {
         #expect(Self.report(file)?["service"] as? String == "probe")
         #expect(try await Self.check(file).status == 0)
 
+        // The metrics say healthy first: a snapshot with the stage's gauge at 0, before the stall
+        // below. (Snapshots come every 2 s; a fresh-clone run whose stall came early read a
+        // single snapshot with the stage's gauge, already 1.)
+        let group = "test-probe-\(h.id)"
+        let stalledGauge = { (m: KafkaMessage) in StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: m.value)[group] }
+        let healthy = try await h.read(h.metrics, timeout: .seconds(30)) { $0.last.flatMap(stalledGauge) == 0 }
+        #expect(healthy.last.flatMap(stalledGauge) == 0, "no snapshot said the stage is healthy")
+
         // A message that fails for ever: in flight, nothing finished, past 2 s. (On a loaded
         // machine the 20 requests above may already have looked stalled for a moment: only the
         // warnings from here on are counted.)
@@ -63,10 +72,8 @@ struct HealthFileIntegrationTests {
         #expect(stalled.status == 1 && stalled.output.contains("stalled"), "\(stalled.output)")
         #expect(probe.logCount("unhealthy") == warnedBefore + 1)
         // The metrics say the same: the stage's hallmark_stage_stalled gauge went from 0 to 1.
-        let group = "test-probe-\(h.id)"
-        let verdicts = try await h.read(h.metrics, timeout: .seconds(30)) { snapshots in
-            snapshots.last.flatMap { StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: $0.value)[group] } == 1
-        }.compactMap { StageLoopIntegrationTests.gauges("hallmark_stage_stalled", in: $0.value)[group] }
+        let verdicts = try await h.read(h.metrics, timeout: .seconds(30)) { $0.last.flatMap(stalledGauge) == 1 }
+            .compactMap(stalledGauge)
         // A snapshot said 0 before the last said 1. Not necessarily the first: on a loaded machine
         // the 20 requests above can look stalled for a moment, as the warnings above allow.
         #expect(verdicts.dropLast().contains(0) && verdicts.last == 1, "stalled gauges: \(verdicts)")
