@@ -169,13 +169,17 @@ package struct CaptureTokens: Sendable {
         on connection: PostgresConnection
     ) async throws {
         if !roots.isEmpty {
+            // One statement: a token gets a new root only when `lookup` (under the same lock)
+            // found it unknown, so a row it has is an expired root, replaced in place, and the
+            // hashes it has are that root's, deleted.
             let tokens = PostgresArray(roots.map(\.token))
             try await connection.execute(
-                "DELETE FROM \(unescaped: schema).capture_tokens WHERE token_digest = ANY(\(tokens))")
-            try await connection.execute(
                 """
-                INSERT INTO \(unescaped: schema).capture_tokens (token_digest, root)
+                WITH expired AS (
+                    DELETE FROM \(unescaped: schema).capture_hashes WHERE token_digest = ANY(\(tokens)))
+                INSERT INTO \(unescaped: schema).capture_tokens AS c (token_digest, root)
                 SELECT * FROM unnest(\(tokens), \(PostgresArray(roots.map(\.submission))))
+                ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, created_at = now()
                 """)
         }
         guard !hashes.isEmpty else { return }
