@@ -32,6 +32,13 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Bundles per second in the low-load phase, timed hop by hop.") var lowRate = 10.0
     @Option(help: "Seconds of the low-load phase (its first second is a warm-up).") var lowSeconds = 6.0
     @Option(help: "Seconds with no traffic, to measure what the stack burns idle.") var idleSeconds = 10.0
+    @Flag(
+        help:
+            "Search for the highest paced rate the stack holds for --steady-seconds (p99 < 1 s, every bundle answered, the lag not growing), as a share of the all-at-once rate."
+    ) var steady = false
+    @Option(help: "Seconds of each paced stream of the --steady search (after --warmup-seconds).") var steadySeconds = 60.0
+    @Option(help: "Paced streams the --steady search runs (the first at 0.8 of the all-at-once rate, then bisection).")
+    var steadyProbes = 4
     @Option(help: "Verification queries sent at once.") var queries = 20_000
     @Option(help: "Leaves appended in-process.") var leaves = 200_000
     @Option(help: "Concurrent readers of tiles, from PostgreSQL and through nginx.") var tileReaders = 4
@@ -56,6 +63,9 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     package func validate() throws {
         guard seedLeaves == 0 || seedLeaves >= 100_000 else {
             throw ValidationError("--seed-leaves is 0 or at least 100,000")
+        }
+        guard steadySeconds >= 10, (1...20).contains(steadyProbes) else {
+            throw ValidationError("--steady-seconds is at least 10 and --steady-probes 1 to 20")
         }
     }
 
@@ -171,6 +181,8 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 Double(burstWork.messagesProduced) / Double(all.count), perBundle(half.work, half.count) / burstCPU,
                 perBundle(trickle.work, trickle.count) / burstCPU, half.p99))
 
+        if steady { try await steadySearch(bench, ceiling: burst.rate, burstCPU: burstCPU, fleet: fleet, meter: meter) }
+
         let logged = all.flatMap { $0.entries.map(\.imageHash) }
         let verify = try await bench.verify(
             Array(logged.prefix(queries))
@@ -237,6 +249,32 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 burst.rate / writer, burst.rate / frontier, burst.rate / 5000, verify.rate / 10_000))
         await producer.close()
         await world.dropSchemas()
+    }
+
+    /// `--steady`: the search's probes, one line each, then the highest rate that held against
+    /// the all-at-once rate (goal ≥ 0.8) and what a bundle cost there against the burst.
+    private func steadySearch(
+        _ bench: AggregatorBench, ceiling: Double, burstCPU: Double, fleet: [ProvisioningFile], meter: PhaseWork.Meter
+    ) async throws {
+        let rule = AggregatorBench.SteadyRule(seconds: steadySeconds, warmup: warmupSeconds)
+        let goal = 0.8
+        let (held, failed) = try await bench.steadySearch(
+            ceiling: ceiling, goal: goal, probes: steadyProbes, rule: rule, fleet: fleet, meter: meter
+        ) { probe in
+            printNow(
+                String(
+                    format:
+                        "steady search: %.0f bundles/s (%.2f of all at once) for %.0f s: %d of %d answered, p99 %.0f ms, p50 of the first %.0f s %.1f ms, of the last %.1f ms, CPU per bundle %.2f ms (%.2f× all at once): %@",
+                    probe.rate, probe.rate / ceiling, rule.seconds, probe.answered, probe.sent, probe.p99, rule.window,
+                    probe.firstP50, probe.lastP50, probe.cpuPerBundle, probe.cpuPerBundle / burstCPU,
+                    probe.held ? "holds" : "does not hold"))
+        }
+        printNow(
+            String(
+                format:
+                    "steady rate: %.0f bundles/s held for %.0f s (p99 < %.0f ms, lag not growing) = %.2f of the all-at-once rate (goal ≥ %.1f)%@",
+                held?.rate ?? 0, rule.seconds, rule.p99Limit, (held?.rate ?? 0) / ceiling, goal,
+                failed.map { String(format: "; the lowest rate that did not hold: %.0f/s", $0.rate) } ?? ""))
     }
 
     /// A phase's cost per bundle: messages by topic, PostgreSQL, CPU-ms by process.
