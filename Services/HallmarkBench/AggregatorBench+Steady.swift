@@ -31,6 +31,8 @@ extension AggregatorBench {
         var lastP50: Double
         var cpuPerBundle: Double
         var held: Bool
+        /// What the stream cost: messages, PostgreSQL, CPU by process.
+        var work: PhaseWork
     }
 
     /// Sends a stream paced at `rate` for the rule's warm-up and seconds, waits for every
@@ -53,7 +55,7 @@ extension AggregatorBench {
             answered == bundles.count && p99 < rule.p99Limit && !rule.lagGrew(first: first, last: last)
         return SteadyProbe(
             rate: rate, sent: bundles.count, answered: answered, p99: p99, firstP50: first, lastP50: last,
-            cpuPerBundle: work.cpuMilliseconds / Double(max(bundles.count, 1)), held: held)
+            cpuPerBundle: work.cpuMilliseconds / Double(max(bundles.count, 1)), held: held, work: work)
     }
 
     /// The highest paced rate the stack holds, up to `ceiling` (the all-at-once rate): the

@@ -268,6 +268,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                     probe.rate, probe.rate / ceiling, rule.seconds, probe.answered, probe.sent, probe.p99, rule.window,
                     probe.firstP50, probe.lastP50, probe.cpuPerBundle, probe.cpuPerBundle / burstCPU,
                     probe.held ? "holds" : "does not hold"))
+            printWork(probe.work, per: probe.sent, String(format: "at %.0f/s for %.0f s", probe.rate, rule.seconds))
         }
         printNow(
             String(
