@@ -169,15 +169,15 @@ package struct CaptureTokens: Sendable {
         on connection: PostgresConnection
     ) async throws {
         if !roots.isEmpty {
-            // One statement: a token gets a new root only when `lookup` (under the same lock)
-            // found it unknown, so a row it has is an expired root, replaced in place, and the
-            // hashes it has are that root's, deleted.
+            // One statement: a token gets a new root only when `lockAndLoad` (under the same
+            // lock) found it unknown, so a row it has is an expired root, replaced in place, and
+            // the hashes it has are that root's, deleted.
             let tokens = PostgresArray(roots.map(\.token))
             try await connection.execute(
                 """
                 WITH expired AS (
                     DELETE FROM \(unescaped: schema).capture_hashes WHERE token_digest = ANY(\(tokens)))
-                INSERT INTO \(unescaped: schema).capture_tokens AS c (token_digest, root)
+                INSERT INTO \(unescaped: schema).capture_tokens (token_digest, root)
                 SELECT * FROM unnest(\(tokens), \(PostgresArray(roots.map(\.submission))))
                 ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, created_at = now()
                 """)

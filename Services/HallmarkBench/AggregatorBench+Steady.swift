@@ -24,15 +24,14 @@ extension AggregatorBench {
     /// One paced stream of the search and its verdict.
     struct SteadyProbe {
         var rate: Double
-        var sent: Int
-        var answered: Int
+        var stream: PacedStream
         var p99: Double
         var firstP50: Double
         var lastP50: Double
-        var cpuPerBundle: Double
         var held: Bool
-        /// What the stream cost: messages, PostgreSQL, CPU by process.
-        var work: PhaseWork
+
+        /// CPU-ms of every process per bundle sent.
+        var cpuPerBundle: Double { stream.work.cpuMilliseconds / Double(max(stream.sent, 1)) }
     }
 
     /// Sends a stream paced at `rate` for the rule's warm-up and seconds, waits for every
@@ -41,21 +40,16 @@ extension AggregatorBench {
     func steadyProbe(
         rate: Double, rule: SteadyRule, fleet: [ProvisioningFile], meter: PhaseWork.Meter
     ) async throws -> SteadyProbe {
-        let bundles = try self.bundles(Int(rate * (rule.warmup + rule.seconds)), from: fleet)
-        let (sent, work) = try await meter.measure { try await submit(bundles, pace: rate) }
-        // Bundles are sent in order, so their index is their send time's order.
-        let counted = bundles.dropFirst(Int(rate * rule.warmup)).map { sent.latencies[$0.id.text] }
-        let latencies = counted.compactMap { $0 }
+        let stream = try await pacedStream(
+            rate: rate, warmup: rule.warmup, seconds: rule.seconds, fleet: fleet, meter: meter)
+        let counted = stream.counted
         let span = min(counted.count, Int(rate * rule.window))
         let first = BenchExchange.percentiles(counted.prefix(span).compactMap { $0 }).p50
         let last = BenchExchange.percentiles(counted.suffix(span).compactMap { $0 }).p50
-        let p99 = BenchExchange.percentiles(latencies).p99
-        let answered = sent.latencies.count
+        let p99 = BenchExchange.percentiles(counted.compactMap { $0 }).p99
         let held =
-            answered == bundles.count && p99 < rule.p99Limit && !rule.lagGrew(first: first, last: last)
-        return SteadyProbe(
-            rate: rate, sent: bundles.count, answered: answered, p99: p99, firstP50: first, lastP50: last,
-            cpuPerBundle: work.cpuMilliseconds / Double(max(bundles.count, 1)), held: held, work: work)
+            stream.answered == stream.sent && p99 < rule.p99Limit && !rule.lagGrew(first: first, last: last)
+        return SteadyProbe(rate: rate, stream: stream, p99: p99, firstP50: first, lastP50: last, held: held)
     }
 
     /// The highest paced rate the stack holds, up to `ceiling` (the all-at-once rate): the

@@ -155,19 +155,19 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         // Then at 5% of it: what a bundle costs when the fixed costs of time are shared by few.
         var pacedWork: [(work: PhaseWork, count: Int, p99: Double)] = []
         for (pace, label) in [(rate, ""), (burst.rate / 2, " (half the all-at-once rate)"), (burst.rate / 20, " (5% of it)")] {
-            let paced = try bench.bundles(Int(pace * (warmupSeconds + pacedSeconds)), from: fleet)
-            let (steady, work) = try await meter.measure { try await bench.submit(paced, pace: pace) }
-            let counted = paced.dropFirst(Int(pace * warmupSeconds)).compactMap { steady.latencies[$0.id.text] }
+            let paced = try await bench.pacedStream(
+                rate: pace, warmup: warmupSeconds, seconds: pacedSeconds, fleet: fleet, meter: meter)
+            let counted = paced.counted.compactMap { $0 }
             let p = BenchExchange.percentiles(counted)
             printNow(
                 String(
                     format:
                         "end to end at %.0f bundles/s%@: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d bundles (%d accepted of %d)",
-                    pace, label, p.p50, p.p90, p.p99, p.max, counted.count, steady.accepted, paced.count))
+                    pace, label, p.p50, p.p90, p.p99, p.max, counted.count, paced.accepted, paced.sent))
             // The goal's fixed rate is over capacity on a small machine: its cost says nothing.
             if !label.isEmpty {
-                printWork(work, per: paced.count, String(format: "at %.0f/s", pace))
-                pacedWork.append((work, paced.count, p.p99))
+                printWork(paced.work, per: paced.sent, String(format: "at %.0f/s", pace))
+                pacedWork.append((paced.work, paced.sent, p.p99))
             }
         }
         printWork(lowWork, per: low.endToEnd.count, String(format: "at %.0f/s (the hop phase)", lowRate))
@@ -265,10 +265,11 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 String(
                     format:
                         "steady search: %.0f bundles/s (%.2f of all at once) for %.0f s: %d of %d answered, p99 %.0f ms, p50 of the first %.0f s %.1f ms, of the last %.1f ms, CPU per bundle %.2f ms (%.2f× all at once): %@",
-                    probe.rate, probe.rate / ceiling, rule.seconds, probe.answered, probe.sent, probe.p99, rule.window,
+                    probe.rate, probe.rate / ceiling, rule.seconds, probe.stream.answered, probe.stream.sent, probe.p99,
+                    rule.window,
                     probe.firstP50, probe.lastP50, probe.cpuPerBundle, probe.cpuPerBundle / burstCPU,
                     probe.held ? "holds" : "does not hold"))
-            printWork(probe.work, per: probe.sent, String(format: "at %.0f/s for %.0f s", probe.rate, rule.seconds))
+            printWork(probe.stream.work, per: probe.stream.sent, String(format: "at %.0f/s for %.0f s", probe.rate, rule.seconds))
         }
         printNow(
             String(

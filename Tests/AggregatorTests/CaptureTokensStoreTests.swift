@@ -12,7 +12,6 @@ import Testing
 struct CaptureTokensStoreTests {
     @Test func anExpiredRootIsReplacedAndItsHashesGoWithIt() async throws {
         let (pool, schema) = try await TransparencyLogTests.schema()
-        defer { Task { await TransparencyLogTests.drop(pool, schema) } }
         let tokens = CaptureTokens(schema: schema, key: try .generate(), window: .seconds(3600))
         let (token, other) = (CaptureTokensTests.digest(), CaptureTokensTests.digest())
         let (raw, processed) = (CaptureTokensTests.digest(), CaptureTokensTests.digest())
@@ -44,5 +43,6 @@ struct CaptureTokensStoreTests {
             "SELECT count(*)::int8 FROM \(unescaped: schema).capture_tokens WHERE token_digest = \(token)")
         let count = try rows.decode(Int64.self).first
         #expect(count == 1, "one row per token")
+        await TransparencyLogTests.drop(pool, schema)
     }
 }
