@@ -62,9 +62,11 @@ struct KafkaBench {
 
     /// Drains `count` backlog messages through a stage whose processor echoes; msgs/s from
     /// the first message processed (like the raw consume rate, it leaves out the group join).
-    func stageThroughput(count: Int, input: String, output: String, inFlight: Int) async throws -> Double {
+    func stageThroughput(
+        count: Int, input: String, output: String, inFlight: Int, dispatch: StageDispatch = .keyLanes
+    ) async throws -> Double {
         let processor = EchoProcessor(output: output, target: count)
-        _ = try await runStage(processor, input: input, inFlight: inFlight) {
+        _ = try await runStage(processor, input: input, inFlight: inFlight, dispatch: dispatch) {
             await processor.done.wait()
         }
         let elapsed = processor.finished.withLock { $0 }! - processor.started.withLock { $0 }!
@@ -86,12 +88,12 @@ struct KafkaBench {
 
     /// Runs a stage until `body` returns, then shuts it down; returns the body's duration.
     func runStage(
-        _ processor: EchoProcessor, input: String, inFlight: Int,
+        _ processor: EchoProcessor, input: String, inFlight: Int, dispatch: StageDispatch = .keyLanes,
         _ body: () async throws -> Void
     ) async throws -> Duration {
         var config = StageConfiguration(
             service: "bench", inputs: [StageInput(topic: input, schemas: [BenchMessage.schemaName])],
-            groupID: "bench-stage-\(UUID())", maxInFlight: inFlight)
+            groupID: "bench-stage-\(UUID())", dispatch: dispatch, maxInFlight: inFlight)
         config.instance = "bench"
         config.maxMessageBytes = kafka.maxMessageBytes
         let stage = Stage(

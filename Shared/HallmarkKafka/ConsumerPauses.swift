@@ -14,6 +14,8 @@ final class ConsumerPauses: Sendable {
         var signal: UInt64 = 0
         /// The partitions a rest paused, and their end offsets then.
         var rested: [KafkaTopicPartition: Int64] = [:]
+        /// Partitions the reader resumed whose fetching the poll thread has yet to wake.
+        var toWake: Set<KafkaTopicPartition> = []
     }
 
     private let state: Mutex<State>
@@ -46,12 +48,28 @@ final class ConsumerPauses: Sendable {
         state.withLock {
             $0.byReader.subtract(partitions)
             $0.signal = max($0.signal, now)
+            $0.toWake.formUnion(partitions)
         }
     }
 
     /// Partitions assigned or revoked: every assignment starts unpaused, and wakes the consumer.
     func assignmentChanged(_ partitions: [KafkaTopicPartition], now: UInt64 = Uptime.now()) {
-        readerResumed(partitions, now: now)
+        state.withLock {
+            $0.byReader.subtract(partitions)
+            $0.signal = max($0.signal, now)
+        }
+    }
+
+    /// The partitions the reader resumed since the last call, for the poll thread to wake
+    /// their fetching: librdkafka's broker thread, with every partition paused, sleeps until
+    /// its next timer (up to `fetch.queue.backoff.ms`, a second), and a resume alone does not
+    /// wake it. So a stage that paused a partition for a full slot waited a second for it.
+    func takeResumed() -> [KafkaTopicPartition] {
+        state.withLock { s in
+            guard !s.toWake.isEmpty else { return [] }
+            defer { s.toWake = [] }
+            return Array(s.toWake.subtracting(s.byReader))
+        }
     }
 
     /// A message arrived (or the reader's buffer is full): the consumer is busy.
@@ -84,6 +102,8 @@ final class ConsumerPauses: Sendable {
         state.withLock { s in
             var limit = longest
             if s.rest.isResting && wakesOnProduce { limit = min(limit, 20) }
+            // A partition the reader paused is resumed from another thread; look soon.
+            if !s.byReader.isEmpty || !s.toWake.isEmpty { limit = min(limit, 5) }
             guard let deadline = s.rest.deadline else { return limit }
             let left = deadline > now ? (deadline - now + 999_999) / 1_000_000 : 0
             return Int32(min(UInt64(limit), left))

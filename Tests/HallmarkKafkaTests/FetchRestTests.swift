@@ -89,7 +89,7 @@ struct FetchRestTests {
         #expect(pauses.restedEnds == [b: 7])
         #expect(first?.action == .pause && first?.exempt == [a])
         #expect(pauses.isResting)
-        #expect(pauses.pollTimeout(now: 1000 * ms) == 20, "its first check is due in 20 ms")
+        #expect(pauses.pollTimeout(now: 1000 * ms) == 5, "the reader may resume its partition any moment")
         pauses.readerResumed([a], now: 1005 * ms)
         let woken = pauses.step(now: 1006 * ms)
         #expect(woken?.action == .resume && woken?.exempt == [])
@@ -100,6 +100,31 @@ struct FetchRestTests {
         pauses.assignmentChanged([b], now: 2007 * ms)
         let assigned = pauses.step(now: 2008 * ms)
         #expect(assigned?.action == .resume && assigned?.exempt == [])
+    }
+
+    /// librdkafka's broker thread, every partition paused, sleeps until a timer (up to a
+    /// second) and a resume does not wake it: the poll thread hands it a request instead.
+    @Test func aReaderResumeIsHandedToThePollThreadOnce() {
+        let pauses = ConsumerPauses(policy: Self.policy, now: 0)
+        let a = KafkaTopicPartition(topic: "t", partition: 0)
+        let b = KafkaTopicPartition(topic: "t", partition: 1)
+        #expect(pauses.takeResumed().isEmpty)
+        #expect(pauses.pollTimeout(now: 0) == 100, "nothing paused: the loop's own longest wait")
+        pauses.readerPaused([a, b])
+        #expect(pauses.pollTimeout(now: 0) == 5, "a paused partition is resumed from another thread: look soon")
+        pauses.readerResumed([a])
+        #expect(pauses.takeResumed() == [a])
+        #expect(pauses.takeResumed().isEmpty, "handed over once")
+        pauses.readerResumed([b])
+        pauses.readerPaused([b])
+        #expect(pauses.takeResumed().isEmpty, "paused again before the poll thread looked: nothing to wake")
+        pauses.readerResumed([b])
+        #expect(pauses.pollTimeout(now: 0) == 5, "a resume not yet handed over")
+        #expect(pauses.takeResumed() == [b])
+        #expect(pauses.pollTimeout(now: 0) == 100)
+        // A new assignment's fetch starts by itself.
+        pauses.assignmentChanged([a])
+        #expect(pauses.takeResumed().isEmpty)
     }
 
     @Test func producingWakesOnlyConsumersThatListen() {

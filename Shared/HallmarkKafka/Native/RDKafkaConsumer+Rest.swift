@@ -4,6 +4,8 @@ import rdkafka
 extension RDKafkaConsumer {
     /// The poll thread's turn at ``FetchRest``: pauses, checks or resumes as the rest calls for.
     func rest(now: UInt64) {
+        let resumed = pauses.takeResumed()
+        if !resumed.isEmpty { _ = endOffsets(resumed) }  // wakes the broker thread: see `apply`
         guard let (action, exempt) = pauses.step(now: now) else { return }
         switch action {
         case .pause:
