@@ -167,11 +167,13 @@ struct Parser {
         index += 1  // the opening quote
         let start = index
         // Fast path: no escapes, found eight bytes at a time.
-        index = JSONStringScan.firstSpecial(in: bytes, from: index)
+        let (end, ascii) = JSONStringScan.firstSpecialAndASCII(in: bytes, from: index)
+        index = end
         guard index < bytes.count else { throw failure("unterminated string") }
         switch bytes[index] {
         case UInt8(ascii: "\""):
-            let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            let text = ascii ? String(decoding: raw, as: UTF8.self) : String(validating: raw, as: UTF8.self)
             guard let text else { throw JSONReadError(offset: start, reason: "invalid UTF-8 in a string") }
             index += 1
             return text

@@ -9,17 +9,30 @@ enum JSONStringScan {
     /// `bytes.count` when there is none.
     @inline(__always)
     static func firstSpecial(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
+        firstSpecialAndASCII(in: bytes, from: start).end  // inlined: the unused ASCII check folds away
+    }
+
+    /// ``firstSpecial(in:from:)``, and whether every byte before it is ASCII: such a string
+    /// needs no UTF-8 validation (the generic `String(validating:as:)` instantiates type
+    /// metadata on each call, a few percent of a stage's intake).
+    @inline(__always)
+    static func firstSpecialAndASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, ascii: Bool) {
+        guard let base = bytes.baseAddress else { return (start, true) }
         let n = bytes.count
         var i = start
+        var high: UInt64 = 0
         let raw = UnsafeRawPointer(base)
         while i &+ 8 <= n {
             let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             if hasSpecial(word) { break }
+            high |= word & highs
             i &+= 8
         }
-        while i < n, !isSpecial(base[i]) { i &+= 1 }
-        return i
+        while i < n, !isSpecial(base[i]) {
+            high |= UInt64(base[i] & 0x80)
+            i &+= 1
+        }
+        return (i, high == 0)
     }
 
     @inline(__always)

@@ -22,7 +22,39 @@ struct OffsetTracker: Sendable {
             done.removeFirst(head)
             head = 0
         }
+
+        mutating func abandon(from offset: Int64) {
+            let keep = offsets[head...].firstIndex { $0 >= offset } ?? offsets.count
+            offsets.removeSubrange(keep...)
+            done.removeSubrange(keep...)
+        }
+
+        mutating func begin(offset: Int64, generation: UInt64) -> Bool {
+            guard generation >= self.generation else { return false }
+            if let last = offsets.last, offset <= last { return false }
+            offsets.append(offset)
+            done.append(false)
+            return true
+        }
+
+        mutating func finish(offset: Int64, generation: UInt64) -> Int64? {
+            guard self.generation <= generation, let index = OffsetTracker.search(offsets, from: head, for: offset) else {
+                return nil
+            }
+            done[index] = true
+            var advanced: Int64?
+            while head < offsets.count, done[head] {
+                advanced = offsets[head] + 1
+                head += 1
+            }
+            compact()
+            if let advanced { stored = advanced }
+            return advanced
+        }
     }
+
+    // Lanes are changed in place (`lanes[partition]?.…`): a copy taken out of the dictionary
+    // and written back would copy its arrays on every message, O(messages in flight) each.
 
     private var lanes: [KafkaTopicPartition: Lane] = [:]
 
@@ -40,39 +72,19 @@ struct OffsetTracker: Sendable {
     /// forgotten, so the stored offset can reach this one but never pass it (its next owner
     /// reads it again), while earlier messages still finish and store their offsets.
     mutating func abandon(_ partition: KafkaTopicPartition, from offset: Int64) {
-        guard var lane = lanes[partition] else { return }
-        let keep = lane.offsets[lane.head...].firstIndex { $0 >= offset } ?? lane.offsets.count
-        lane.offsets.removeSubrange(keep...)
-        lane.done.removeSubrange(keep...)
-        lanes[partition] = lane
+        lanes[partition]?.abandon(from: offset)
     }
 
     /// Records that a message is in flight. Returns false for a message fetched before the
     /// partition's current assignment (or for a partition not assigned): the caller skips it.
     mutating func begin(_ partition: KafkaTopicPartition, offset: Int64, generation: UInt64) -> Bool {
-        guard var lane = lanes[partition], generation >= lane.generation else { return false }
-        if let last = lane.offsets.last, offset <= last { return false }
-        lane.offsets.append(offset)
-        lane.done.append(false)
-        lanes[partition] = lane
-        return true
+        lanes[partition]?.begin(offset: offset, generation: generation) ?? false
     }
 
     /// Records that a message is finished. Returns the offset to store (the next offset to
     /// read) when the low-water mark moved, nil otherwise.
     mutating func finish(_ partition: KafkaTopicPartition, offset: Int64, generation: UInt64) -> Int64? {
-        guard var lane = lanes[partition], lane.generation <= generation else { return nil }
-        guard let index = Self.search(lane.offsets, from: lane.head, for: offset) else { return nil }
-        lane.done[index] = true
-        var advanced: Int64?
-        while lane.head < lane.offsets.count, lane.done[lane.head] {
-            advanced = lane.offsets[lane.head] + 1
-            lane.head += 1
-        }
-        lane.compact()
-        if let advanced { lane.stored = advanced }
-        lanes[partition] = lane
-        return advanced
+        lanes[partition]?.finish(offset: offset, generation: generation) ?? nil
     }
 
     /// Messages in flight in these partitions (all partitions when nil).
@@ -87,7 +99,7 @@ struct OffsetTracker: Sendable {
         lanes.compactMapValues { lane in lane.head < lane.offsets.count ? lane.offsets[lane.head] : lane.stored }
     }
 
-    private static func search(_ offsets: [Int64], from low: Int, for offset: Int64) -> Int? {
+    fileprivate static func search(_ offsets: [Int64], from low: Int, for offset: Int64) -> Int? {
         var (lo, hi) = (low, offsets.count - 1)
         while lo <= hi {
             let mid = (lo + hi) / 2
