@@ -58,14 +58,14 @@ package struct BenchKafkaCommand: AsyncParsableCommand {
         let raw = try await bench.forward(count: messages, input: input, output: forwarded)
         print(String(format: "raw forward (one hop):      %9.0f msgs/s", raw))
         let stage = try await bench.stageThroughput(count: messages, input: input, output: output, inFlight: inFlight)
-        print(String(format: "stage loop (no-op, echo):   %9.0f msgs/s (key lanes)", stage))
+        print(String(format: "stage loop (no-op, lanes):  %9.0f msgs/s", stage))
         if let h = registry.snapshot().histograms.first(where: { $0.name == "hallmark_stage_processing_ns" }) {
             print(String(format: "  per message (process + acked send): p50 %.2f ms, p99 %.2f ms", h.p50 / 1e6, h.p99 / 1e6))
         }
         // The services' busy stages (intake, tokens, joiner, receipts) run partition batches.
         let batches = try await bench.stageThroughput(
             count: messages, input: input, output: batchOutput, inFlight: inFlight, dispatch: .partitionBatches)
-        print(String(format: "stage loop (no-op, echo):   %9.0f msgs/s (partition batches)", batches))
+        print(String(format: "stage loop (no-op, batches):%9.0f msgs/s", batches))
         print("send → read latency at \(latencyRate) msgs/s, \(latencySeconds) s each:")
         for hop in hops {
             let latency = try await bench.latency(

@@ -15,7 +15,10 @@ struct BenchKafkaTests {
         let status = await bench.waitForExit(timeout: .seconds(240))
         let text = (try? String(contentsOf: bench.logFile, encoding: .utf8)) ?? ""
         try #require(status == 0, "exit \(String(describing: status)): \(text.suffix(3000))")
-        for phase in ["raw produce (acked)", "raw consume", "raw forward (one hop)", "stage loop (no-op, echo)"] {
+        for phase in [
+            "raw produce (acked)", "raw consume", "raw forward (one hop)", "stage loop (no-op, lanes)",
+            "stage loop (no-op, batches)",
+        ] {
             #expect(Self.rate(of: phase, in: text).map { $0 > 0 } == true, "\(phase): \(text.suffix(3000))")
         }
         // Each latency phase read all 100 messages it sent, after the hop it names.
