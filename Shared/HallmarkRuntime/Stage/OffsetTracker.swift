@@ -38,9 +38,7 @@ struct OffsetTracker: Sendable {
         }
 
         mutating func finish(offset: Int64, generation: UInt64) -> Int64? {
-            guard self.generation <= generation, let index = OffsetTracker.search(offsets, from: head, for: offset) else {
-                return nil
-            }
+            guard self.generation <= generation, let index = index(of: offset) else { return nil }
             done[index] = true
             var advanced: Int64?
             while head < offsets.count, done[head] {
@@ -51,11 +49,21 @@ struct OffsetTracker: Sendable {
             if let advanced { stored = advanced }
             return advanced
         }
+
+        /// Where `offset` is among those in flight (binary search: they are in order).
+        private func index(of offset: Int64) -> Int? {
+            var (lo, hi) = (head, offsets.count - 1)
+            while lo <= hi {
+                let mid = (lo + hi) / 2
+                if offsets[mid] == offset { return mid }
+                if offsets[mid] < offset { lo = mid + 1 } else { hi = mid - 1 }
+            }
+            return nil
+        }
     }
 
     // Lanes are changed in place (`lanes[partition]?.…`): a copy taken out of the dictionary
     // and written back would copy its arrays on every message, O(messages in flight) each.
-
     private var lanes: [KafkaTopicPartition: Lane] = [:]
 
     /// Starts tracking a partition afresh (on assignment); earlier generations become stale.
@@ -84,7 +92,7 @@ struct OffsetTracker: Sendable {
     /// Records that a message is finished. Returns the offset to store (the next offset to
     /// read) when the low-water mark moved, nil otherwise.
     mutating func finish(_ partition: KafkaTopicPartition, offset: Int64, generation: UInt64) -> Int64? {
-        lanes[partition]?.finish(offset: offset, generation: generation) ?? nil
+        lanes[partition]?.finish(offset: offset, generation: generation)
     }
 
     /// Messages in flight in these partitions (all partitions when nil).
@@ -97,15 +105,5 @@ struct OffsetTracker: Sendable {
     /// assignment: the point the consumer lag is measured from.
     func lowWaterMarks() -> [KafkaTopicPartition: Int64] {
         lanes.compactMapValues { lane in lane.head < lane.offsets.count ? lane.offsets[lane.head] : lane.stored }
-    }
-
-    fileprivate static func search(_ offsets: [Int64], from low: Int, for offset: Int64) -> Int? {
-        var (lo, hi) = (low, offsets.count - 1)
-        while lo <= hi {
-            let mid = (lo + hi) / 2
-            if offsets[mid] == offset { return mid }
-            if offsets[mid] < offset { lo = mid + 1 } else { hi = mid - 1 }
-        }
-        return nil
     }
 }
