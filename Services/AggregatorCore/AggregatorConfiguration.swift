@@ -46,6 +46,8 @@ package struct AggregatorConfiguration: DeclaredSettings {
     package var maxBatch: Int = declared(\.maxBatch)
     /// Longest a validated submission waits for its batch.
     package var linger: Duration = declared(\.linger)
+    /// Shortest time between log batches while a stream keeps the writer busy.
+    package var pace: Duration = declared(\.pace)
     /// Re-send a token request unanswered this long.
     package var resendAfter: Duration = declared(\.resendAfter)
     /// Answer `validation_timeout` when the authority has not answered this long.
@@ -167,6 +169,13 @@ package struct AggregatorConfiguration: DeclaredSettings {
                 "HALLMARK_AGGREGATOR_LINGER_MS", default: .zero, in: 0...60_000,
                 doc:
                     "how long a validated submission waits for its log batch to fill (0: the writer takes what waits as soon as it is free, so batches grow only under load)"
+            )),
+        .bind(
+            \.pace,
+            .milliseconds(
+                "HALLMARK_AGGREGATOR_PACE_MS", default: .milliseconds(20), in: 0...60_000,
+                doc:
+                    "shortest time between log batches while a stream keeps the writer busy: each is a transaction and a signed checkpoint (0: never waits; after a quiet spell a submission goes at once)"
             )),
         .bind(
             \.resendAfter,

@@ -40,7 +40,7 @@ package enum AggregatorService {
         let writer = OrderedWriter(
             configuration: .init(
                 name: TransparencyLog.writerName, schema: c.schema, service: "aggregator",
-                maxBatch: c.maxBatch, linger: c.linger),
+                maxBatch: c.maxBatch, linger: c.linger, pace: c.pace),
             log: log, pool: database.pool, producer: context.producer, logger: context.logger)
         flow.writerBell.attach { writer.wake() }
         let pool = database.pool

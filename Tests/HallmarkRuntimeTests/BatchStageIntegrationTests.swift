@@ -34,6 +34,7 @@ final class BatchSizes: Sendable {
     private let sizes = Mutex<[Int]>([])
     func record(_ n: Int) { sizes.withLock { $0.append(n) } }
     var largest: Int { sizes.withLock { $0.max() ?? 0 } }
+    var all: [Int] { sizes.withLock { $0 } }
 }
 
 @Suite("Batch stage against the real broker", .serialized, .timeLimit(.minutes(5)))

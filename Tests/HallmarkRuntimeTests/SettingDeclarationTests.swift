@@ -39,15 +39,19 @@ struct SettingDeclarationTests {
     @Test func aStagesOwnFlowVariablesFallBackToTheServices() throws {
         let base = try StageConfiguration.fromEnvironment(
             ["HALLMARK_MAX_BATCH": "100", "HALLMARK_BATCH_WORKERS": "3"], service: "aggregator", inputs: [])
-        let env = ["HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH": "7", "HALLMARK_AGGREGATOR_INTAKE_BATCH_LINGER_MS": "20"]
+        let env = [
+            "HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH": "7", "HALLMARK_AGGREGATOR_INTAKE_BATCH_LINGER_MS": "20",
+            "HALLMARK_AGGREGATOR_INTAKE_BATCH_PACE_MS": "35",
+        ]
         let intake = try base.overriding(for: "intake", in: env)
         #expect(intake.maxBatch == 7 && intake.batchWorkers == 3 && intake.batchLinger == .milliseconds(20))
+        #expect(intake.batchPace == .milliseconds(35) && base.batchPace == .milliseconds(20))
         #expect(try base.overriding(for: "tokens", in: env).maxBatch == 100)
         #expect(throws: ConfigurationError.self) {
             try base.overriding(for: "intake", in: ["HALLMARK_AGGREGATOR_INTAKE_LANE_DEPTH": "0"])
         }
         let names = StageConfiguration.Variable.flow(service: "aggregator", stage: "intake").map(\.name)
-        #expect(names.contains("HALLMARK_AGGREGATOR_INTAKE_MAX_BATCH") && names.count == 5)
+        #expect(names.contains("HALLMARK_AGGREGATOR_INTAKE_BATCH_PACE_MS") && names.count == 6)
     }
 
     /// Every listed variable is declared once, and the structs' defaults are the declarations'.

@@ -17,17 +17,19 @@ struct StageMemoryTests {
 
     static func stage(
         _ broker: MemoryBroker, dispatch: StageDispatch, group: String = "g", maxMessageBytes: Int = 1 << 20,
-        batchLinger: Duration = StageConfiguration.Variable.batchLinger.defaultValue
+        batchLinger: Duration = StageConfiguration.Variable.batchLinger.defaultValue,
+        batchPace: Duration = StageConfiguration.Variable.batchPace.defaultValue,
+        processor: EchoBatchProcessor = EchoBatchProcessor(output: output)
     ) -> Stage<EchoBatchProcessor> {
         var config = StageConfiguration(
             service: "memory-test", inputs: [StageInput(topic: input, schemas: [ProbeRequest.schemaName])],
             groupID: group, dispatch: dispatch, rejectedTopic: rejected, maxInFlight: 8, laneDepth: 4,
-            maxBatch: 32, batchLinger: batchLinger, batchWorkers: 2, maxMessageBytes: maxMessageBytes,
+            maxBatch: 32, batchLinger: batchLinger, batchPace: batchPace, batchWorkers: 2, maxMessageBytes: maxMessageBytes,
             retry: RetryPolicy(initialDelay: .milliseconds(1), maxDelay: .milliseconds(4)))
         config.instance = "memory"
         return Stage(
             configuration: config, transport: broker.transport(maxMessageBytes: maxMessageBytes), database: nil,
-            processor: EchoBatchProcessor(output: output), logger: Logger(label: "stage-memory-test"))
+            processor: processor, logger: Logger(label: "stage-memory-test"))
     }
 
     /// `perKey` requests on each of `keys` keys, numbered per key from `first`; their ids.
@@ -88,6 +90,30 @@ struct StageMemoryTests {
                 return await broker.waitFor(Self.output, count: 2)
             })
         #expect(try Self.answers(broker) == ["k0": [0, 1]])
+    }
+
+    /// Pace: messages that come sooner after a worker's last batch than the pace wait for it
+    /// and go together, so a stream pays a batch's fixed cost per pace, not per message. (With
+    /// no pace the second message went alone, at once.)
+    @Test func aStreamWithinThePaceGoesAsOneBatch() async throws {
+        let broker = MemoryBroker(defaultPartitions: 1)
+        let processor = EchoBatchProcessor(output: Self.output)
+        let stage = Self.stage(
+            broker, dispatch: .partitionBatches, batchLinger: .zero, batchPace: .seconds(3), processor: processor)
+        Self.produce(broker, keys: 1, perKey: 1)
+        var heldForThePace = false
+        #expect(
+            await Self.run(stage) {
+                guard await broker.waitFor(Self.output, count: 1) else { return false }
+                Self.produce(broker, keys: 1, perKey: 1, first: 1)
+                // Held until the pace is due (3 s after the first batch), not answered at once.
+                heldForThePace = !(await broker.waitFor(Self.output, count: 2, timeout: .milliseconds(500)))
+                Self.produce(broker, keys: 1, perKey: 4, first: 2)
+                return await broker.waitFor(Self.output, count: 6)
+            })
+        #expect(heldForThePace)
+        #expect(processor.batches.all == [1, 5])
+        #expect(try Self.answers(broker) == ["k0": Array(0..<6)])
     }
 
     @Test(arguments: [StageDispatch.keyLanes, .partitionBatches])

@@ -185,7 +185,15 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
     private func runBatches(_ slot: Int, _ dispatcher: StageDispatcher, _ consumer: any StageSource) async {
         let pending = AsyncSemaphore(max(1, configuration.batchesInFlight))
         await withDiscardingTaskGroup { group in
+            var pace = BatchPace(interval: configuration.batchPace)
             while var batch = await dispatcher.take(slot: slot, limit: configuration.maxBatch) {
+                if batch.count < configuration.maxBatch, !isStopping, let due = pace.due(at: .now) {
+                    // A stream keeps this worker busy: the batch takes what arrives until the
+                    // pace is due rather than a transaction per message.
+                    try? await Task.sleep(until: due)
+                    batch += dispatcher.takeReady(slot: slot, limit: configuration.maxBatch - batch.count)
+                }
+                pace.started(at: .now)
                 if configuration.batchLinger > .zero, batch.count < configuration.maxBatch, !isStopping {
                     // Group commit: while another batch is at work, wait for it and take what
                     // arrived meanwhile. Else, below saturation, every message would pay a

@@ -47,6 +47,13 @@ public struct StageConfiguration: DeclaredSettings {
     /// saturation a worker otherwise takes messages one at a time, paying a batch's fixed cost
     /// (a transaction) per message. `HALLMARK_BATCH_LINGER_MS`, default 50 ms; 0 never waits.
     public var batchLinger: Duration
+    /// Batch stages: the shortest time between the starts of one worker's batches while a
+    /// stream keeps it busy. A short batch that comes sooner waits out the rest of it and
+    /// takes what arrived meanwhile; after a quiet spell longer than this, a message goes at
+    /// once. So a paced stream is processed in batches of what this time holds, not one
+    /// transaction per message, and a lone message waits for nothing.
+    /// `HALLMARK_BATCH_PACE_MS`, default 20 ms; 0 never waits.
+    public var batchPace: Duration
     /// Batch stages: batches processed concurrently, each over its own share of the partitions
     /// (so per-partition order holds). `HALLMARK_BATCH_WORKERS`, default 4.
     public var batchWorkers: Int
@@ -75,6 +82,7 @@ public struct StageConfiguration: DeclaredSettings {
         securityTopic: String = Variable.securityTopic.defaultValue, replyTopics: Set<String> = [],
         maxInFlight: Int = Variable.maxInFlight.defaultValue, laneDepth: Int = Variable.laneDepth.defaultValue,
         maxBatch: Int = Variable.maxBatch.defaultValue, batchLinger: Duration = Variable.batchLinger.defaultValue,
+        batchPace: Duration = Variable.batchPace.defaultValue,
         batchWorkers: Int = Variable.batchWorkers.defaultValue, batchesInFlight: Int = 4,
         maxMessageBytes: Int = KafkaConfiguration.declared(\.maxMessageBytes), maxAttempts: Int = 5,
         retry: RetryPolicy = RetryPolicy(), shutdownGrace: Duration = Variable.shutdownGrace.defaultValue,
@@ -92,6 +100,7 @@ public struct StageConfiguration: DeclaredSettings {
         self.laneDepth = laneDepth
         self.maxBatch = maxBatch
         self.batchLinger = batchLinger
+        self.batchPace = batchPace
         self.batchWorkers = batchWorkers
         self.batchesInFlight = batchesInFlight
         self.maxMessageBytes = maxMessageBytes
@@ -127,6 +136,9 @@ public struct StageConfiguration: DeclaredSettings {
         public static let batchLinger = Setting.milliseconds(
             "HALLMARK_BATCH_LINGER_MS", default: .milliseconds(50), in: 0...10_000,
             doc: "batch stages: longest a short batch waits for another batch at work to finish (0: never waits)")
+        public static let batchPace = Setting.milliseconds(
+            "HALLMARK_BATCH_PACE_MS", default: .milliseconds(20), in: 0...10_000,
+            doc: "batch stages: shortest time between one worker's batches while a stream keeps it busy (0: never waits)")
         public static let batchWorkers = Setting.integer(
             "HALLMARK_BATCH_WORKERS", default: 4, in: 1...1024, doc: "batch stages: batches processed concurrently")
         public static let shutdownGrace = Setting.milliseconds(
@@ -139,7 +151,7 @@ public struct StageConfiguration: DeclaredSettings {
             let o = Overrides(service: service, stage: stage)
             return [
                 o.maxInFlight.description, o.laneDepth.description, o.maxBatch.description, o.batchLinger.description,
-                o.batchWorkers.description,
+                o.batchPace.description, o.batchWorkers.description,
             ]
         }
     }
@@ -149,7 +161,7 @@ public struct StageConfiguration: DeclaredSettings {
     /// HALLMARK_AGGREGATOR_TOKENS_BATCH_WORKERS), each falling back to `HALLMARK_<SETTING>`.
     struct Overrides {
         let maxInFlight, laneDepth, maxBatch, batchWorkers: Setting<Int>
-        let batchLinger: Setting<Duration>
+        let batchLinger, batchPace: Setting<Duration>
 
         init(service: String, stage: String) {
             let name = { (part: String) in String(part.uppercased().map { $0 == "-" ? "_" : $0 }) }
@@ -163,6 +175,7 @@ public struct StageConfiguration: DeclaredSettings {
             laneDepth = own(Variable.laneDepth)
             maxBatch = own(Variable.maxBatch)
             batchLinger = own(Variable.batchLinger)
+            batchPace = own(Variable.batchPace)
             batchWorkers = own(Variable.batchWorkers)
         }
     }
@@ -184,6 +197,7 @@ public struct StageConfiguration: DeclaredSettings {
         .bind(\.laneDepth, Variable.laneDepth),
         .bind(\.maxBatch, Variable.maxBatch),
         .bind(\.batchLinger, Variable.batchLinger),
+        .bind(\.batchPace, Variable.batchPace),
         .bind(\.batchWorkers, Variable.batchWorkers),
         // Listed with Kafka's settings.
         .custom([]) { c, s throws(ConfigurationError) in
@@ -213,6 +227,7 @@ public struct StageConfiguration: DeclaredSettings {
         config.laneDepth = try settings.valueIfSet(own.laneDepth) ?? laneDepth
         config.maxBatch = try settings.valueIfSet(own.maxBatch) ?? maxBatch
         config.batchLinger = try settings.valueIfSet(own.batchLinger) ?? batchLinger
+        config.batchPace = try settings.valueIfSet(own.batchPace) ?? batchPace
         config.batchWorkers = try settings.valueIfSet(own.batchWorkers) ?? batchWorkers
         return config
     }

@@ -41,6 +41,10 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         /// Longest an item waits for a batch to fill. Default 0: the writer takes what waits as
         /// soon as it is free (group commit).
         public var linger: Duration
+        /// The shortest time between the starts of batches while a stream keeps the writer
+        /// busy (``BatchPace``): a batch that would start sooner waits out the rest of it, and
+        /// after a quiet spell an item goes at once. Default 0: never waits.
+        public var pace: Duration
         /// How soon an idle leader looks for waiting items again; each look that finds none
         /// doubles the wait, up to ``longestIdlePoll``. Default 20 ms.
         public var idlePoll: Duration
@@ -58,7 +62,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
 
         public init(
             name: String, schema: String, service: String, maxBatch: Int = 1000,
-            linger: Duration = .zero, idlePoll: Duration = .milliseconds(20),
+            linger: Duration = .zero, pace: Duration = .zero, idlePoll: Duration = .milliseconds(20),
             longestIdlePoll: Duration = .milliseconds(500), standbyPoll: Duration = .milliseconds(250), sendsInFlight: Int = 4
         ) {
             self.name = name
@@ -66,6 +70,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
             self.service = service
             self.maxBatch = maxBatch
             self.linger = linger
+            self.pace = pace
             self.idlePoll = idlePoll
             self.longestIdlePoll = max(idlePoll, longestIdlePoll)
             self.standbyPoll = standbyPoll
@@ -198,6 +203,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
         let failure = SendFailure()
         try await withThrowingDiscardingTaskGroup { group in
             var oldestSeen: ContinuousClock.Instant?
+            var pace = BatchPace(interval: configuration.pace)
             var lastCheck = ContinuousClock.now
             var quietLooks = 0
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -207,6 +213,11 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                     lastCheck = .now
                 }
                 let (maxBatch, linger) = (configuration.maxBatch, configuration.linger)
+                if let due = pace.due(at: .now) {
+                    // A stream keeps the writer busy: one batch (a transaction, a signed
+                    // checkpoint) per pace, not per item.
+                    await cancelWhenGracefulShutdown { try? await Task.sleep(until: due) }
+                }
                 let batch = try await writeBatch(
                     lease,
                     closeEarly: { count in
@@ -217,6 +228,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                     })
                 switch batch {
                 case .written(let outputs, let batch, let count):
+                    pace.started(at: .now)
                     oldestSeen = nil
                     quietLooks = 0
                     metrics.batchSize.record(count)
