@@ -11,7 +11,11 @@ package enum ReceiptAnswer {
     /// when there is one.
     package static func json(receipt: MessageID, result: [UInt8]?, at time: Timestamp = .now()) -> [UInt8] {
         var object: [String: JSONValue] = ["receipt_id": .string(receipt.text)]
-        guard let result, let answer = try? JSONCoding.decode(Message<SubmissionResult>.self, from: result) else {
+        // The aggregator's own strict answer, read by Hallmark's reader: Foundation's decoder
+        // was a twentieth of the edge's CPU per submission.
+        guard let result, let value = try? JSONReader.parse(result),
+            let answer = try? JSONCoding.decode(Message<SubmissionResult>.self, from: value)
+        else {
             object["status"] = .string("pending_validation")
             object["message"] = .string("Submission received and queued for validation")
             object["timestamp"] = .string(time.text)

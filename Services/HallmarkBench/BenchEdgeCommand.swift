@@ -78,20 +78,27 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
         )
         let fleet = try await bench.provision(cameras)
 
-        let kafkaPath = try await bench.submit(try bench.bundles(bundles, from: fleet), pace: nil)
+        // Every process's CPU in both throughput phases, the edge's beside the services'.
+        var meter = world.meter(kafka: kafka, logger: logger, aggregator: aggregator, authority: authority)
+        meter.services.append(("edge", edge))
+        let (kafkaPath, kafkaWork) = try await meter.measure {
+            try await bench.submit(try bench.bundles(bundles, from: fleet), pace: nil)
+        }
         printNow(
             String(
                 format: "Kafka path, all at once: %d bundles = %.0f bundles/s (%d accepted); aggregator %.2f cores",
                 bundles, kafkaPath.rate, kafkaPath.accepted, kafkaPath.cost.service / kafkaPath.cost.seconds))
+        printWork(kafkaWork, per: bundles, "Kafka path")
 
         let posts = try EdgeBench.posts(try bench.bundles(bundles, from: fleet), offset: 0)
-        let httpPath = try await http.submit(posts, connections: connections)
+        let (httpPath, httpWork) = try await meter.measure { try await http.submit(posts, connections: connections) }
         printNow(
             String(
                 format:
                     "HTTP path, %d connections: %d bundles = %.0f bundles/s (%d accepted); edge %.2f cores, aggregator %.2f cores",
                 connections, bundles, httpPath.rate, httpPath.accepted, httpPath.edgeCPU / httpPath.cost.seconds,
                 httpPath.cost.service / httpPath.cost.seconds))
+        printWork(httpWork, per: bundles, "HTTP path")
 
         let rate = max(10, httpPath.rate / 2)
         let paced = try EdgeBench.posts(try bench.bundles(Int(rate * pacedSeconds), from: fleet), offset: bundles)
@@ -110,13 +117,23 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
                 format:
                     "verification over HTTP, cached (answers with proofs, %d hashes, %d connections, by \(reads.client)): %.0f reads/s; edge %.2f cores",
                 hashes.count, verifyConnections, reads.rate, reads.edgeCores))
+        let edgePerSubmission = (httpWork.cpu["edge"] ?? 0) / Double(bundles)
+        let aggregatorPerBundle = (kafkaWork.cpu["aggregator"] ?? 0) / Double(bundles)
         printNow(
             String(
                 format:
-                    "ratios: HTTP / Kafka = %.3f (goal ≥ 0.75: the edge costs at most 25%%); verification %.2f× the goal of 20,000 reads/s",
-                httpPath.rate / kafkaPath.rate, reads.rate / 20_000))
+                    "ratios: HTTP / Kafka = %.3f (goal ≥ 0.75: the edge costs at most 25%%); edge CPU per submission / aggregator CPU per bundle (Kafka path) = %.2f (%.3f / %.3f ms; goal ≤ 1); whole machine per bundle, HTTP / Kafka = %.2f; verification %.2f× the goal of 20,000 reads/s",
+                httpPath.rate / kafkaPath.rate, edgePerSubmission / max(aggregatorPerBundle, 1e-9),
+                edgePerSubmission * 1000, aggregatorPerBundle * 1000,
+                httpWork.cpuMilliseconds / max(kafkaWork.cpuMilliseconds, 1e-9), reads.rate / 20_000))
         await producer.close()
         await world.pool.dropBenchSchemas(edgeSchema)
         await world.dropSchemas()
+    }
+
+    /// A phase's cost per bundle: messages by topic, PostgreSQL, CPU-ms by process.
+    private func printWork(_ work: PhaseWork, per count: Int, _ phase: String) {
+        let lines = work.summary(per: count) { $0.split(separator: ".").dropFirst(3).joined(separator: ".") }
+        printNow("per bundle, \(phase): " + lines.joined(separator: "; "))
     }
 }

@@ -22,7 +22,7 @@ struct PhaseWork: Sendable {
         let logger: Logger
         let topics: [String]
         /// The services' processes, by the name printed.
-        let services: [(name: String, process: BenchProcess)]
+        var services: [(name: String, process: BenchProcess)]
 
         /// The reading before a phase: PostgreSQL's statistics once they are settled
         /// (``DatabaseWork``), the offsets, then the CPU last, so the seconds the others take
