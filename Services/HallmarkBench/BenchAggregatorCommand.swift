@@ -148,7 +148,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                     "end to end, all at once: %d bundles in %.1f s = %.0f bundles/s (%d accepted); aggregator %.2f cores, authority %.2f cores, broker+PostgreSQL %@ cores",
                 all.count, burst.cost.seconds, burst.rate, burst.accepted, burst.cost.service / burst.cost.seconds,
                 burst.authorityCPU / burst.cost.seconds, burst.cost.otherCores.map { String(format: "%.2f", $0) } ?? "?"))
-        printWork(burstWork, per: all.count, "all at once")
+        burstWork.printPerBundle(all.count, "all at once")
 
         // At the goal's fixed rate, then at half of what this run measured all at once: the
         // second says what the tail is below capacity on whatever day the machine has.
@@ -166,11 +166,11 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                     pace, label, p.p50, p.p90, p.p99, p.max, counted.count, paced.accepted, paced.sent))
             // The goal's fixed rate is over capacity on a small machine: its cost says nothing.
             if !label.isEmpty {
-                printWork(paced.work, per: paced.sent, String(format: "at %.0f/s", pace))
+                paced.work.printPerBundle(paced.sent, String(format: "at %.0f/s", pace))
                 pacedWork.append((paced.work, paced.sent, p.p99))
             }
         }
-        printWork(lowWork, per: low.endToEnd.count, String(format: "at %.0f/s (the hop phase)", lowRate))
+        lowWork.printPerBundle(low.endToEnd.count, String(format: "at %.0f/s (the hop phase)", lowRate))
         let perBundle = { (work: PhaseWork, count: Int) in work.cpuMilliseconds / Double(max(count, 1)) }
         let burstCPU = perBundle(burstWork, all.count)
         let (half, trickle) = (pacedWork[0], pacedWork[1])
@@ -269,7 +269,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                     rule.window,
                     probe.firstP50, probe.lastP50, probe.cpuPerBundle, probe.cpuPerBundle / burstCPU,
                     probe.held ? "holds" : "does not hold"))
-            printWork(probe.stream.work, per: probe.stream.sent, String(format: "at %.0f/s for %.0f s", probe.rate, rule.seconds))
+            probe.stream.work.printPerBundle(probe.stream.sent, String(format: "at %.0f/s for %.0f s", probe.rate, rule.seconds))
         }
         printNow(
             String(
@@ -277,11 +277,5 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                     "steady rate: %.0f bundles/s held for %.0f s (p99 < %.0f ms, lag not growing) = %.2f of the all-at-once rate (goal ≥ %.1f)%@",
                 held?.rate ?? 0, rule.seconds, rule.p99Limit, (held?.rate ?? 0) / ceiling, goal,
                 failed.map { String(format: "; the lowest rate that did not hold: %.0f/s", $0.rate) } ?? ""))
-    }
-
-    /// A phase's cost per bundle: messages by topic, PostgreSQL, CPU-ms by process.
-    private func printWork(_ work: PhaseWork, per count: Int, _ phase: String) {
-        let lines = work.summary(per: count) { $0.split(separator: ".").dropFirst(3).joined(separator: ".") }
-        printNow("per bundle, \(phase): " + lines.joined(separator: "; "))
     }
 }

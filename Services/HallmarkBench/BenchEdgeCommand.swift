@@ -88,7 +88,7 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
             String(
                 format: "Kafka path, all at once: %d bundles = %.0f bundles/s (%d accepted); aggregator %.2f cores",
                 bundles, kafkaPath.rate, kafkaPath.accepted, kafkaPath.cost.service / kafkaPath.cost.seconds))
-        printWork(kafkaWork, per: bundles, "Kafka path")
+        kafkaWork.printPerBundle(bundles, "Kafka path")
 
         let posts = try EdgeBench.posts(try bench.bundles(bundles, from: fleet), offset: 0)
         let (httpPath, httpWork) = try await meter.measure { try await http.submit(posts, connections: connections) }
@@ -98,7 +98,7 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
                     "HTTP path, %d connections: %d bundles = %.0f bundles/s (%d accepted); edge %.2f cores, aggregator %.2f cores",
                 connections, bundles, httpPath.rate, httpPath.accepted, httpPath.edgeCPU / httpPath.cost.seconds,
                 httpPath.cost.service / httpPath.cost.seconds))
-        printWork(httpWork, per: bundles, "HTTP path")
+        httpWork.printPerBundle(bundles, "HTTP path")
 
         let rate = max(10, httpPath.rate / 2)
         let paced = try EdgeBench.posts(try bench.bundles(Int(rate * pacedSeconds), from: fleet), offset: bundles)
@@ -129,11 +129,5 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
         await producer.close()
         await world.pool.dropBenchSchemas(edgeSchema)
         await world.dropSchemas()
-    }
-
-    /// A phase's cost per bundle: messages by topic, PostgreSQL, CPU-ms by process.
-    private func printWork(_ work: PhaseWork, per count: Int, _ phase: String) {
-        let lines = work.summary(per: count) { $0.split(separator: ".").dropFirst(3).joined(separator: ".") }
-        printNow("per bundle, \(phase): " + lines.joined(separator: "; "))
     }
 }

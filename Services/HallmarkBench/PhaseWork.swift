@@ -86,6 +86,13 @@ struct PhaseWork: Sendable {
         ]
     }
 
+    /// Prints ``summary(per:label:)`` on one line for `phase`, the bench topics named without
+    /// their run prefix.
+    func printPerBundle(_ count: Int, _ phase: String) {
+        let lines = summary(per: count) { $0.split(separator: ".").dropFirst(3).joined(separator: ".") }
+        printNow("per bundle, \(phase): " + lines.joined(separator: "; "))
+    }
+
     /// A figure per message: two decimals below 10, whole above.
     static func format(_ value: Double) -> String {
         value >= 10 ? String(Int(value.rounded())) : String((value * 100).rounded() / 100)

@@ -23,6 +23,13 @@ struct BatchPaceTests {
         #expect(pace.due(at: t0 + .milliseconds(30)) == t0 + .milliseconds(45))
     }
 
+    @Test func afterAResetTheNextBatchGoesAtOnce() {
+        var pace = BatchPace(interval: .milliseconds(20))
+        pace.started(at: t0)
+        pace.reset()
+        #expect(pace.due(at: t0) == nil)
+    }
+
     @Test func noPaceNeverWaits() {
         var pace = BatchPace(interval: .zero)
         pace.started(at: t0)

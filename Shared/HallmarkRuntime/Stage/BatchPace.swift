@@ -27,4 +27,7 @@ struct BatchPace: Sendable {
 
     /// A batch started at `now`.
     mutating func started(at now: ContinuousClock.Instant) { lastStart = now }
+
+    /// The next batch may start at once (the last was full: more waits).
+    mutating func reset() { lastStart = nil }
 }

@@ -218,6 +218,7 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                     // checkpoint) per pace, not per item.
                     await cancelWhenGracefulShutdown { try? await Task.sleep(until: due) }
                 }
+                let start = ContinuousClock.now
                 let batch = try await writeBatch(
                     lease,
                     closeEarly: { count in
@@ -228,7 +229,9 @@ public final class OrderedWriter<Log: OrderedWriterLog>: Service, Sendable {
                     })
                 switch batch {
                 case .written(let outputs, let batch, let count):
-                    pace.started(at: .now)
+                    // Paced from the batch's start; a full batch says more waits, so the next
+                    // goes at once.
+                    if count < maxBatch { pace.started(at: start) } else { pace.reset() }
                     oldestSeen = nil
                     quietLooks = 0
                     metrics.batchSize.record(count)
