@@ -1,6 +1,5 @@
 import Foundation
 import HallmarkRuntime
-import Synchronization
 
 /// What the aggregator's parts share about a submission's way through them, made once by
 /// ``AggregatorService`` and handed to each part, none of which makes its own:
@@ -30,18 +29,4 @@ package struct SubmissionFlow: Sendable {
             schema: schema, resendAfter: configuration.resendAfter, giveUpAfter: configuration.giveUpAfter)
         writerBell = WriterBell()
     }
-}
-
-/// Wakes the log writer: rung after a transaction that queued submissions has committed. The
-/// writer is made after the parts that ring (it appends what they queue), so it attaches itself.
-package final class WriterBell: Sendable {
-    private let wake = Mutex<(@Sendable () -> Void)?>(nil)
-
-    package init() {}
-
-    /// Rings `writer` from now on.
-    package func attach(_ writer: @escaping @Sendable () -> Void) { wake.withLock { $0 = writer } }
-
-    /// Wakes the writer, if one is attached.
-    package func ring() { wake.withLock { $0 }?() }
 }
