@@ -1,11 +1,23 @@
 extension PostgresConnection {
     /// Runs `body` between `BEGIN` and `COMMIT`; rolls back and rethrows if `body` throws.
     ///
+    /// Unless the caller is isolated to an actor, `body` runs on the connection's own thread
+    /// (``ConnectionThread``), where each statement calls libpq without a hop to another thread.
+    ///
     /// For another isolation level, make `SET TRANSACTION ISOLATION LEVEL …` the first statement.
     /// If the transaction was aborted by an error `body` caught, the commit turns into a
     /// rollback and this throws ``PostgresError/Code/queryFailed``. If the connection is lost
     /// during `COMMIT`, whether the transaction committed is unknown.
     public func transaction<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await withTaskExecutorPreference(thread, isolation: isolation) {
+            try await inTransaction(body)
+        }
+    }
+
+    private func inTransaction<T>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {

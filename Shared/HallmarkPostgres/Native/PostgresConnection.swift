@@ -23,6 +23,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The statements prepared on this connection (also only touched on `queue`).
     var statements = PreparedStatements()
     private let queue: DispatchQueue
+    /// Where a transaction's body runs (``ConnectionThread``).
+    let thread: ConnectionThread
     private let notices: NoticeSink
     private let canceller: QueryCanceller
     /// ``PostgresConfiguration/cancelsStatementsOnTaskCancellation``.
@@ -48,12 +50,14 @@ public final class PostgresConnection: @unchecked Sendable {
         self.notices = notices
         self.logger = logger
         self.canceller = QueryCanceller(connection: connection)
+        self.thread = ConnectionThread(name: "hallmark.postgres.\(id)")
     }
 
     deinit {
         // PQfinish sends a Terminate message: do it on the connection's queue, not here.
         let handle = UncheckedHandle(pointer: connection)
         let notices = self.notices, canceller = self.canceller
+        thread.shutDown()
         queue.async {
             PQfinish(handle.pointer)
             canceller.release()
@@ -105,6 +109,9 @@ public final class PostgresConnection: @unchecked Sendable {
         return cancellable ? try await run(work) : try await runToCompletion(work)
     }
 
+    /// Whether the caller runs on the connection's own thread, as a transaction's body does.
+    package var isOnItsThread: Bool { thread.isCurrent }
+
     /// True once the connection is known to be unusable; a pool discards it.
     public var isBroken: Bool { health.withLock { $0.broken } }
 
@@ -141,6 +148,22 @@ public final class PostgresConnection: @unchecked Sendable {
     private func run<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
         guard !Task.isCancelled else { throw Self.canceledBeforeSending }
         let operation = canceller.nextOperation()
+        if thread.isCurrent {
+            // In a transaction's body: call libpq here. `sync` on the idle serial queue runs on
+            // this thread and still keeps every call on the connection one at a time.
+            return try await withTaskCancellationHandler {
+                try queue.sync { () throws(PostgresError) -> T in
+                    guard self.canceller.start(operation) else { throw Self.canceledBeforeSending }
+                    defer {
+                        self.canceller.finish()
+                        self.recordHealth()
+                    }
+                    return try work()
+                }
+            } onCancel: {
+                self.canceller.cancel(operation)
+            }
+        }
         let result: Result<T, PostgresError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {
@@ -161,6 +184,12 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
+        if thread.isCurrent {
+            return try queue.sync { () throws(PostgresError) -> T in
+                defer { self.recordHealth() }
+                return try work()
+            }
+        }
         let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
             queue.async {
                 let result = Result(catching: work)
