@@ -143,39 +143,18 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Hops onto the connection's queue for one blocking operation. Cancelling the task sends
-    /// the server a cancel request; the call then fails with SQLSTATE 57014.
+    /// Runs one blocking operation on the connection's queue. Cancelling the task sends the
+    /// server a cancel request; the call then fails with SQLSTATE 57014.
     private func run<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
         guard !Task.isCancelled else { throw Self.canceledBeforeSending }
         let operation = canceller.nextOperation()
-        if thread.isCurrent {
-            // In a transaction's body: call libpq here. `sync` on the idle serial queue runs on
-            // this thread and still keeps every call on the connection one at a time.
-            return try await withTaskCancellationHandler {
-                try queue.sync { () throws(PostgresError) -> T in
-                    guard self.canceller.start(operation) else { throw Self.canceledBeforeSending }
-                    defer {
-                        self.canceller.finish()
-                        self.recordHealth()
-                    }
-                    return try work()
-                }
-            } onCancel: {
-                self.canceller.cancel(operation)
-            }
-        }
         let result: Result<T, PostgresError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                queue.async {
-                    guard self.canceller.start(operation) else {
-                        continuation.resume(returning: .failure(Self.canceledBeforeSending))
-                        return
-                    }
-                    let result = Result(catching: work)
-                    self.canceller.finish()
-                    self.recordHealth()
-                    continuation.resume(returning: result)
-                }
+            await onQueue {
+                guard self.canceller.start(operation) else { return .failure(Self.canceledBeforeSending) }
+                let result = Result(catching: work)
+                self.canceller.finish()
+                self.recordHealth()
+                return result
             }
         } onCancel: {
             self.canceller.cancel(operation)
@@ -184,20 +163,25 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws(PostgresError) -> T) async throws -> T {
-        if thread.isCurrent {
-            return try queue.sync { () throws(PostgresError) -> T in
-                defer { self.recordHealth() }
-                return try work()
-            }
-        }
-        let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
-            queue.async {
-                let result = Result(catching: work)
-                self.recordHealth()
-                continuation.resume(returning: result)
-            }
+        let result: Result<T, PostgresError> = await onQueue {
+            let result = Result(catching: work)
+            self.recordHealth()
+            return result
         }
         return try result.get()
+    }
+
+    /// Runs `call` on the connection's queue: from the connection's own thread (a
+    /// transaction's body) with `sync`, which on the idle serial queue runs right here and
+    /// still keeps the connection's calls one at a time; from anywhere else by hopping there
+    /// and back.
+    private func onQueue<T: Sendable>(
+        _ call: @escaping @Sendable () -> Result<T, PostgresError>
+    ) async -> Result<T, PostgresError> {
+        if thread.isCurrent { return queue.sync(execute: call) }
+        return await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: call()) }
+        }
     }
 
     private static let canceledBeforeSending = PostgresError(
