@@ -1,0 +1,128 @@
+import Foundation
+import HallmarkKafka
+import Logging
+
+/// What the broker alone charges a paced stream through the aggregator pipeline's shape (#55),
+/// with no Hallmark code in the way: the floor under the pipeline's cost per bundle at that
+/// pace, for these client settings.
+///
+/// The chain has the pipeline's four topics, consumer groups and producers. The bench's paced
+/// producer writes `in`. An "intake" consumer forwards each message to `req`, an "authority"
+/// consumer with its own producer forwards to `res`, and a "joiner" consumer forwards to `out`,
+/// sharing the intake's producer as the aggregator's stages share theirs. A reader reads `out`.
+/// Every client has the settings the services run with (``KafkaConfiguration`` from the
+/// environment): fetch wait, linger, requests in flight, rests. The forwarders check no
+/// schema, touch no database and batch nothing; they run in the bench's process, so only the
+/// broker's CPU is the floor.
+struct BrokerFloor {
+    let kafka: KafkaConfiguration
+    let logger: Logger
+    /// Prefixes this run's topics and groups.
+    let prefix: String
+    let partitions: Int
+    /// The bench's paced producer, the one that sends bundles.
+    let load: KafkaProducer
+
+    /// One paced stream through the chain, over the messages read after the warm-up.
+    struct Reading {
+        var count: Int
+        /// CPU milliseconds per message: the broker's, and the bench process's (the paced
+        /// producer, the forwarders and the reader).
+        var broker: Double, bench: Double
+        /// Send → read at the end of the chain, in milliseconds.
+        var p50: Double, p99: Double
+    }
+
+    /// Sends `rate` messages a second through a fresh chain named `name` for `warmup` and then
+    /// `seconds`, and reads them all at its end.
+    func measure(rate: Double, warmup: Double, seconds: Double, name: String) async throws -> Reading {
+        let topic = { (hop: String) in "\(prefix).floor.\(name).\(hop)" }
+        let (input, request, result, output) = (topic("in"), topic("req"), topic("res"), topic("out"))
+        try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
+            [input, request, result, output], partitions: partitions)
+        let aggregator = try KafkaProducer(configuration: kafka, logger: logger)
+        let authority = try KafkaProducer(configuration: kafka, logger: logger)
+        // As in the pipeline, the joiner's input answers what its process sends: its producing
+        // wakes it from a rest, and the reader's too.
+        let hops = [(input, request, aggregator, false), (request, result, authority, false), (result, output, aggregator, true)]
+        let consumers = try hops.map { from, _, _, wakes in
+            try KafkaConsumer(
+                configuration: kafka, groupID: "\(topic(from))-group", topics: [from], bufferCapacity: 4096,
+                wakesOnProduce: wakes, logger: logger)
+        }
+        let reader = try KafkaConsumer(
+            configuration: kafka, groupID: "\(output)-reader", topics: [output], bufferCapacity: 8192,
+            wakesOnProduce: true, logger: logger)
+        for consumer in consumers + [reader] { try consumer.start() }
+        let warm = Int(rate * warmup)
+        let total = warm + Int(rate * seconds)
+        let forwarders = zip(consumers, hops).map { consumer, hop in
+            Task { try await Self.forward(total, from: consumer, to: hop.1, with: hop.2) }
+        }
+        let sending = Task { try await pace(total, rate: rate, topic: input) }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(3 * (warmup + seconds) + 60))
+            reader.beginClose()
+        }
+        var read = 0
+        var before = Self.cpu()
+        var latencies: [Double] = []
+        latencies.reserveCapacity(total - warm)
+        for await message in reader.messages {
+            read += 1
+            if read == warm { before = Self.cpu() }
+            if read > warm, let sent = KafkaBench.sentNanos(message.value) {
+                latencies.append(Double(DispatchTime.now().uptimeNanoseconds &- sent) / 1e6)
+            }
+            if read == total { break }
+        }
+        let after = Self.cpu()
+        timer.cancel()
+        for consumer in consumers where read < total { consumer.beginClose() }
+        try await sending.value
+        for forwarder in forwarders { try await forwarder.value }
+        for consumer in consumers + [reader] { await consumer.close() }
+        _ = await aggregator.close()
+        _ = await authority.close()
+        guard read == total else { throw BenchError("the broker floor's chain read \(read) of \(total) messages") }
+        let counted = Double(max(total - warm, 1))
+        let p = BenchExchange.percentiles(latencies)
+        return Reading(
+            count: total - warm, broker: (after.broker - before.broker) * 1000 / counted,
+            bench: (after.bench - before.bench) * 1000 / counted, p50: p.p50, p99: p.p99)
+    }
+
+    /// Re-produces `count` messages from `consumer` to `topic`, storing each offset as it goes.
+    private static func forward(
+        _ count: Int, from consumer: KafkaConsumer, to topic: String, with producer: KafkaProducer
+    ) async throws {
+        var acks: [KafkaDeliveryGroup] = []
+        acks.reserveCapacity(count)
+        for await message in consumer.messages {
+            acks.append(try await producer.enqueue([.init(topic: topic, key: message.key, value: message.value)]))
+            try consumer.storeOffset(message.topicPartition, nextOffset: message.offset + 1)
+            if acks.count == count { break }
+        }
+        for ack in acks { try await ack.wait() }
+    }
+
+    /// `total` messages of about a bundle's size at `rate` a second, each stamped with when it went.
+    private func pace(_ total: Int, rate: Double, topic: String) async throws {
+        let pad = String(repeating: "x", count: 1200)
+        let start = ContinuousClock.now
+        var acks: [KafkaDeliveryGroup] = []
+        acks.reserveCapacity(total)
+        for i in 0..<total {
+            let due = start + .nanoseconds(Int64(Double(i) * 1e9 / rate))
+            if due > .now { try await Task.sleep(until: due) }
+            let value = #"{"sent_ns":\#(DispatchTime.now().uptimeNanoseconds),"pad":"\#(pad)"}"#
+            acks.append(try await load.enqueue([.init(topic: topic, key: Array("k\(i)".utf8), value: Array(value.utf8))]))
+        }
+        for ack in acks { try await ack.wait() }
+    }
+
+    /// CPU seconds so far of the broker and of this process.
+    private static func cpu() -> (broker: Double, bench: Double) {
+        (SystemProcesses.cpuSeconds(named: ["tansu": "broker"])["broker"] ?? 0, ProcessCPU.seconds())
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import HallmarkTestSupport
+import Testing
+
+/// `hallmark bench aggregator`, small, on the real broker and PostgreSQL: every phase runs to
+/// its end, and the broker's floor reads every message its chains were sent, so the floor
+/// printed beside the cost ratios is of complete chains. (About three minutes alone: the
+/// readings around each phase wait for PostgreSQL's statistics to settle.)
+@Suite("hallmark bench aggregator", .timeLimit(.minutes(10)))
+struct BenchAggregatorTests {
+    @Test func everyPhaseEndsAndTheFloorReadsItsWholeChain() async throws {
+        let bench = try ServiceProcess(
+            "hallmark",
+            arguments: [
+                "bench", "aggregator", "--cameras", "4", "--bundles", "200", "--rate", "40", "--warmup-seconds", "1",
+                "--paced-seconds", "2", "--low-seconds", "2", "--idle-seconds", "1", "--queries", "50", "--leaves",
+                "2000", "--tile-seconds", "1", "--witnesses", "1", "--witness-rounds", "2", "--no-witnessed-aggregator",
+            ],
+            name: "bench-aggregator", environment: [:])
+        defer { bench.signal(SIGKILL) }
+        let status = await bench.waitForExit(timeout: .seconds(540))
+        let text = (try? String(contentsOf: bench.logFile, encoding: .utf8)) ?? ""
+        try #require(status == 0, "exit \(String(describing: status)): \(text.suffix(3000))")
+        let lines = text.split(separator: "\n").map(String.init)
+        // One floor line for each of the two rates, each over the messages paced after its warm-up.
+        let floors = lines.filter { $0.hasPrefix("broker floor at ") }
+        #expect(floors.count == 2, "\(text.suffix(3000))")
+        for line in floors {
+            let count = line.split(separator: " ").dropLast().last.flatMap { Int($0) }
+            #expect(count.map { $0 > 0 } == true && line.hasSuffix(" messages"), "\(line)")
+            #expect(!line.contains("nan") && !line.contains("inf"), "\(line)")
+        }
+        let ratios = lines.first { $0.hasPrefix("cost ratios:") } ?? ""
+        #expect(ratios.components(separatedBy: "the broker's floor ").count == 3, "\(ratios)")
+    }
+}
