@@ -57,7 +57,7 @@ struct BrokerFloor {
         let warm = Int(rate * warmup)
         let total = warm + Int(rate * seconds)
         let forwarders = zip(consumers, hops).map { consumer, hop in
-            Task { try await Self.forward(total, from: consumer, to: hop.1, with: hop.2) }
+            Task { _ = try await KafkaBench.forward(total, from: consumer, to: hop.1, with: hop.2) }
         }
         let sending = Task { try await pace(total, rate: rate, topic: input) }
         let timer = Task {
@@ -90,20 +90,6 @@ struct BrokerFloor {
         return Reading(
             count: total - warm, broker: (after.broker - before.broker) * 1000 / counted,
             bench: (after.bench - before.bench) * 1000 / counted, p50: p.p50, p99: p.p99)
-    }
-
-    /// Re-produces `count` messages from `consumer` to `topic`, storing each offset as it goes.
-    private static func forward(
-        _ count: Int, from consumer: KafkaConsumer, to topic: String, with producer: KafkaProducer
-    ) async throws {
-        var acks: [KafkaDeliveryGroup] = []
-        acks.reserveCapacity(count)
-        for await message in consumer.messages {
-            acks.append(try await producer.enqueue([.init(topic: topic, key: message.key, value: message.value)]))
-            try consumer.storeOffset(message.topicPartition, nextOffset: message.offset + 1)
-            if acks.count == count { break }
-        }
-        for ack in acks { try await ack.wait() }
     }
 
     /// `total` messages of about a bundle's size at `rate` a second, each stamped with when it went.

@@ -31,20 +31,30 @@ extension KafkaBench {
             configuration: kafka, groupID: "bench-forward-\(UUID())", topics: [input],
             bufferCapacity: 4096, logger: logger)
         try consumer.start()
+        let start = try await Self.forward(count, from: consumer, to: output, with: producer)
+        let elapsed = ContinuousClock.now - (start ?? .now)
+        await consumer.close()
+        return Double(count - 1) / elapsed.seconds
+    }
+
+    /// Re-produces `count` messages from a started `consumer` to `topic` with `producer`,
+    /// storing each offset as it goes, and waits for every acknowledgement (the raw forward,
+    /// and each hop of ``BrokerFloor``'s chain).
+    /// - Returns: when the first message arrived (nil if the consumer closed before one did).
+    static func forward(
+        _ count: Int, from consumer: KafkaConsumer, to topic: String, with producer: KafkaProducer
+    ) async throws -> ContinuousClock.Instant? {
         var acks: [KafkaDeliveryGroup] = []
         acks.reserveCapacity(count)
         var start: ContinuousClock.Instant?
         for await message in consumer.messages {
             if start == nil { start = .now }
-            let echo = KafkaOutgoingMessage(topic: output, key: message.key, value: message.value)
-            acks.append(try await producer.enqueue([echo]))
+            acks.append(try await producer.enqueue([.init(topic: topic, key: message.key, value: message.value)]))
             try consumer.storeOffset(message.topicPartition, nextOffset: message.offset + 1)
             if acks.count == count { break }
         }
         for ack in acks { try await ack.wait() }
-        let elapsed = ContinuousClock.now - (start ?? .now)
-        await consumer.close()
-        return Double(count - 1) / elapsed.seconds
+        return start
     }
 
     /// Sends `rate` messages a second for `seconds` into `input` and measures send → read
