@@ -53,7 +53,7 @@ package enum EdgeService {
         let handlers = EdgeHandlers(
             configuration: c, answers: answers, receipts: receipts, outcomes: outcomes, producer: producer,
             verifications: verifications)
-        let recorder = ReceiptRecorder(topic: c.submissionResults, receipts: receipts)
+        let recorder = ReceiptRecorder(topic: c.submissionResults, receipts: receipts, outcomes: outcomes)
         let sweeper = PeriodicSweeper(
             what: "receipt", counter: "hallmark_edge_receipts_expired_total", service: "edge",
             interval: c.sweepInterval, logger: context.logger

@@ -28,10 +28,12 @@ struct RateLimitMiddleware: RouterMiddleware {
     }
 
     private func client(_ request: Request, _ context: Context) -> String {
-        if let header, let value = request.headers[header],
-            let last = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
-        {
-            return last
+        if let header, let value = request.headers[header], var address = value.split(separator: ",").last {
+            // HTTP's optional white space (spaces, tabs) around the address, trimmed without
+            // Foundation's `CharacterSet` (a fiftieth of the edge's CPU per request).
+            while let c = address.first, c == " " || c == "\t" { address.removeFirst() }
+            while let c = address.last, c == " " || c == "\t" { address.removeLast() }
+            if !address.isEmpty { return String(address) }
         }
         return context.remoteAddress?.ipAddress ?? "unknown"
     }

@@ -10,9 +10,10 @@ import Synchronization
 /// The receipts stage (``ReceiptRecorder``, one consumer group for all replicas) is the one
 /// reader of the aggregator's answers, and ``ReceiptStore/record(_:)`` the one writer of
 /// outcomes. Each write names its receipts on the store's `NOTIFY` channel, which every
-/// replica listens to; the replica where the request waits reads the outcome back. So a
-/// request answers only with an outcome already stored, and a `GET` that follows, on any
-/// replica, never says pending.
+/// replica listens to; the replica where the request waits reads the outcome back, unless
+/// its own receipts stage stored it and handed it over (``recording(_:_:)``). So a request
+/// answers only with an outcome already stored, and a `GET` that follows, on any replica,
+/// never says pending.
 package final class ReceiptOutcomes: Service, Sendable {
     private let receipts: ReceiptStore
     private let listener: PostgresListener
@@ -51,6 +52,28 @@ package final class ReceiptOutcomes: Service, Sendable {
     /// nil when none came in time (the receipt is then pending).
     package func wait(for receipt: UUID, timeout: Duration, publish: () async throws -> Void) async throws -> [UInt8]? {
         try await waiting.request(receipt, timeout: timeout, send: publish)
+    }
+
+    /// Runs `record` (``ReceiptStore/record(_:)`` for `ids`) and hands what it stored to this
+    /// replica's waiting requests at once. While it runs, the notifications for those receipts
+    /// are left unread here: that read would race this hand-over and cost a query per batch.
+    /// Receipts it did not store (an answer was kept from before) and a failed write are read
+    /// back as a notification would have them read.
+    package func recording(
+        _ ids: [UUID], _ record: () async throws -> [(receipt: UUID, result: [UInt8])]
+    ) async throws {
+        let claimed = waiting.claim(ids)
+        defer { waiting.release(claimed) }
+        let stored: [(receipt: UUID, result: [UInt8])]
+        do {
+            stored = try await record()
+        } catch {
+            await deliver(claimed)
+            throw error
+        }
+        for (id, outcome) in stored { waiting.fill(id, with: outcome) }
+        // Filled requests are gone from the waits, so this reads only the rest.
+        await deliver(waiting.waiting(among: claimed, including: true))
     }
 
     /// Reads the outcomes of `ids` and hands each to its request. When the read fails, those

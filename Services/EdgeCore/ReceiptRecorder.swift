@@ -13,10 +13,13 @@ package struct ReceiptRecorder: StageProcessor {
 
     let topic: String
     let receipts: ReceiptStore
+    /// This replica's waiting requests, handed what the stage stored for them.
+    let outcomes: ReceiptOutcomes?
 
-    package init(topic: String, receipts: ReceiptStore) {
+    package init(topic: String, receipts: ReceiptStore, outcomes: ReceiptOutcomes? = nil) {
         self.topic = topic
         self.receipts = receipts
+        self.outcomes = outcomes
     }
 
     /// The input this stage consumes.
@@ -27,7 +30,12 @@ package struct ReceiptRecorder: StageProcessor {
     }
 
     package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
-        try await receipts.record(batch.compactMap { $0 })
+        let answers = batch.compactMap { $0 }
+        if let outcomes {
+            try await outcomes.recording(answers.map(\.receipt)) { try await receipts.record(answers) }
+        } else {
+            try await receipts.record(answers)
+        }
         return batch.map { _ in .outputs([]) }
     }
 }

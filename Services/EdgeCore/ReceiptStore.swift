@@ -48,11 +48,14 @@ package struct ReceiptStore: Sendable {
     /// the same receipt, and its answer changes nothing stored. The receipts
     /// stage is the only writer. The rows are locked in receipt order, so two replicas that
     /// record overlapping batches (around a rebalance) never wait on each other in a cycle.
-    package func record(_ answers: [(receipt: UUID, result: [UInt8])]) async throws {
-        guard !answers.isEmpty else { return }
+    /// - Returns: the outcomes this call stored (receipts that had one already are left out),
+    ///   committed when it returns.
+    @discardableResult
+    package func record(_ answers: [(receipt: UUID, result: [UInt8])]) async throws -> [(receipt: UUID, result: [UInt8])] {
+        guard !answers.isEmpty else { return [] }
         let ids = PostgresArray(answers.map(\.receipt))
         let results = PostgresArray(answers.map { Data($0.result) })
-        try await pool.query(
+        let rows = try await pool.query(
             """
             WITH a AS (SELECT * FROM unnest(\(ids), \(results)) AS a(id, result)),
             locked AS (
@@ -61,15 +64,18 @@ package struct ReceiptStore: Sendable {
             written AS (
                 UPDATE \(unescaped: schema).receipts r SET result = a.result
                 FROM a, locked WHERE r.receipt_id = a.id AND r.receipt_id = locked.receipt_id
-                RETURNING r.receipt_id),
+                RETURNING r.receipt_id, r.result),
             told AS (
                 SELECT pg_notify(\(channel), string_agg(receipt_id::text, ','))
                 FROM (
                     SELECT receipt_id, (row_number() OVER ()) / \(Self.idsPerNotification) AS part
                     FROM \(unescaped: schema).receipts WHERE receipt_id = ANY(\(ids))) w
                 GROUP BY part)
-            SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM told)
-            """)
+            SELECT t.n, w.receipt_id, w.result FROM (SELECT count(*) AS n FROM told) t LEFT JOIN written w ON true
+            """
+        ).decode((Int64, UUID?, Data?).self)
+        // One row even when nothing was written: `told` is a plain query, run only when read.
+        return rows.compactMap { _, id, result in id.flatMap { id in result.map { (id, [UInt8]($0)) } } }
     }
 
     /// The outcomes recorded for `ids` (those still pending, or unknown, are absent).

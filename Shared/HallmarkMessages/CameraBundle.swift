@@ -30,7 +30,7 @@ package enum CameraBundle {
     /// ``message(_:)`` and its JSON as it is published (encoded once, for the schema's check
     /// and for the topic).
     package static func written(_ body: [UInt8]) throws(Refusal) -> (message: Message<Submission>, json: [UInt8]) {
-        guard let value = try? JSONReader.parse(body), let object = value.object else {
+        guard let parsed = try? JSONReader.parse(body), let object = parsed.object else {
             throw Refusal(.malformed, "the body is not a JSON object")
         }
         let reader = Reader(object: object)
@@ -43,16 +43,23 @@ package enum CameraBundle {
         } else {
             throw Refusal(.malformed, "a bundle has image_hash or image_hashes", field: "$.image_hash")
         }
-        guard let strict = try? JSONCoding.encode(submission) else {
+        // Encoded once, as a tree: its bytes name the receipt, the header's members join it,
+        // the schema checks it and it is written once for the topic (no second encoding of the
+        // bundle, and no parse of what was just written).
+        guard let strict = try? JSONCoding.value(of: submission), case .object(var members) = strict else {
             throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
-        let id = MessageID.version8(SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + strict))
+        let id = MessageID.version8(
+            SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + JSONWriter.write(strict)))
         let message = Message(submission, id: id, correlationID: id.text)
-        guard let json = try? JSONCoding.encode(message) else {
+        guard case .object(let header)? = try? JSONCoding.value(of: message.header) else {
             throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
-        try check(json, flat: flat)
-        return (message, json)
+        // As `Message.encode(to:)` writes them: the header's members, then the body's.
+        members.merge(header) { body, _ in body }
+        let value = JSONValue.object(members)
+        try check(value, flat: flat)
+        return (message, JSONWriter.write(value))
     }
 
     private static func flatBundle(_ r: Reader) throws(Refusal) -> Submission {
@@ -127,8 +134,8 @@ package enum CameraBundle {
     }
 
     /// Refuses, naming the member as the camera wrote it, what the schema would.
-    private static func check(_ json: [UInt8], flat: Bool) throws(Refusal) {
-        guard let schema = MessageSchemas.schema(Submission.schemaName), let value = try? JSONReader.parse(json) else {
+    private static func check(_ value: JSONValue, flat: Bool) throws(Refusal) {
+        guard let schema = MessageSchemas.schema(Submission.schemaName) else {
             throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
         guard let violation = schema.validate(value) else { return }

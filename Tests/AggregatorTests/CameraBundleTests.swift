@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkMessages
 import Testing
 
@@ -108,5 +109,21 @@ struct CameraBundleTests {
                 .utf8)
         #expect(try CameraBundle.message(body).id == CameraBundle.message(body).id)
         #expect(try CameraBundle.message(body).id != CameraBundle.message(other).id)
+    }
+
+    /// The bundle is encoded once: what is published is the message's own encoding, and the
+    /// receipt id is derived from the strict body's, as the published receipts were.
+    @Test func whatIsPublishedIsTheMessagesEncoding() throws {
+        let bodies = [
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 9, "device_signature": "", "gps_hash": "\#(Self.hash.uppercased())"}"#,
+            #"{"image_hashes": [{"image_hash": "\#(Self.hash)", "modification_level": 1, "parent_image_hash": "\#(Self.hash)"}], "camera_token": {"ciphertext": "\#(Self.hash)", "auth_tag": "\#(String(repeating: "1", count: 32))", "nonce": "\#(String(repeating: "2", count: 24))", "table_id": 4, "key_index": 5}, "timestamp": 7}"#,
+        ]
+        for body in bodies {
+            let (message, json) = try CameraBundle.written(Array(body.utf8))
+            #expect(json == (try JSONCoding.encode(message)))
+            let strict = try JSONCoding.encode(message.body)
+            #expect(message.id == MessageID.version8(SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + strict)))
+            #expect(message.correlationID == message.id.text)
+        }
     }
 }

@@ -11,8 +11,11 @@ import Testing
 /// the replica did not listen is read once it listens again.
 @Suite("Receipt outcomes", .timeLimit(.minutes(1)))
 struct ReceiptOutcomesTests {
-    /// Runs `body` with a receipts schema of its own and a running `ReceiptOutcomes`.
-    private func withOutcomes(_ body: (ReceiptStore, ReceiptOutcomes, PostgresPool) async throws -> Void) async throws {
+    /// Runs `body` with a receipts schema of its own and a `ReceiptOutcomes`, listening unless
+    /// `listening` is false.
+    private func withOutcomes(
+        listening: Bool = true, _ body: (ReceiptStore, ReceiptOutcomes, PostgresPool) async throws -> Void
+    ) async throws {
         let url = try #require(ProcessInfo.processInfo.environment["HALLMARK_POSTGRES_URL"], "source deploy/local/env.sh")
         var logger = Logger(label: "receipt-outcomes-test")
         logger.logLevel = .error
@@ -23,9 +26,9 @@ struct ReceiptOutcomesTests {
             .apply(on: pool, logger: logger)
         let receipts = ReceiptStore(schema: schema, pool: pool)
         let outcomes = ReceiptOutcomes(receipts: receipts, configuration: pool.configuration, logger: logger)
-        let running = Task { try await outcomes.run() }
-        defer { running.cancel() }
-        #expect(try await eventually(timeout: .seconds(10)) { outcomes.isReady })
+        let running = listening ? Task { try await outcomes.run() } : nil
+        defer { running?.cancel() }
+        if listening { #expect(try await eventually(timeout: .seconds(10)) { outcomes.isReady }) }
         do {
             try await body(receipts, outcomes, pool)
         } catch {
@@ -67,5 +70,46 @@ struct ReceiptOutcomesTests {
             }
             #expect(heard == Array("while away".utf8))
         }
+    }
+
+    /// The receipts stage of the replica where the request waits hands over what it stored:
+    /// with nobody listening for notifications, the request still hears it at once. A second
+    /// answer is not stored; the request then hears the first one, read back.
+    @Test func anOutcomeThisReplicaStoredReachesItsRequestWithoutTheNotification() async throws {
+        try await withOutcomes(listening: false) { receipts, outcomes, _ in
+            let id = UUID()
+            try await receipts.open(id)
+            let heard = try await outcomes.wait(for: id, timeout: .seconds(20)) {
+                try await outcomes.recording([id]) {
+                    let stored = try await receipts.record([(id, Array("first".utf8)), (UUID(), Array("no receipt".utf8))])
+                    #expect(stored.map(\.receipt) == [id])
+                    return stored
+                }
+            }
+            #expect(heard == Array("first".utf8))
+            let again = try await outcomes.wait(for: id, timeout: .seconds(20)) {
+                try await outcomes.recording([id]) {
+                    let stored = try await receipts.record([(id, Array("second".utf8))])
+                    #expect(stored.isEmpty)
+                    return stored
+                }
+            }
+            #expect(again == Array("first".utf8))
+            #expect(try await receipts.lookup(id) == .answered(Array("first".utf8)))
+        }
+    }
+
+    /// While a batch is being recorded, a notification for its receipts is not read here: the
+    /// recording hands the answer over itself.
+    @Test func aClaimedReceiptIsLeftToItsClaimant() async throws {
+        let waits = AnswerWaits<Int>()
+        let request = Task { try await waits.request(1, timeout: .seconds(20)) {} }
+        #expect(try await eventually(timeout: .seconds(10)) { !waits.waiting().isEmpty })
+        #expect(waits.claim([1, 2]) == [1])
+        #expect(waits.waiting(among: [1, 2]).isEmpty && waits.waiting(among: [1], including: true) == [1])
+        waits.release([1])
+        #expect(waits.waiting(among: [1, 2]) == [1])
+        waits.fill(1, with: [7])
+        #expect(try await request.value == [7])
     }
 }

@@ -41,6 +41,19 @@ struct JSONCodingTests {
         }
     }
 
+    /// ``JSONCoding/value(of:)`` is the tree ``JSONCoding/encode(_:)`` writes: the writer gives
+    /// the same bytes, for every example, a key written twice and a floating-point value.
+    @Test func everyExampleAsAValueIsWrittenAsItsBytes() throws {
+        for example in try MessageExamples.all() {
+            let bytes = try JSONCoding.encode(example.message)
+            #expect(JSONWriter.write(try JSONCoding.value(of: example.message)) == bytes, "\(example.schema) (\(example.what))")
+            #expect(try JSONCoding.value(of: example.message) == JSONReader.parse(bytes))
+        }
+        struct Mixed: Codable { var a: Double; var c: Int }
+        #expect(JSONWriter.write(try JSONCoding.value(of: Mixed(a: 0.1, c: 3))) == (try JSONCoding.encode(Mixed(a: 0.1, c: 3))))
+        #expect(try JSONCoding.value(of: TwiceWritten()) == JSONValue.object(["a": .string("first"), "b": .number("2")]))
+    }
+
     @Test func everyExampleDecodesFromItsParsedValueAsFromItsBytes() throws {
         for example in try MessageExamples.all() {
             let (ours, theirs) = try Self.decodeBoth(like: example.message, try example.json())
@@ -164,17 +177,18 @@ struct JSONCodingTests {
 
     /// A key written twice keeps its last value, as in `JSONEncoder`.
     @Test func aKeyWrittenTwiceKeepsItsLastValue() throws {
-        struct Twice: Encodable {
-            enum Keys: String, CodingKey { case a, b }
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: Keys.self)
-                try c.encode(1, forKey: .b)
-                try c.encode("first", forKey: .a)
-                try c.encode(2, forKey: .b)
-            }
+        #expect(try JSONCoding.encode(TwiceWritten()) == (try Self.foundation(TwiceWritten())))
+        #expect(String(decoding: try JSONCoding.encode(TwiceWritten()), as: UTF8.self) == #"{"a":"first","b":2}"#)
+    }
+
+    struct TwiceWritten: Encodable {
+        enum Keys: String, CodingKey { case a, b }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(1, forKey: .b)
+            try c.encode("first", forKey: .a)
+            try c.encode(2, forKey: .b)
         }
-        #expect(try JSONCoding.encode(Twice()) == (try Self.foundation(Twice())))
-        #expect(String(decoding: try JSONCoding.encode(Twice()), as: UTF8.self) == #"{"a":"first","b":2}"#)
     }
 
     /// Floating-point numbers are left to `JSONEncoder`, whole messages included.

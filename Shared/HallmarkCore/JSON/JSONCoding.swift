@@ -17,6 +17,23 @@ public enum JSONCoding {
         }
     }
 
+    /// `value` as a ``JSONValue``, the tree ``encode(_:)`` writes: ``JSONWriter/write(_:)``
+    /// of it gives the same bytes. For a caller that checks a message against its schema, or
+    /// merges members, before writing it once.
+    /// - Throws: ``JSONCodingError`` when the value cannot be written as JSON.
+    public static func value<T: Encodable>(of value: T) throws(JSONCodingError) -> JSONValue {
+        do {
+            return try JSONValueEncoder.value(value)
+        } catch is JSONValueEncoder.Unsupported {
+            guard let parsed = try? JSONReader.parse(Array(try foundationEncode(value))) else {
+                throw JSONCodingError(path: "(root)", reason: "cannot be written as JSON")
+            }
+            return parsed
+        } catch {
+            throw JSONCodingError(path: "(root)", reason: "cannot be written as JSON")
+        }
+    }
+
     /// The bytes of `value`, as `Data`.
     public static func encodeData<T: Encodable>(_ value: T) throws(JSONCodingError) -> Data {
         Data(try encode(value))
