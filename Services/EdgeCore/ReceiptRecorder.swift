@@ -14,9 +14,9 @@ package struct ReceiptRecorder: StageProcessor {
     let topic: String
     let receipts: ReceiptStore
     /// This replica's waiting requests, handed what the stage stored for them.
-    let outcomes: ReceiptOutcomes?
+    let outcomes: ReceiptOutcomes
 
-    package init(topic: String, receipts: ReceiptStore, outcomes: ReceiptOutcomes? = nil) {
+    package init(topic: String, receipts: ReceiptStore, outcomes: ReceiptOutcomes) {
         self.topic = topic
         self.receipts = receipts
         self.outcomes = outcomes
@@ -31,11 +31,7 @@ package struct ReceiptRecorder: StageProcessor {
 
     package func commit(_ batch: [Prepared], context: StageCommitContext) async throws -> [StageVerdict] {
         let answers = batch.compactMap { $0 }
-        if let outcomes {
-            try await outcomes.recording(answers.map(\.receipt)) { try await receipts.record(answers) }
-        } else {
-            try await receipts.record(answers)
-        }
+        try await outcomes.recording(answers.map(\.receipt)) { try await receipts.record(answers) }
         return batch.map { _ in .outputs([]) }
     }
 }
