@@ -25,6 +25,19 @@ final class AnswerWaits<Key: Hashable & Sendable>: Sendable {
         return await slot.value()
     }
 
+    /// The slot `key`'s answer is filled into, in place from now on, for a caller that keeps
+    /// its own deadline (filling the slot with nil) and ends the wait with ``forget(_:_:)``.
+    func expect(_ key: Key) -> AnswerSlot {
+        let slot = AnswerSlot()
+        state.withLock { $0.slots[key] = slot }
+        return slot
+    }
+
+    /// Ends the wait of `slot` for `key`.
+    func forget(_ key: Key, _ slot: AnswerSlot) {
+        state.withLock { s in if s.slots[key] === slot { s.slots[key] = nil } }
+    }
+
     /// Hands `answer` to the request waiting for `key`, if one is.
     func fill(_ key: Key, with answer: [UInt8]) {
         state.withLock { $0.slots.removeValue(forKey: key) }?.fill(answer)

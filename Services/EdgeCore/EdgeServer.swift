@@ -25,10 +25,11 @@ package enum EdgeServer {
     ) -> some ApplicationProtocol {
         let router = Router(context: EdgeRequestContext.self)
         router.add(middleware: EdgeErrorMiddleware(logger: logger))
-        router.add(
-            middleware: RateLimitMiddleware(
-                limiter: RateLimiter(limit: edge.configuration.rateLimit, window: edge.configuration.rateWindow),
-                header: edge.configuration.clientAddressHeader.flatMap { HTTPField.Name($0) }))
+        // One limit per client, whichever path answers its submissions.
+        let limiter = RateLimiter(limit: edge.configuration.rateLimit, window: edge.configuration.rateWindow)
+        let clientHeader = edge.configuration.clientAddressHeader.flatMap { HTTPField.Name($0) }
+        let deadlines = LoopDeadlines.Registry()
+        router.add(middleware: RateLimitMiddleware(limiter: limiter, header: clientHeader))
         if let tiles = edge.configuration.tilesDirectory {
             // The log's checkpoint and tiles (C2SP tlog-tiles), files the aggregator writes.
             router.add(middleware: LogFileGuard())
@@ -36,6 +37,7 @@ package enum EdgeServer {
             router.add(
                 middleware: FileMiddleware<EdgeRequestContext, LocalFileSystem>(tiles, urlBasePath: logPrefix, logger: logger))
         }
+        // SubmitHandler answers most before the router, alike.
         let submit: @Sendable (Request, EdgeRequestContext) async throws -> Response = { request, _ in
             let body = try await edge.body(of: request)
             return json(.accepted, try await edge.submit(body))
@@ -79,7 +81,12 @@ package enum EdgeServer {
                             // Framing errors and CONNECT answered with the JSON error.
                             additionalChannelHandlers: [EdgeFramingHandler()],
                             idleTimeout: .nanoseconds((edge.configuration.readTimeout + .seconds(5)).nanoseconds))),
-                    cachedReads: { CachedReadHandler(verifications: edge.verifications, serverName: serverName) })
+                    cachedReads: { CachedReadHandler(verifications: edge.verifications, serverName: serverName) },
+                    submissions: { loop in
+                        SubmitHandler(
+                            edge: edge, limiter: limiter, clientHeader: clientHeader, deadlines: deadlines.on(loop),
+                            logger: logger)
+                    })
             },
             configuration: .init(address: .hostname(host, port: port), serverName: serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)

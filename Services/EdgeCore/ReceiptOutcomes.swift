@@ -54,6 +54,13 @@ package final class ReceiptOutcomes: Service, Sendable {
         try await waiting.request(receipt, timeout: timeout, send: publish)
     }
 
+    /// The slot the receipt's stored outcome is handed to from now on, for a request that
+    /// keeps its own deadline (filling it with nil) and ends the wait with ``forget(_:_:)``.
+    func expect(_ receipt: UUID) -> AnswerSlot { waiting.expect(receipt) }
+
+    /// Ends the wait of `slot` for `receipt`.
+    func forget(_ receipt: UUID, _ slot: AnswerSlot) { waiting.forget(receipt, slot) }
+
     /// Runs `record` (``ReceiptStore/record(_:)`` for `ids`) and hands what it stored to this
     /// replica's waiting requests at once. While it runs, the notifications for those receipts
     /// are left unread here: that read would race this hand-over and cost a query per batch.

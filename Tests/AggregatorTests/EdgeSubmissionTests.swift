@@ -201,6 +201,62 @@ struct EdgeSubmissionTests {
         #expect(health.status == 200 && health["status"] as? String == "healthy")
     }
 
+    /// Submissions are answered on the connection's event loop (SubmitHandler), the rest by
+    /// the router: pipelined together they are answered in the order sent, refusals included,
+    /// and the connection serves on; a body announced past the limit is refused at its head and
+    /// the connection closed, its rest never read.
+    @Test func pipelinedSubmissionsAreAnsweredInOrder() async throws {
+        let h = try await AggregatorHarness()
+        defer { Task { await h.close() } }
+        let authority = try await h.startAuthority("a")
+        let (edge, client) = try await h.startEdge(
+            "ordered", ["HALLMARK_EDGE_MAX_BODY_BYTES": "4096", "HALLMARK_EDGE_ANSWER_WAIT_MS": "200"])
+        defer { [authority, edge].forEach { $0.signal(SIGKILL) } }
+        let cam = try await h.provisioned("CAM-\(h.id)-ordered")
+        let now = Int(Date().timeIntervalSince1970)
+        func post(_ path: String, _ body: [UInt8]) -> [UInt8] {
+            Array(
+                "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8
+            )
+                + body
+        }
+        var requests = post("/api/v1/submit-legacy", Array("{}".utf8))
+        for path in ["/api/v1/submit-legacy", "/api/v1/submit-legacy?via=router", "/api/v1/submit-legacy"] {
+            requests += post(path, Self.piBundle(cam, hash: Self.hash(), token: try cam.packedToken(), timestamp: now))
+        }
+        requests += Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let ordered = try client.pipelined(requests, answers: 5)
+        #expect(
+            ordered.answers.map(\.status) == [
+                "HTTP/1.1 400 Bad Request", "HTTP/1.1 202 Accepted", "HTTP/1.1 202 Accepted", "HTTP/1.1 202 Accepted",
+                "HTTP/1.1 200 OK",
+            ] && !ordered.closed)
+        for answer in ordered.answers {
+            #expect(answer.headers["content-type"] == "application/json" && answer.headers["server"] == "hallmark-edge")
+        }
+
+        let submits = try (0..<3).map { _ in
+            post("/api/v1/submit-legacy", Self.piBundle(cam, hash: Self.hash(), token: try cam.packedToken(), timestamp: now))
+        }
+        let health = Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let interleaved = try client.pipelined(
+            submits[0] + health + submits[1] + post("/api/v1/submit?q=1", Array("{}".utf8)) + submits[2] + health, answers: 6)
+        #expect(
+            interleaved.answers.map(\.status) == [
+                "HTTP/1.1 202 Accepted", "HTTP/1.1 200 OK", "HTTP/1.1 202 Accepted", "HTTP/1.1 400 Bad Request",
+                "HTTP/1.1 202 Accepted", "HTTP/1.1 200 OK",
+            ] && !interleaved.closed)
+        let receipts = interleaved.answers.compactMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+            .compactMap { $0["receipt_id"] as? String }
+        #expect(Set(receipts).count == 3)
+
+        let announced = try client.pipelined(
+            Array("POST /api/v1/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 8388608\r\n\r\n".utf8), answers: 1,
+            closeWait: 5_000)
+        #expect(announced.answers.first?.status.hasPrefix("HTTP/1.1 413") == true && announced.closed, "\(announced)")
+        #expect(announced.answers.first?.headers["connection"] == "close")
+    }
+
     /// The per-client rate limit: a client past it is answered 429 with Retry-After at once,
     /// its reads are not limited, and behind a trusted proxy each forwarded address has its own.
     @Test func aClientPastItsRateLimitIs429() async throws {
@@ -222,5 +278,16 @@ struct EdgeSubmissionTests {
         #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
         #expect(try await post(from: "192.0.2.2").status == 400)
         #expect(try await client.get("/health").status == 200)
+        // Limited submissions pipelined: each answered 429 as its head arrives, its body read and
+        // dropped, and the connection serves on.
+        let body = Array(#"{"image_hash": "00"}"#.utf8)
+        let limitedPost = Array(
+            "POST /api/v1/submit HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.1\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        let pipelined = try client.pipelined(
+            limitedPost + body + limitedPost + body + Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8), answers: 3)
+        #expect(
+            pipelined.answers.map(\.status) == [
+                "HTTP/1.1 429 Too Many Requests", "HTTP/1.1 429 Too Many Requests", "HTTP/1.1 200 OK",
+            ] && !pipelined.closed)
     }
 }
