@@ -8,7 +8,8 @@ import HallmarkMessages
 /// thread, for the aggregator's hottest messages. Reading: `JSONDecoder` on the bytes against
 /// `JSONReader` plus `JSONCoding.decode(_:from: JSONValue)` (a stage parses once, for
 /// the envelope and the schema check, and decodes that). Writing: `JSONEncoder` (sorted keys)
-/// against ``JSONCoding/encode(_:)``. Build with `-c release`.
+/// against ``JSONCoding/encode(_:)``. Schema checks: ``JSONSchema/validate(_:)`` of a parsed
+/// message beside the parse. Build with `-c release`.
 package struct BenchJSONCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "json", abstract: "Measure message reading and writing: Hallmark's coding against JSONDecoder/JSONEncoder.")
@@ -30,7 +31,7 @@ package struct BenchJSONCommand: ParsableCommand {
             TokenRequest(token: token), correlationID: MessageID.random().text, replyTo: TopicCatalogue.tokenResults.name)
         let checkpoint = SignedCheckpoint(
             treeSize: 1_000_000, rootHash: hash, timestamp: 1_760_000_000,
-            signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: "k1")
+            signature: Base64.encode(Data(repeating: 1, count: 64)), keyID: String(repeating: "cd", count: 32))
         let found = Message(
             LogVerifyResult.found(
                 record: .init(imageHash: hash, timestamp: 1_760_000_000, modificationLevel: 0),
@@ -47,6 +48,24 @@ package struct BenchJSONCommand: ParsableCommand {
         try compare(write: request, "write hallmark.token.request.v1")
         try compare(write: accepted, "write hallmark.submission.result.v1")
         try compare(write: found, "write hallmark.log.verify.result.v1 (found)")
+        print("schema checks, one thread, messages/s (parse | check | check/parse)")
+        try check(request, "check hallmark.token.request.v1")
+        try check(submission, "check hallmark.submission.v1")
+        try check(found, "check hallmark.log.verify.result.v1 (found)")
+    }
+
+    /// A stage parses each message once and checks the parsed value against its schema (the
+    /// authority each item of a carrier, the edge each bundle it writes): the check's rate
+    /// beside the parse's, which it follows.
+    private func check<T: Encodable>(_ value: T, _ label: String) throws {
+        let bytes = try JSONCoding.encode(value)
+        let parsed = try JSONReader.parse(bytes)
+        guard let name = parsed.object?["schema"]?.string, let schema = MessageSchemas.schema(name) else {
+            throw BenchError("\(label): no schema")
+        }
+        if let violation = schema.validate(parsed) { throw BenchError("\(label): \(violation)") }
+        let r = try best([{ _ = try JSONReader.parse(bytes) }, { _ = schema.validate(parsed) }])
+        report(label, r[0], r[1])
     }
 
     private func compare<T: Codable>(read value: T, _ label: String) throws {

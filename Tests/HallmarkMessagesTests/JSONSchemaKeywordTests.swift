@@ -209,6 +209,27 @@ struct JSONSchemaKeywordTests {
         }
     }
 
+    /// The alternatives of oneOf, anyOf, not and if are checked without building their reasons;
+    /// what reaches the caller still names the combinator's own rule, and a `then` or `else`
+    /// branch's violation its path and reason in full.
+    @Test func combinatorsReportTheirOwnRuleAndBranchesTheirFullViolation() throws {
+        let s = try schema(
+            #"{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer"}]},"b":{"anyOf":[{"required":["x"]},{"required":["y"]}]},"c":{"not":{"type":"null"}},"d":{"if":{"required":["k"]},"then":{"properties":{"k":{"type":["string","null"]}}}},"e":{"type":["integer","boolean"]}}}"#
+        )
+        let expected: [(String, String, String)] = [
+            (#"{"a":true}"#, "$.a", "matches 0 of the oneOf alternatives, not 1"),
+            (#"{"b":{"z":1}}"#, "$.b", "matches none of anyOf"),
+            (#"{"c":null}"#, "$.c", "matches a forbidden schema"),
+            (#"{"d":{"k":1}}"#, "$.d.k", "is not of type null/string"),
+            (#"{"e":1.5}"#, "$.e", "is not of type boolean/integer"),
+        ]
+        for (text, path, reason) in expected {
+            let v = try #require(s.validate(try value(text)), "\(text)")
+            #expect(v.path == path && v.reason == reason, "\(text): \(v)")
+        }
+        #expect(s.validate(try value(#"{"a":"x","b":{"y":1},"c":0,"d":{"k":null},"e":true}"#)) == nil)
+    }
+
     @Test func violationsNameThePathAndRuleNeverTheValue() throws {
         let s = try schema(
             #"{"properties":{"token":{"type":"object","properties":{"nonce":{"pattern":"^[0-9a-f]+$"}}},"list":{"items":{"maxLength":2}}},"additionalProperties":false}"#

@@ -79,10 +79,17 @@ public struct SchemaViolation: Error, Sendable, Equatable, CustomStringConvertib
 
     public var description: String { "\(path): \(reason)" }
 
-    /// The same violation one step further down: `$.x` under `.a` is `$.a.x`.
-    func under(_ step: String) -> SchemaViolation {
-        SchemaViolation(path: "$" + step + path.dropFirst(), reason: reason)
+    /// The same violation one step further down: `$.x` under `.a` is `$.a.x`. The unnamed
+    /// one stays unnamed, its step never written.
+    func under(_ step: @autoclosure () -> String) -> SchemaViolation {
+        isUnnamed ? self : SchemaViolation(path: "$" + step() + path.dropFirst(), reason: reason)
     }
+
+    /// What a check reports where only a failure's fact is read (see `SchemaNode.check`):
+    /// no path, no reason, nothing built.
+    static let unnamed = SchemaViolation(path: "$", reason: "")
+
+    var isUnnamed: Bool { reason.isEmpty }
 }
 
 /// A schema that cannot be compiled.

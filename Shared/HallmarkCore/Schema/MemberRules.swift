@@ -21,22 +21,26 @@ final class MemberRules: Sendable {
         self.closed = closed
     }
 
-    func check(_ members: [String: JSONValue]) -> SchemaViolation? {
+    /// The first violation (see `SchemaNode.check(_:detailed:)`).
+    func check(_ members: [String: JSONValue], detailed: Bool) -> SchemaViolation? {
         var invalid: SchemaViolation?
         var present = 0
         for (name, member) in members {
             guard let rule = rules[name] else {
                 if closed {
+                    guard detailed else { return .unnamed }
                     return SchemaViolation(path: "$", reason: "has a member not in the schema (\(SchemaNode.safeName(name)))")
                 }
                 continue
             }
             if rule.required { present += 1 }
-            if invalid == nil, let v = rule.node.check(member) { invalid = v.under(".\(SchemaNode.safeName(name))") }
+            if invalid == nil, let v = rule.node.check(member, detailed: detailed) {
+                invalid = v.under(".\(SchemaNode.safeName(name))")
+            }
         }
         if let invalid { return invalid }
         guard present < required.count, let missing = required.first(where: { members[$0] == nil }) else { return nil }
-        return SchemaViolation(path: "$", reason: "lacks required member \(missing)")
+        return detailed ? SchemaViolation(path: "$", reason: "lacks required member \(missing)") : .unnamed
     }
 
     /// `checks` with each `properties` + `required` pair that sits side by side (keyword

@@ -22,7 +22,7 @@ struct SchemaCompiler {
             let names = rule.array?.compactMap(\.string) ?? rule.string.map { [$0] } ?? []
             let kinds = names.compactMap(SchemaNode.Kind.init(rawValue:))
             guard !kinds.isEmpty, kinds.count == names.count else { throw fail("bad type") }
-            checks.append(.types(Set(kinds)))
+            checks.append(.types(SchemaNode.Kinds(kinds)))
         }
         let known = Set(schema["properties"]?.object?.keys.map { $0 } ?? [])
         for (keyword, rule) in schema.sorted(by: { $0.key < $1.key }) where keyword != "type" {

@@ -2,10 +2,10 @@ import Foundation
 
 /// One compiled (sub)schema: the checks it makes, in order.
 final class SchemaNode: Sendable {
-    enum Kind: String, Sendable { case null, boolean, object, array, string, number, integer }
+    enum Kind: String, Sendable, CaseIterable { case null, boolean, object, array, string, number, integer }
 
     enum Check: Sendable {
-        case types(Set<Kind>)
+        case types(Kinds)
         case properties([String: SchemaNode])
         case required([String])
         case closed(Set<String>)
@@ -40,27 +40,35 @@ final class SchemaNode: Sendable {
 
     /// The first violation, its path relative to this node (`$`, `$.name`, `$[2]`, …). Paths are
     /// built on the way back from a failure only: a valid message costs no string work.
-    func check(_ value: JSONValue) -> SchemaViolation? {
-        for check in checks {
-            if let violation = run(check, value) { return violation }
+    /// - Parameter detailed: false where only whether the value passes matters (the
+    ///   alternatives of `oneOf` and `anyOf`, `not`, `if`, `propertyNames`): a failure is then
+    ///   ``SchemaViolation/unnamed``, with no text built for a reason nobody reads.
+    func check(_ value: JSONValue, detailed: Bool = true) -> SchemaViolation? {
+        // By index, so each check is read in place: `for check in checks` copied every one
+        // (its payload's references retained and released), a third of a token request's check.
+        for i in checks.indices {
+            if let violation = run(i, value, detailed) { return violation }
         }
         return nil
     }
 
-    private func run(_ check: Check, _ value: JSONValue) -> SchemaViolation? {
-        func fail(_ reason: String) -> SchemaViolation { SchemaViolation(path: "$", reason: reason) }
-        switch check {
+    private func run(_ i: Int, _ value: JSONValue, _ detailed: Bool) -> SchemaViolation? {
+        func fail(_ reason: @autoclosure () -> String) -> SchemaViolation {
+            detailed ? SchemaViolation(path: "$", reason: reason()) : .unnamed
+        }
+        switch checks[i] {
         case .types(let kinds):
-            return kinds.contains(where: { Self.isKind(value, $0) })
-                ? nil : fail("is not of type \(kinds.map(\.rawValue).sorted().joined(separator: "/"))")
+            return kinds.contains(value) ? nil : fail("is not of type \(kinds.names)")
         case .properties(let properties):
             guard case .object(let members) = value else { return nil }
             for (name, node) in properties {
-                if let member = members[name], let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
+                if let member = members[name], let v = node.check(member, detailed: detailed) {
+                    return v.under(".\(Self.safeName(name))")
+                }
             }
         case .members(let rules):
             guard case .object(let members) = value else { return nil }
-            return rules.check(members)
+            return rules.check(members, detailed: detailed)
         case .required(let names):
             guard case .object(let members) = value else { return nil }
             if let missing = names.first(where: { members[$0] == nil }) { return fail("lacks required member \(missing)") }
@@ -72,11 +80,11 @@ final class SchemaNode: Sendable {
         case .additional(let known, let node):
             guard case .object(let members) = value else { return nil }
             for (name, member) in members where !known.contains(name) {
-                if let v = node.check(member) { return v.under(".\(Self.safeName(name))") }
+                if let v = node.check(member, detailed: detailed) { return v.under(".\(Self.safeName(name))") }
             }
         case .propertyNames(let node):
             guard case .object(let members) = value else { return nil }
-            for name in members.keys where node.check(.string(name)) != nil {
+            for name in members.keys where node.check(.string(name), detailed: false) != nil {
                 return fail("has a member name that breaks the schema (\(Self.safeName(name)))")
             }
         case .propertyCount(let min, let max):
@@ -85,7 +93,7 @@ final class SchemaNode: Sendable {
         case .items(let node):
             guard case .array(let elements) = value else { return nil }
             for (i, element) in elements.enumerated() {
-                if let v = node.check(element) { return v.under("[\(i)]") }
+                if let v = node.check(element, detailed: detailed) { return v.under("[\(i)]") }
             }
         case .itemCount(let min, let max):
             guard case .array(let elements) = value else { return nil }
@@ -122,17 +130,17 @@ final class SchemaNode: Sendable {
             guard case .string(let s) = value else { return nil }
             return Base64Check.isCanonical(s) ? nil : fail("is not canonical padded base64")
         case .oneOf(let nodes):
-            let n = nodes.reduce(0) { $0 + ($1.check(value) == nil ? 1 : 0) }
+            let n = nodes.reduce(0) { $0 + ($1.check(value, detailed: false) == nil ? 1 : 0) }
             if n != 1 { return fail("matches \(n) of the oneOf alternatives, not 1") }
         case .anyOf(let nodes):
-            if !nodes.contains(where: { $0.check(value) == nil }) { return fail("matches none of anyOf") }
+            if !nodes.contains(where: { $0.check(value, detailed: false) == nil }) { return fail("matches none of anyOf") }
         case .allOf(let nodes):
-            for node in nodes { if let v = node.check(value) { return v } }
+            for node in nodes { if let v = node.check(value, detailed: detailed) { return v } }
         case .not(let node):
-            if node.check(value) == nil { return fail("matches a forbidden schema") }
+            if node.check(value, detailed: false) == nil { return fail("matches a forbidden schema") }
         case .conditional(let condition, let then, let otherwise):
-            let branch = condition.check(value) == nil ? then : otherwise
-            return branch?.check(value)
+            let branch = condition.check(value, detailed: false) == nil ? then : otherwise
+            return branch?.check(value, detailed: detailed)
         case .never:
             return fail("is not allowed")
         }
@@ -147,16 +155,6 @@ final class SchemaNode: Sendable {
             var n = 0
             for b in bytes where b & 0xC0 != 0x80 { n &+= 1 }
             return n
-        }
-    }
-
-    static func isKind(_ value: JSONValue, _ kind: Kind) -> Bool {
-        switch (kind, value) {
-        case (.null, .null), (.boolean, .bool), (.object, .object), (.array, .array), (.string, .string),
-            (.number, .number):
-            return true
-        case (.integer, .number): return value.integer != nil || isLargeInteger(value)
-        default: return false
         }
     }
 
@@ -177,13 +175,23 @@ final class SchemaNode: Sendable {
     /// JSON Schema equality: numbers by value (`1` equals `1.0`), arrays and objects member by
     /// member, everything else as written.
     static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
-        switch (a, b) {
-        case (.number(let x), .number(let y)):
+        // One side at a time, not `switch (a, b)`: the pair was a copy of both values, which
+        // cost more than comparing a table reference or a const.
+        switch a {
+        case .number(let x):
+            guard case .number(let y) = b else { return false }
+            if x == y { return true }
+            if let x = Int(x), let y = Int(y) { return x == y }
             if let x = Bound.integerDigits(x), let y = Bound.integerDigits(y) { return x == y }
             return Double(x) == Double(y)
-        case (.array(let x), .array(let y)):
+        case .string(let x):
+            guard case .string(let y) = b else { return false }
+            return x == y
+        case .array(let x):
+            guard case .array(let y) = b else { return false }
             return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
-        case (.object(let x), .object(let y)):
+        case .object(let x):
+            guard case .object(let y) = b else { return false }
             return x.count == y.count && x.allSatisfy { key, v in y[key].map { same(v, $0) } ?? false }
         default:
             return a == b
