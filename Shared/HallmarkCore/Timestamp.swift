@@ -70,6 +70,9 @@ public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
+    /// 10^n for the 1–9 fraction digits.
+    private static let powersOfTen: [Double] = (0...9).map { pow(10, Double($0)) }
+
     /// The same, over UTF-8 bytes.
     public static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Date? {
         guard b.count >= 20, b.count <= 30, b[b.count - 1] == UInt8(ascii: "Z") else { return nil }
@@ -82,7 +85,8 @@ public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
             }
             return v
         }
-        func at(_ i: Int, _ c: Character) -> Bool { b[i] == c.asciiValue! }
+        // A byte, not a `Character`: its `asciiValue` cost more than the rest of the parse.
+        func at(_ i: Int, _ c: Unicode.Scalar) -> Bool { b[i] == UInt8(truncatingIfNeeded: c.value) }
         guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"), let day = digits(8, 2),
             at(10, "T"), let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"),
             let second = digits(17, 2)
@@ -92,7 +96,7 @@ public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
             // `.` and 1–9 digits before the `Z`.
             let n = b.count - 21
             guard at(19, "."), n >= 1, n <= 9, let f = digits(20, n) else { return nil }
-            fraction = Double(f) / pow(10, Double(n))
+            fraction = Double(f) / Self.powersOfTen[n]
         }
         guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: year),
             hour < 24, minute < 60, second < 60

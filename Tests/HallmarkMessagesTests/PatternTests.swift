@@ -30,6 +30,9 @@ struct PatternTests {
         ("^[^\\x00-\\x1f\\x7f-\\x9f]*$", "x\u{85}", false), ("^[^\\x00-\\x1f\\x7f-\\x9f]*$", "a\u{0}b", false),
         ("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "SmileID-Request-Mac", true), ("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "a b", false),
         ("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "a:b", false),
+        // `^[set]{min,max}$` goes byte by byte while the text is ASCII: scalars, not bytes, count.
+        ("^[a-z\\u00e9]{1,3}$", "ab\u{E9}", true), ("^[a-z\\u00e9]{1,3}$", "abc\u{E9}", false),
+        ("^[^x]{2}$", "\u{E9}\u{E9}", true), ("^[^x]{2}$", "a\u{1F600}", true), ("^[^x]{2}$", "ax\u{E9}", false),
     ])
     func matchesAsECMA262(_ pattern: String, _ text: String, _ expected: Bool) throws {
         #expect(try matches(pattern, text) == expected, "\(pattern) on \(text.debugDescription)")

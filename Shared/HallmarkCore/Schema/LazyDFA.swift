@@ -79,16 +79,21 @@ struct LazyDFA {
             let stop: Stop = ascii.withUnsafeBufferPointer { table in
                 flags.withUnsafeBufferPointer { flagTable in
                     let t = table.baseAddress!, f = flagTable.baseAddress!
-                    while i < n {
-                        let byte = p[i]
+                    // In locals, written back once: the captured ones were loaded and stored
+                    // at every byte.
+                    var s = state, j = i
+                    defer { (state, i) = (s, j) }
+                    // An anchored end never ends early on an accepting state.
+                    let stopFlags = anchoredEnd ? Self.dead : Self.accept | Self.dead
+                    while j < n {
+                        let byte = p[j]
                         if byte >= 128 { return .nonASCII }
-                        let flag = f[state]
-                        if flag & Self.accept != 0 && !anchoredEnd { return .match }
-                        if flag & Self.dead != 0 { return .dead }
-                        let known = t[state &* 128 &+ Int(byte)]
+                        let flag = f[s]
+                        if flag & stopFlags != 0 { return !anchoredEnd && flag & Self.accept != 0 ? .match : .dead }
+                        let known = t[s &* 128 &+ Int(byte)]
                         if known < 0 { return .unknown }
-                        state = Int(known)
-                        i &+= 1
+                        s = Int(known)
+                        j &+= 1
                     }
                     return .end
                 }

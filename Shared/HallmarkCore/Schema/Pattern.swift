@@ -57,6 +57,12 @@ public struct Pattern: Sendable, CustomStringConvertible {
     /// Whether `text` matches.
     public func matches(_ text: String) -> Bool {
         if let simple {
+            // ASCII text, the usual case, byte by byte: the scalar view decodes each scalar.
+            if let ascii = text.utf8.withContiguousStorageIfAvailable({ Self.matchesASCII($0, simple) }),
+                let result = ascii
+            {
+                return result
+            }
             var n = 0
             for scalar in text.unicodeScalars {
                 guard simple.set.contains(scalar) else { return false }
@@ -71,6 +77,17 @@ public struct Pattern: Sendable, CustomStringConvertible {
             return dfa.run(text.unicodeScalars)
         }
         return result ?? run(text.unicodeScalars)
+    }
+
+    /// Whether `bytes` match `^[set]{min,max}$`, or nil at a byte that is not ASCII (where
+    /// bytes and scalars part). Before it, each byte is a scalar, so a byte outside the set or
+    /// past `max` settles the answer.
+    static func matchesASCII(_ bytes: UnsafeBufferPointer<UInt8>, _ simple: (set: ScalarSet, min: Int, max: Int)) -> Bool? {
+        for (i, byte) in bytes.enumerated() {
+            guard byte < 128 else { return nil }
+            guard i < simple.max, simple.set.contains(Unicode.Scalar(byte)) else { return false }
+        }
+        return bytes.count >= simple.min
     }
 
     /// Simulates the program (Pike VM), one step over all live threads per scalar.
