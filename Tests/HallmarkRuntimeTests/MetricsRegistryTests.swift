@@ -30,6 +30,38 @@ struct MetricsRegistryTests {
         #expect(second.counters.first?.value == 5)
     }
 
+    /// Gauges set together (a total and its parts, a partition created or destroyed among them)
+    /// are seen together by every snapshot, however the two threads interleave: a stage's lag
+    /// total was once read beside its partitions' older values.
+    @Test func gaugesSetTogetherAreReadTogether() async {
+        let registry = MetricsRegistry()
+        let total = registry.makeMeter(label: "total", dimensions: [])
+        let first = registry.makeMeter(label: "part", dimensions: [("p", "0")])
+        let writer = Task.detached {
+            for i in 1...20_000 {
+                registry.together {
+                    total.set(Int64(3 * i))
+                    first.set(Int64(i))
+                    let second = registry.makeMeter(label: "part", dimensions: [("p", "1")])
+                    if i.isMultiple(of: 2) { second.set(Int64(2 * i)) } else { registry.destroyMeter(second) }
+                    if !i.isMultiple(of: 2) { total.set(Int64(i)) }
+                }
+            }
+        }
+        var snapshots = 0
+        while !writer.isCancelled, snapshots < 20_000 {
+            let gauges = registry.snapshot().gauges
+            let sum = gauges.filter { $0.name == "part" }.reduce(0) { $0 + $1.value }
+            let expected = gauges.first { $0.name == "total" }?.value ?? 0
+            if sum != expected {
+                Issue.record("a snapshot read the parts \(sum) beside the total \(expected)")
+                break
+            }
+            snapshots += 1
+        }
+        await writer.value
+    }
+
     /// A destroyed gauge leaves the snapshots; the others, and a new one of the same name, stay.
     @Test func aDestroyedGaugeLeavesTheSnapshot() {
         let registry = MetricsRegistry()

@@ -9,6 +9,9 @@ import Synchronization
 /// after each snapshot.
 public final class MetricsRegistry: MetricsFactory, Sendable {
     private let metrics = Mutex<[MetricKey: MetricCell]>([:])
+    /// Held while gauges that must agree are set (``together(_:)``) and while a snapshot reads
+    /// counters and gauges, so no snapshot sees half of such a group. Taken before `metrics`.
+    private let groups = Mutex<Void>(())
     /// Samples kept per histogram per interval for percentiles (reservoir sampling beyond it).
     public let reservoirSize: Int
 
@@ -62,19 +65,31 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
             .reduce(0) { $0 + $1.value.value }
     }
 
+    /// Runs `body`, which sets, creates or destroys gauges that must agree with each other (a
+    /// total and its parts), so that no snapshot reads some of them before it and others after.
+    public func together(_ body: () -> Void) {
+        groups.withLock { _ in body() }
+    }
+
     /// Reads every metric; histograms then start a new interval.
     public func snapshot() -> (
         counters: [MetricsSnapshot.Value], gauges: [MetricsSnapshot.Value],
         histograms: [MetricsSnapshot.Histogram]
     ) {
-        let all = metrics.withLock { $0 }
+        // The metrics that exist and the counters' and gauges' values, at one instant as far as
+        // `together` is concerned: a stage's lag was read as the new total beside the old
+        // partitions' values. Histograms are drained after, outside it.
+        let (all, values) = groups.withLock { _ in
+            let all = metrics.withLock { $0 }.sorted(by: { $0.key < $1.key })
+            return (all, all.map { $0.value.kind == .histogram ? 0 : $0.value.value })
+        }
         var counters: [MetricsSnapshot.Value] = []
         var gauges: [MetricsSnapshot.Value] = []
         var histograms: [MetricsSnapshot.Histogram] = []
-        for (key, cell) in all.sorted(by: { $0.key < $1.key }) {
+        for ((key, cell), value) in zip(all, values) {
             switch cell.kind {
-            case .counter: counters.append(.init(name: key.label, dimensions: key.dimensionMap, value: cell.value))
-            case .gauge: gauges.append(.init(name: key.label, dimensions: key.dimensionMap, value: cell.value))
+            case .counter: counters.append(.init(name: key.label, dimensions: key.dimensionMap, value: value))
+            case .gauge: gauges.append(.init(name: key.label, dimensions: key.dimensionMap, value: value))
             case .histogram:
                 histograms.append(cell.drainHistogram(name: key.label, dimensions: key.dimensionMap))
             }

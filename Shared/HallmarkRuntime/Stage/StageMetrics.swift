@@ -42,8 +42,15 @@ final class StageMetrics: Sendable {
 
     /// Sets each assigned partition's lag (`hallmark_stage_partition_lag`, by topic and
     /// partition) and their sum (`hallmark_stage_consumer_lag`). A partition no longer in `lags`
-    /// (revoked: another instance reports it now) loses its gauge.
+    /// (revoked: another instance reports it now) loses its gauge. All at once for a snapshot of
+    /// the process's ``MetricsRegistry`` (`MetricsRegistry.together`): each snapshot's
+    /// partition lags add up to its total.
     func setLag(_ lags: [KafkaTopicPartition: Int64]) {
+        guard let registry = MetricsSystem.factory as? MetricsRegistry else { return setLagParts(lags) }
+        registry.together { setLagParts(lags) }
+    }
+
+    private func setLagParts(_ lags: [KafkaTopicPartition: Int64]) {
         consumerLag.set(lags.values.reduce(0, +))
         let gone = partitionLags.withLock { meters -> [Meter] in
             for (partition, lag) in lags {
