@@ -48,10 +48,12 @@ package struct AuthoritySecrets: Sendable {
         try KeyEncryptionFile.generateText(title: "Hallmark authority secrets", index: true)
     }
 
+    private static let nucIndexPrefix = AtRestSeal.blindIndexPrefix(table: "devices", column: "nuc_hash")
+
     /// The blind index of a NUC hash.
     package func nucIndex(_ nucHash: Data) -> Data {
         // Cannot throw: the index key is 32 bytes by construction.
-        (try? AtRestSeal.blindIndex(nucHash, table: "devices", column: "nuc_hash", indexKey: indexKey)) ?? Data()
+        (try? AtRestSeal.blindIndex(nucHash, prefix: Self.nucIndexPrefix, indexKey: indexKey)) ?? Data()
     }
 
     /// The keyed blind index of an erased camera's serial (its tombstone).

@@ -13,23 +13,51 @@ import HallmarkPostgres
 package struct ReplayLedger: Sendable {
     /// One token's claim.
     package struct Claim: Sendable {
-        package let key: Data
+        package let key: Key
         package let messageID: UUID
 
-        package init(key: Data, messageID: UUID) {
+        package init(key: Key, messageID: UUID) {
             self.key = key
             self.messageID = messageID
         }
     }
 
-    /// Replay keys are SHA-256 digests.
-    static let keyLength = 32
+    /// A replay key: a SHA-256 digest as four big-endian words, so that a batch's keys are
+    /// sorted, compared and grouped without the heap (as `Data` they were a tenth of the
+    /// authority's CPU under load, mostly hashing).
+    package struct Key: Sendable, Hashable, Comparable {
+        let words: (UInt64, UInt64, UInt64, UInt64)
+
+        /// The key of a 32-byte digest; nil for any other length.
+        package init?(_ digest: Data) {
+            guard digest.count == 32 else { return nil }
+            words = digest.withUnsafeBytes { b in
+                func word(_ i: Int) -> UInt64 { UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)) }
+                return (word(0), word(1), word(2), word(3))
+            }
+        }
+
+        /// The digest's bytes.
+        var bytes: (UInt64, UInt64, UInt64, UInt64) {
+            (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)
+        }
+
+        package static func == (a: Key, b: Key) -> Bool { a.words == b.words }
+        /// Byte order.
+        package static func < (a: Key, b: Key) -> Bool { a.words < b.words }
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+        }
+    }
 
     /// A token's replay key: a hash of its nonce and ciphertext (the tag is left out: a GCM tag
     /// is bound to both, and a token with a changed tag fails authentication anyway).
-    package static func key(_ parts: AESGCM256.Sealed) -> Data {
-        SHA256Hash.digest(Data("hallmark-replay-v1".utf8) + parts.nonce + parts.ciphertext)
+    package static func key(_ parts: AESGCM256.Sealed) -> Key {
+        Key(SHA256Hash.digest(parts: [domain, parts.nonce, parts.ciphertext]))!
     }
+
+    private static let domain = Data("hallmark-replay-v1".utf8)
 
     let pool: PostgresPool
     let schema: String
@@ -59,35 +87,91 @@ package struct ReplayLedger: Sendable {
     /// redelivery).
     package func claim(_ claims: [Claim]) async throws -> [Outcome] {
         guard !claims.isEmpty else { return [] }
-        // The first claim of each key goes to the database; the rest follow it.
-        var firstByKey: [Data: UUID] = [:]
-        for claim in claims where firstByKey[claim.key] == nil { firstByKey[claim.key] = claim.messageID }
-        // One key order for every batch, so concurrent batches never deadlock on each other.
-        guard firstByKey.keys.allSatisfy({ $0.count == Self.keyLength }) else {
-            throw PostgresError(code: .invalidQuery, message: "replay keys must be \(Self.keyLength) bytes")
+        // Claims by key, the first of each key first: its first claim goes to the database and
+        // the rest follow it. One key order for every batch, so concurrent batches never
+        // deadlock on each other.
+        let order = claims.indices.sorted { a, b in
+            claims[a].key != claims[b].key ? claims[a].key < claims[b].key : a < b
         }
-        // Byte order, compared on an 8-byte prefix first (keys are hashes: ties are rare).
-        let order = firstByKey.keys.map { key in (key, key.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).bigEndian }) }
-            .sorted { a, b in a.1 != b.1 ? a.1 < b.1 : a.0.lexicographicallyPrecedes(b.0) }
-            .map(\.0)
-        // The keys and ids travel packed in two parameters rather than as thousands of
-        // parameters: PostgreSQL then parses and plans a small statement for any batch size.
-        var keys = Data(capacity: order.count * Self.keyLength), ids = Data(capacity: order.count * 16)
-        for key in order {
-            keys.append(key)
-            withUnsafeBytes(of: firstByKey[key]!.uuid) { ids.append(contentsOf: $0) }
+        var firsts: [Int] = [], group = [Int](repeating: 0, count: claims.count)
+        firsts.reserveCapacity(claims.count)
+        for i in order {
+            if firsts.isEmpty || claims[firsts[firsts.count - 1]].key != claims[i].key { firsts.append(i) }
+            group[i] = firsts.count - 1
         }
-        // `live` is the statement's snapshot before the upsert: a key claimed back by the id
-        // already holding it is a redelivery. It probes the primary key once per input row
-        // (the LIMIT keeps the lateral subquery from being flattened into a join): as a join,
-        // a table growing faster than its statistics led the planner to hash every live record
-        // of the window for each batch, the authority's largest cost under load.
+        // Most keys are new: one insert records them, and the few it cannot (a record holds
+        // them already) are settled by the full statement.
+        var won = [Outcome?](repeating: .fresh, count: firsts.count)
+        let held = try await insertNew(firsts.map { claims[$0] })
+        if !held.isEmpty {
+            for g in held { won[g] = nil }
+            for (n, outcome) in try await settle(held.map { claims[firsts[$0]] }) { won[held[n]] = outcome }
+        }
+        // A key not won is a replay for every claim of it. A won key is the first claim's; a
+        // message sent several times into one batch is one validation, so its copies are its
+        // redeliveries (each copy counted was a count too many), and other messages' replays.
+        return claims.indices.map { i in
+            let g = group[i], first = firsts[g]
+            guard let outcome = won[g], claims[i].messageID == claims[first].messageID else { return .replayed }
+            return i == first ? outcome : .redelivered
+        }
+    }
+
+    /// The keys and ids packed in two parameters rather than as thousands of parameters:
+    /// PostgreSQL then parses and plans a small statement for any batch size.
+    private static func packed(_ claims: [Claim]) -> (keys: Data, ids: Data) {
+        var keys: [UInt8] = [], ids: [UInt8] = []
+        keys.reserveCapacity(claims.count * 32)
+        ids.reserveCapacity(claims.count * 16)
+        for claim in claims {
+            withUnsafeBytes(of: claim.key.bytes) { keys.append(contentsOf: $0) }
+            withUnsafeBytes(of: claim.messageID.uuid) { ids.append(contentsOf: $0) }
+        }
+        return (Data(keys), Data(ids))
+    }
+
+    /// Records the keys no record holds (fresh), in one insert; the positions of those a record
+    /// holds already, which ``settle(_:)`` decides. Cheaper than settling every key: no probe
+    /// of the table before writing, no joins.
+    private func insertNew(_ claims: [Claim]) async throws -> [Int] {
+        let (keys, ids) = Self.packed(claims)
         let rows = try await pool.query(
             """
             WITH input AS (
-                SELECT substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
+                SELECT i, substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
                        encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
-                FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p, generate_series(0, \(order.count)::integer - 1) AS i
+                FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p,
+                     generate_series(0, \(claims.count)::integer - 1) AS i
+            ), inserted AS (
+                INSERT INTO \(unescaped: schema).seen_tokens (token_hash, message_id, expires_at)
+                SELECT token_hash, message_id, now() + \(Double(windowSeconds)) * interval '1 second' FROM input
+                ON CONFLICT (token_hash) DO NOTHING
+                RETURNING token_hash
+            )
+            SELECT n.i FROM input n WHERE NOT EXISTS (SELECT 1 FROM inserted x WHERE x.token_hash = n.token_hash)
+            """)
+        // In key order, as every statement takes its keys.
+        let positions: [Int64] = try rows.decode(Int64.self)
+        let held = positions.map { Int($0) }
+        return held.filter { claims.indices.contains($0) }.sorted()
+    }
+
+    /// Decides keys a record holds: the same message's live record is a redelivery, an expired
+    /// record is taken over (fresh), and another message's live record makes the claim a
+    /// replay (nil). `live` is the statement's snapshot before the upsert. It probes the
+    /// primary key once per input row (the LIMIT keeps the lateral subquery from being
+    /// flattened into a join): as a join, a table growing faster than its statistics led the
+    /// planner to hash every live record of the window for each batch. A key comes back as its
+    /// position among the keys sent: a number is cheaper to read than a digest in hex.
+    private func settle(_ claims: [Claim]) async throws -> [(Int, Outcome)] {
+        let (keys, ids) = Self.packed(claims)
+        let rows = try await pool.query(
+            """
+            WITH input AS (
+                SELECT i, substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
+                       encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
+                FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p,
+                     generate_series(0, \(claims.count)::integer - 1) AS i
             ), live AS (
                 SELECT i.token_hash FROM input i CROSS JOIN LATERAL (
                     SELECT 1 FROM \(unescaped: schema).seen_tokens s
@@ -99,16 +183,11 @@ package struct ReplayLedger: Sendable {
                 WHERE s.expires_at <= now() OR s.message_id = EXCLUDED.message_id
                 RETURNING token_hash
             )
-            SELECT c.token_hash, l.token_hash IS NOT NULL FROM claimed c LEFT JOIN live l USING (token_hash)
+            SELECT n.i, l.token_hash IS NOT NULL
+            FROM claimed c JOIN input n USING (token_hash) LEFT JOIN live l USING (token_hash)
             """)
-        var won: [Data: Outcome] = [:]
-        for (key, again) in try rows.decode((Data, Bool).self) { won[key] = again ? .redelivered : .fresh }
-        // A message sent several times into one batch is one validation: its first claim
-        // decides, the copies are its redeliveries (each copy counted was a count too many).
-        var decided = Set<Data>()
-        return claims.map { claim in
-            guard let outcome = won[claim.key], firstByKey[claim.key] == claim.messageID else { return .replayed }
-            return decided.insert(claim.key).inserted ? outcome : .redelivered
+        return try rows.decode((Int, Bool).self).filter { claims.indices.contains($0.0) }.map {
+            ($0.0, $0.1 ? .redelivered : .fresh)
         }
     }
 }

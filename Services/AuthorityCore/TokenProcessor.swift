@@ -64,7 +64,7 @@ package struct TokenProcessor: StageProcessor {
         var reason: ValidationReason?
         var decided = false
         var opened: BirthmarkOpenedToken?
-        var replayKey: Data?
+        var replayKey: ReplayLedger.Key?
         /// The same message was judged before (not a new validation).
         var redelivered = false
         var security: [StageOutput] = []
@@ -183,7 +183,8 @@ package struct TokenProcessor: StageProcessor {
     /// The token a request carries and its decoded nonce, ciphertext and tag; nil when they
     /// cannot be read (the request is malformed).
     package static func token(in message: StageMessage) -> (BirthmarkToken, AESGCM256.Sealed)? {
-        guard let token = (try? message.decode(TokenRequest.self))?.token, let parts = try? token.sealedParts() else {
+        let request = TokenRequest(fields: message.fields) ?? (try? message.decode(TokenRequest.self))
+        guard let token = request?.token, let parts = try? token.sealedParts() else {
             return nil
         }
         return (token, parts)
@@ -211,10 +212,10 @@ package struct TokenProcessor: StageProcessor {
     /// the abuse thresholds and judges the device.
     private func judgeDevices(_ all: inout [Judgement]) async throws {
         let open = all.indices.filter { !all[$0].decided }
-        let index = Dictionary(uniqueKeysWithValues: open.map { ($0, secrets.nucIndex(all[$0].opened!.nucHash)) })
-        let found = try await devices.lookup(nucIndices: Array(Set(index.values)), pool: pool)
-        for i in open {
-            guard let device = found[index[i]!] else {
+        let index = open.map { secrets.nucIndex(all[$0].opened!.nucHash) }
+        let found = try await devices.lookup(nucIndices: Array(Set(index)), pool: pool)
+        for (i, nucIndex) in zip(open, index) {
+            guard let device = found[nucIndex] else {
                 all[i].security.append(
                     try events.output(
                         for: all[i].message, .tokenRejected, .warning,

@@ -17,7 +17,9 @@ struct ReplayLedgerTests {
         defer { pool.close() }
         try await StageDatabase(pool: pool, schema: schema).migrate(AuthorityMigrations.all(schema: schema), logger: logger)
         let ledger = ReplayLedger(pool: pool, schema: schema, windowSeconds: 3600)
-        func key(_ n: Int) -> Data { Data((0..<32).map { UInt8(truncatingIfNeeded: n >> (8 * ($0 % 4))) ^ UInt8($0) }) }
+        func key(_ n: Int) -> ReplayLedger.Key {
+            ReplayLedger.Key(Data((0..<32).map { UInt8(truncatingIfNeeded: n >> (8 * ($0 % 4))) ^ UInt8($0) }))!
+        }
         func claim(_ n: Int, _ id: UUID) -> ReplayLedger.Claim { .init(key: key(n), messageID: id) }
 
         // 20,000 live records, claimed in batches of 1,000 like the stage's.

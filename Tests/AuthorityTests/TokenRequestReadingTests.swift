@@ -115,4 +115,51 @@ struct TokenRequestReadingTests {
         let c = try #require(Self.read(Self.bytes(["camera_token": other])))
         #expect(ReplayLedger.key(a.parts) != ReplayLedger.key(c.parts))
     }
+
+    /// The stage reads a request's members directly; where it cannot (a form it does not take),
+    /// the decoder does. Where both read, they read the same token.
+    @Test func readingMembersAgreesWithDecoding() throws {
+        let mobile: [String: Any] = [
+            "encrypted_nuc_token": String(repeating: "A", count: 123) + "=",
+            "table_references": [1, 2, 3], "key_indices": [4, 5, 6],
+        ]
+        // JSONSerialization writes 42.0 as 42: the fraction is written into the bytes.
+        let reference = Self.bytes(["camera_token": Self.vectorToken])
+        let fraction = Array(
+            String(decoding: reference, as: UTF8.self).replacingOccurrences(of: "\"key_index\":42", with: "\"key_index\":42.0")
+                .utf8)
+        #expect(fraction != reference)
+        var nullTag = Self.vectorToken
+        nullTag["auth_tag"] = NSNull()
+        let bodies: [(String, [UInt8], readsDirectly: Bool)] = [
+            ("reference", reference, true),
+            ("mobile", Self.bytes(mobile), true),
+            ("an index written 42.0", fraction, false),
+            ("a null tag", Self.bytes(["camera_token": nullTag]), false),
+            ("a null layout beside the other", Self.bytes(mobile.merging(["camera_token": NSNull()]) { a, _ in a }), false),
+            ("both layouts", Self.bytes(mobile.merging(["camera_token": Self.vectorToken]) { a, _ in a }), false),
+            ("a string index", Self.bytes(mobile.merging(["key_indices": [4, "5", 6]]) { _, b in b }), false),
+        ]
+        for (name, bytes, readsDirectly) in bodies {
+            let (_, fields) = try EnvelopeHeader.read(bytes)
+            let direct = TokenRequest(fields: fields)
+            let decoded = try? JSONCoding.decode(TokenRequest.self, from: JSONValue.object(fields))
+            #expect((direct != nil) == readsDirectly, "\(name)")
+            if let direct { #expect(direct == decoded, "\(name)") }
+        }
+    }
+
+    @Test func replayKeysSortInByteOrder() throws {
+        let digests = (0..<60).map { n in
+            Data((0..<32).map { i in UInt8(truncatingIfNeeded: (n &* 37) >> (i % 3) &+ i * (n % 5)) })
+        }
+        let keys = try digests.map { try #require(ReplayLedger.Key($0)) }
+        for (a, x) in zip(digests, keys) {
+            for (b, y) in zip(digests, keys) {
+                #expect((x < y) == a.lexicographicallyPrecedes(b))
+                #expect((x == y) == (a == b))
+            }
+        }
+        #expect(ReplayLedger.Key(Data(count: 31)) == nil)
+    }
 }

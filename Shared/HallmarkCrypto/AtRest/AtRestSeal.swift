@@ -71,9 +71,21 @@ public enum AtRestSeal {
         _ value: some DataProtocol, table: String, column: String,
         indexKey: some DataProtocol
     ) throws(HallmarkCryptoError) -> Data {
+        try blindIndex(value, prefix: blindIndexPrefix(table: table, column: column), indexKey: indexKey)
+    }
+
+    /// What a blind index of `table`.`column` MACs before the value: for a caller that indexes
+    /// many values of one column, to compute once.
+    public static func blindIndexPrefix(table: String, column: String) -> Data {
+        Data("hallmark-blind-index-v1".utf8) + AtRestContext.lengthPrefixed([table, column])
+    }
+
+    /// ``blindIndex(_:table:column:indexKey:)`` with its ``blindIndexPrefix(table:column:)``.
+    public static func blindIndex(
+        _ value: some DataProtocol, prefix: Data, indexKey: some DataProtocol
+    ) throws(HallmarkCryptoError) -> Data {
         guard indexKey.count >= 32 else { throw HallmarkCryptoError(.invalidKey, "blind-index key must be ≥ 32 bytes") }
-        var data = Data("hallmark-blind-index-v1".utf8)
-        data.append(AtRestContext.lengthPrefixed([table, column]))
+        var data = prefix
         data.append(contentsOf: value)
         return HMACSHA256.mac(key: indexKey, data: data)
     }

@@ -7,4 +7,11 @@ public enum SHA256Hash {
     public static func digest(_ data: some DataProtocol) -> Data {
         Data(SHA256.hash(data: data))
     }
+
+    /// The digest of `parts` one after another, hashed in place: no concatenated copy.
+    public static func digest(parts: [Data]) -> Data {
+        var hasher = SHA256()
+        for part in parts { hasher.update(data: part) }
+        return Data(hasher.finalize())
+    }
 }

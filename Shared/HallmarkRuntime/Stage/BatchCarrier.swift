@@ -30,9 +30,7 @@ public enum BatchCarrier {
         guard let members = carrier.fields["items"]?.array else { return [] }
         let schema = MessageSchemas.schema(itemSchema)
         return members.compactMap { member -> Item? in
-            guard case .object(let fields) = member, let id = fields["id"]?.string.flatMap(MessageID.init) else {
-                return nil
-            }
+            guard case .object(let fields) = member else { return nil }
             let header: EnvelopeHeader, violation: String?
             do throws(EnvelopeError) {
                 header = try EnvelopeHeader.read(members: fields)
@@ -42,6 +40,7 @@ public enum BatchCarrier {
                     violation = schema?.validate(member)?.description
                 }
             } catch {
+                guard let id = fields["id"]?.string.flatMap(MessageID.init) else { return nil }
                 // Answered without the members that broke its envelope (never carried on).
                 header = EnvelopeHeader(
                     schema: itemSchema, id: id,
