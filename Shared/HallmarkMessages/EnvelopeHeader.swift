@@ -46,6 +46,18 @@ public struct EnvelopeHeader: Codable, Sendable, Hashable {
         case requestID = "request_id"
     }
 
+    /// The ids and the time as the strings they are written as: the same bytes as encoding
+    /// them as values, without an encoder for each (every message Hallmark writes has a header).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(id.text, forKey: .id)
+        try c.encode(producedAt.text, forKey: .producedAt)
+        try c.encodeIfPresent(correlationID, forKey: .correlationID)
+        try c.encodeIfPresent(replyTo, forKey: .replyTo)
+        try c.encodeIfPresent(requestID?.text, forKey: .requestID)
+    }
+
     /// Reads and checks the envelope fields of a raw message.
     /// - Throws: ``EnvelopeError`` `invalid_json` when the bytes are not a JSON object,
     ///   `invalid_envelope` when `schema`, `id` or `produced_at` is missing or malformed, or

@@ -43,6 +43,28 @@ struct JSONCodingTests {
 
     /// ``JSONCoding/value(of:)`` is the tree ``JSONCoding/encode(_:)`` writes: the writer gives
     /// the same bytes, for every example, a key written twice and a floating-point value.
+    /// A header and a token result write their ids, time and reason as the strings they are
+    /// (known answer: their encoders write strings directly, not nested values).
+    @Test func aTokenResultIsWrittenAsItsSchemaSays() throws {
+        let id = try #require(MessageID("0b4a8a0e-4c1c-4d5e-9a3f-2b7c8d9e0f10"))
+        let request = try #require(MessageID("d3b07384-d113-4ec4-8a8b-9d6f0f0e1a2b"))
+        let at = try #require(Timestamp("2026-12-03T12:00:00.123Z"))
+        func bytes(_ reason: ValidationReason?, correlation: String?) throws -> String {
+            let header = EnvelopeHeader(
+                schema: TokenResult.schemaName, id: id, producedAt: at, correlationID: correlation, requestID: request)
+            return String(decoding: try JSONCoding.encode(Message(TokenResult(reason: reason), header: header)), as: UTF8.self)
+        }
+        #expect(
+            try bytes(.replayedToken, correlation: "c-1")
+                == #"{"correlation_id":"c-1","id":"0b4a8a0e-4c1c-4d5e-9a3f-2b7c8d9e0f10","produced_at":"2026-12-03T12:00:00.123Z","#
+                + #""reason":"replayed_token","request_id":"d3b07384-d113-4ec4-8a8b-9d6f0f0e1a2b","schema":"hallmark.token.result.v1","valid":false}"#
+        )
+        #expect(
+            try bytes(nil, correlation: nil)
+                == #"{"id":"0b4a8a0e-4c1c-4d5e-9a3f-2b7c8d9e0f10","produced_at":"2026-12-03T12:00:00.123Z","#
+                + #""request_id":"d3b07384-d113-4ec4-8a8b-9d6f0f0e1a2b","schema":"hallmark.token.result.v1","valid":true}"#)
+    }
+
     @Test func everyExampleAsAValueIsWrittenAsItsBytes() throws {
         for example in try MessageExamples.all() {
             let bytes = try JSONCoding.encode(example.message)
