@@ -219,15 +219,18 @@ struct AuthorityBench {
     /// the samples, for at least a second.
     static func inProcessRate(samples: [BirthmarkToken], masters: [Int: Data]) throws -> Double {
         guard !samples.isEmpty else { return 0 }
+        // Per second of this thread's CPU, not of the clock: the stack winding down (PostgreSQL
+        // vacuuming the replay records, the stage's consumers leaving) shares the cores, and
+        // by the clock the same loop measured anywhere from 85k to 138k tokens/s.
         var opened = 0
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(1) {
+        let start = ContinuousClock.now, cpu = ProcessCPU.threadSeconds()
+        while ProcessCPU.threadSeconds() - cpu < 1, ContinuousClock.now - start < .seconds(10) {
             for token in samples {
                 if case .success = BirthmarkTokenValidator.open(token, masterKeys: masters) { opened += 1 }
             }
         }
         guard opened > 0 else { throw AuthorityClientError(.failed, "no sample opened in process") }
-        return Double(opened) / (ContinuousClock.now - start).seconds
+        return Double(opened) / max(ProcessCPU.threadSeconds() - cpu, 1e-9)
     }
 }
 

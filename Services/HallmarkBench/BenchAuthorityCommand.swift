@@ -108,7 +108,7 @@ package struct BenchAuthorityCommand: AsyncParsableCommand {
                     h.count, h.p50, h.p99))
         }
         let local = try AuthorityBench.inProcessRate(samples: result.samples, masters: result.masters)
-        print(String(format: "in-process derive + open alone: %9.0f tokens/s (one core)", local))
+        print(String(format: "in-process derive + open alone: %9.0f tokens/s (per second of one thread's CPU)", local))
         print(String(format: "ratio: pipeline / in-process %.3f", result.rate / local))
         if result.passed != count + paced { throw BenchError("\(count + paced - result.passed) tokens did not PASS") }
         await pool.dropBenchSchemas(config.schema)

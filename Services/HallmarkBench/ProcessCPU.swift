@@ -14,6 +14,14 @@ enum ProcessCPU {
         return s(usage.ru_utime) + s(usage.ru_stime)
     }
 
+    /// User + system CPU seconds of the calling thread so far: what an in-process loop costs,
+    /// whatever else the machine runs meanwhile.
+    static func threadSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     /// User + system CPU seconds of process `pid` so far, from `/proc/<pid>/stat`; nil where it
     /// cannot be read (gone, or not Linux).
     static func seconds(ofProcess pid: Int32) -> Double? {
