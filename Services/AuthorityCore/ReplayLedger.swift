@@ -117,9 +117,10 @@ package struct ReplayLedger: Sendable {
         }
     }
 
-    /// The keys and ids packed in two parameters rather than as thousands of parameters:
-    /// PostgreSQL then parses and plans a small statement for any batch size.
-    private static func packed(_ claims: [Claim]) -> (keys: Data, ids: Data) {
+    /// `input AS (…)`: the claims as rows (`i`, `token_hash`, `message_id`). The keys and ids
+    /// travel packed in two parameters rather than as thousands of parameters: PostgreSQL then
+    /// parses and plans a small statement for any batch size.
+    private static func input(_ claims: [Claim]) -> PostgresQuery {
         var keys: [UInt8] = [], ids: [UInt8] = []
         keys.reserveCapacity(claims.count * 32)
         ids.reserveCapacity(claims.count * 16)
@@ -127,22 +128,23 @@ package struct ReplayLedger: Sendable {
             withUnsafeBytes(of: claim.key.bytes) { keys.append(contentsOf: $0) }
             withUnsafeBytes(of: claim.messageID.uuid) { ids.append(contentsOf: $0) }
         }
-        return (Data(keys), Data(ids))
+        return """
+            input AS (
+                SELECT i, substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
+                       encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
+                FROM (SELECT \(Data(keys))::bytea AS keys, \(Data(ids))::bytea AS ids) p,
+                     generate_series(0, \(claims.count)::integer - 1) AS i
+            )
+            """
     }
 
     /// Records the keys no record holds (fresh), in one insert; the positions of those a record
     /// holds already, which ``settle(_:)`` decides. Cheaper than settling every key: no probe
     /// of the table before writing, no joins.
     private func insertNew(_ claims: [Claim]) async throws -> [Int] {
-        let (keys, ids) = Self.packed(claims)
         let rows = try await pool.query(
             """
-            WITH input AS (
-                SELECT i, substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
-                       encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
-                FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p,
-                     generate_series(0, \(claims.count)::integer - 1) AS i
-            ), inserted AS (
+            WITH \(Self.input(claims)), inserted AS (
                 INSERT INTO \(unescaped: schema).seen_tokens (token_hash, message_id, expires_at)
                 SELECT token_hash, message_id, now() + \(Double(windowSeconds)) * interval '1 second' FROM input
                 ON CONFLICT (token_hash) DO NOTHING
@@ -158,21 +160,15 @@ package struct ReplayLedger: Sendable {
 
     /// Decides keys a record holds: the same message's live record is a redelivery, an expired
     /// record is taken over (fresh), and another message's live record makes the claim a
-    /// replay (nil). `live` is the statement's snapshot before the upsert. It probes the
+    /// replay (left out). `live` is the statement's snapshot before the upsert. It probes the
     /// primary key once per input row (the LIMIT keeps the lateral subquery from being
     /// flattened into a join): as a join, a table growing faster than its statistics led the
     /// planner to hash every live record of the window for each batch. A key comes back as its
     /// position among the keys sent: a number is cheaper to read than a digest in hex.
     private func settle(_ claims: [Claim]) async throws -> [(Int, Outcome)] {
-        let (keys, ids) = Self.packed(claims)
         let rows = try await pool.query(
             """
-            WITH input AS (
-                SELECT i, substring(p.keys FROM i * 32 + 1 FOR 32) AS token_hash,
-                       encode(substring(p.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid AS message_id
-                FROM (SELECT \(keys)::bytea AS keys, \(ids)::bytea AS ids) p,
-                     generate_series(0, \(claims.count)::integer - 1) AS i
-            ), live AS (
+            WITH \(Self.input(claims)), live AS (
                 SELECT i.token_hash FROM input i CROSS JOIN LATERAL (
                     SELECT 1 FROM \(unescaped: schema).seen_tokens s
                     WHERE s.token_hash = i.token_hash AND s.message_id = i.message_id AND s.expires_at > now() LIMIT 1) s
