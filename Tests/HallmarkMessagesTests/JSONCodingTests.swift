@@ -65,6 +65,22 @@ struct JSONCodingTests {
                 + #""request_id":"d3b07384-d113-4ec4-8a8b-9d6f0f0e1a2b","schema":"hallmark.token.result.v1","valid":true}"#)
     }
 
+    /// The authority's verdicts, written directly, are the encoder's bytes: every reason and
+    /// PASS, with and without a correlation id (one that needs escaping) and a reply topic.
+    @Test(arguments: [nil] + ValidationReason.allCases.map(Optional.some))
+    func tokenResultBytesEqualJSONCoding(_ reason: ValidationReason?) throws {
+        let headers = [
+            EnvelopeHeader.answer(TokenResult.schemaName, id: .random(), to: .random(), correlationID: nil),
+            EnvelopeHeader.answer(
+                TokenResult.schemaName, id: .random(), to: .random(), correlationID: "a\"b\\c/d\u{7f}\u{1}é"),
+            EnvelopeHeader(schema: TokenResult.schemaName, id: .random(), replyTo: "birthmark.token.results.b"),
+        ]
+        for header in headers {
+            let result = Message(TokenResult(reason: reason), header: header)
+            #expect(result.jsonBytes == (try JSONCoding.encode(result)))
+        }
+    }
+
     @Test func everyExampleAsAValueIsWrittenAsItsBytes() throws {
         for example in try MessageExamples.all() {
             let bytes = try JSONCoding.encode(example.message)

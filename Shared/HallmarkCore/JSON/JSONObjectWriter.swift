@@ -24,6 +24,13 @@ public struct JSONObjectWriter {
         JSONWriter.writeString(value, into: &out)
     }
 
+    /// A `true` or `false` member; nil leaves it out.
+    public mutating func bool(_ key: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        member(key)
+        out.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+
     /// An unsigned integer member; nil leaves it out.
     public mutating func number(_ key: StaticString, _ value: UInt64?) {
         guard let value else { return }
