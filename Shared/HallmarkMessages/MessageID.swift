@@ -37,7 +37,8 @@ public struct MessageID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// The same from any text that names the output's source (a checkpoint's key and size, say).
     public static func derived(from input: String, _ name: String) -> MessageID {
-        version8(SHA256Hash.digest(Array("hallmark-output:\(input):\(name)".utf8)))
+        var text = "hallmark-output:\(input):\(name)"
+        return version8(text.withUTF8 { SHA256Hash.digest(bytes: UnsafeRawBufferPointer($0)) })
     }
 
     /// A version 8 UUID from the first 16 bytes of `digest` (a hash or a MAC of at least 16

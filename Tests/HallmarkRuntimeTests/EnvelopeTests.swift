@@ -36,6 +36,8 @@ struct EnvelopeTests {
         #expect(a != MessageID.derived(from: "in-2", "result"))
         #expect(a != MessageID.derived(from: "in-1", "rejected"))
         #expect(UUID(uuidString: a.text) != nil)
+        // Known answer: version 8 from SHA-256("hallmark-output:in-1:result") (Python's hashlib).
+        #expect(a.text == "ad670ad5-7cfa-84ed-945e-ed12cd54e9a3")
     }
 
     @Test func decodingFailuresNameTheFieldNotTheValue() {

@@ -14,4 +14,12 @@ public enum SHA256Hash {
         for part in parts { hasher.update(data: part) }
         return Data(hasher.finalize())
     }
+
+    /// The digest of raw bytes, without generic dispatch (a caller in another module reaches
+    /// `digest(_:)` unspecialized: metadata lookups cost more than hashing a short input).
+    public static func digest(bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: bytes)
+        return Array(hasher.finalize())
+    }
 }
