@@ -119,19 +119,19 @@ package struct TokenProcessor: StageProcessor {
             let judged = all[next..<next + ruling.items.count]
             next += ruling.items.count
             let security = judged.flatMap(\.security)
-            guard ruling.isCarrier else { return .outputs(try judged.map { try verdict($0.message, $0.reason) } + security) }
-            return .outputs(try carry(judged.map { try verdict($0.message, $0.reason).value }, for: ruling.message) + security)
+            guard ruling.isCarrier else { return .outputs(judged.map { verdict($0.message, $0.reason) } + security) }
+            return .outputs(try carry(judged.map { result($0.message, $0.reason) }, for: ruling.message) + security)
         }
     }
 
     /// A token request that breaks its schema (upper-case hex, a table listed twice, an
     /// extra field such as an image hash) is answered FAIL `malformed` at once.
     package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
-        guard message.header.schema == TokenRequestBatch.schemaName else { return [try verdict(message, .malformed)] }
+        guard message.header.schema == TokenRequestBatch.schemaName else { return [verdict(message, .malformed)] }
         // A carrier that breaks its own schema: each item whose id can be read is FAIL.
         let items = BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName)
         guard !items.isEmpty else { return nil }
-        return try carry(items.map { try verdict($0.message, .malformed).value }, for: message)
+        return try carry(items.map { result($0.message, .malformed) }, for: message)
     }
 
     /// A token request refused before validation with a readable id (a broken envelope, too
@@ -155,10 +155,17 @@ package struct TokenProcessor: StageProcessor {
     }
 
     /// The verdict message for `message`, on its reply topic.
-    func verdict(_ message: StageMessage, _ reason: ValidationReason?) throws -> StageOutput {
+    func verdict(_ message: StageMessage, _ reason: ValidationReason?) -> StageOutput {
+        StageOutput(
+            topic: message.replyTopic(or: configuration.tokenOutput), key: message.key.map { Array($0.utf8) },
+            value: result(message, reason))
+    }
+
+    /// The verdict's bytes (a carrier's item), counted in the metrics.
+    func result(_ message: StageMessage, _ reason: ValidationReason?) -> [UInt8] {
         metrics.record(reason)
         let id = MessageID.derived(from: message.header.id, "token-result")
-        return try message.reply(TokenResult(reason: reason), id: id, or: configuration.tokenOutput)
+        return message.answer(TokenResult(reason: reason), id: id).jsonBytes
     }
 
     /// Opens the token: malformed, unknown_table and authentication_failed end here. The stage
@@ -166,12 +173,14 @@ package struct TokenProcessor: StageProcessor {
     /// image hash; table ids and key indices in range); what is left to refuse as malformed is
     /// what a schema cannot say, such as a ciphertext's length once decoded.
     private func open(_ j: inout Judgement) async throws {
-        guard let (token, parts) = Self.token(in: j.message) else { return j.decide(.malformed) }
+        // The token's parts are decoded once, by the validator (a token whose parts cannot
+        // be read is malformed there).
+        guard let token = Self.request(in: j.message)?.token else { return j.decide(.malformed) }
         let masters = try await tables.masterKeys(for: token.referencedTables)
-        switch BirthmarkTokenValidator.open(token, masterKeys: masters) {
+        switch BirthmarkTokenValidator.openSealed(token, masterKeys: masters) {
         case .success(let o):
-            j.opened = o
-            j.replayKey = ReplayLedger.key(parts)
+            j.opened = o.opened
+            j.replayKey = ReplayLedger.key(o.sealed)
         case .failure(let r):
             if r == .authenticationFailed {
                 j.security.append(try events.output(for: j.message, .tokenRejected, .warning, reason: r.rawValue))
@@ -183,11 +192,16 @@ package struct TokenProcessor: StageProcessor {
     /// The token a request carries and its decoded nonce, ciphertext and tag; nil when they
     /// cannot be read (the request is malformed).
     package static func token(in message: StageMessage) -> (BirthmarkToken, AESGCM256.Sealed)? {
-        let request = TokenRequest(fields: message.fields) ?? (try? message.decode(TokenRequest.self))
-        guard let token = request?.token, let parts = try? token.sealedParts() else {
+        guard let token = request(in: message)?.token, let parts = try? token.sealedParts() else {
             return nil
         }
         return (token, parts)
+    }
+
+    /// The request a message carries, read from its checked members (nil when it cannot be
+    /// read: the request is malformed).
+    static func request(in message: StageMessage) -> TokenRequest? {
+        TokenRequest(fields: message.fields) ?? (try? message.decode(TokenRequest.self))
     }
 
     /// Records the opened tokens' replay keys in one statement: replayed_token ends here.

@@ -66,6 +66,15 @@ public enum BirthmarkTokenValidator {
         _ token: BirthmarkToken,
         masterKeys: [Int: Data]
     ) -> Result<BirthmarkOpenedToken, BirthmarkTokenReason> {
+        openSealed(token, masterKeys: masterKeys).map(\.opened)
+    }
+
+    /// ``open(_:masterKeys:)``, with the token's decoded nonce, ciphertext and tag as it read
+    /// them: for a caller that keys a record by them, without decoding the token again.
+    public static func openSealed(
+        _ token: BirthmarkToken,
+        masterKeys: [Int: Data]
+    ) -> Result<(opened: BirthmarkOpenedToken, sealed: AESGCM256.Sealed), BirthmarkTokenReason> {
         switch token {
         case .reference(let t):
             guard BirthmarkKeys.keyIndices.contains(t.keyIndex), t.tableId >= 0,
@@ -75,9 +84,9 @@ public enum BirthmarkTokenValidator {
             guard let key = try? BirthmarkKeys.derive(master: master, keyIndex: t.keyIndex, format: .reference),
                 let nuc = try? AESGCM256.open(parts, key: key)
             else { return .failure(.authenticationFailed) }
-            return .success(BirthmarkOpenedToken(nucHash: nuc, tableId: t.tableId, keyIndex: t.keyIndex))
+            return .success((BirthmarkOpenedToken(nucHash: nuc, tableId: t.tableId, keyIndex: t.keyIndex), parts))
         case .mobile(let t):
-            guard let pairs = try? t.pairs(), (try? t.sealedParts()) != nil,
+            guard let pairs = try? t.pairs(), let parts = try? t.sealedParts(),
                 pairs.allSatisfy({ BirthmarkKeys.keyIndices.contains($0.keyIndex) && $0.tableId >= 0 })
             else {
                 return .failure(.malformed)
@@ -89,7 +98,7 @@ public enum BirthmarkTokenValidator {
                 anyKnown = true
                 do {
                     let nuc = try t.open(master: master, keyIndex: pair.keyIndex)
-                    return .success(BirthmarkOpenedToken(nucHash: nuc, tableId: pair.tableId, keyIndex: pair.keyIndex))
+                    return .success((BirthmarkOpenedToken(nucHash: nuc, tableId: pair.tableId, keyIndex: pair.keyIndex), parts))
                 } catch  where error.code != .authenticationFailed {
                     openedBadPlaintext = true  // authentic, but not a 64-hex-digit fingerprint
                 } catch {}
