@@ -25,7 +25,7 @@ package struct ReplayLedger: Sendable {
     /// A replay key: a SHA-256 digest as four big-endian words, so that a batch's keys are
     /// sorted, compared and grouped without the heap (as `Data` they were a tenth of the
     /// authority's CPU under load, mostly hashing).
-    package struct Key: Sendable, Hashable, Comparable {
+    package struct Key: Sendable, Comparable {
         let words: (UInt64, UInt64, UInt64, UInt64)
 
         /// The key of a 32-byte digest; nil for any other length.
@@ -45,10 +45,6 @@ package struct ReplayLedger: Sendable {
         package static func == (a: Key, b: Key) -> Bool { a.words == b.words }
         /// Byte order.
         package static func < (a: Key, b: Key) -> Bool { a.words < b.words }
-        package func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-        }
     }
 
     /// A token's replay key: a hash of its nonce and ciphertext (the tag is left out: a GCM tag

@@ -190,7 +190,9 @@ package struct TokenProcessor: StageProcessor {
     }
 
     /// The token a request carries and its decoded nonce, ciphertext and tag; nil when they
-    /// cannot be read (the request is malformed).
+    /// cannot be read (the request is malformed). The stage reads the same in two steps:
+    /// ``request(in:)``, then the validator decodes the parts as it opens the token
+    /// (`BirthmarkTokenValidator.openSealed`); tests and fuzz targets read both at once here.
     package static func token(in message: StageMessage) -> (BirthmarkToken, AESGCM256.Sealed)? {
         guard let token = request(in: message)?.token, let parts = try? token.sealedParts() else {
             return nil

@@ -35,12 +35,3 @@ extension TokenFields {
         return out
     }
 }
-
-extension TokenRequest {
-    /// The request read from its checked members (``TokenFields/init(fields:)``); nil when the
-    /// caller must decode.
-    public init?(fields: [String: JSONValue]) {
-        guard let tokenFields = TokenFields(fields: fields) else { return nil }
-        self.tokenFields = tokenFields
-    }
-}

@@ -1,3 +1,4 @@
+import HallmarkCore
 import HallmarkCrypto
 
 /// `hallmark.token.request.v1`: a camera token for the key-table authority (BM-TOKEN), in the
@@ -17,6 +18,13 @@ public struct TokenRequest: MessageBody, Hashable {
 
     /// The token it carries, when exactly one format is complete.
     public var token: BirthmarkToken? { tokenFields.token }
+
+    /// The request read from its checked members (``TokenFields/init(fields:)``); nil when the
+    /// caller must decode.
+    public init?(fields: [String: JSONValue]) {
+        guard let tokenFields = TokenFields(fields: fields) else { return nil }
+        self.tokenFields = tokenFields
+    }
 
     public init(from decoder: any Decoder) throws {
         tokenFields = try TokenFields(from: decoder)

@@ -14,16 +14,4 @@ public struct TokenResult: MessageBody, Hashable {
         self.valid = reason == nil
         self.reason = reason
     }
-
-    enum CodingKeys: String, CodingKey {
-        case valid, reason
-    }
-
-    /// The reason as its name: the same bytes as encoding it as a value, without an encoder for
-    /// it (the authority writes one result per token).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(valid, forKey: .valid)
-        try c.encodeIfPresent(reason?.rawValue, forKey: .reason)
-    }
 }

@@ -43,8 +43,8 @@ struct JSONCodingTests {
 
     /// ``JSONCoding/value(of:)`` is the tree ``JSONCoding/encode(_:)`` writes: the writer gives
     /// the same bytes, for every example, a key written twice and a floating-point value.
-    /// A header and a token result write their ids, time and reason as the strings they are
-    /// (known answer: their encoders write strings directly, not nested values).
+    /// A token result with its header, as its schema says (known answer: the header's encoder
+    /// writes its ids and time as strings directly, not as nested values).
     @Test func aTokenResultIsWrittenAsItsSchemaSays() throws {
         let id = try #require(MessageID("0b4a8a0e-4c1c-4d5e-9a3f-2b7c8d9e0f10"))
         let request = try #require(MessageID("d3b07384-d113-4ec4-8a8b-9d6f0f0e1a2b"))
