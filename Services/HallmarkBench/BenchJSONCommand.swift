@@ -52,6 +52,38 @@ package struct BenchJSONCommand: ParsableCommand {
         try check(request, "check hallmark.token.request.v1")
         try check(submission, "check hallmark.submission.v1")
         try check(found, "check hallmark.log.verify.result.v1 (found)")
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        print("schema checks, messages/s (one thread | \(threads) threads at once | ratio, \(threads)× if nothing is shared)")
+        try checkAcross(threads: threads, request, "check hallmark.token.request.v1")
+    }
+
+    /// Threads share one compiled schema, as a stage's workers do: the rate of `threads`
+    /// threads checking at once (each its own parsed copy of the message, as each worker has
+    /// its own messages) beside one thread's. Anything the threads write in common, such as a
+    /// reference count, keeps the ratio below `threads`.
+    private func checkAcross<T: Encodable>(threads: Int, _ value: T, _ label: String) throws {
+        let bytes = try JSONCoding.encode(value)
+        let parsed = try JSONReader.parse(bytes)
+        guard let name = parsed.object?["schema"]?.string, let schema = MessageSchemas.schema(name) else {
+            throw BenchError("\(label): no schema")
+        }
+        // Calls that take about `seconds` on one thread; then the same on every thread.
+        let calls = Int(max(1000, try best([{ _ = schema.validate(parsed) }])[0] * seconds))
+        var one = 0.0, many = 0.0
+        for _ in 0..<max(1, rounds) {
+            for n in [1, threads] {
+                let copies = try (0..<n).map { _ in try JSONReader.parse(bytes) }
+                let start = ContinuousClock.now
+                DispatchQueue.concurrentPerform(iterations: n) { k in
+                    for _ in 0..<calls where schema.validate(copies[k]) != nil {
+                        preconditionFailure("\(label) broke its schema")
+                    }
+                }
+                let rate = Double(n * calls) / (ContinuousClock.now - start).seconds
+                if n == 1 { one = max(one, rate) } else { many = max(many, rate) }
+            }
+        }
+        report(label, one, many)
     }
 
     /// A stage parses each message once and checks the parsed value against its schema (the

@@ -96,6 +96,51 @@ struct JSONSchemaKeywordTests {
             refuses: [#""A""#, "2", #"{"x":[false]}"#, "true"])
         try check(#"{"const":"v1"}"#, accepts: [#""v1""#], refuses: [#""V1""#, #""v1 ""#])
         try check(#"{"const":1}"#, accepts: ["1", "1.0", "10e-1"], refuses: ["2", #""1""#])
+        // An enum of strings only is checked as a set of them: still nothing but strings.
+        try check(
+            #"{"enum":["ab","x","hallmark.token.request.v1"]}"#,
+            accepts: [#""ab""#, #""x""#, #""hallmark.token.request.v1""#],
+            refuses: [#""AB""#, #""ab ""#, #""""#, "1", "null", #"["x"]"#, #"{"x":1}"#])
+    }
+
+    /// `required` counts the members it names in place: repeated names, names of one length,
+    /// members it does not name, and the first missing name in the order the rule lists them.
+    @Test func requiredCountsTheMembersItNames() throws {
+        let s = try schema(#"{"required":["bb","a","cc","a","dd_long_member_name"]}"#)
+        #expect(s.validate(try value(#"{"a":1,"bb":2,"cc":3,"dd_long_member_name":4,"ee":5}"#)) == nil)
+        let expected = [
+            (#"{}"#, "bb"), (#"{"bb":1,"cc":2,"dd_long_member_name":3,"aa":4}"#, "a"),
+            (#"{"a":1,"bb":2,"dd":3,"dd_long_member_name":4}"#, "cc"),
+            (#"{"a":1,"bb":2,"cc":3,"dd_long_member_nam":4,"e":5}"#, "dd_long_member_name"),
+        ]
+        for (text, missing) in expected {
+            #expect(s.validate(try value(text))?.reason == "lacks required member \(missing)", "\(text)")
+        }
+    }
+
+    /// One compiled schema is shared by every thread that validates and is read without
+    /// reference counting: many tasks at once get exactly the answers one alone gets.
+    @Test func manyThreadsGetTheAnswersOneGets() async throws {
+        let s = try schema(
+            #"{"type":"object","properties":{"k":{"enum":["x","y"]},"p":{"pattern":"^(?:[a-f]{8}|[0-9]{4}-[0-9]{2}Z)$"},"n":{"type":"integer","minimum":1}},"required":["k"],"oneOf":[{"required":["p"]},{"required":["n"]}],"additionalProperties":false}"#
+        )
+        let texts = [
+            #"{"k":"x","p":"abcdefab"}"#, #"{"k":"y","n":3}"#, #"{"k":"x","p":"1234-56Z"}"#, #"{"k":"z","n":3}"#,
+            #"{"k":"x","p":"abcdefaX"}"#, #"{"k":"x","p":"abcdefab","n":3}"#, #"{"k":"x"}"#, #"{"k":"x","n":0}"#,
+            #"{"k":"x","q":1,"n":1}"#, #"{"n":2}"#,
+        ]
+        let values = try texts.map(value)
+        let alone = values.map { s.validate($0) }
+        #expect(alone.map { $0 == nil } == [true, true, true, false, false, false, false, false, false, false])
+        let together = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (0..<500).allSatisfy { i in s.validate(values[i % values.count]) == alone[i % values.count] }
+                }
+            }
+            return await group.reduce(true) { $0 && $1 }
+        }
+        #expect(together)
     }
 
     @Test func stringKeywords() throws {

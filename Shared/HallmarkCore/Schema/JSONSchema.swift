@@ -47,6 +47,11 @@ public struct JSONSchema: Sendable {
         }
     }
 
+    init(title: String, root: SchemaNode) {
+        self.title = title
+        self.root = root
+    }
+
     /// Compiles a schema from its JSON text, with the texts of the documents it refers to.
     public init(json: String, referenced: [String] = []) throws(JSONSchemaError) {
         func parse(_ text: String) throws(JSONSchemaError) -> JSONValue {
@@ -61,7 +66,8 @@ public struct JSONSchema: Sendable {
 
     /// The first violation, or nil when `value` is valid.
     public func validate(_ value: JSONValue) -> SchemaViolation? {
-        root.check(value)
+        // Borrowed, as the nodes below borrow theirs: threads share the root.
+        Borrowed(root).with { $0.check(value) }
     }
 }
 

@@ -1,12 +1,3 @@
-import Synchronization
-
-/// A ``Pattern``'s DFA, behind a lock: every match of the pattern uses and grows the same one.
-final class DFACache: Sendable {
-    let states: Mutex<LazyDFA>
-
-    init(_ dfa: sending LazyDFA) { states = Mutex(dfa) }
-}
-
 /// A DFA over a ``Pattern``'s program, built lazily while matching: each state is a set of
 /// live threads (the program counters of its scalar instructions, closed over jumps and
 /// splits), and an ASCII scalar's transition is computed once and then looked up. The match

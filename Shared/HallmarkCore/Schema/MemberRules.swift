@@ -5,35 +5,46 @@
 /// `required`) and reported the first violation; so does this: a member the schema does not
 /// name, then a member that breaks its subschema, then the first required member missing.
 final class MemberRules: Sendable {
+    /// A named property: its name, its subschema, and whether it is required.
     struct Rule: Sendable {
-        let node: SchemaNode
+        let name: String
+        let node: Borrowed<SchemaNode>
         let required: Bool
     }
 
     /// The named properties by the UTF-8 length of their names, then by name: a schema's names
     /// mostly differ in length, so a member's rule is found by its length and one comparison,
-    /// where a dictionary hashed every member's name (8% of a token request's check).
-    let rules: [[(name: String, rule: Rule)]]
+    /// where a dictionary hashed every member's name (8% of a token request's check). One
+    /// flat array, with each length's range in `byLength`: an inner array per length was
+    /// retained on every lookup, from every validating thread at once.
+    let rules: [Rule]
+    let byLength: [Range<Int>]
     let required: [String]
     let closed: Bool
+    /// The subschemas the rules borrow.
+    let nodes: [SchemaNode]
 
     init(properties: [String: SchemaNode], required: [String], closed: Bool) {
         self.required = required.uniqued()
         let names = Set(required)
-        var rules = [[(name: String, rule: Rule)]](repeating: [], count: (properties.keys.map(\.utf8.count).max() ?? 0) + 1)
-        for (name, node) in properties.sorted(by: { $0.key < $1.key }) {
-            rules[name.utf8.count].append((name, Rule(node: node, required: names.contains(name))))
+        let sorted = properties.sorted { ($0.key.utf8.count, $0.key) < ($1.key.utf8.count, $1.key) }
+        nodes = sorted.map(\.value)
+        rules = sorted.map { Rule(name: $0.key, node: Borrowed($0.value), required: names.contains($0.key)) }
+        var byLength = [Range<Int>](repeating: 0..<0, count: (properties.keys.map(\.utf8.count).max() ?? 0) + 1)
+        for length in byLength.indices {
+            let start = rules.firstIndex { $0.name.utf8.count >= length } ?? rules.count
+            let end = rules[start...].firstIndex { $0.name.utf8.count > length } ?? rules.count
+            byLength[length] = start..<end
         }
-        self.rules = rules
+        self.byLength = byLength
         self.closed = closed
     }
 
-    /// The rule of the property `name`, if the schema names it.
-    func rule(_ name: String) -> Rule? {
+    /// The index in ``rules`` of the property `name`, if the schema names it.
+    func rule(_ name: String) -> Int? {
         let length = name.utf8.count
-        guard length < rules.count else { return nil }
-        let candidates = rules[length]
-        for i in candidates.indices where candidates[i].name == name { return candidates[i].rule }
+        guard length < byLength.count else { return nil }
+        for i in byLength[length] where rules[i].name == name { return i }
         return nil
     }
 
@@ -42,15 +53,15 @@ final class MemberRules: Sendable {
         var invalid: SchemaViolation?
         var present = 0
         for (name, member) in members {
-            guard let rule = rule(name) else {
+            guard let i = rule(name) else {
                 if closed {
                     guard detailed else { return .unnamed }
                     return SchemaViolation(path: "$", reason: "has a member not in the schema (\(SchemaNode.safeName(name)))")
                 }
                 continue
             }
-            if rule.required { present += 1 }
-            if invalid == nil, let v = rule.node.check(member, detailed: detailed) {
+            if rules[i].required { present += 1 }
+            if invalid == nil, let v = rules[i].node.with({ $0.check(member, detailed: detailed) }) {
                 invalid = v.under(".\(SchemaNode.safeName(name))")
             }
         }

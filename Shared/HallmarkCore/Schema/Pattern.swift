@@ -49,7 +49,7 @@ public struct Pattern: Sendable, CustomStringConvertible {
         try compiler.emit(node)
         compiler.program.append(.match)
         program = compiler.program
-        dfa = DFACache(LazyDFA(program: program, anchoredStart: start, anchoredEnd: end))
+        dfa = DFACache(program: program, anchoredStart: start, anchoredEnd: end)
     }
 
     public var description: String { source }
@@ -71,7 +71,7 @@ public struct Pattern: Sendable, CustomStringConvertible {
             }
             return n >= simple.min
         }
-        let result = dfa.states.withLock { dfa -> Bool? in
+        let result = dfa.withDFA { dfa -> Bool? in
             var bytes = text
             if let result = bytes.withUTF8({ dfa.runASCII($0) }) { return result }
             return dfa.run(text.unicodeScalars)

@@ -34,6 +34,16 @@ public enum MessageSchemas {
     /// The schema named `name`, e.g. `hallmark.sign.request.v1`.
     public static func schema(_ name: String) -> JSONSchema? { all[name] }
 
+    /// The schema named `name` for an item of a batch carrier that passed its own schema,
+    /// which held the item's `schema`, `id` and `produced_at` to the envelope's rules
+    /// (``JSONSchema/trusting(_:)``; `MessageRegistryTests` holds every carrier to that).
+    public static func carriedItemSchema(_ name: String) -> JSONSchema? { carriedItems[name] }
+
+    /// The members every carrier's schema checks in each of its items.
+    public static let carrierChecked: Set<String> = ["schema", "id", "produced_at"]
+
+    static let carriedItems: [String: JSONSchema] = all.mapValues { $0.trusting(carrierChecked) }
+
     /// Every message schema's `$id` (its URI), by name.
     public static let ids: [String: String] = documents.reduce(into: [:]) { ids, document in
         ids[document.key] = parse(document.key, document.value).object?["$id"]?.string

@@ -23,12 +23,15 @@ public enum BatchCarrier {
     }
 
     /// The items of `carrier` whose `id` can be read, in order, each checked against the
-    /// schema it names (which must be `itemSchema`). A carrier that passed its own schema has
-    /// a readable id in every item; one being answered for breaking it may not, and its items
-    /// without one are left out (the carrier's rejected record covers them).
+    /// schema it names (which must be `itemSchema`), but for the members the carrier's schema
+    /// checked in every item (``MessageSchemas/carriedItemSchema(_:)``). A carrier that passed
+    /// its own schema has a readable id in every item; one being answered for breaking it may
+    /// not, and its items without one are left out (the carrier's rejected record covers
+    /// them). Such a carrier's items are answered as a whole, whatever their violations say.
     public static func items(of carrier: StageMessage, itemSchema: String) -> [Item] {
         guard let members = carrier.fields["items"]?.array else { return [] }
-        let schema = MessageSchemas.schema(itemSchema)
+        // Each item as its own schema says, but for what the carrier's schema checked in it.
+        let schema = MessageSchemas.carriedItemSchema(itemSchema)
         return members.compactMap { member -> Item? in
             guard case .object(let fields) = member else { return nil }
             let header: EnvelopeHeader, violation: String?
