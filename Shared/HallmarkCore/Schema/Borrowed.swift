@@ -17,9 +17,3 @@ struct Borrowed<Object: AnyObject & Sendable>: @unchecked Sendable {
     @inline(__always)
     func with<Result>(_ body: (Object) -> Result) -> Result { reference._withUnsafeGuaranteedRef(body) }
 }
-
-/// An immutable value shared by a compiled schema's nodes, so that a ``Borrowed`` can lend it.
-final class Shared<Value: Sendable>: Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}

@@ -16,12 +16,3 @@ extension JSONSchema {
         return JSONSchema(title: title, root: SchemaNode(checks))
     }
 }
-
-extension MemberRules {
-    /// The same rules with the subschemas of `names` replaced by one that accepts anything.
-    func trusting(_ names: Set<String>) -> MemberRules {
-        var properties: [String: SchemaNode] = [:]
-        for (rule, node) in zip(rules, nodes) { properties[rule.name] = names.contains(rule.name) ? SchemaNode([]) : node }
-        return MemberRules(properties: properties, required: required, closed: closed)
-    }
-}

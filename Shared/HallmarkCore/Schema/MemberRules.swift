@@ -105,10 +105,11 @@ final class MemberRules: Sendable {
     }
 }
 
-extension Array where Element: Hashable {
-    /// The elements without repeats, first occurrences kept in order.
-    fileprivate func uniqued() -> [Element] {
-        var seen = Set<Element>()
-        return filter { seen.insert($0).inserted }
+extension MemberRules {
+    /// The same rules with the subschemas of `names` replaced by one that accepts anything.
+    func trusting(_ names: Set<String>) -> MemberRules {
+        var properties: [String: SchemaNode] = [:]
+        for (rule, node) in zip(rules, nodes) { properties[rule.name] = names.contains(rule.name) ? SchemaNode([]) : node }
+        return MemberRules(properties: properties, required: required, closed: closed)
     }
 }

@@ -8,10 +8,7 @@ final class RequiredNames: Sendable {
     /// The names, each once.
     let names: [String]
 
-    init(_ names: [String]) {
-        var seen = Set<String>()
-        self.names = names.filter { seen.insert($0).inserted }
-    }
+    init(_ names: [String]) { self.names = names.uniqued() }
 
     /// The index in ``names`` of the first name `members` lacks, or nil when it has them all.
     func missing(from members: [String: JSONValue]) -> Int? {

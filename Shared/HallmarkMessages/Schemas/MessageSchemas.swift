@@ -36,7 +36,7 @@ public enum MessageSchemas {
 
     /// The schema named `name` for an item of a batch carrier that passed its own schema,
     /// which held the item's `schema`, `id` and `produced_at` to the envelope's rules
-    /// (``JSONSchema/trusting(_:)``; `MessageRegistryTests` holds every carrier to that).
+    /// (``JSONSchema/trusting(_:)``; `CarriedItemSchemaTests` holds every carrier to that).
     public static func carriedItemSchema(_ name: String) -> JSONSchema? { carriedItems[name] }
 
     /// The members every carrier's schema checks in each of its items.
