@@ -13,12 +13,15 @@ package struct AuthoritySecrets: Sendable {
     package let keyring: KeyEncryptionKeyring
     /// HMAC key of the NUC blind index (must never change).
     package let indexKey: Data
+    /// ``indexKey`` prepared: every token validated computes a NUC index.
+    private let preparedIndexKey: PreparedHMACKey
 
     /// Creates secrets from parts.
     package init(keyring: KeyEncryptionKeyring, indexKey: Data) throws(AuthorityError) {
         guard indexKey.count == 32 else { throw AuthorityError(.configuration, "the index key must be 32 bytes") }
         self.keyring = keyring
         self.indexKey = indexKey
+        preparedIndexKey = PreparedHMACKey(indexKey)
     }
 
     /// Reads `HALLMARK_AUTHORITY_KEK_FILE`, else `HALLMARK_AUTHORITY_KEK` (``KeyEncryptionFile``).
@@ -52,8 +55,7 @@ package struct AuthoritySecrets: Sendable {
 
     /// The blind index of a NUC hash.
     package func nucIndex(_ nucHash: Data) -> Data {
-        // Cannot throw: the index key is 32 bytes by construction.
-        (try? AtRestSeal.blindIndex(nucHash, prefix: Self.nucIndexPrefix, indexKey: indexKey)) ?? Data()
+        AtRestSeal.blindIndex(nucHash, prefix: Self.nucIndexPrefix, preparedKey: preparedIndexKey)
     }
 
     /// The keyed blind index of an erased camera's serial (its tombstone).

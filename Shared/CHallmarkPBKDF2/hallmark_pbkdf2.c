@@ -295,6 +295,26 @@ void hallmark_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *dat
     memset(&k, 0, sizeof k);
 }
 
+/* The public prepared key is the internal one's two states, in the same order. */
+_Static_assert(sizeof(hallmark_hmac_prepared) == sizeof(hallmark_hmac_key), "prepared key layout");
+
+void hallmark_hmac_sha256_prepare(const uint8_t *key, size_t key_len, hallmark_hmac_prepared *out) {
+    hallmark_hmac_key k;
+    hmac_key_setup(&k, key, key_len, compressor(hallmark_pbkdf2_cpu_has_sha_ni()));
+    memcpy(out->state, k.inner, sizeof k.inner);
+    memcpy(out->state + 8, k.outer, sizeof k.outer);
+    memset(&k, 0, sizeof k);
+}
+
+void hallmark_hmac_sha256_prepared(const hallmark_hmac_prepared *key, const uint8_t *a, size_t a_len,
+                                   const uint8_t *b, size_t b_len, uint8_t out[32]) {
+    hallmark_hmac_key k;
+    memcpy(k.inner, key->state, sizeof k.inner);
+    memcpy(k.outer, key->state + 8, sizeof k.outer);
+    hmac_pieces(&k, a, a_len, b, b_len, NULL, 0, compressor(hallmark_pbkdf2_cpu_has_sha_ni()), out);
+    memset(&k, 0, sizeof k);
+}
+
 int hallmark_hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len,
                          const uint8_t *info, size_t info_len, uint8_t *out, size_t out_len) {
     if (out_len == 0 || out_len > 255 * 32 || out == NULL) return -1;

@@ -26,8 +26,15 @@ public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// `date`, written with milliseconds (truncated).
     public init(_ date: Date) {
-        text = Self.format(date)
-        self.date = Self.parse(text)!
+        let millis = Self.milliseconds(date)
+        guard let (text, date) = Self.written(millis) else {
+            // Years outside 0001–9999: the format cannot say them (this traps, as before).
+            text = Self.format(date)
+            self.date = Self.parse(text)!
+            return
+        }
+        self.text = text
+        self.date = date
     }
 
     /// The current time.
@@ -52,7 +59,8 @@ public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, truncated).
     public static func format(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let millis = milliseconds(date)
+        if let (text, _) = written(millis) { return text }
         let (days, msOfDay) = CivilCalendar.floorDivide(millis, 86_400_000)
         let (y, m, d) = CivilCalendar.date(days: days)
         let pad = CivilCalendar.pad
@@ -62,6 +70,44 @@ public struct Timestamp: Hashable, Sendable, Codable, CustomStringConvertible {
         out += pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
         out += pad(s / 3600, 2) + ":" + pad(s / 60 % 60, 2) + ":" + pad(s % 60, 2) + "." + pad(msOfDay % 1000, 3) + "Z"
         return out
+    }
+
+    /// Milliseconds since 1970 of `date`, truncated.
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// `millis` written as ``format(_:)`` writes it, with the instant ``parse(_:)`` reads back
+    /// from that text (the same arithmetic, so the same `Date`); nil for a year outside
+    /// 0001–9999. Into 24 bytes at once: every message Hallmark writes carries one, and
+    /// padding each field as a string, then parsing the text back, was most of an answer's
+    /// header.
+    static func written(_ millis: Int64) -> (text: String, date: Date)? {
+        let (days, msOfDay) = CivilCalendar.floorDivide(millis, 86_400_000)
+        let (y, m, d) = CivilCalendar.date(days: days)
+        guard (1...9999).contains(y) else { return nil }
+        let seconds = msOfDay / 1000
+        let fields: [(value: Int64, width: Int, after: UInt8)] = [
+            (y, 4, UInt8(ascii: "-")), (m, 2, UInt8(ascii: "-")), (d, 2, UInt8(ascii: "T")),
+            (seconds / 3600, 2, UInt8(ascii: ":")), (seconds / 60 % 60, 2, UInt8(ascii: ":")),
+            (seconds % 60, 2, UInt8(ascii: ".")), (msOfDay % 1000, 3, UInt8(ascii: "Z")),
+        ]
+        let text = String(unsafeUninitializedCapacity: 24) { out in
+            var at = 0
+            for field in fields {
+                var v = field.value
+                for i in stride(from: at + field.width - 1, through: at, by: -1) {
+                    out[i] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
+                    v /= 10
+                }
+                out[at + field.width] = field.after
+                at += field.width + 1
+            }
+            return at
+        }
+        // As `parse(bytes:)` computes it from that text: whole seconds, then the fraction.
+        let instant = Double(days) * 86_400 + Double(seconds) + Double(msOfDay % 1000) / Self.powersOfTen[3]
+        return (text, Date(timeIntervalSince1970: instant))
     }
 
     /// The instant `text` names, or nil when it is not exactly of the format above.

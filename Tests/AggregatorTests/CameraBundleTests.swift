@@ -121,6 +121,9 @@ struct CameraBundleTests {
         for body in bodies {
             let (message, json) = try CameraBundle.written(Array(body.utf8))
             #expect(json == (try JSONCoding.encode(message)))
+            // Checked without its own envelope, yet what it writes passes the whole schema.
+            let schema = try #require(MessageSchemas.schema(Submission.schemaName))
+            #expect(schema.validate(try JSONReader.parse(json)) == nil)
             let strict = try JSONCoding.encode(message.body)
             #expect(message.id == MessageID.version8(SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + strict)))
             #expect(message.correlationID == message.id.text)

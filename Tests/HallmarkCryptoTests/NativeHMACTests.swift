@@ -27,6 +27,30 @@ struct NativeHMACTests {
         #expect(HMACSHA256.mac(key: bytes, data: bytes[3...]) == HMACSHA256.referenceMAC(key: bytes, data: bytes[3...]))
     }
 
+    /// A prepared key MACs what the key itself MACs, its two pieces read as one message.
+    @Test func preparedKeyMatchesSwiftCrypto() {
+        var rng = SplitMix64(seed: 0x5052_4550)
+        for keyLength in [0, 1, 32, 64, 65, 131] {
+            let key = rng.bytes(keyLength), prepared = PreparedHMACKey(key)
+            for (prefixLength, valueLength) in [(0, 0), (0, 32), (45, 32), (64, 0), (63, 1), (100, 919)] {
+                let prefix = rng.bytes(prefixLength), value = rng.bytes(valueLength)
+                #expect(
+                    prepared.mac(prefix, value) == HMACSHA256.referenceMAC(key: key, data: prefix + value),
+                    "key \(keyLength) prefix \(prefixLength) value \(valueLength)")
+            }
+        }
+        // RFC 4231 test case 2, split anywhere; and a non-Data value.
+        let jefe = PreparedHMACKey(Data("Jefe".utf8))
+        #expect(
+            Hex.encode(jefe.mac(Data("what do ya ".utf8), Array("want for nothing?".utf8)))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let key = rng.bytes(32), nuc = rng.bytes(32)
+        let prefix = AtRestSeal.blindIndexPrefix(table: "devices", column: "nuc_hash")
+        #expect(
+            AtRestSeal.blindIndex(nuc, prefix: prefix, preparedKey: PreparedHMACKey(key))
+                == (try? AtRestSeal.blindIndex(nuc, table: "devices", column: "nuc_hash", indexKey: key)))
+    }
+
     @Test func hkdfMatchesSwiftCrypto() throws {
         var rng = SplitMix64(seed: 0x484B_4446)
         for (ikmLength, saltLength, infoLength, length) in [

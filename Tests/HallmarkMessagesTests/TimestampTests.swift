@@ -49,4 +49,36 @@ struct TimestampTests {
         }
         #expect(Timestamp.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
     }
+
+    /// A time is written into its bytes at once and its instant computed as the parser would
+    /// from them: the same text as padding each field (the way it was written before), and
+    /// the very `Date` that parsing the text gives.
+    @Test func writtenAsPaddedFieldsAndParsedBack() throws {
+        var state: UInt64 = 0x5449_4D45
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let lowest = -62_135_596_800_000 as Int64, highest = 253_402_300_799_999 as Int64
+        var samples: [Int64] = [lowest, highest, 0, -1, 1, 951_782_400_000, 1_735_689_599_999]
+        for _ in 0..<20_000 { samples.append(lowest + Int64(next() % UInt64(highest - lowest + 1))) }
+        for millis in samples {
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            let timestamp = Timestamp(date)
+            let truncated = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+            let (days, msOfDay) = CivilCalendar.floorDivide(truncated, 86_400_000)
+            let (y, m, d) = CivilCalendar.date(days: days)
+            let s = msOfDay / 1000, pad = CivilCalendar.pad
+            let padded =
+                pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(s / 3600, 2) + ":" + pad(s / 60 % 60, 2) + ":"
+                + pad(s % 60, 2) + "." + pad(msOfDay % 1000, 3) + "Z"
+            #expect(timestamp.text == padded, "\(millis)")
+            #expect(Timestamp.format(date) == padded, "\(millis)")
+            let parsed = try #require(Timestamp.parse(padded))
+            #expect(timestamp.date.timeIntervalSince1970.bitPattern == parsed.timeIntervalSince1970.bitPattern, "\(millis)")
+        }
+    }
 }

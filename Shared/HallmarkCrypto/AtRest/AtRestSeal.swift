@@ -90,6 +90,12 @@ public enum AtRestSeal {
         return HMACSHA256.mac(key: indexKey, data: data)
     }
 
+    /// ``blindIndex(_:prefix:indexKey:)`` under an index key prepared once (the same bytes;
+    /// the caller checked the key's length when it prepared it).
+    public static func blindIndex(_ value: some DataProtocol, prefix: Data, preparedKey: PreparedHMACKey) -> Data {
+        preparedKey.mac(prefix, value)
+    }
+
     static func aad(header: Data, context: AtRestContext) -> Data {
         domain + header + AtRestContext.lengthPrefixed([context.table, context.column, context.rowId])
     }

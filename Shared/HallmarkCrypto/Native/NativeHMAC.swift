@@ -37,7 +37,7 @@ enum NativeHMAC {
     }
 
     /// The bytes as one buffer: in place when contiguous, else copied.
-    private static func withBytes<R>(_ bytes: some DataProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    static func withBytes<R>(_ bytes: some DataProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let data = bytes as? Data {
             return data.withUnsafeBytes { body($0.bindMemory(to: UInt8.self)) }
         }

@@ -39,6 +39,13 @@ public enum MessageSchemas {
     /// (``JSONSchema/trusting(_:)``; `CarriedItemSchemaTests` holds every carrier to that).
     public static func carriedItemSchema(_ name: String) -> JSONSchema? { carriedItems[name] }
 
+    /// The schema named `name` for a message whose envelope this process writes itself, from
+    /// an ``EnvelopeHeader`` (`schema` that very name, `id` a ``MessageID``, `produced_at` a
+    /// ``Timestamp``: none of them can break the envelope's rules): the same schema as
+    /// ``carriedItemSchema(_:)``, which takes those three members as checked. The edge holds
+    /// each bundle it writes to it.
+    public static func ownEnvelopeSchema(_ name: String) -> JSONSchema? { carriedItems[name] }
+
     /// The members every carrier's schema checks in each of its items.
     public static let carrierChecked: Set<String> = ["schema", "id", "produced_at"]
 
