@@ -53,8 +53,8 @@ package enum CameraBundle {
             SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + JSONWriter.write(strict)))
         let message = Message(submission, id: id, correlationID: id.text)
         // As `Message.encode(to:)` writes them: the header's members, then the body's (a
-        // submission has no member of the header's names). Written directly: the header is
-        // four strings, and the encoder's tree of it cost more than the bundle's.
+        // submission has no member of the header's names). Set directly: four strings need no
+        // encoder.
         let header = message.header
         members["schema"] = .string(header.schema)
         members["id"] = .string(header.id.text)

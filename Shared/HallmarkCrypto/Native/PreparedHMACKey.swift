@@ -12,8 +12,10 @@ public final class PreparedHMACKey: @unchecked Sendable {
     /// Prepares `key` (any length, as HMAC takes it).
     public init(_ key: some DataProtocol) {
         state = .allocate(capacity: 1)
-        let bytes = Array(key)
+        var bytes = Array(key)
         bytes.withUnsafeBufferPointer { hallmark_hmac_sha256_prepare($0.baseAddress, $0.count, state) }
+        // The copy goes with the key's pads computed: only the prepared state stays.
+        bytes.withUnsafeMutableBufferPointer { $0.initialize(repeating: 0) }
     }
 
     deinit {
