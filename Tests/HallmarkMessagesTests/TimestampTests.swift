@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkTestSupport
 import Testing
 
 /// Hallmark's one timestamp format: RFC 3339 in UTC, strictly.
@@ -54,17 +55,10 @@ struct TimestampTests {
     /// from them: the same text as padding each field (the way it was written before), and
     /// the very `Date` that parsing the text gives.
     @Test func writtenAsPaddedFieldsAndParsedBack() throws {
-        var state: UInt64 = 0x5449_4D45
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var rng = SplitMix64(seed: 0x5449_4D45)
         let lowest = -62_135_596_800_000 as Int64, highest = 253_402_300_799_999 as Int64
         var samples: [Int64] = [lowest, highest, 0, -1, 1, 951_782_400_000, 1_735_689_599_999]
-        for _ in 0..<20_000 { samples.append(lowest + Int64(next() % UInt64(highest - lowest + 1))) }
+        for _ in 0..<20_000 { samples.append(Int64.random(in: lowest...highest, using: &rng)) }
         for millis in samples {
             let date = Date(timeIntervalSince1970: Double(millis) / 1000)
             let timestamp = Timestamp(date)
