@@ -56,6 +56,15 @@ package struct CaptureTokens: Sendable {
         var hashes: [Data: Int]
     }
 
+    /// What ``lockAndLoad(_:on:)`` found of some tokens.
+    struct Loaded: Sendable {
+        /// The tokens within the window.
+        var known: [Data: Known] = [:]
+        /// The tokens whose root is older than the window: the next root replaces it, and its
+        /// hashes go (``record(roots:hashes:replacing:on:)``).
+        var expired: Set<Data> = []
+    }
+
     let schema: String
     let key: SubmissionIDKey
     let window: Duration
@@ -135,9 +144,10 @@ package struct CaptureTokens: Sendable {
     }
 
     /// Locks these tokens for the transaction (in a fixed order: concurrent batches never
-    /// deadlock) and reads what is known of them within the window.
-    func lockAndLoad(_ tokens: [Data], on connection: PostgresConnection) async throws -> [Data: Known] {
-        guard !tokens.isEmpty else { return [:] }
+    /// deadlock) and reads what is known of them within the window, and which have a root from
+    /// before it.
+    func lockAndLoad(_ tokens: [Data], on connection: PostgresConnection) async throws -> Loaded {
+        guard !tokens.isEmpty else { return Loaded() }
         // The lock key: the digest's first four bytes as an int4 (a collision only serialises).
         let keys = Set(tokens.map { Int64(Int32(bitPattern: $0.prefix(4).reduce(0) { $0 << 8 | UInt32($1) })) }).sorted()
         _ = try await connection.query(
@@ -145,40 +155,46 @@ package struct CaptureTokens: Sendable {
             SELECT pg_advisory_xact_lock(hashtext(\(schema + ":capture-token")), k::integer)
             FROM (SELECT k FROM unnest(\(PostgresArray(keys))) AS k ORDER BY k) s
             """)
+        let live: PostgresQuery = "t.created_at > now() - make_interval(secs => \(Double(window.components.seconds)))"
         let rows = try await connection.query(
             """
-            SELECT t.token_digest, t.root, h.hash_digest, h.level
+            SELECT t.token_digest, t.root, \(live), h.hash_digest, h.level
             FROM \(unescaped: schema).capture_tokens t
-            LEFT JOIN \(unescaped: schema).capture_hashes h ON h.token_digest = t.token_digest
+            LEFT JOIN \(unescaped: schema).capture_hashes h ON h.token_digest = t.token_digest AND \(live)
             WHERE t.token_digest = ANY(\(PostgresArray(tokens)))
-              AND t.created_at > now() - make_interval(secs => \(Double(window.components.seconds)))
             """)
-        var known: [Data: Known] = [:]
-        for (token, root, hash, level) in try rows.decode((Data, UUID, Data?, Int16?).self) {
-            var k = known[token] ?? Known(root: root, hashes: [:])
+        var loaded = Loaded()
+        for (token, root, isLive, hash, level) in try rows.decode((Data, UUID, Bool, Data?, Int16?).self) {
+            guard isLive else {
+                loaded.expired.insert(token)
+                continue
+            }
+            var k = loaded.known[token] ?? Known(root: root, hashes: [:])
             if let hash, let level { k.hashes[hash] = Int(level) }
-            known[token] = k
+            loaded.known[token] = k
         }
-        return known
+        return loaded
     }
 
-    /// Records new roots (replacing a token's expired root and its hashes) and hashes under
-    /// tokens.
+    /// Records new roots and hashes under tokens. A token gets a new root only when
+    /// ``lockAndLoad(_:on:)`` (under the same lock) found it unknown, so a row it has is an
+    /// expired root, among `expired`: replaced in place, and its hashes deleted.
     func record(
         roots: [(token: Data, submission: UUID)], hashes: [(token: Data, hash: Data, level: Int)],
-        on connection: PostgresConnection
+        replacing expired: Set<Data>, on connection: PostgresConnection
     ) async throws {
+        // Only the tokens known to have rows: a delete by every new root's token scanned the
+        // whole table per batch while it had no statistics, to find nothing (#55).
+        let replaced = roots.map(\.token).filter(expired.contains)
+        if !replaced.isEmpty {
+            try await connection.execute(
+                "DELETE FROM \(unescaped: schema).capture_hashes WHERE token_digest = ANY(\(PostgresArray(replaced)))")
+        }
         if !roots.isEmpty {
-            // One statement: a token gets a new root only when `lockAndLoad` (under the same
-            // lock) found it unknown, so a row it has is an expired root, replaced in place, and
-            // the hashes it has are that root's, deleted.
-            let tokens = PostgresArray(roots.map(\.token))
             try await connection.execute(
                 """
-                WITH expired AS (
-                    DELETE FROM \(unescaped: schema).capture_hashes WHERE token_digest = ANY(\(tokens)))
                 INSERT INTO \(unescaped: schema).capture_tokens (token_digest, root)
-                SELECT * FROM unnest(\(tokens), \(PostgresArray(roots.map(\.submission))))
+                SELECT * FROM unnest(\(PostgresArray(roots.map(\.token))), \(PostgresArray(roots.map(\.submission))))
                 ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, created_at = now()
                 """)
         }

@@ -22,12 +22,12 @@ extension SubmissionLedger {
     /// here, and one that waits for this lock runs ``followers(of:on:)`` after this commits.
     func follow(_ derived: [(id: UUID, root: UUID)], on connection: PostgresConnection) async throws -> Followed {
         guard !derived.isEmpty else { return Followed() }
-        try await connection.execute(
-            """
+        let update: PostgresQuery = """
             UPDATE \(unescaped: schema).submissions s SET awaits = d.root
             FROM unnest(\(PostgresArray(derived.map(\.id))), \(PostgresArray(derived.map(\.root)))) AS d(id, root)
             WHERE s.submission_id = d.id AND s.status = 'validating'
-            """)
+            """
+        try await connection.execute(Self.keyedUpdate(update))
         let rows = try await connection.query(
             """
             SELECT submission_id, status, result FROM \(unescaped: schema).submissions

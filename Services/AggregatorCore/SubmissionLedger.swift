@@ -162,16 +162,17 @@ package struct SubmissionLedger: Sendable {
     func queueOnly(_ ids: [UUID], on connection: PostgresConnection) async throws {
         guard !ids.isEmpty else { return }
         // Numbered in a materialized, ordered scan: nextval in a query the planner may flatten
-        // or sort after would number them in any order.
-        try await connection.execute(
-            """
+        // or sort after would number them in any order. Planned at each run: a plan kept from
+        // when the table was small scanned it once per id (``Self/keyedUpdate(_:)``).
+        let update: PostgresQuery = """
             WITH ordered AS MATERIALIZED (
                 SELECT i FROM unnest(\(PostgresArray(ids))) WITH ORDINALITY AS u(i, o) ORDER BY o),
             numbered AS MATERIALIZED (SELECT i, nextval('\(unescaped: schema).queued_seq') AS n FROM ordered)
             UPDATE \(unescaped: schema).submissions s SET status = 'queued', queued_seq = q.n
             FROM numbered q
             WHERE s.submission_id = q.i AND s.status = 'validating'
-            """)
+            """
+        try await connection.execute(Self.keyedUpdate(update))
     }
 
     /// The queued submissions, oldest first, up to `limit` (the log writer's next batch).
@@ -299,13 +300,13 @@ package struct SubmissionLedger: Sendable {
     {
         guard !answers.isEmpty else { return [] }
         let values = try answers.map { Data(try JSONCoding.encode($0.2)) }
-        try await connection.execute(
-            """
+        let update: PostgresQuery = """
             UPDATE \(unescaped: schema).submissions s
             SET status = 'answered', result = a.result, queued_seq = NULL
             FROM unnest(\(PostgresArray(answers.map(\.0))), \(PostgresArray(values))) AS a(id, result)
             WHERE s.submission_id = a.id
-            """)
+            """
+        try await connection.execute(Self.keyedUpdate(update))
         return zip(answers, values).map { StageOutput(topic: $0.1.topic, key: $0.1.key, value: [UInt8]($1)) }
     }
 

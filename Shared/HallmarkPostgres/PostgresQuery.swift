@@ -19,6 +19,8 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable, CustomS
     var pieces: [Piece]
     /// Set when an `unescaped:` identifier failed validation; reported when the query runs.
     var invalidIdentifier: String?
+    /// Planned at every run rather than under a plan the connection keeps (``plannedEachRun()``).
+    var isPlannedEachRun = false
 
     public init(stringLiteral value: String) {
         pieces = [.sql(value)]
@@ -46,6 +48,22 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable, CustomS
             result.append(part)
         }
         return result
+    }
+
+    /// This statement, planned again at every run with its parameters' values, never under a
+    /// plan the connection keeps for it.
+    ///
+    /// For a batch statement that joins the keys it carries to a table that grows. A connection
+    /// prepares a statement it runs again, and PostgreSQL then keeps a generic plan, made for
+    /// ten keys and the tables' sizes at that moment, for as long as the connection lives. Made
+    /// while a table was small, such a plan can scan the whole table once per key after it has
+    /// grown: the aggregator's queue update spent 6.4 s on one batch of 4,096 keys that way
+    /// (docs/operations.md §2, "Query plans on growing tables"). The price is a parse and a
+    /// plan per run.
+    public func plannedEachRun() -> PostgresQuery {
+        var query = self
+        query.isPlannedEachRun = true
+        return query
     }
 
     /// The SQL text with `$1`, `$2`, … placeholders.

@@ -16,16 +16,18 @@ struct CaptureTokensStoreTests {
         let (token, other) = (CaptureTokensTests.digest(), CaptureTokensTests.digest())
         let (raw, processed) = (CaptureTokensTests.digest(), CaptureTokensTests.digest())
         let (first, second, third) = (UUID(), UUID(), UUID())
-        func load() async throws -> [Data: CaptureTokens.Known] {
+        func load() async throws -> CaptureTokens.Loaded {
             try await pool.transaction { try await tokens.lockAndLoad([token, other], on: $0) }
         }
 
         try await pool.transaction {
             try await tokens.record(
                 roots: [(token, first), (other, third)], hashes: [(token, raw, 0), (token, processed, 1), (other, raw, 0)],
-                on: $0)
+                replacing: [], on: $0)
         }
-        var known = try await load()
+        var loaded = try await load()
+        #expect(loaded.expired.isEmpty)
+        var known = loaded.known
         #expect(known[token]?.root == first && known[token]?.hashes == [raw: 0, processed: 1])
         #expect(known[other]?.root == third)
 
@@ -34,9 +36,15 @@ struct CaptureTokensStoreTests {
         _ = try await pool.execute(
             "UPDATE \(unescaped: schema).capture_tokens SET created_at = now() - interval '2 hours' WHERE token_digest = \(token)"
         )
-        #expect(try await load()[token] == nil)
-        try await pool.transaction { try await tokens.record(roots: [(token, second)], hashes: [(token, processed, 2)], on: $0) }
-        known = try await load()
+        loaded = try await load()
+        #expect(loaded.known[token] == nil && loaded.known[other] != nil && loaded.expired == [token])
+        try await pool.transaction {
+            try await tokens.record(
+                roots: [(token, second)], hashes: [(token, processed, 2)], replacing: loaded.expired, on: $0)
+        }
+        loaded = try await load()
+        #expect(loaded.expired.isEmpty)
+        known = loaded.known
         #expect(known[token]?.root == second && known[token]?.hashes == [processed: 2])
         #expect(known[other]?.root == third && known[other]?.hashes == [raw: 0], "another token's rows stay")
         let rows = try await pool.query(

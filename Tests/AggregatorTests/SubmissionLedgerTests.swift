@@ -71,6 +71,40 @@ struct SubmissionLedgerTests {
         await TransparencyLogTests.drop(pool, schema)
     }
 
+    /// The updates a batch's ids drive are planned at every run, never under a plan the
+    /// connection keeps: one made while the table was small scanned it once per id after it grew
+    /// (``SubmissionLedger/keyedUpdate(_:)``). The ledger's insert, run as often on the same
+    /// connection, is prepared: the connection does prepare what it runs again.
+    @Test func updatesByIdArePlannedAtEveryRun() async throws {
+        let (pool, schema) = try await TransparencyLogTests.schema()
+        let ledger = SubmissionLedger(schema: schema)
+        let digest = Data(repeating: 7, count: 32)
+        let prepared = try await pool.withConnection { connection in
+            for _ in 0..<4 {
+                let item = TransparencyLogTests.item([Hex.encode(try SecureRandom.bytes(32))])
+                let derived = TransparencyLogTests.item([Hex.encode(try SecureRandom.bytes(32))])
+                try await connection.transaction { connection in
+                    _ = try await ledger.record([(item, digest), (derived, digest)], on: connection)
+                    _ = try await ledger.follow([(derived.id, item.id)], on: connection)
+                    try await ledger.queue([item.id], on: connection)
+                    let queued = try await ledger.queued(limit: 10, on: connection)
+                    #expect(Set(queued.map(\.id)) == [item.id, derived.id])
+                    let placed = queued.map { record in
+                        (record, [SubmissionResult.Leaf(imageHash: record.entries[0].imageHash, leafIndex: 0, status: .appended)])
+                    }
+                    _ = try await ledger.answerLogged(placed, treeSize: 1, on: connection)
+                }
+                for id in [item.id, derived.id] { #expect(try await Self.status(pool, schema, id) == .answered) }
+            }
+            return try await connection.query("SELECT statement FROM pg_prepared_statements").decode(String.self)
+        }
+        #expect(prepared.contains { $0.contains("INSERT INTO \(schema).submissions") })
+        for update in ["SET status = 'queued'", "SET status = 'answered'", "SET awaits = d.root"] {
+            #expect(!prepared.contains { $0.contains(update) }, "\(update)")
+        }
+        await TransparencyLogTests.drop(pool, schema)
+    }
+
     /// The token request's context is the typed question; one recorded before it was typed
     /// (the submission id as text) still names its submission.
     @Test func thePendingQuestionIsTypedAndReadsOldRows() throws {

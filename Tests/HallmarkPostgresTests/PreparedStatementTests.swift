@@ -26,6 +26,29 @@ struct PreparedStatementTests {
         }
     }
 
+    /// A statement planned at each run is never prepared, however often it runs, and gives the
+    /// same answers; the same text run plainly is prepared on its second run.
+    @Test func aStatementPlannedEachRunIsNeverPrepared() async throws {
+        try await TestDatabase.withSchema { pool, schema in
+            try await pool.withConnection { connection in
+                func prepared() async throws -> [String] {
+                    try await connection.query("SELECT statement FROM pg_prepared_statements").decode(String.self)
+                }
+                for n in 0..<5 {
+                    let query: PostgresQuery = "SELECT \(Int64(n))::bigint * 3, 'each run'::text"
+                    let rows = try await connection.query(query.plannedEachRun())
+                    #expect(try rows.decode((Int64, String).self).first! == (Int64(n) * 3, "each run"))
+                }
+                #expect(!(try await prepared()).contains { $0.contains("'each run'") })
+                for n in 0..<2 {
+                    let rows = try await connection.query("SELECT \(Int64(n))::bigint * 3, 'each run'::text")
+                    #expect(try rows.decode((Int64, String).self).first! == (Int64(n) * 3, "each run"))
+                }
+                #expect((try await prepared()).contains { $0.contains("'each run'") })
+            }
+        }
+    }
+
     @Test func aTableChangedUnderAPreparedStatementIsReadAfresh() async throws {
         try await TestDatabase.withSchema { pool, schema in
             try await pool.withConnection { connection in

@@ -52,7 +52,8 @@ extension PostgresConnection {
         return connection
     }
 
-    func executeParams(_ sql: String, _ binds: [PostgresBind]) throws(PostgresError) -> PostgresRows {
+    /// Runs one statement; `prepares: false` never prepares it (``PostgresQuery/plannedEachRun()``).
+    func executeParams(_ sql: String, _ binds: [PostgresBind], prepares: Bool = true) throws(PostgresError) -> PostgresRows {
         try ensureConnected()
         guard binds.count <= Int(UInt16.max) else {
             throw PostgresError(code: .invalidQuery, message: "too many bind parameters (\(binds.count))")
@@ -85,7 +86,8 @@ extension PostgresConnection {
             }
         }
         let types = binds.map { Oid($0.type.rawValue) }
-        let plan = statements.plan(sql, types: types)
+        // Unprepared, the statement is planned with its parameters' values at every run.
+        let plan = prepares ? statements.plan(sql, types: types) : .unprepared
         if case .prepare(let name) = plan {
             _ = try consume(PQprepare(connection, name, sql, Int32(binds.count), types))
             statements.prepared(sql, types: types, as: name)

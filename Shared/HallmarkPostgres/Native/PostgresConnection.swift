@@ -105,7 +105,10 @@ public final class PostgresConnection: @unchecked Sendable {
     func query(_ query: PostgresQuery, cancellable: Bool) async throws -> PostgresRows {
         try query.validate()
         let (sql, binds) = query.render()
-        let work: @Sendable () throws(PostgresError) -> PostgresRows = { try self.executeParams(sql, binds) }
+        let prepares = !query.isPlannedEachRun
+        let work: @Sendable () throws(PostgresError) -> PostgresRows = {
+            try self.executeParams(sql, binds, prepares: prepares)
+        }
         return cancellable ? try await run(work) : try await runToCompletion(work)
     }
 
