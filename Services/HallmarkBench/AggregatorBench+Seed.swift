@@ -50,11 +50,11 @@ extension AggregatorBench.World {
             let appended = try await pool.transaction { [size] in try await log.append(batch, at: size, on: $0) }.appended
             size += Int64(appended)
             batches.append((appended, (ContinuousClock.now - began).seconds))
-            if size == Self.earlySize { earlyProofs = try await proofRate(sample, size: size) }
+            if size == Self.earlySize { earlyProofs = try await proofReads(sample, at: size, connections: 1) }
             if size % 500_000 == 0, size < Int64(leaves) { printNow("  seeding the log: \(size) of \(leaves) leaves") }
         }
         let rate = Double(size) / (ContinuousClock.now - start).seconds
-        let lateProofs = try await proofRate(sample, size: size)
+        let lateProofs = try await proofReads(sample, at: size, connections: 1)
         try await OrderedWriter<TransparencyLog>.placeHead(
             size, name: TransparencyLog.writerName, schema: aggregator.schema, pool: pool)
         func leavesPerSecond(_ timed: ArraySlice<(leaves: Int, seconds: Double)>) -> Double {
@@ -64,28 +64,5 @@ extension AggregatorBench.World {
             rate: rate, firstAppend: leavesPerSecond(batches.prefix(Self.timedBatches)),
             lastAppend: leavesPerSecond(batches.suffix(Self.timedBatches)),
             earlyProofs: earlyProofs, lateProofs: lateProofs, earlySize: Self.earlySize, size: size)
-    }
-
-    /// Image hashes looked up, each with its inclusion proof at `size`, per second: 50 rounds of
-    /// 100 different random hashes from `sample`, one round at a time on one connection, as the
-    /// verifier answers a batch (the leaves in one query, every proof's nodes in one more).
-    private func proofRate(_ sample: [Data], size: Int64) async throws -> Double {
-        let store = LogStore(schema: aggregator.schema)
-        let rounds = 50
-        let start = ContinuousClock.now
-        try await pool.withConnection { connection in
-            for _ in 0..<rounds {
-                var picked = Set<Int>()
-                while picked.count < 100 { picked.insert(.random(in: sample.indices)) }
-                let hashes = picked.map { sample[$0] }
-                let found = try await store.leaves(hashes, on: connection)
-                let indices = found.values.map(\.index).sorted()
-                let proofs = try await store.inclusionProofs(indices.map { ($0, size) }, on: connection)
-                guard found.count == hashes.count, proofs.count == hashes.count else {
-                    throw BenchError("the seeded log is missing leaves it was given")
-                }
-            }
-        }
-        return Double(rounds * 100) / (ContinuousClock.now - start).seconds
     }
 }

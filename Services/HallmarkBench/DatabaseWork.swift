@@ -71,6 +71,9 @@ struct DatabaseWork: Sendable, Equatable {
         return DatabaseWork(commits: commits - earlier.commits, statements: statements, tables: tables)
     }
 
+    /// Rows inserted, updated and deleted, over every table read.
+    var rowsWritten: Int64 { tables.values.reduce(0) { $0 + $1.written } }
+
     /// Per `count` messages: commits (the whole database's: the bench's own reads count too),
     /// and rows written per table, most first.
     func summary(per count: Int) -> String {
