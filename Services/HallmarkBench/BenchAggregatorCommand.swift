@@ -227,8 +227,12 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 queries, verify.cost.seconds, verify.rate, verify.verified, verify.notFound,
                 verify.cost.service / verify.cost.seconds))
         // The same lookups read in this process, as the verifier's batch workers read them (one
-        // connection each): what the stage's own reads allow, without Kafka or JSON.
-        let workers = StageConfiguration.Variable.batchWorkers.defaultValue
+        // connection each): what the stage's own reads allow, without Kafka or JSON. Its workers
+        // as the aggregator process resolves them from the environment it was given
+        // (HALLMARK_AGGREGATOR_VERIFY_BATCH_WORKERS, else HALLMARK_BATCH_WORKERS, else 4).
+        let given = env.merging(world.aggregatorEnvironment) { $1 }
+        let workers = try StageConfiguration.fromEnvironment(given, service: "aggregator", inputs: [])
+            .overriding(for: "verify", in: given).batchWorkers
         let found = try logged.prefix(queries).map { try Hex.decode($0, length: 32) }
         if found.count >= 100 {
             let reads = try await world.proofReads(found, connections: workers)
