@@ -11,11 +11,14 @@ import HallmarkRuntime
 ///   `queued` with a `queued_seq`, found through a partial index; a separate `log_queue` table
 ///   cost an insert and a delete per bundle.
 /// - `leaves`: the BM-LOG records by leaf index; an image hash is logged once.
-/// - `nodes`: every perfect subtree root (level 0: leaf hashes), so inclusion and consistency
-///   proofs and the frontier take O(log² n) lookups, never a scan of the leaves.
+/// - `node_blocks` (version 8; `nodes` before): every perfect subtree root (level 0: leaf
+///   hashes), 64 consecutive nodes of a level to a row (`LogStore+NodeBlocks.swift`), so
+///   inclusion and consistency proofs and the frontier take O(log² n) lookups, never a scan of
+///   the leaves, and a bundle writes a row per 64 nodes instead of one per node.
 /// - `checkpoints`: each batch's signed tree head.
-/// - `capture_tokens`, `capture_hashes`: what lets a derived image share its capture's token
-///   (``CaptureTokens``), kept for the window; a derived submission `awaits` its token's root.
+/// - `capture_tokens` (with its hashes in its row since version 9; `capture_hashes` before):
+///   what lets a derived image share its capture's token (``CaptureTokens``), kept for the
+///   window; a derived submission `awaits` its token's root.
 /// - `provenance_waits`: submissions whose parent is not known yet, for the window
 ///   (``ParentWaits``).
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
@@ -140,6 +143,42 @@ package enum AggregatorMigrations {
                         parents bytea[] NOT NULL,
                         parent_digests bytea[] NOT NULL
                     );
+                    """),
+            // The tree's nodes 64 to a row (``LogStore/blockWidth``): `nodes` wrote two rows a
+            // leaf. Blocks stay in their rows (a tuple of up to 8,160 bytes is never moved to
+            // TOAST), so a node is read as a slice of its row and a batch rewrites at most a
+            // block's 2 kB per level it ends in.
+            .init(
+                version: 8, name: "node_blocks",
+                sql: """
+                    CREATE TABLE \(schema).node_blocks (
+                        level bigint NOT NULL CHECK (level >= 0),
+                        block bigint NOT NULL CHECK (block >= 0),
+                        hashes bytea NOT NULL CHECK (length(hashes) BETWEEN 32 AND 2048 AND length(hashes) % 32 = 0),
+                        PRIMARY KEY (level, block)
+                    ) WITH (toast_tuple_target = 8160);
+                    ALTER TABLE \(schema).node_blocks ALTER COLUMN hashes SET STORAGE MAIN;
+                    INSERT INTO \(schema).node_blocks (level, block, hashes)
+                    SELECT level, idx / 64, string_agg(hash, ''::bytea ORDER BY idx)
+                    FROM \(schema).nodes GROUP BY level, idx / 64;
+                    DROP TABLE \(schema).nodes;
+                    """),
+            // A token's hashes in its own row (``CaptureTokens/pack(_:)``: 32-byte keyed digest
+            // and level byte each): `capture_hashes` cost a row a bundle beside the token's, and
+            // its foreign key a lookup per row.
+            .init(
+                version: 9, name: "capture_hashes_in_tokens",
+                sql: """
+                    ALTER TABLE \(schema).capture_tokens ADD COLUMN hashes bytea NOT NULL DEFAULT ''::bytea
+                        CHECK (length(hashes) % 33 = 0);
+                    UPDATE \(schema).capture_tokens t SET hashes = h.packed
+                    FROM (SELECT token_digest,
+                                 string_agg(hash_digest || decode(lpad(to_hex(LEAST(level, 255)::int), 2, '0'), 'hex'), ''::bytea)
+                                     AS packed
+                          FROM \(schema).capture_hashes GROUP BY token_digest) h
+                    WHERE t.token_digest = h.token_digest;
+                    ALTER TABLE \(schema).capture_tokens ALTER COLUMN hashes DROP DEFAULT;
+                    DROP TABLE \(schema).capture_hashes;
                     """),
             PendingRequests.migration(schema: schema),
         ]

@@ -12,7 +12,7 @@ import HallmarkPostgres
 /// asked about again and takes the root's outcome (``SubmissionLedger``'s `awaits`). Any other
 /// reuse is asked about, and the authority answers `replayed_token`.
 ///
-/// What is kept (`capture_tokens`, `capture_hashes`, swept after the window): keyed digests of
+/// What is kept (`capture_tokens`, a row per token, swept after the window): keyed digests of
 /// the token and of the hashes under it (``SubmissionIDKey/digest(_:_:)``), and the root's id.
 /// Never the token. Transactions about the same token are serialised by an advisory lock, so
 /// two replicas never both take a token as its root.
@@ -45,24 +45,10 @@ package struct CaptureTokens: Sendable {
         case waits
     }
 
-    private struct TokenHash: Hashable {
-        let token: Data
-        let hash: Data
-    }
-
     /// A token within the window: its root and the lowest level of each hash under it.
     struct Known: Sendable {
         var root: UUID
         var hashes: [Data: Int]
-    }
-
-    /// What ``lockAndLoad(_:on:)`` found of some tokens.
-    struct Loaded: Sendable {
-        /// The tokens within the window.
-        var known: [Data: Known] = [:]
-        /// The tokens whose root is older than the window: the next root replaces it, and its
-        /// hashes go (``record(roots:hashes:replacing:on:)``).
-        var expired: Set<Data> = []
     }
 
     let schema: String
@@ -99,39 +85,32 @@ package struct CaptureTokens: Sendable {
     }
 
     /// Judges a batch's uses, in order, against what is known of their tokens: each use sees
-    /// the roots and hashes of the uses before it. Returns the verdicts, the new roots and the
-    /// hashes now under each token.
-    static func judge(
-        _ uses: [Use], known: [Data: Known]
-    ) -> (
-        verdicts: [Verdict], roots: [(token: Data, submission: UUID)], hashes: [(token: Data, hash: Data, level: Int)]
-    ) {
+    /// the roots and hashes of the uses before it. Returns the verdicts and, for each token a
+    /// use took as its root or added hashes to, its root and every hash now under it.
+    static func judge(_ uses: [Use], known: [Data: Known]) -> (verdicts: [Verdict], tokens: [Data: Known]) {
         var known = known
-        var roots: [(Data, UUID)] = []
-        // One row per token and hash (a statement may not update a row twice).
-        var added: [TokenHash: Int] = [:]
+        var touched = Set<Data>()
+        func add(_ use: Use) {
+            touched.insert(use.token)
+            for h in use.hashes {
+                known[use.token]!.hashes[h.digest] = min(known[use.token]!.hashes[h.digest] ?? .max, h.level)
+            }
+        }
         let verdicts = uses.map { use -> Verdict in
             guard let token = known[use.token] else {
                 guard use.holdsInLog else { return refusal(use, under: [:]) }
-                roots.append((use.token, use.submission))
                 known[use.token] = Known(root: use.submission, hashes: [:])
-                for h in use.hashes { add(h, to: use.token) }
+                add(use)
                 return .ask
             }
             let derived =
                 !use.external.isEmpty && use.hashes.allSatisfy { $0.level >= 1 }
                 && use.external.allSatisfy { e in token.hashes[e.parent].map { $0 < e.level } ?? false }
             guard derived else { return use.holdsInLog ? .ask : refusal(use, under: token.hashes) }
-            for h in use.hashes { add(h, to: use.token) }
+            add(use)
             return .derived(root: token.root)
         }
-        func add(_ h: (digest: Data, level: Int), to token: Data) {
-            let level = min(known[token]!.hashes[h.digest] ?? .max, h.level)
-            known[token]!.hashes[h.digest] = level
-            added[TokenHash(token: token, hash: h.digest)] = level
-        }
-        let hashes = added.map { (token: $0.key.token, hash: $0.key.hash, level: $0.value) }
-        return (verdicts, roots, hashes)
+        return (verdicts, known.filter { touched.contains($0.key) })
     }
 
     /// What a use that is neither derived nor held by the log gets: it waits while a parent is
@@ -144,10 +123,10 @@ package struct CaptureTokens: Sendable {
     }
 
     /// Locks these tokens for the transaction (in a fixed order: concurrent batches never
-    /// deadlock) and reads what is known of them within the window, and which have a root from
-    /// before it.
-    func lockAndLoad(_ tokens: [Data], on connection: PostgresConnection) async throws -> Loaded {
-        guard !tokens.isEmpty else { return Loaded() }
+    /// deadlock) and reads those known within the window. A token whose root is older is
+    /// unknown: its next use is its new root.
+    func lockAndLoad(_ tokens: [Data], on connection: PostgresConnection) async throws -> [Data: Known] {
+        guard !tokens.isEmpty else { return [:] }
         // The lock key: the digest's first four bytes as an int4 (a collision only serialises).
         let keys = Set(tokens.map { Int64(Int32(bitPattern: $0.prefix(4).reduce(0) { $0 << 8 | UInt32($1) })) }).sorted()
         _ = try await connection.query(
@@ -155,61 +134,58 @@ package struct CaptureTokens: Sendable {
             SELECT pg_advisory_xact_lock(hashtext(\(schema + ":capture-token")), k::integer)
             FROM (SELECT k FROM unnest(\(PostgresArray(keys))) AS k ORDER BY k) s
             """)
-        let live: PostgresQuery = "t.created_at > now() - make_interval(secs => \(Double(window.components.seconds)))"
         let rows = try await connection.query(
             """
-            SELECT t.token_digest, t.root, \(live), h.hash_digest, h.level
-            FROM \(unescaped: schema).capture_tokens t
-            LEFT JOIN \(unescaped: schema).capture_hashes h ON h.token_digest = t.token_digest AND \(live)
-            WHERE t.token_digest = ANY(\(PostgresArray(tokens)))
+            SELECT token_digest, root, hashes FROM \(unescaped: schema).capture_tokens
+            WHERE token_digest = ANY(\(PostgresArray(tokens)))
+              AND created_at > now() - make_interval(secs => \(Double(window.components.seconds)))
             """)
-        var loaded = Loaded()
-        for (token, root, isLive, hash, level) in try rows.decode((Data, UUID, Bool, Data?, Int16?).self) {
-            guard isLive else {
-                loaded.expired.insert(token)
-                continue
-            }
-            var k = loaded.known[token] ?? Known(root: root, hashes: [:])
-            if let hash, let level { k.hashes[hash] = Int(level) }
-            loaded.known[token] = k
+        var known: [Data: Known] = [:]
+        for (token, root, packed) in try rows.decode((Data, UUID, Data).self) {
+            known[token] = Known(root: root, hashes: Self.unpack(packed))
         }
-        return loaded
+        return known
     }
 
-    /// Records new roots and hashes under tokens. A token gets a new root only when
-    /// ``lockAndLoad(_:on:)`` (under the same lock) found it unknown, so a row it has is an
-    /// expired root, among `expired`: replaced in place, and its hashes deleted.
-    func record(
-        roots: [(token: Data, submission: UUID)], hashes: [(token: Data, hash: Data, level: Int)],
-        replacing expired: Set<Data>, on connection: PostgresConnection
-    ) async throws {
-        // Only the tokens known to have rows: a delete by every new root's token scanned the
-        // whole table per batch while it had no statistics, to find nothing (#55).
-        let replaced = roots.map(\.token).filter(expired.contains)
-        if !replaced.isEmpty {
-            try await connection.execute(
-                "DELETE FROM \(unescaped: schema).capture_hashes WHERE token_digest = ANY(\(PostgresArray(replaced)))")
-        }
-        if !roots.isEmpty {
-            try await connection.execute(
-                """
-                INSERT INTO \(unescaped: schema).capture_tokens (token_digest, root)
-                SELECT * FROM unnest(\(PostgresArray(roots.map(\.token))), \(PostgresArray(roots.map(\.submission))))
-                ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, created_at = now()
-                """)
-        }
-        guard !hashes.isEmpty else { return }
+    /// Writes the tokens a judgement touched (``judge(_:known:)``), a row each with every hash
+    /// under it. A token whose root changed (a new token, or one whose root expired, which a
+    /// lookup under the same lock found unknown) starts its window now; one that only gained
+    /// hashes keeps its root's.
+    func record(_ tokens: [Data: Known], on connection: PostgresConnection) async throws {
+        guard !tokens.isEmpty else { return }
+        let list = Array(tokens)
         try await connection.execute(
             """
-            INSERT INTO \(unescaped: schema).capture_hashes AS c (token_digest, hash_digest, level)
-            SELECT t, h, l::smallint
-            FROM unnest(\(PostgresArray(hashes.map(\.token))), \(PostgresArray(hashes.map(\.hash))),
-                        \(PostgresArray(hashes.map { Int64($0.level) }))) AS u(t, h, l)
-            ON CONFLICT (token_digest, hash_digest) DO UPDATE SET level = LEAST(c.level, EXCLUDED.level)
+            INSERT INTO \(unescaped: schema).capture_tokens AS t (token_digest, root, hashes)
+            SELECT * FROM unnest(\(PostgresArray(list.map(\.key))), \(PostgresArray(list.map(\.value.root))),
+                                 \(PostgresArray(list.map { Self.pack($0.value.hashes) })))
+            ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, hashes = EXCLUDED.hashes,
+                created_at = CASE WHEN t.root = EXCLUDED.root THEN t.created_at ELSE now() END
             """)
     }
 
-    /// Deletes up to `limit` tokens older than the window, with their hashes.
+    /// A token's hashes as stored: per hash, its 32-byte keyed digest and its level (a byte),
+    /// so a token is one row however many images share it.
+    static func pack(_ hashes: [Data: Int]) -> Data {
+        var out = Data(capacity: 33 * hashes.count)
+        for (digest, level) in hashes {
+            out.append(digest)
+            out.append(UInt8(clamping: level))
+        }
+        return out
+    }
+
+    /// The hashes ``pack(_:)`` stored.
+    static func unpack(_ packed: Data) -> [Data: Int] {
+        let bytes = [UInt8](packed)
+        var out: [Data: Int] = [:]
+        for start in stride(from: 0, to: bytes.count - bytes.count % 33, by: 33) {
+            out[Data(bytes[start..<start + 32])] = Int(bytes[start + 32])
+        }
+        return out
+    }
+
+    /// Deletes up to `limit` tokens older than the window (their hashes are in their rows).
     func sweep(limit: Int, on pool: PostgresPool) async throws -> Int {
         try await pool.execute(
             """

@@ -4,22 +4,18 @@ import HallmarkPostgres
 
 extension LogStore {
     /// A C2SP tlog-tiles resource read from the stored tree: a hash tile (the stored nodes at
-    /// height 8·L, indices N·256 ..< N·256+W) or an entry bundle (each leaf as
+    /// height 8·L, indices N·256 ..< N·256+W, from their blocks) or an entry bundle (each leaf as
     /// `u16be(73) ‖ leaf`). Nil when the log does not hold it yet (a tile beyond the tree).
     package func tile(_ tile: TileCoordinate, on connection: PostgresConnection) async throws -> Data? {
         let first = Int64(tile.index) * Int64(TileCoordinate.width)
         let end = first + Int64(tile.width)
         var out = Data()
         if let level = tile.level {
-            let rows = try await connection.query(
-                """
-                SELECT hash FROM \(unescaped: schema).nodes
-                WHERE level = \(Int64(8 * level)) AND idx >= \(first) AND idx < \(end) ORDER BY idx
-                """)
-            let hashes = try rows.decode(Data.self)
-            guard hashes.count == tile.width else { return nil }
-            out.reserveCapacity(32 * tile.width)
-            for hash in hashes { out.append(hash) }
+            // The level-8·L nodes, four blocks to a tile.
+            guard let hashes = try await nodeRange(level: 8 * level, first: first, count: tile.width, on: connection) else {
+                return nil
+            }
+            out = hashes
         } else {
             let rows = try await connection.query(
                 """

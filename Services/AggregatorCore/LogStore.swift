@@ -4,7 +4,8 @@ import HallmarkMessages
 import HallmarkPostgres
 
 /// Reads of the transparency log's tables (``AggregatorMigrations``): leaves, stored
-/// perfect-subtree nodes, checkpoints; and the proofs built from them.
+/// perfect-subtree nodes (in blocks, `LogStore+NodeBlocks.swift`), checkpoints; and the proofs
+/// built from them.
 package struct LogStore: Sendable {
     /// The aggregator's schema.
     package let schema: String
@@ -67,23 +68,6 @@ package struct LogStore: Sendable {
                 treeSize: UInt64(size), rootHash: Hex.encode(root), timestamp: UInt64(at),
                 signature: Base64.encode(signature), keyID: keyID, note: note)
         }
-    }
-
-    /// The stored nodes at these (level, index) positions.
-    func nodes(_ positions: Set<NodePosition>, on connection: PostgresConnection) async throws -> [NodePosition: Data] {
-        guard !positions.isEmpty else { return [:] }
-        let list = Array(positions)
-        let rows = try await connection.query(
-            """
-            SELECT n.level, n.idx, n.hash FROM \(unescaped: schema).nodes n
-            JOIN unnest(\(PostgresArray(list.map { Int64($0.level) })), \(PostgresArray(list.map { Int64($0.index) })))
-                AS p(level, idx) ON n.level = p.level AND n.idx = p.idx
-            """)
-        var out: [NodePosition: Data] = [:]
-        for (level, index, hash) in try rows.decode((Int64, Int64, Data).self) {
-            out[NodePosition(level: Int(level), index: Int(index))] = hash
-        }
-        return out
     }
 
     /// Runs a proof builder over stored nodes: once to learn which nodes it reads, then, after

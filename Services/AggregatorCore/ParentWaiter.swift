@@ -61,7 +61,7 @@ package struct ParentWaiter: Service {
         let ready = try await pool.withConnection { try await flow.waits.ready(limit: limit, on: $0) }
         guard !ready.isEmpty else { return 0 }
         let (ended, queued) = try await pool.transaction { connection -> (Int, Bool) in
-            let loaded = try await flow.captures.lockAndLoad(Array(Set(ready.compactMap(\.token))), on: connection)
+            let known = try await flow.captures.lockAndLoad(Array(Set(ready.compactMap(\.token))), on: connection)
             let locked = try await flow.waits.lock(ready.map(\.submission), on: connection)
             let ledger = flow.ledger
             let records = try await ledger.validating(locked.map(\.submission), on: connection)
@@ -71,7 +71,7 @@ package struct ParentWaiter: Service {
                 let token = try? JSONCoding.decode(Message<TokenRequest>.self, from: wait.request).body.token
                 return flow.captures.use(record, provenance, token: token.flatMap(flow.captures.digest) ?? Data(), logged: logged)
             }
-            let verdicts = judge(uses, known: loaded.known)
+            let verdicts = judge(uses, known: known)
             var asks: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
             var derived: [(id: UUID, root: UUID)] = []
             var refused: [(record: SubmissionRecord, reason: SubmissionResult.Reason)] = []
@@ -88,8 +88,7 @@ package struct ParentWaiter: Service {
                 case .waits: if wait.expired { late.append((record.id, wait.due)) }
                 }
             }
-            try await flow.captures.record(
-                roots: verdicts.roots, hashes: verdicts.hashes, replacing: loaded.expired, on: connection)
+            try await flow.captures.record(verdicts.tokens, on: connection)
             try await flow.pending.record(asks, on: connection)
             let followed = try await ledger.follow(derived, on: connection)
             let answers = try await ledger.refuse(refused, on: connection)
@@ -114,14 +113,11 @@ package struct ParentWaiter: Service {
     /// log's alone for those without (an empty digest).
     private func judge(
         _ uses: [CaptureTokens.Use], known: [Data: CaptureTokens.Known]
-    ) -> (
-        verdicts: [CaptureTokens.Verdict], roots: [(token: Data, submission: UUID)],
-        hashes: [(token: Data, hash: Data, level: Int)]
-    ) {
+    ) -> (verdicts: [CaptureTokens.Verdict], tokens: [Data: CaptureTokens.Known]) {
         let tokened = uses.indices.filter { !uses[$0].token.isEmpty }
         let judged = CaptureTokens.judge(tokened.map { uses[$0] }, known: known)
         var verdicts = uses.map { $0.holdsInLog ? CaptureTokens.Verdict.ask : CaptureTokens.refusal($0, under: [:]) }
         for (i, verdict) in zip(tokened, judged.verdicts) { verdicts[i] = verdict }
-        return (verdicts, judged.roots, judged.hashes)
+        return (verdicts, judged.tokens)
     }
 }

@@ -24,15 +24,14 @@ extension SubmissionIntake {
             uses.append((i, use))
         }
         guard !uses.isEmpty else { return SubmissionLedger.Followed() }
-        let loaded = try await flow.captures.lockAndLoad(uses.map(\.use.token), on: connection)
-        let judged = CaptureTokens.judge(uses.map(\.use), known: loaded.known)
+        let known = try await flow.captures.lockAndLoad(uses.map(\.use.token), on: connection)
+        let judged = CaptureTokens.judge(uses.map(\.use), known: known)
         var derived: [(id: UUID, root: UUID)] = []
         for ((i, use), verdict) in zip(uses, judged.verdicts) {
             decisions[i] = Self.decision(verdict)
             if case .derived(let root) = verdict { derived.append((use.submission, root)) }
         }
-        try await flow.captures.record(
-            roots: judged.roots, hashes: judged.hashes, replacing: loaded.expired, on: connection)
+        try await flow.captures.record(judged.tokens, on: connection)
         return try await flow.ledger.follow(derived, on: connection)
     }
 

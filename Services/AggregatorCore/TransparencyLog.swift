@@ -10,7 +10,8 @@ import Synchronization
 /// hashes in batches. Each batch, in one transaction:
 /// 1. finds which hashes are already logged (and repeats within the batch): those are answered
 ///    `duplicate` with their existing leaf index and take no position;
-/// 2. appends the rest as leaves, storing every perfect subtree each one completes;
+/// 2. appends the rest as leaves, storing every perfect subtree each one completes (a row per
+///    block of 64 nodes, ``LogStore/storeNodes(_:on:)``);
 /// 3. signs a checkpoint of the new tree head and stores it;
 /// 4. records each submission's answer in the ``SubmissionLedger`` (queued → answered), so the
 ///    same id asked again gets it again.
@@ -153,12 +154,7 @@ package struct TransparencyLog: OrderedWriterLog {
                         \(PostgresArray(leaves.map { Int64($0.leaf.modificationLevel) })),
                         \(PostgresArray(leaves.map { $0.leaf.parentHash ?? Data() }))) AS l(i, h, c, m, p)
             """)
-        try await connection.execute(
-            """
-            INSERT INTO \(unescaped: store.schema).nodes (level, idx, hash)
-            SELECT * FROM unnest(\(PostgresArray(nodes.map { Int64($0.level) })), \(PostgresArray(nodes.map { Int64($0.index) })),
-                                 \(PostgresArray(nodes.map(\.hash))))
-            """)
+        try await store.storeNodes(nodes, on: connection)
     }
 }
 

@@ -1,7 +1,8 @@
 import HallmarkPostgres
 
 /// What PostgreSQL did between two readings of its statistics views: the database's commits and
-/// statements, and the rows written to each table of some schemas. A phase's delta divided by
+/// statements, and the rows written to each table of some schemas, its TOAST chunks apart (a
+/// value moved out of its row is rows too). A phase's delta divided by
 /// its messages is its cost in PostgreSQL per message (#55).
 struct DatabaseWork: Sendable, Equatable {
     /// Rows inserted, updated and deleted.
@@ -43,6 +44,10 @@ struct DatabaseWork: Sendable, Equatable {
             """
             SELECT schemaname || '.' || relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables
             WHERE schemaname = ANY(\(PostgresArray(schemas)))
+            UNION ALL
+            SELECT o.schemaname || '.' || o.relname || ' (TOAST)', t.n_tup_ins, t.n_tup_upd, t.n_tup_del
+            FROM pg_stat_user_tables o JOIN pg_class c ON c.oid = o.relid JOIN pg_stat_all_tables t ON t.relid = c.reltoastrelid
+            WHERE o.schemaname = ANY(\(PostgresArray(schemas)))
             """
         ).decode((String, Int64, Int64, Int64).self)
         let tables = Dictionary(

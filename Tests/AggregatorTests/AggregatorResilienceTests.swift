@@ -35,11 +35,14 @@ struct AggregatorResilienceTests {
         #expect(stored.map(\.0) == Array(0..<Int64(stored.count)), "the log has a gap")
         #expect(stored.count == Set(stored.map(\.1)).count, "a hash is logged twice")
         #expect(Set(stored.map(\.1)) == Set(hashes))
-        let leafHashes = try await h.pool.query(
+        let blocks = try await h.pool.query(
             """
-            SELECT hash FROM \(unescaped: h.aggregator.schema).nodes WHERE level = 0 ORDER BY idx
+            SELECT hashes FROM \(unescaped: h.aggregator.schema).node_blocks WHERE level = 0 ORDER BY block
             """
         ).decode(Data.self)
+        let leafHashes = blocks.flatMap { block in
+            stride(from: 0, to: block.count, by: 32).map { Data(block.dropFirst($0).prefix(32)) }
+        }
         #expect(leafHashes.count == stored.count)
         let checkpoints = h.checkpoints()
         #expect(!checkpoints.isEmpty)

@@ -29,8 +29,8 @@ struct CaptureTokensTests {
         ]
         let judged = CaptureTokens.judge(uses, known: [:])
         #expect(judged.verdicts == [.ask, .derived(root: root), .derived(root: root)])
-        #expect(judged.roots.map(\.submission) == [root])
-        #expect(Set(judged.hashes.map(\.hash)) == [raw, processed, edit])
+        #expect(judged.tokens.count == 1 && judged.tokens[token]?.root == root)
+        #expect(judged.tokens[token]?.hashes == [raw: 0, processed: 1, edit: 2])
     }
 
     @Test func anyOtherReuseIsAskedAboutOrRefused() {
@@ -51,7 +51,7 @@ struct CaptureTokensTests {
         ]
         let judged = CaptureTokens.judge(uses, known: known)
         #expect(judged.verdicts == [.ask, .ask, .invalidProvenance, .ask, .invalidProvenance])
-        #expect(judged.roots.isEmpty && judged.hashes.isEmpty)
+        #expect(judged.tokens.isEmpty)
     }
 
     /// DESIGN §2: a refusal that depends on state that can still change is not final. A parent
@@ -72,16 +72,16 @@ struct CaptureTokensTests {
         ]
         let judged = CaptureTokens.judge(uses, known: known)
         #expect(judged.verdicts == [.waits, .waits, .invalidProvenance])
-        #expect(judged.roots.isEmpty && judged.hashes.isEmpty)
+        #expect(judged.tokens.isEmpty)
     }
 
-    @Test func aHashTwiceUnderATokenIsOneRowAtItsLowestLevel() {
+    @Test func aHashTwiceUnderATokenIsKeptAtItsLowestLevel() {
         let (token, raw, processed) = (Self.digest(), Self.digest(), Self.digest())
         let uses = [
             Self.use(token, hashes: [(raw, 0), (processed, 2), (processed, 1)], id: UUID()),
             Self.use(token, hashes: [(processed, 1)], external: [(raw, 1)], inLog: false),
         ]
         let judged = CaptureTokens.judge(uses, known: [:])
-        #expect(judged.hashes.filter { $0.hash == processed }.map(\.level) == [1])
+        #expect(judged.tokens[token]?.hashes == [raw: 0, processed: 1])
     }
 }

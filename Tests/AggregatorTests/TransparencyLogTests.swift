@@ -19,12 +19,23 @@ struct TransparencyLogTests {
 
     /// A fresh aggregator schema.
     static func schema() async throws -> (PostgresPool, String) {
+        let (pool, schema, _) = try await Self.schema(without: nil)
+        return (pool, schema)
+    }
+
+    /// A fresh aggregator schema with every migration but `version` (a database from before
+    /// it), and what applies the rest, as a start-up after an upgrade does.
+    static func schema(
+        without version: Int?
+    ) async throws -> (PostgresPool, String, upgrade: @Sendable () async throws -> Void) {
         var logger = Logger(label: "log-tests")
         logger.logLevel = .warning
         let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
         let schema = "aggregator_log_\(String(UUID().uuidString.prefix(8)).lowercased())"
-        try await StageDatabase(pool: pool, schema: schema).migrate(AggregatorMigrations.all(schema: schema), logger: logger)
-        return (pool, schema)
+        let database = StageDatabase(pool: pool, schema: schema)
+        let all = AggregatorMigrations.all(schema: schema)
+        try await database.migrate(all.filter { $0.version != version }, logger: logger)
+        return (pool, schema, { [logger] in try await database.migrate(all, logger: logger) })
     }
 
     static func drop(_ pool: PostgresPool, _ schema: String) async {
@@ -39,12 +50,7 @@ struct TransparencyLogTests {
         let hashes = Self.rfcLeaves.map(MerkleTree.leafHash)
         for (n, hash) in hashes.enumerated() {
             let nodes = frontier.append(leafHash: hash)
-            _ = try await pool.execute(
-                """
-                INSERT INTO \(unescaped: schema).nodes (level, idx, hash)
-                SELECT * FROM unnest(\(PostgresArray(nodes.map { Int64($0.level) })), \(PostgresArray(nodes.map { Int64($0.index) })),
-                                     \(PostgresArray(nodes.map(\.hash))))
-                """)
+            try await pool.withConnection { try await store.storeNodes(nodes, on: $0) }
             // The stored nodes give every RFC root, the frontier back, and the same proofs.
             try await pool.withConnection { connection in
                 let size = n + 1
@@ -140,12 +146,7 @@ struct TransparencyLogTests {
     /// queued in their order, the one still validating stays out of the queue, and the writer
     /// then logs them and empties the queue.
     @Test func upgradeKeepsTheQueueAndItsOrder() async throws {
-        var logger = Logger(label: "log-tests")
-        logger.logLevel = .warning
-        let pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
-        let schema = "aggregator_up_\(String(UUID().uuidString.prefix(8)).lowercased())"
-        let database = StageDatabase(pool: pool, schema: schema)
-        try await database.migrate(AggregatorMigrations.all(schema: schema).filter { $0.version != 2 }, logger: logger)
+        let (pool, schema, upgrade) = try await Self.schema(without: 2)
         let items = (0..<5).map { _ in Self.item([Hex.encode(try! SecureRandom.bytes(32))]) }
         let ledger = SubmissionLedger(schema: schema)
         try await pool.withConnection { connection in
@@ -159,7 +160,7 @@ struct TransparencyLogTests {
                 try await connection.execute("INSERT INTO \(unescaped: schema).log_queue (submission_id) VALUES (\(item.id))")
             }
         }
-        try await database.migrate(AggregatorMigrations.all(schema: schema), logger: logger)
+        try await upgrade()
         let log = try TransparencyLog(
             schema: schema, key: try CheckpointSigningKey.generate(), checkpointTopic: "checkpoints",
             metrics: AggregatorMetrics())
