@@ -138,7 +138,7 @@ package struct CaptureTokens: Sendable {
             """
             SELECT token_digest, root, hashes FROM \(unescaped: schema).capture_tokens
             WHERE token_digest = ANY(\(PostgresArray(tokens)))
-              AND created_at > now() - make_interval(secs => \(Double(window.components.seconds)))
+              AND created_at > \(windowStart)
             """)
         var known: [Data: Known] = [:]
         for (token, root, packed) in try rows.decode((Data, UUID, Data).self) {
@@ -148,9 +148,10 @@ package struct CaptureTokens: Sendable {
     }
 
     /// Writes the tokens a judgement touched (``judge(_:known:)``), a row each with every hash
-    /// under it. A token whose root changed (a new token, or one whose root expired, which a
-    /// lookup under the same lock found unknown) starts its window now; one that only gained
-    /// hashes keeps its root's.
+    /// under it. A token ``lockAndLoad(_:on:)`` found within the window (under the same lock and
+    /// in the same transaction, so at the same `now()`) only gained hashes and keeps its root's
+    /// window; any other (a new token, or one whose root expired, replaced even by the same
+    /// submission sent again) takes a new root and starts its window now.
     func record(_ tokens: [Data: Known], on connection: PostgresConnection) async throws {
         guard !tokens.isEmpty else { return }
         let list = Array(tokens)
@@ -160,14 +161,22 @@ package struct CaptureTokens: Sendable {
             SELECT * FROM unnest(\(PostgresArray(list.map(\.key))), \(PostgresArray(list.map(\.value.root))),
                                  \(PostgresArray(list.map { Self.pack($0.value.hashes) })))
             ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, hashes = EXCLUDED.hashes,
-                created_at = CASE WHEN t.root = EXCLUDED.root THEN t.created_at ELSE now() END
+                created_at = CASE WHEN t.created_at > \(windowStart) THEN t.created_at ELSE now() END
             """)
     }
+
+    /// The start of the window as of the transaction's `now()`: a root created after it is live.
+    private var windowStart: PostgresQuery {
+        "now() - make_interval(secs => \(Double(window.components.seconds)))"
+    }
+
+    /// The bytes of one packed hash (``pack(_:)``): a 32-byte keyed digest and a level byte.
+    static let packedHashSize = 33
 
     /// A token's hashes as stored: per hash, its 32-byte keyed digest and its level (a byte),
     /// so a token is one row however many images share it.
     static func pack(_ hashes: [Data: Int]) -> Data {
-        var out = Data(capacity: 33 * hashes.count)
+        var out = Data(capacity: packedHashSize * hashes.count)
         for (digest, level) in hashes {
             out.append(digest)
             out.append(UInt8(clamping: level))
@@ -179,8 +188,9 @@ package struct CaptureTokens: Sendable {
     static func unpack(_ packed: Data) -> [Data: Int] {
         let bytes = [UInt8](packed)
         var out: [Data: Int] = [:]
-        for start in stride(from: 0, to: bytes.count - bytes.count % 33, by: 33) {
-            out[Data(bytes[start..<start + 32])] = Int(bytes[start + 32])
+        let size = packedHashSize
+        for start in stride(from: 0, to: bytes.count - bytes.count % size, by: size) {
+            out[Data(bytes[start..<start + size - 1])] = Int(bytes[start + size - 1])
         }
         return out
     }
@@ -191,7 +201,7 @@ package struct CaptureTokens: Sendable {
             """
             DELETE FROM \(unescaped: schema).capture_tokens WHERE token_digest IN (
                 SELECT token_digest FROM \(unescaped: schema).capture_tokens
-                WHERE created_at <= now() - make_interval(secs => \(Double(window.components.seconds)))
+                WHERE created_at <= \(windowStart)
                 LIMIT \(limit))
             """)
     }

@@ -65,15 +65,18 @@ package struct ParentWaits: Sendable {
 
     /// Up to `limit` waits worth judging now, with their tokens' digests, oldest first: those
     /// with a parent now in the log or under their token, and those whose window is over.
-    /// (A token's hashes are 33-byte records in its row, ``CaptureTokens/pack(_:)``.)
+    /// (A token's hashes are records of ``CaptureTokens/packedHashSize`` bytes in its row.)
     func ready(limit: Int, on connection: PostgresConnection) async throws -> [(submission: UUID, token: Data?)] {
+        let size = Int32(CaptureTokens.packedHashSize)
         let rows = try await connection.query(
             """
             SELECT w.submission_id, w.token_digest FROM \(unescaped: schema).provenance_waits w
             WHERE w.due <= now()
                OR EXISTS (SELECT 1 FROM \(unescaped: schema).leaves l WHERE l.image_hash = ANY(w.parents))
-               OR EXISTS (SELECT 1 FROM \(unescaped: schema).capture_tokens t, generate_series(0, length(t.hashes) / 33 - 1) AS i
-                          WHERE t.token_digest = w.token_digest AND substr(t.hashes, 33 * i + 1, 32) = ANY(w.parent_digests))
+               OR EXISTS (SELECT 1 FROM \(unescaped: schema).capture_tokens t,
+                                        generate_series(0, length(t.hashes) / \(size) - 1) AS i
+                          WHERE t.token_digest = w.token_digest
+                            AND substr(t.hashes, \(size) * i::int4 + 1, \(size) - 1) = ANY(w.parent_digests))
             ORDER BY w.due LIMIT \(limit)
             """)
         return try rows.decode((UUID, Data?).self).map { (submission: $0.0, token: $0.1) }

@@ -58,6 +58,15 @@ struct CaptureTokensStoreTests {
             "SELECT count(*)::int8 FROM \(unescaped: schema).capture_tokens WHERE token_digest = \(token)")
         let count = try rows.decode(Int64.self).first
         #expect(count == 1, "one row per token")
+
+        // `other`'s root expires and the same submission is its root again (its answer swept,
+        // it is sent once more): a new window all the same.
+        _ = try await pool.execute(
+            "UPDATE \(unescaped: schema).capture_tokens SET created_at = now() - interval '2 hours' WHERE token_digest = \(other)"
+        )
+        #expect(try await load()[other] == nil)
+        try await pool.transaction { try await tokens.record([other: .init(root: third, hashes: [raw: 0])], on: $0) }
+        #expect(try await load()[other]?.root == third)
         await TransparencyLogTests.drop(pool, schema)
     }
 
