@@ -23,8 +23,8 @@ import HallmarkRuntime
 ///   (``ParentWaits``).
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
 package enum AggregatorMigrations {
-    /// Migrations for `schema`: the aggregator's own from 1, then the runtime's pending
-    /// requests and ordered writer.
+    /// Migrations for `schema`: the aggregator's own from 1, then the runtime's ordered writer
+    /// and audit trail. (The runtime's `hallmark_pending`, applied before version 10, is gone.)
     package static func all(schema: String) -> [PostgresMigrations.Migration] {
         [
             .init(
@@ -180,7 +180,38 @@ package enum AggregatorMigrations {
                     ALTER TABLE \(schema).capture_tokens ALTER COLUMN hashes DROP DEFAULT;
                     DROP TABLE \(schema).capture_hashes;
                     """),
-            PendingRequests.migration(schema: schema),
+            // A submission's token request in its own row while the authority answers
+            // (``SubmissionLedger/claimDue(limit:on:)``): `hallmark_pending` wrote two rows a
+            // bundle (recorded, taken) beside the submission's. Requests pending at the upgrade
+            // move into their rows, given-up ones (`ask` empty) still to be answered.
+            .init(
+                version: 10, name: "token_requests_in_submissions",
+                sql: """
+                    ALTER TABLE \(schema).submissions
+                        ADD COLUMN asked uuid, ADD COLUMN ask bytea, ADD COLUMN ask_attempts integer,
+                        ADD COLUMN ask_next timestamptz, ADD COLUMN ask_deadline timestamptz,
+                        ADD CHECK (ask IS NULL OR (asked IS NOT NULL AND ask_attempts IS NOT NULL
+                                                   AND ask_next IS NOT NULL AND ask_deadline IS NOT NULL));
+                    CREATE INDEX submissions_asked ON \(schema).submissions (asked) WHERE ask IS NOT NULL;
+                    CREATE INDEX submissions_ask_next ON \(schema).submissions (ask_next) WHERE ask_next IS NOT NULL;
+                    DO $$ BEGIN
+                        IF to_regclass('\(schema).hallmark_pending') IS NOT NULL THEN
+                            EXECUTE $q$
+                                UPDATE \(schema).submissions s SET
+                                    asked = p.correlation_id,
+                                    ask = CASE WHEN p.expired THEN NULL ELSE p.request END,
+                                    ask_attempts = p.attempts, ask_next = least(p.next_send_at, p.deadline),
+                                    ask_deadline = p.deadline
+                                FROM (SELECT *, CASE WHEN get_byte(context, 0) = 123
+                                                     THEN (convert_from(context, 'UTF8')::jsonb ->> 'submission')::uuid
+                                                     ELSE convert_from(context, 'UTF8')::uuid END AS submission
+                                      FROM \(schema).hallmark_pending) p
+                                WHERE s.submission_id = p.submission AND (p.expired OR s.status = 'validating')
+                            $q$;
+                            DROP TABLE \(schema).hallmark_pending;
+                        END IF;
+                    END $$;
+                    """),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)
     }

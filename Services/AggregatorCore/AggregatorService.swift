@@ -33,7 +33,7 @@ package enum AggregatorService {
         }
         context.logger.info("checkpoint key loaded", metadata: ["key_id": "\(key.keyID)", "authority_id": "\(c.authorityID)"])
         let metrics = AggregatorMetrics()
-        // The ledger, capture tokens, waits, log tables and pending requests: made once, here.
+        // The ledger (with its token requests), capture tokens, waits and log tables: made once, here.
         let flow = SubmissionFlow(c, idKey: idKey)
         let log = try TransparencyLog(
             flow: flow, key: key, checkpointTopic: c.checkpoints, origin: c.origin, metrics: metrics)
@@ -45,7 +45,7 @@ package enum AggregatorService {
         flow.writerBell.attach { writer.wake() }
         let pool = database.pool
         let retrier = RequestRetrier(
-            pending: flow.pending, pool: pool, producer: context.producer, service: "aggregator",
+            book: flow.ledger, pool: pool, producer: context.producer, service: "aggregator",
             logger: context.logger
         ) { expired in
             let answers = try await flow.ledger.timedOut(expired, on: pool)

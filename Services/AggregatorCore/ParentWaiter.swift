@@ -13,8 +13,8 @@ import ServiceLifecycle
 /// Each pass is one transaction over the waits it locks (`SKIP LOCKED`: replicas share them),
 /// after the locks of their tokens (``CaptureTokens``, taken first as the intake takes them):
 /// - a parent under the token: derived, it follows the token's root (``SubmissionLedger/follow(_:on:)``);
-/// - its parents in the log: asked about, as the intake asks (its token request is recorded
-///   pending and sent);
+/// - its parents in the log: asked about, as the intake asks (its token request is recorded in
+///   its row, ``SubmissionLedger/ask(_:on:)``, and sent);
 /// - a parent known at its child's level or above: `invalid_provenance`, recorded (final);
 /// - still a parent known nowhere: it waits on, until its window is over; then
 ///   `invalid_provenance`, not recorded (``SubmissionLedger/withdraw(_:on:)``).
@@ -72,32 +72,28 @@ package struct ParentWaiter: Service {
                 return flow.captures.use(record, provenance, token: token.flatMap(flow.captures.digest) ?? Data(), logged: logged)
             }
             let verdicts = judge(uses, known: known)
-            var asks: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
+            var asks: [(submission: UUID, ask: SubmissionLedger.TokenAsk)] = []
             var derived: [(id: UUID, root: UUID)] = []
             var refused: [(record: SubmissionRecord, reason: SubmissionResult.Reason)] = []
             var late: [(id: UUID, due: Int64)] = []
             for ((wait, record, _), verdict) in zip(judged, verdicts.verdicts) {
                 switch verdict {
-                case .ask:
-                    let request = StageOutput(
-                        topic: configuration.tokenRequests, key: Array(wait.correlationID.lowercasedText.utf8),
-                        value: wait.request)
-                    asks.append((request, wait.correlationID, .init(submission: record.id)))
+                case .ask: asks.append((record.id, .init(correlationID: wait.correlationID, request: wait.request)))
                 case .derived(let root): derived.append((record.id, root))
                 case .invalidProvenance: refused.append((record, .invalidProvenance))
                 case .waits: if wait.expired { late.append((record.id, wait.due)) }
                 }
             }
             try await flow.captures.record(verdicts.tokens, on: connection)
-            try await flow.pending.record(asks, on: connection)
+            let requests = try await ledger.ask(asks, on: connection)
             let followed = try await ledger.follow(derived, on: connection)
             let answers = try await ledger.refuse(refused, on: connection)
-            let decided = asks.map(\.context.submission) + derived.map(\.id) + refused.map(\.record.id)
+            let decided = asks.map(\.submission) + derived.map(\.id) + refused.map(\.record.id)
             try await flow.waits.remove(decided, on: connection)
             // Forgetting a submission ends its wait too (the row cascades).
             let withdrawn = try await ledger.withdraw(late, on: connection)
             let outputs =
-                asks.map(\.request) + refused.compactMap { answers[$0.record.id] }
+                requests + refused.compactMap { answers[$0.record.id] }
                 + derived.compactMap { followed.outputs[$0.id] } + withdrawn
             for _ in 0..<(refused.count + late.count) { metrics.submission(SubmissionResult.Reason.invalidProvenance.rawValue) }
             for _ in derived { metrics.derived.increment() }

@@ -14,7 +14,7 @@ import HallmarkRuntime
 /// recorded, so the same bytes sent again are judged again).
 ///
 /// A wait keeps the token request to send once it is judged (the token is kept only while it
-/// waits, as a pending request keeps it) and, to find the waits whose parents came, the
+/// waits, as an asking submission's row keeps it) and, to find the waits whose parents came, the
 /// parents' raw hashes (for the log) and keyed digests with the token's (for the token's
 /// hashes, ``CaptureTokens``).
 package struct ParentWaits: Sendable {

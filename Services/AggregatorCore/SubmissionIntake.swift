@@ -42,13 +42,20 @@ package struct SubmissionIntake: StageProcessor {
         /// Refused without asking (`malformed`, `unknown_authority`): recorded with its answer,
         /// so a redelivery gets that answer again byte for byte.
         let refusal: SubmissionResult.Reason?
+
+        /// The token request as its submission's row keeps it while the authority answers; nil
+        /// when it asks nothing.
+        var tokenAsk: SubmissionLedger.TokenAsk? {
+            guard refusal == nil, let request else { return nil }
+            return SubmissionLedger.TokenAsk(correlationID: correlationID, request: request.value)
+        }
     }
 
     let configuration: AggregatorConfiguration
     let idKey: SubmissionIDKey
     let instance: String
     let metrics: AggregatorMetrics
-    /// The ledger, capture tokens, log and pending requests it shares with the other parts.
+    /// The ledger, capture tokens and log it shares with the other parts.
     let flow: SubmissionFlow
     /// Its own transactions: the ledger's, then the token requests' (see ``commit(_:context:)``).
     let pool: PostgresPool
@@ -124,7 +131,9 @@ package struct SubmissionIntake: StageProcessor {
         let ledger = flow.ledger
         var followed = SubmissionLedger.Followed()
         let (decisions, answers) = try await pool.transaction { connection in
-            let fresh = try await ledger.record(asks.map { ($0.row, $0.digest) }, on: connection)
+            // Recorded asking (the usual outcome); those decided otherwise below stop asking
+            // with their transitions (refused, derived) or at once (waiting for a parent).
+            let fresh = try await ledger.record(asks.map { ($0.row, $0.digest, $0.tokenAsk) }, on: connection)
             let seen = try await ledger.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
             let logged = try await flow.log
                 .parentLevels(asks.filter { fresh[$0.row.id] != nil }.map(\.provenance), on: connection)
@@ -147,19 +156,17 @@ package struct SubmissionIntake: StageProcessor {
                 return .again(answer)
             }
             followed = try await judgeTokens(asks, &decisions, logged: logged, on: connection)
-            var requests: [(request: StageOutput, correlationID: UUID, context: SubmissionLedger.Question)] = []
             var refused: [(record: SubmissionRecord, reason: SubmissionResult.Reason)] = []
             var waiting: [ParentWaits.Wait] = []
             for (ask, decision) in zip(asks, decisions) {
                 switch decision {
-                case .ask: requests.append((ask.request!, ask.correlationID, .init(submission: ask.row.id)))
                 case .refused(let reason): refused.append((ask.row, reason))
                 case .waits: waiting.append(wait(ask))
                 default: break
                 }
             }
-            try await flow.pending.record(requests, on: connection)
             try await flow.waits.record(waiting, on: connection)
+            try await ledger.unask(waiting.map(\.submission), on: connection)
             return (decisions, (try await ledger.refuse(refused, on: connection)).merging(followed.outputs) { a, _ in a })
         }
         if followed.queued { flow.writerBell.ring() }

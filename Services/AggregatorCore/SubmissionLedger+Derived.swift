@@ -13,7 +13,8 @@ extension SubmissionLedger {
         var queued = false
     }
 
-    /// Derived submissions (recorded, `validating`) await their token's root (``CaptureTokens``).
+    /// Derived submissions (recorded, `validating`) await their token's root (``CaptureTokens``),
+    /// asking the authority nothing.
     /// Those whose root has its outcome already take it now: queued when the root passed,
     /// rejected with its reason when it was refused.
     ///
@@ -23,7 +24,7 @@ extension SubmissionLedger {
     func follow(_ derived: [(id: UUID, root: UUID)], on connection: PostgresConnection) async throws -> Followed {
         guard !derived.isEmpty else { return Followed() }
         let update: PostgresQuery = """
-            UPDATE \(unescaped: schema).submissions s SET awaits = d.root
+            UPDATE \(unescaped: schema).submissions s SET awaits = d.root, \(Self.askAnswered)
             FROM unnest(\(PostgresArray(derived.map(\.id))), \(PostgresArray(derived.map(\.root)))) AS d(id, root)
             WHERE s.submission_id = d.id AND s.status = 'validating'
             """

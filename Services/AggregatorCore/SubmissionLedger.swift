@@ -8,7 +8,7 @@ import HallmarkRuntime
 /// its states and every transition, and the one maker of a submission's final answer.
 ///
 /// ```
-/// record ─▶ validating ─ queue (the authority's PASS) ─▶ queued ─ answerLogged (the log) ─▶ answered ─ sweep ─▶ gone
+/// record (asking) ─▶ validating ─ queue (the authority's PASS) ─▶ queued ─ answerLogged (the log) ─▶ answered ─ sweep ─▶ gone
 ///                │                                                                              ▲
 ///                ├─ refuse (invalid_provenance, malformed…) · reject (the authority's FAIL) · timedOut ┘
 ///                └─ withdraw (its parent never came: ParentWaits) ─▶ gone
@@ -20,8 +20,9 @@ import HallmarkRuntime
 ///
 /// Every answer is recorded with its row, so the same submission sent again gets it again, and
 /// every answer of one submission has the same id (``resultID(_:)``). The row keeps the hashes,
-/// the capture time and where the answer goes; never the token, a device signature, GPS or owner
-/// hash.
+/// the capture time and where the answer goes, and while the authority answers, the token
+/// request (``claimDue(limit:on:)``), cleared with the answer; never a device signature, GPS or
+/// owner hash.
 package struct SubmissionLedger: Sendable {
     /// Where a submission is in its life (the `status` column). The statements below write these
     /// values as SQL literals, not bound parameters, so the planner matches the partial index on
@@ -36,15 +37,20 @@ package struct SubmissionLedger: Sendable {
         case answered
     }
 
-    /// What the intake asks the authority about, kept with the pending token request
-    /// (``PendingRequests``) and handed back with the authority's answer.
+    /// The submission a token request given up asked about, as ``RequestRetrier`` hands it to
+    /// ``timedOut(_:on:)`` (and as `hallmark_pending` kept it before version 10).
     package struct Question: Codable, Sendable, Equatable {
         package let submission: UUID
     }
 
     let schema: String
+    /// How its token requests are sent again and given up (``claimDue(limit:on:)``).
+    let asking: Asking
 
-    package init(schema: String) { self.schema = schema }
+    package init(schema: String, asking: Asking = Asking()) {
+        self.schema = schema
+        self.asking = asking
+    }
 
     /// The id of a submission's final answer: derived, so every path that answers it (and
     /// every re-send) gives the same id.
@@ -96,31 +102,49 @@ package struct SubmissionLedger: Sendable {
 
     // MARK: validating
 
-    /// Records new submissions, `validating`, with the digest of each one's message; returns the
-    /// ids that were new with the digest recorded for each (a batch may hold an id twice: one
-    /// row wins). The others were seen before.
+    /// Records new submissions, `validating`, with the digest of each one's message, and the
+    /// token request each asks the authority, if any (sent again until answered:
+    /// ``claimDue(limit:on:)``); returns the ids that were new with the digest recorded for each
+    /// (a batch may hold an id twice: one row wins). The others were seen before.
     func record(
-        _ rows: [(row: SubmissionRecord, digest: Data)], on connection: PostgresConnection
+        _ rows: [(row: SubmissionRecord, digest: Data, ask: TokenAsk?)], on connection: PostgresConnection
     ) async throws
         -> [UUID: Data]
     {
         guard !rows.isEmpty else { return [:] }
         let entries = try rows.map { Data(try JSONCoding.encode($0.row.entries)) }
+        let asked = rows.map(\.ask)
+        // Where a row asks nothing, its request is empty and its id (any) unused.
+        let (resend, giveUp) = (asking.resendSeconds, asking.giveUpSeconds)
         let result = try await connection.query(
             """
             INSERT INTO \(unescaped: schema).submissions
-                (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest)
-            SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d
+                (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest,
+                 asked, ask, ask_attempts, ask_next, ask_deadline)
+            SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d,
+                   CASE WHEN b <> ''::bytea THEN a END, NULLIF(b, ''::bytea), CASE WHEN b <> ''::bytea THEN 1 END,
+                   CASE WHEN b <> ''::bytea THEN now() + least(\(resend), \(giveUp)) * interval '1 second' END,
+                   CASE WHEN b <> ''::bytea THEN now() + \(giveUp) * interval '1 second' END
             FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
                         \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
                         \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
                         \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID.text))),
-                        \(PostgresArray(rows.map(\.digest))))
-                AS s(i, e, c, r, t, k, q, d)
+                        \(PostgresArray(rows.map(\.digest))), \(PostgresArray(asked.map { $0?.correlationID ?? UUID() })),
+                        \(PostgresArray(asked.map { Data($0?.request ?? []) })))
+                AS s(i, e, c, r, t, k, q, d, a, b)
             ON CONFLICT (submission_id) DO NOTHING
             RETURNING submission_id, digest
             """)
         return Dictionary(try result.decode((UUID, Data).self)) { first, _ in first }
+    }
+
+    /// Records new submissions that ask nothing yet (as the `record` above).
+    func record(
+        _ rows: [(row: SubmissionRecord, digest: Data)], on connection: PostgresConnection
+    ) async throws
+        -> [UUID: Data]
+    {
+        try await record(rows.map { ($0.row, $0.digest, nil) }, on: connection)
     }
 
     /// What is recorded of a submission seen before: the digest of the message first recorded
@@ -168,37 +192,11 @@ package struct SubmissionLedger: Sendable {
             WITH ordered AS MATERIALIZED (
                 SELECT i FROM unnest(\(PostgresArray(ids))) WITH ORDINALITY AS u(i, o) ORDER BY o),
             numbered AS MATERIALIZED (SELECT i, nextval('\(unescaped: schema).queued_seq') AS n FROM ordered)
-            UPDATE \(unescaped: schema).submissions s SET status = 'queued', queued_seq = q.n
+            UPDATE \(unescaped: schema).submissions s SET status = 'queued', queued_seq = q.n, \(Self.askAnswered)
             FROM numbered q
             WHERE s.submission_id = q.i AND s.status = 'validating'
             """
         try await connection.execute(Self.keyedUpdate(update))
-    }
-
-    /// The queued submissions, oldest first, up to `limit` (the log writer's next batch).
-    func queued(limit: Int, on connection: PostgresConnection) async throws -> [SubmissionRecord] {
-        let rows = try await connection.query(
-            """
-            SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
-            FROM \(unescaped: schema).submissions s WHERE s.status = 'queued'
-            ORDER BY s.queued_seq LIMIT \(limit)
-            """)
-        let columns = try rows.decode((UUID, String?, Data, Int64, String, String, Data?).self)
-        return try columns.map { id, request, entries, captured, correlation, topic, key in
-            SubmissionRecord(
-                id: id, requestID: request.flatMap(MessageID.init),
-                entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
-                capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
-        }
-    }
-
-    /// How many submissions are queued, counting no further than `limit`.
-    func queuedCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
-        try await connection.query(
-            """
-            SELECT count(*) FROM (
-                SELECT 1 FROM \(unescaped: schema).submissions WHERE status = 'queued' LIMIT \(limit)) q
-            """)[0].column(0, as: Int.self)
     }
 
     // MARK: → answered
@@ -257,23 +255,6 @@ package struct SubmissionLedger: Sendable {
         return Dictionary(zip(answers.map(\.0), try await answer(answers, on: connection))) { first, _ in first }
     }
 
-    /// Token requests the authority never answered in time (``RequestRetrier``): their
-    /// submissions are answered `validation_timeout`, in one transaction; the outputs to send.
-    func timedOut(_ requests: [PendingRequest], on pool: PostgresPool) async throws -> [StageOutput] {
-        let ids = requests.compactMap { Self.question(of: $0)?.submission }
-        let answers = try await pool.transaction { connection in
-            try await reject(ids.map { ($0, .validationTimeout) }, on: connection)
-        }
-        return ids.flatMap { answers[$0] ?? [] }
-    }
-
-    /// The submission a pending token request asked about; nil for a context that is none.
-    static func question(of request: PendingRequest) -> Question? {
-        if let question = try? request.context(as: Question.self) { return question }
-        // Recorded before the context was typed: the submission id as text.
-        return UUID(text: String(decoding: request.context, as: UTF8.self)).map(Question.init(submission:))
-    }
-
     /// Where each submission's answer goes.
     func destinations(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Destination] {
         guard !ids.isEmpty else { return [:] }
@@ -302,7 +283,7 @@ package struct SubmissionLedger: Sendable {
         let values = try answers.map { Data(try JSONCoding.encode($0.2)) }
         let update: PostgresQuery = """
             UPDATE \(unescaped: schema).submissions s
-            SET status = 'answered', result = a.result, queued_seq = NULL
+            SET status = 'answered', result = a.result, queued_seq = NULL, \(Self.askAnswered)
             FROM unnest(\(PostgresArray(answers.map(\.0))), \(PostgresArray(values))) AS a(id, result)
             WHERE s.submission_id = a.id
             """

@@ -20,7 +20,8 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
     package typealias Prepared = [(correlation: UUID?, result: TokenResult)]
 
     let configuration: AggregatorConfiguration
-    /// The pending requests it takes answers for, the ledger it moves, the writer it wakes.
+    /// The ledger whose token requests it answers and whose submissions it moves, the writer it
+    /// wakes.
     let flow: SubmissionFlow
     let metrics: AggregatorMetrics
 
@@ -56,16 +57,13 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
 
     package func commit(_ batch: [Prepared], in transaction: StageTransaction) async throws -> [StageVerdict] {
         let connection = transaction.connection
-        let joined = try await flow.pending.take(batch.flatMap { $0.compactMap(\.correlation) }, on: connection)
         let ledger = flow.ledger
+        let joined = try await ledger.asked(batch.flatMap { $0.compactMap(\.correlation) }, on: connection)
         var passed: [UUID] = [], failed: [(id: UUID, reason: SubmissionResult.Reason)] = []
         // Each message's submissions that failed, to hand them their answers below.
         let failedAt: [[UUID]] = batch.map { answers in
             answers.compactMap { item in
-                guard let correlation = item.correlation,
-                    let request = joined[correlation],
-                    let submission = SubmissionLedger.question(of: request)?.submission
-                else {
+                guard let correlation = item.correlation, let submission = joined[correlation] else {
                     metrics.unmatchedReplies.increment()
                     return nil
                 }

@@ -21,7 +21,7 @@ package enum ProbeAskService {
         let pending = PendingRequests(schema: c.schema, resendAfter: c.resendAfter, giveUpAfter: c.giveUpAfter)
         let instance = context.instance, answers = c.answers
         let retrier = RequestRetrier(
-            pending: pending, pool: database.pool, producer: context.producer, service: "probe-ask",
+            book: pending, pool: database.pool, producer: context.producer, service: "probe-ask",
             logger: context.logger
         ) { expired in
             try expired.map { request in

@@ -11,16 +11,16 @@ import ServiceLifecycle
 /// re-sends, not a storm), and gives up on those
 /// past their deadline, handing them to the requester's timeout handler for a typed outcome.
 ///
-/// Any replica may run it: rows are claimed with `FOR UPDATE SKIP LOCKED`. A request given up
-/// is first marked expired (so a late reply no longer joins it), its outcome sent, and the row
-/// deleted only once the broker acknowledged the outcome: a crash in between sends the
-/// outcome again, never loses it.
+/// Any replica may run it: the book (``RequestBook``) claims rows with `FOR UPDATE SKIP LOCKED`.
+/// A request given up is first marked so (a late reply no longer joins it), its outcome sent,
+/// and it is forgotten only once the broker acknowledged the outcome: a crash in between sends
+/// the outcome again, never loses it.
 public final class RequestRetrier: Service, Sendable {
     /// Makes the typed outcome of requests given up (e.g. a submission rejected
     /// `validation_timeout`). It may record the outcome in the requester's own tables first.
     public typealias TimeoutHandler = @Sendable ([PendingRequest]) async throws -> [StageOutput]
 
-    let pending: PendingRequests
+    let book: any RequestBook
     let pool: PostgresPool
     let producer: any StageSink
     let interval: Duration
@@ -31,11 +31,11 @@ public final class RequestRetrier: Service, Sendable {
     let timedOut: Counter
 
     public init(
-        pending: PendingRequests, pool: PostgresPool, producer: any StageSink, service: String,
+        book: any RequestBook, pool: PostgresPool, producer: any StageSink, service: String,
         interval: Duration = .milliseconds(200), batch: Int = 1000, logger: Logger,
         onTimeout: @escaping TimeoutHandler
     ) {
-        self.pending = pending
+        self.book = book
         self.pool = pool
         self.producer = producer
         self.interval = interval
@@ -61,65 +61,17 @@ public final class RequestRetrier: Service, Sendable {
     /// One pass: re-sends due requests and gives up expired ones; returns how many it handled.
     @discardableResult
     public func pass() async throws -> Int {
-        let schema = pending.schema
-        let resendSeconds = pending.resendSeconds
-        let (requests, expired) = try await pool.transaction { connection -> ([StageOutput], [PendingRequest]) in
-            let rows = try await connection.query(
-                """
-                SELECT correlation_id, request_topic, request_key, request, context, attempts, created_at, expired,
-                       deadline <= now()
-                FROM \(unescaped: schema).hallmark_pending
-                WHERE next_send_at <= now() OR deadline <= now()
-                ORDER BY next_send_at LIMIT \(batch) FOR UPDATE SKIP LOCKED
-                """)
-            var requests: [StageOutput] = [], expired: [PendingRequest] = [], resendIDs: [UUID] = []
-            for row in rows {
-                let (id, topic, key, request, context, attempts, created, wasExpired, due) =
-                    try row.decode((UUID, String, Data?, Data, Data, Int32, Date, Bool, Bool).self)
-                if wasExpired || due {
-                    expired.append(
-                        PendingRequest(
-                            correlationID: id, context: [UInt8](context), attempts: Int(attempts),
-                            createdAt: created))
-                } else {
-                    requests.append(StageOutput(topic: topic, key: key.map { [UInt8]($0) }, value: [UInt8](request)))
-                    resendIDs.append(id)
-                }
-            }
-            if !resendIDs.isEmpty {
-                try await connection.execute(
-                    """
-                    UPDATE \(unescaped: schema).hallmark_pending
-                    SET attempts = attempts + 1,
-                        next_send_at = now() + \(resendSeconds) * power(2, least(attempts, 6)) * interval '1 second'
-                    WHERE correlation_id = ANY(\(PostgresArray(resendIDs)))
-                    """)
-            }
-            if !expired.isEmpty {
-                // A late reply no longer joins these; their rows go once their outcomes are sent.
-                try await connection.execute(
-                    """
-                    UPDATE \(unescaped: schema).hallmark_pending SET expired = true,
-                        next_send_at = now() + \(resendSeconds) * interval '1 second'
-                    WHERE correlation_id = ANY(\(PostgresArray(expired.map(\.correlationID))))
-                    """)
-            }
-            return (requests, expired)
+        let due = try await pool.transaction { try await self.book.claimDue(limit: self.batch, on: $0) }
+        if !due.resend.isEmpty {
+            try await producer.send(due.resend)
+            resent.increment(by: due.resend.count)
         }
-        if !requests.isEmpty {
-            try await producer.send(requests)
-            resent.increment(by: requests.count)
+        if !due.expired.isEmpty {
+            try await producer.send(try await onTimeout(due.expired))
+            try await pool.withConnection { try await self.book.forget(due.expired, on: $0) }
+            timedOut.increment(by: due.expired.count)
+            logger.notice("requests given up", metadata: ["requests": "\(due.expired.count)"])
         }
-        if !expired.isEmpty {
-            try await producer.send(try await onTimeout(expired))
-            try await pool.execute(
-                """
-                DELETE FROM \(unescaped: schema).hallmark_pending
-                WHERE correlation_id = ANY(\(PostgresArray(expired.map(\.correlationID)))) AND expired
-                """)
-            timedOut.increment(by: expired.count)
-            logger.notice("requests given up", metadata: ["requests": "\(expired.count)"])
-        }
-        return requests.count + expired.count
+        return due.resend.count + due.expired.count
     }
 }
