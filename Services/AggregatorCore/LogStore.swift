@@ -45,9 +45,20 @@ package struct LogStore: Sendable {
         return try Self.checkpoints(rows).first
     }
 
-    /// The checkpoint of exactly `size` leaves, if the log made one.
-    package func checkpoint(size: Int64, on connection: PostgresConnection) async throws -> SignedCheckpoint? {
-        let rows = try await connection.query("\(selectCheckpoints) WHERE tree_size = \(size)")
+    /// The checkpoint of exactly `size` leaves, if the log made one; with `cosigned`, its note
+    /// carries the witnesses' cosignatures kept so far, else it is as the log signed it.
+    package func checkpoint(
+        size: Int64, cosigned: Bool = true, on connection: PostgresConnection
+    ) async throws
+        -> SignedCheckpoint?
+    {
+        let rows = try await connection.query(
+            cosigned
+                ? "\(selectCheckpoints) WHERE tree_size = \(size)"
+                : """
+                SELECT tree_size, root_hash, signed_at, signature, key_id, note FROM \(unescaped: schema).checkpoints
+                WHERE tree_size = \(size)
+                """)
         return try Self.checkpoints(rows).first
     }
 

@@ -16,7 +16,8 @@ import Synchronization
 /// 4. records each submission's answer in the ``SubmissionLedger`` (queued → answered), so the
 ///    same id asked again gets it again.
 /// The outputs (the checkpoint, then the answers) are sent only after the commit, so no
-/// `accepted` answer ever names a leaf its checkpoint does not cover.
+/// `accepted` answer ever names a leaf its checkpoint does not cover. The writer's outbox keeps
+/// only where they are (``outputs(again:on:)``).
 package struct TransparencyLog: OrderedWriterLog {
     /// A validated submission waiting for the log.
     package typealias Item = SubmissionRecord
@@ -115,15 +116,16 @@ package struct TransparencyLog: OrderedWriterLog {
                 VALUES (\(size), \(frontier.root), \(Int64(signed.timestamp)), \(try Base64.decode(signed.signature)),
                         \(signed.keyID), \(signed.note))
                 """)
-            let message = Message(Checkpoint(signed), id: MessageID.derived(from: signer.key.keyID, "checkpoint-\(size)"))
-            outputs.append(try .json(topic: checkpointTopic, key: "checkpoint", message))
+            outputs.append(try checkpointOutput(signed))
         }
         let answered = try await ledger.answerLogged(Array(zip(items, placed)), treeSize: UInt64(size), on: connection)
         for result in answered.results { metrics.submission(result.status.rawValue) }
         outputs += answered.outputs
         cached.value.withLock { $0 = frontier }
         metrics.treeSize.set(Double(size))
-        return OrderedWriterBatch(appended: leaves.count, outputs: outputs)
+        // The outbox keeps where the outputs are, not a copy: the checkpoint's row and the answers'.
+        let outbox = Self.outbox(checkpoint: leaves.isEmpty ? 0 : size, answered: items.map(\.id))
+        return OrderedWriterBatch(appended: leaves.count, outputs: outputs, outbox: outbox)
     }
 
     /// The frontier at `position`: this process's own when its size and root match the

@@ -142,6 +142,48 @@ struct TransparencyLogTests {
         await Self.drop(pool, schema)
     }
 
+    /// A batch's outbox record (16 bytes an answer, not a copy of the answers) makes its outputs
+    /// again for a new leader: the checkpoint under its id and as signed (a witness's
+    /// cosignature kept since is not in it), each answer byte for byte from its submission's row.
+    @Test func theOutboxRecordMakesTheBatchsOutputsAgain() async throws {
+        let (pool, schema) = try await Self.schema()
+        let log = try TransparencyLog(
+            schema: schema, key: try CheckpointSigningKey.generate(), checkpointTopic: "checkpoints",
+            metrics: AggregatorMetrics())
+        let ledger = SubmissionLedger(schema: schema)
+        let items = (0..<3).map { _ in Self.item([Hex.encode(try! SecureRandom.bytes(32))]) }
+        let copy = Self.item([items[0].entries[0].imageHash])
+        func append(_ batch: [TransparencyLog.Item], at position: Int64) async throws -> OrderedWriterBatch {
+            try await pool.transaction { connection in
+                _ = try await ledger.record(batch.map { ($0, Data(count: 32)) }, on: connection)
+                try await ledger.queue(batch.map(\.id), on: connection)
+                return try await log.append(batch, at: position, on: connection)
+            }
+        }
+        let first = try await append(items, at: 0)
+        let second = try await append([copy], at: 3)
+        #expect(first.outbox?.count == 9 + 16 * 3 && second.outbox?.count == 9 + 16)
+        _ = try await pool.execute(
+            "INSERT INTO \(unescaped: schema).cosignatures (tree_size, witness, lines) VALUES (3, 'w', 'a line')")
+        for batch in [first, second] {
+            let record = try #require(batch.outbox)
+            let again = try await pool.withConnection { try await log.outputs(again: record, on: $0) }
+            #expect(again.count == batch.outputs.count)
+            for (made, sent) in zip(again, batch.outputs) {
+                #expect(made.topic == sent.topic && made.key == sent.key)
+                guard made.topic == "checkpoints" else {
+                    #expect(made.value == sent.value)
+                    continue
+                }
+                let a = try JSONCoding.decode(Message<Checkpoint>.self, from: made.value)
+                let b = try JSONCoding.decode(Message<Checkpoint>.self, from: sent.value)
+                #expect(a.id == b.id && a.body == b.body)
+            }
+        }
+        await #expect(throws: LogStoreError.self) { try await pool.withConnection { try await log.outputs(again: [2], on: $0) } }
+        await Self.drop(pool, schema)
+    }
+
     /// A database at version 1 (a `log_queue` table) upgraded while submissions wait: they stay
     /// queued in their order, the one still validating stays out of the queue, and the writer
     /// then logs them and empties the queue.

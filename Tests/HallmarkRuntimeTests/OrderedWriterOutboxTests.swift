@@ -85,4 +85,56 @@ struct OrderedWriterOutboxTests {
         _ = try await h.pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
         await h.close()
     }
+
+    /// A log that keeps records: the record is the items' numbers, one byte each, and the
+    /// outputs are made from it again.
+    struct RecordLog: OrderedWriterLog {
+        let topic: String
+
+        func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int64] { [] }
+
+        func append(
+            _ items: [Int64], at position: Int64, on connection: PostgresConnection
+        ) async throws
+            -> OrderedWriterBatch
+        {
+            OrderedWriterBatch(appended: 0, outputs: [], outbox: items.map { UInt8($0) })
+        }
+
+        func outputs(again record: [UInt8], on connection: PostgresConnection) async throws -> [StageOutput] {
+            record.map { StageOutput(topic: topic, key: nil, value: Array("again \($0)".utf8)) }
+        }
+    }
+
+    /// What a predecessor committed and kept as a record (``OrderedWriterBatch/outbox``), and
+    /// as outputs, is sent by the next leader before anything else, in order: the record's
+    /// outputs made again by the log. Then both rows go.
+    @Test func aNewLeaderSendsWhatItsPredecessorKeptAsARecord() async throws {
+        let h = try await StageHarness()
+        let schema = "outbox_\(h.id)"
+        try await StageDatabase(pool: h.pool, schema: schema).migrate(
+            OrderedWriter<RecordLog>.migrations(schema: schema), logger: h.logger)
+        let kept = OutboxCodec.encode([StageOutput(topic: h.output, key: nil, value: Array("kept".utf8))])
+        _ = try await h.pool.execute(
+            """
+            INSERT INTO \(unescaped: schema).hallmark_writer_outbox (name, position, outputs, record)
+            VALUES ('records', 0, NULL, \(Data([3, 5]))), ('records', 1, \(kept), NULL)
+            """)
+        let writer = OrderedWriter(
+            configuration: .init(name: "records", schema: schema, service: "test"),
+            log: RecordLog(topic: h.output), pool: h.pool, producer: h.producer, logger: h.logger)
+        let run = Task { try await writer.run() }
+        defer { run.cancel() }
+        let sent = try await h.read(h.output, count: 3).map { String(decoding: $0.value, as: UTF8.self) }
+        #expect(sent == ["again 3", "again 5", "kept"])
+        let left = try await eventually(timeout: .seconds(20)) {
+            try await h.pool.query("SELECT count(*) FROM \(unescaped: schema).hallmark_writer_outbox")[0].column(
+                0, as: Int.self) == 0
+        }
+        #expect(left, "the outbox rows were not forgotten")
+        run.cancel()
+        _ = await run.result
+        _ = try await h.pool.execute("DROP SCHEMA \(unescaped: schema) CASCADE")
+        await h.close()
+    }
 }

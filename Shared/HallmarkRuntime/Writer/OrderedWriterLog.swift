@@ -18,11 +18,22 @@ public protocol OrderedWriterLog: Sendable {
     /// entries took (an item may take none, e.g. a hash already logged, or several) and what to
     /// send once the transaction has committed (results, a checkpoint).
     func append(_ items: [Item], at position: Int64, on connection: PostgresConnection) async throws -> OrderedWriterBatch
+
+    /// Makes a committed batch's outputs again from the record its ``append(_:at:on:)`` kept
+    /// (``OrderedWriterBatch/outbox``), for a leader that takes over before the broker
+    /// acknowledged them: the same messages, under the same ids. Called only for batches that
+    /// kept a record.
+    func outputs(again record: [UInt8], on connection: PostgresConnection) async throws -> [StageOutput]
 }
 
 extension OrderedWriterLog {
     public func waitingCount(limit: Int, on connection: PostgresConnection) async throws -> Int {
         try await waiting(limit: limit, on: connection).count
+    }
+
+    /// A log that keeps no records (its batches' outputs are stored as they are) is never asked.
+    public func outputs(again record: [UInt8], on connection: PostgresConnection) async throws -> [StageOutput] {
+        preconditionFailure("\(Self.self) kept an outbox record but makes no outputs from one")
     }
 }
 
@@ -32,9 +43,14 @@ public struct OrderedWriterBatch: Sendable {
     public var appended: Int
     /// Sent once the batch has committed, before the next batch.
     public var outputs: [StageOutput]
+    /// What the log needs to make ``outputs`` again (``OrderedWriterLog/outputs(again:on:)``),
+    /// stored in the outbox instead of them; nil stores the outputs. A log whose outputs are in
+    /// its own tables already keeps a few bytes a batch here rather than a copy of them.
+    public var outbox: [UInt8]?
 
-    public init(appended: Int, outputs: [StageOutput]) {
+    public init(appended: Int, outputs: [StageOutput], outbox: [UInt8]? = nil) {
         self.appended = appended
         self.outputs = outputs
+        self.outbox = outbox
     }
 }
