@@ -89,6 +89,8 @@ struct OrderedWriterOutboxTests {
     /// A log that keeps records: the record is the items' numbers, one byte each, and the
     /// outputs are made from it again.
     struct RecordLog: OrderedWriterLog {
+        /// One key: one partition, so the order read is the order sent.
+        static let key = Array("records".utf8)
         let topic: String
 
         func waiting(limit: Int, on connection: PostgresConnection) async throws -> [Int64] { [] }
@@ -102,7 +104,7 @@ struct OrderedWriterOutboxTests {
         }
 
         func outputs(again record: [UInt8], on connection: PostgresConnection) async throws -> [StageOutput] {
-            record.map { StageOutput(topic: topic, key: nil, value: Array("again \($0)".utf8)) }
+            record.map { StageOutput(topic: topic, key: Self.key, value: Array("again \($0)".utf8)) }
         }
     }
 
@@ -114,7 +116,7 @@ struct OrderedWriterOutboxTests {
         let schema = "outbox_\(h.id)"
         try await StageDatabase(pool: h.pool, schema: schema).migrate(
             OrderedWriter<RecordLog>.migrations(schema: schema), logger: h.logger)
-        let kept = OutboxCodec.encode([StageOutput(topic: h.output, key: nil, value: Array("kept".utf8))])
+        let kept = OutboxCodec.encode([StageOutput(topic: h.output, key: RecordLog.key, value: Array("kept".utf8))])
         _ = try await h.pool.execute(
             """
             INSERT INTO \(unescaped: schema).hallmark_writer_outbox (name, position, outputs, record)
