@@ -90,16 +90,21 @@ extension SubmissionLedger {
     /// The submissions whose token requests these correlation ids answer, by correlation id:
     /// those still asking, locked until the transaction ends, so an answer delivered twice at
     /// once joins once (the other transaction reads the row again after this one, and it asks
-    /// no more). Planned at each run (``keyedUpdate(_:)``).
+    /// no more). Planned at each run (``keyedUpdate(_:)``). Records how old the freshest of
+    /// them sent once was (``answerLag``; it was sent `giveUpAfter` before its deadline).
     func asked(_ correlations: [UUID], on connection: PostgresConnection) async throws -> [UUID: UUID] {
         guard !correlations.isEmpty else { return [:] }
+        let giveUp = asking.giveUpSeconds
         let select: PostgresQuery = """
-            SELECT asked, submission_id FROM \(unescaped: schema).submissions
+            SELECT asked, submission_id,
+                   CASE WHEN ask_attempts = 1 THEN (extract(epoch FROM now() - ask_deadline) * 1000 + \(giveUp * 1000))::int8 END
+            FROM \(unescaped: schema).submissions
             WHERE asked = ANY(\(PostgresArray(correlations))) AND ask IS NOT NULL AND status = 'validating'
             ORDER BY submission_id FOR UPDATE
             """
-        let rows = try await connection.query(Self.keyedUpdate(select))
-        return Dictionary(try rows.decode((UUID, UUID).self).map { ($0.0, $0.1) }) { first, _ in first }
+        let rows = try await connection.query(Self.keyedUpdate(select)).decode((UUID, UUID, Int64?).self)
+        answerLag.observe(ages: rows.lazy.compactMap(\.2))
+        return Dictionary(rows.map { ($0.0, $0.1) }) { first, _ in first }
     }
 
     /// A token request as sent: to the authority, keyed by its correlation id.
@@ -131,11 +136,15 @@ extension SubmissionLedger {
 
 extension SubmissionLedger: RequestBook {
     package func claimDue(limit: Int, on connection: PostgresConnection) async throws -> DueRequests {
+        // Due once overdue by how far the answers run behind too (``AnswerLag``): its answer
+        // may still be on its way. So is giving up, a request's last `ask_next` being its
+        // deadline. One range of the `ask_next` index either way.
+        let lag = Double(answerLag.current.nanoseconds) / 1e9
         let rows = try await connection.query(
             """
             SELECT submission_id, asked, ask, ask_attempts, created_at, COALESCE(ask_deadline <= now(), true)
             FROM \(unescaped: schema).submissions
-            WHERE ask_next <= now()
+            WHERE ask_next <= now() - \(lag) * interval '1 second'
             ORDER BY ask_next LIMIT \(limit) FOR UPDATE SKIP LOCKED
             """)
         var due = DueRequests(), resend: [UUID] = [], expired: [UUID] = []

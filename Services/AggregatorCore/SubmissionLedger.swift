@@ -46,6 +46,9 @@ package struct SubmissionLedger: Sendable {
     let schema: String
     /// How its token requests are sent again and given up (``claimDue(limit:on:)``).
     let asking: Asking
+    /// How far behind the authority's answers run: no request is sent again before it is overdue
+    /// by this much (shared by the ledger's copies).
+    package let answerLag = AnswerLag()
 
     package init(schema: String, asking: Asking = Asking()) {
         self.schema = schema

@@ -11,9 +11,10 @@ import Testing
 @testable import AggregatorCore
 
 /// A submission's token request in its own row (``SubmissionLedger`` as a ``RequestBook``),
-/// against the real PostgreSQL: sent again when due and not before, joined by its correlation
-/// id until its submission's transition clears it, given up at its deadline and claimed again
-/// until its answer was sent, and moved in from `hallmark_pending` at the upgrade.
+/// against the real PostgreSQL: sent again when due and not before (nor while the answers run
+/// behind it), joined by its correlation id until its submission's transition clears it, given
+/// up at its deadline and claimed again until its answer was sent, and moved in from
+/// `hallmark_pending` at the upgrade.
 @Suite("Token requests in submissions", .serialized, .timeLimit(.minutes(2)))
 struct TokenAsksTests {
     static let digest = Data(repeating: 7, count: 32)
@@ -141,6 +142,41 @@ struct TokenAsksTests {
         try await Self.makeDue(pool, schema)
         let after = try await Self.claim(ledger, pool)
         #expect(after.resend.isEmpty && after.expired.isEmpty)
+        await TransparencyLogTests.drop(pool, schema)
+    }
+
+    /// While the answers run behind (the freshest request they joined was sent long ago), a
+    /// request due again waits that much longer: it is queued behind them, not lost. It goes
+    /// once overdue by the lag. A resent request's answer says nothing of the lag; a fresh
+    /// one brings it down again.
+    @Test func aRequestIsNotSentAgainWhileTheAnswersRunBehindIt() async throws {
+        let (pool, schema) = try await TransparencyLogTests.schema()
+        let ledger = Self.ledger(schema)
+        let items = (0..<3).map { _ in TransparencyLogTests.item([Hex.encode(try! SecureRandom.bytes(32))]) }
+        let asks = (0..<3).map { Self.ask("request \($0)") }
+        _ = try await pool.transaction { try await ledger.record(zip(items, asks).map { ($0, Self.digest, $1) }, on: $0) }
+        func shift(_ item: Int, _ column: String, by seconds: Int) async throws {
+            try await pool.execute(
+                """
+                UPDATE \(unescaped: schema).submissions SET \(unescaped: column) = now() - \(seconds) * interval '1 second'
+                WHERE submission_id = \(items[item].id)
+                """)
+        }
+        func join(_ item: Int) async throws {
+            _ = try await pool.transaction { try await ledger.asked([asks[item].correlationID], on: $0) }
+        }
+        // The authority answers a request sent 100 s ago (its deadline 600 s after that).
+        try await shift(0, "ask_deadline", by: 100 - 600)
+        try await join(0)
+        #expect(ledger.answerLag.current >= .seconds(99) && ledger.answerLag.current <= .seconds(110))
+        try await shift(1, "ask_next", by: 50)
+        #expect(try await Self.claim(ledger, pool).resend.isEmpty, "sent again while the answers run behind it")
+        try await shift(1, "ask_next", by: 150)
+        #expect(try await Self.claim(ledger, pool).resend.map(\.value) == [asks[1].request])
+        try await join(1)
+        #expect(ledger.answerLag.current >= .seconds(99), "a resent request's answer counted")
+        try await join(2)
+        #expect(ledger.answerLag.current < .seconds(5))
         await TransparencyLogTests.drop(pool, schema)
     }
 
