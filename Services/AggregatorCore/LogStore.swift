@@ -41,7 +41,7 @@ package struct LogStore: Sendable {
     /// The latest checkpoint, or nil for an empty log; its note carries the witnesses'
     /// cosignatures kept so far.
     package func latestCheckpoint(on connection: PostgresConnection) async throws -> SignedCheckpoint? {
-        let rows = try await connection.query("\(selectCheckpoints) ORDER BY tree_size DESC LIMIT 1")
+        let rows = try await connection.query("\(selectCheckpoints()) ORDER BY tree_size DESC LIMIT 1")
         return try Self.checkpoints(rows).first
     }
 
@@ -52,25 +52,24 @@ package struct LogStore: Sendable {
     ) async throws
         -> SignedCheckpoint?
     {
-        let rows = try await connection.query(
-            cosigned
-                ? "\(selectCheckpoints) WHERE tree_size = \(size)"
-                : """
-                SELECT tree_size, root_hash, signed_at, signature, key_id, note FROM \(unescaped: schema).checkpoints
-                WHERE tree_size = \(size)
-                """)
+        let rows = try await connection.query("\(selectCheckpoints(cosigned: cosigned)) WHERE tree_size = \(size)")
         return try Self.checkpoints(rows).first
     }
 
     /// The checkpoints as ``checkpoints(_:)`` decodes them, each note followed by the
-    /// witnesses' cosignature lines kept for its size.
-    private var selectCheckpoints: PostgresQuery {
-        """
-        SELECT tree_size, root_hash, signed_at, signature, key_id,
-            note || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
-                              WHERE w.tree_size = c.tree_size), '')
-        FROM \(unescaped: schema).checkpoints c
-        """
+    /// witnesses' cosignature lines kept for its size (with `cosigned`), or as the log signed it.
+    private func selectCheckpoints(cosigned: Bool = true) -> PostgresQuery {
+        let cosignatures: PostgresQuery =
+            cosigned
+            ? """
+             || coalesce((SELECT string_agg(w.lines, '' ORDER BY w.witness) FROM \(unescaped: schema).cosignatures w
+                          WHERE w.tree_size = c.tree_size), '')
+            """
+            : ""
+        return """
+            SELECT tree_size, root_hash, signed_at, signature, key_id, note\(cosignatures)
+            FROM \(unescaped: schema).checkpoints c
+            """
     }
 
     private static func checkpoints(_ rows: PostgresRows) throws -> [SignedCheckpoint] {

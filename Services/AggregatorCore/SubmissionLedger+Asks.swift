@@ -30,8 +30,10 @@ extension SubmissionLedger {
                 (configuration.tokenRequests, configuration.resendAfter, configuration.giveUpAfter)
         }
 
-        var resendSeconds: Double { Double(resendAfter.nanoseconds) / 1e9 }
-        var giveUpSeconds: Double { Double(giveUpAfter.nanoseconds) / 1e9 }
+        /// A new request's first resend: after ``resendAfter``, or at its deadline if sooner.
+        var firstSending: PostgresQuery { "now() + least(\(interval: resendAfter), \(interval: giveUpAfter))" }
+        /// A new request's deadline.
+        var deadline: PostgresQuery { "now() + \(interval: giveUpAfter)" }
     }
 
     /// A token request to keep with its submission until the authority answers it.
@@ -61,12 +63,9 @@ extension SubmissionLedger {
     /// ``ParentWaits``). Returns the requests to send once the transaction commits.
     func ask(_ asks: [(submission: UUID, ask: TokenAsk)], on connection: PostgresConnection) async throws -> [StageOutput] {
         guard !asks.isEmpty else { return [] }
-        let (resend, giveUp) = (asking.resendSeconds, asking.giveUpSeconds)
         let update: PostgresQuery = """
             UPDATE \(unescaped: schema).submissions s
-            SET asked = a.c, ask = a.r, ask_attempts = 1,
-                ask_next = now() + least(\(resend), \(giveUp)) * interval '1 second',
-                ask_deadline = now() + \(giveUp) * interval '1 second'
+            SET asked = a.c, ask = a.r, ask_attempts = 1, ask_next = \(asking.firstSending), ask_deadline = \(asking.deadline)
             FROM unnest(\(PostgresArray(asks.map(\.submission))), \(PostgresArray(asks.map(\.ask.correlationID))),
                         \(PostgresArray(asks.map { Data($0.ask.request) }))) AS a(i, c, r)
             WHERE s.submission_id = a.i AND s.status = 'validating'
@@ -94,10 +93,10 @@ extension SubmissionLedger {
     /// them sent once was (``answerLag``; it was sent `giveUpAfter` before its deadline).
     func asked(_ correlations: [UUID], on connection: PostgresConnection) async throws -> [UUID: UUID] {
         guard !correlations.isEmpty else { return [:] }
-        let giveUp = asking.giveUpSeconds
         let select: PostgresQuery = """
             SELECT asked, submission_id,
-                   CASE WHEN ask_attempts = 1 THEN (extract(epoch FROM now() - ask_deadline) * 1000 + \(giveUp * 1000))::int8 END
+                   CASE WHEN ask_attempts = 1
+                        THEN (extract(epoch FROM now() - ask_deadline + \(interval: asking.giveUpAfter)) * 1000)::int8 END
             FROM \(unescaped: schema).submissions
             WHERE asked = ANY(\(PostgresArray(correlations))) AND ask IS NOT NULL AND status = 'validating'
             ORDER BY submission_id FOR UPDATE
@@ -139,12 +138,11 @@ extension SubmissionLedger: RequestBook {
         // Due once overdue by how far the answers run behind too (``AnswerLag``): its answer
         // may still be on its way. So is giving up, a request's last `ask_next` being its
         // deadline. One range of the `ask_next` index either way.
-        let lag = Double(answerLag.current.nanoseconds) / 1e9
         let rows = try await connection.query(
             """
             SELECT submission_id, asked, ask, ask_attempts, created_at, COALESCE(ask_deadline <= now(), true)
             FROM \(unescaped: schema).submissions
-            WHERE ask_next <= now() - \(lag) * interval '1 second'
+            WHERE ask_next <= now() - \(interval: answerLag.current)
             ORDER BY ask_next LIMIT \(limit) FOR UPDATE SKIP LOCKED
             """)
         var due = DueRequests(), resend: [UUID] = [], expired: [UUID] = []
@@ -161,14 +159,12 @@ extension SubmissionLedger: RequestBook {
                 expired.append(id)
             }
         }
-        let resendSeconds = asking.resendSeconds
         if !resend.isEmpty {
             try await connection.execute(
                 """
                 UPDATE \(unescaped: schema).submissions
                 SET ask_attempts = ask_attempts + 1,
-                    ask_next = least(now() + \(resendSeconds) * power(2, least(ask_attempts, 6)) * interval '1 second',
-                                     ask_deadline)
+                    ask_next = least(\(Self.nextSending(afterAttempts: "ask_attempts", resendAfter: asking.resendAfter)), ask_deadline)
                 WHERE submission_id = ANY(\(PostgresArray(resend)))
                 """)
         }
@@ -177,7 +173,7 @@ extension SubmissionLedger: RequestBook {
             try await connection.execute(
                 """
                 UPDATE \(unescaped: schema).submissions
-                SET ask = NULL, ask_next = now() + \(resendSeconds) * interval '1 second'
+                SET ask = NULL, ask_next = now() + \(interval: asking.resendAfter)
                 WHERE submission_id = ANY(\(PostgresArray(expired)))
                 """)
         }

@@ -118,7 +118,6 @@ package struct SubmissionLedger: Sendable {
         let entries = try rows.map { Data(try JSONCoding.encode($0.row.entries)) }
         let asked = rows.map(\.ask)
         // Where a row asks nothing, its request is empty and its id (any) unused.
-        let (resend, giveUp) = (asking.resendSeconds, asking.giveUpSeconds)
         let result = try await connection.query(
             """
             INSERT INTO \(unescaped: schema).submissions
@@ -126,8 +125,7 @@ package struct SubmissionLedger: Sendable {
                  asked, ask, ask_attempts, ask_next, ask_deadline)
             SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d,
                    CASE WHEN b <> ''::bytea THEN a END, NULLIF(b, ''::bytea), CASE WHEN b <> ''::bytea THEN 1 END,
-                   CASE WHEN b <> ''::bytea THEN now() + least(\(resend), \(giveUp)) * interval '1 second' END,
-                   CASE WHEN b <> ''::bytea THEN now() + \(giveUp) * interval '1 second' END
+                   CASE WHEN b <> ''::bytea THEN \(asking.firstSending) END, CASE WHEN b <> ''::bytea THEN \(asking.deadline) END
             FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
                         \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
                         \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),

@@ -132,6 +132,16 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable, CustomS
             pieces.append(.bind(value.postgresBind))
         }
 
+        /// Binds a duration as an SQL `interval`: its seconds, fractions kept, as the next `$n`
+        /// parameter, times `interval '1 second'` (in parentheses, so it composes with any
+        /// operator).
+        public mutating func appendInterpolation(interval duration: Duration) {
+            let (seconds, attoseconds) = duration.components
+            pieces.append(.sql("("))
+            pieces.append(.bind((Double(seconds) + Double(attoseconds) / 1e18).postgresBind))
+            pieces.append(.sql(" * interval '1 second')"))
+        }
+
         /// Appends another query's SQL and binds.
         public mutating func appendInterpolation(_ query: PostgresQuery) {
             pieces.append(contentsOf: query.pieces)

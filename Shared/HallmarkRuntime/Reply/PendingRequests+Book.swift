@@ -28,7 +28,7 @@ extension PendingRequests: RequestBook {
                 """
                 UPDATE \(unescaped: schema).hallmark_pending
                 SET attempts = attempts + 1,
-                    next_send_at = now() + \(resendSeconds) * power(2, least(attempts, 6)) * interval '1 second'
+                    next_send_at = \(Self.nextSending(afterAttempts: "attempts", resendAfter: resendAfter))
                 WHERE correlation_id = ANY(\(PostgresArray(resendIDs)))
                 """)
         }
@@ -37,7 +37,7 @@ extension PendingRequests: RequestBook {
             try await connection.execute(
                 """
                 UPDATE \(unescaped: schema).hallmark_pending SET expired = true,
-                    next_send_at = now() + \(resendSeconds) * interval '1 second'
+                    next_send_at = now() + \(interval: resendAfter)
                 WHERE correlation_id = ANY(\(PostgresArray(due.expired.map(\.correlationID))))
                 """)
         }

@@ -48,10 +48,6 @@ public struct PendingRequests: Sendable {
                 """)
     }
 
-    /// ``resendAfter`` and ``giveUpAfter`` in seconds, as the SQL intervals take them.
-    var resendSeconds: Double { Double(resendAfter.nanoseconds) / 1e9 }
-    var giveUpSeconds: Double { Double(giveUpAfter.nanoseconds) / 1e9 }
-
     /// Records `request` (the message to send, whose envelope carries `correlationID`) with the
     /// requester's own `context` (kept as JSON, read back with ``PendingRequest/context(as:)``),
     /// in the caller's transaction. Returns the request, for the caller's outputs: it is sent
@@ -76,13 +72,12 @@ public struct PendingRequests: Sendable {
         _ request: StageOutput, correlationID: UUID, bytes context: [UInt8],
         on connection: PostgresConnection
     ) async throws -> StageOutput {
-        let (resend, giveUp) = (resendSeconds, giveUpSeconds)
         try await connection.execute(
             """
             INSERT INTO \(unescaped: schema).hallmark_pending
                 (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)
             VALUES (\(correlationID), \(request.topic), \(request.key.map { Data($0) }), \(Data(request.value)),
-                    \(Data(context)), now() + \(resend) * interval '1 second', now() + \(giveUp) * interval '1 second')
+                    \(Data(context)), now() + \(interval: resendAfter), now() + \(interval: giveUpAfter))
             ON CONFLICT (correlation_id) DO NOTHING
             """)
         return request
@@ -93,12 +88,11 @@ public struct PendingRequests: Sendable {
         on connection: PostgresConnection
     ) async throws {
         guard !requests.isEmpty else { return }
-        let (resend, giveUp) = (resendSeconds, giveUpSeconds)
         try await connection.execute(
             """
             INSERT INTO \(unescaped: schema).hallmark_pending
                 (correlation_id, request_topic, request_key, request, context, next_send_at, deadline)
-            SELECT c, t, NULLIF(k, ''::bytea), r, x, now() + \(resend) * interval '1 second', now() + \(giveUp) * interval '1 second'
+            SELECT c, t, NULLIF(k, ''::bytea), r, x, now() + \(interval: resendAfter), now() + \(interval: giveUpAfter)
             FROM unnest(\(PostgresArray(requests.map(\.correlationID))), \(PostgresArray(requests.map(\.request.topic))),
                         \(PostgresArray(requests.map { Data($0.request.key ?? []) })),
                         \(PostgresArray(requests.map { Data($0.request.value) })),

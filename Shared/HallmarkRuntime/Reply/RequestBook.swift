@@ -22,6 +22,14 @@ public protocol RequestBook: Sendable {
     func forget(_ expired: [PendingRequest], on connection: PostgresConnection) async throws
 }
 
+extension RequestBook {
+    /// When a request sent `attempts` times (a column of the book's table) goes next: after
+    /// `resendAfter`, doubled per attempt, up to 64 times. The one backoff of every book.
+    public static func nextSending(afterAttempts attempts: String, resendAfter: Duration) -> PostgresQuery {
+        "now() + \(interval: resendAfter) * power(2, least(\(unescaped: attempts), 6))"
+    }
+}
+
 /// What ``RequestBook/claimDue(limit:on:)`` claimed.
 public struct DueRequests: Sendable {
     /// The messages to send again, under their own ids.
