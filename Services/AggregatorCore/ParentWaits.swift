@@ -50,13 +50,12 @@ package struct ParentWaits: Sendable {
     /// Records waits in the caller's transaction (one statement each: a wait is rare, and each
     /// row holds arrays).
     func record(_ waits: [Wait], on connection: PostgresConnection) async throws {
-        let milliseconds = Double(window.components.seconds) * 1000 + Double(window.components.attoseconds) / 1e15
         for w in waits {
             try await connection.execute(
                 """
                 INSERT INTO \(unescaped: schema).provenance_waits
                     (submission_id, due, request, correlation_id, token_digest, parents, parent_digests)
-                VALUES (\(w.submission), now() + make_interval(secs => \(milliseconds / 1000)), \(Data(w.request)),
+                VALUES (\(w.submission), now() + \(interval: window), \(Data(w.request)),
                         \(w.correlationID), \(w.token), \(PostgresArray(w.parents)), \(PostgresArray(w.parentDigests)))
                 ON CONFLICT (submission_id) DO NOTHING
                 """)

@@ -114,14 +114,15 @@ extension SubmissionLedger {
     /// Token requests the authority never answered in time (``RequestRetrier``): their
     /// submissions are answered `validation_timeout`, in one transaction; the outputs to send.
     /// One answered already (claimed again: its answer may not have been sent) gets its
-    /// recorded answer, byte for byte.
+    /// recorded answer, byte for byte, and so do the derived submissions answered with it.
     func timedOut(_ requests: [PendingRequest], on pool: PostgresPool) async throws -> [StageOutput] {
         let ids = requests.compactMap { Self.question(of: $0)?.submission }
         return try await pool.transaction { connection in
             let recorded = try await seen(ids, on: connection).compactMapValues(\.answer)
             let answers = try await reject(
                 ids.filter { recorded[$0] == nil }.map { ($0, .validationTimeout) }, on: connection)
-            return ids.flatMap { recorded[$0].map { [$0] } ?? answers[$0] ?? [] }
+            let followers = try await answeredFollowers(of: ids.filter { recorded[$0] != nil }, on: connection)
+            return ids.flatMap { id in recorded[id].map { [$0] + (followers[id] ?? []) } ?? answers[id] ?? [] }
         }
     }
 

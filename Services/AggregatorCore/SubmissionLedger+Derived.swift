@@ -71,4 +71,22 @@ extension SubmissionLedger {
             """)
         return try rows.decode((UUID, UUID).self).map { (id: $0.0, root: $0.1) }
     }
+
+    /// The recorded answers of the submissions that awaited these roots and are answered, by
+    /// root, oldest first: what a root's transition answered with it (``reject(_:on:)``),
+    /// made again with the root's own when that transition's outputs may not have been sent.
+    func answeredFollowers(of roots: [UUID], on connection: PostgresConnection) async throws -> [UUID: [StageOutput]] {
+        guard !roots.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT awaits, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
+            WHERE awaits = ANY(\(PostgresArray(roots))) AND status = 'answered' AND result IS NOT NULL
+            ORDER BY created_at, submission_id
+            """)
+        var out: [UUID: [StageOutput]] = [:]
+        for (root, topic, key, result) in try rows.decode((UUID, String, Data?, Data).self) {
+            out[root, default: []].append(StageOutput(topic: topic, key: key.map { [UInt8]($0) }, value: [UInt8](result)))
+        }
+        return out
+    }
 }

@@ -305,7 +305,7 @@ package struct SubmissionLedger: Sendable {
             DELETE FROM \(unescaped: schema).submissions WHERE submission_id IN (
                 SELECT submission_id FROM \(unescaped: schema).submissions
                 WHERE status = 'answered'
-                  AND created_at < now() - make_interval(secs => \(Double(retention.components.seconds)))
+                  AND created_at < now() - \(interval: retention)
                 LIMIT \(limit))
             """)
     }

@@ -105,7 +105,7 @@ package struct ReceiptStore: Sendable {
             """
             DELETE FROM \(unescaped: schema).receipts WHERE receipt_id IN (
                 SELECT receipt_id FROM \(unescaped: schema).receipts
-                WHERE created_at < now() - make_interval(secs => \(Double(retention.components.seconds)))
+                WHERE created_at < now() - \(interval: retention)
                 LIMIT \(limit))
             """)
     }

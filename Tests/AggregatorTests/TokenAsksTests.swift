@@ -113,13 +113,19 @@ struct TokenAsksTests {
 
     /// A request past its deadline is given up: no answer joins it any more, and it is claimed
     /// again, its `validation_timeout` answer made again byte for byte, until it is forgotten
-    /// (a crash before the answer was sent loses nothing).
+    /// (a crash before the answer was sent loses nothing). So is the answer of a derived
+    /// submission that awaited it, answered with it.
     @Test func aRequestGivenUpIsClaimedUntilItsAnswerWasSent() async throws {
         let (pool, schema) = try await TransparencyLogTests.schema()
         let ledger = Self.ledger(schema)
         let item = TransparencyLogTests.item([Hex.encode(try SecureRandom.bytes(32))])
+        let derived = TransparencyLogTests.item([Hex.encode(try SecureRandom.bytes(32))])
         let ask = Self.ask("request")
-        _ = try await pool.transaction { try await ledger.record([(item, Self.digest, ask)], on: $0) }
+        _ = try await pool.transaction { connection in
+            _ = try await ledger.record([(item, Self.digest, ask)], on: connection)
+            _ = try await ledger.record([(derived, Self.digest)], on: connection)
+            #expect(try await ledger.follow([(derived.id, item.id)], on: connection).outputs.isEmpty)
+        }
         try await Self.makeDue(pool, schema, late: true)
         let due = try await Self.claim(ledger, pool)
         #expect(due.resend.isEmpty && due.expired.map { SubmissionLedger.question(of: $0)?.submission } == [item.id])
@@ -133,11 +139,15 @@ struct TokenAsksTests {
             #expect(again.resend.isEmpty && again.expired.count == 1)
             let outputs = try await ledger.timedOut(again.expired, on: pool)
             answers += outputs.map(\.value)
-            if answers.count == 2 { try await pool.withConnection { try await ledger.forget(again.expired, on: $0) } }
+            if answers.count == 4 { try await pool.withConnection { try await ledger.forget(again.expired, on: $0) } }
         }
-        #expect(answers.count == 2 && answers[0] == answers[1])
-        #expect(try JSONCoding.decode(Message<SubmissionResult>.self, from: answers[0]).reason == .validationTimeout)
+        // The root's answer, then its follower's, each made again byte for byte.
+        #expect(answers.count == 4 && answers[0] == answers[2] && answers[1] == answers[3] && answers[0] != answers[1])
+        for answer in answers {
+            #expect(try JSONCoding.decode(Message<SubmissionResult>.self, from: answer).reason == .validationTimeout)
+        }
         #expect(try await SubmissionLedgerTests.status(pool, schema, item.id) == .answered)
+        #expect(try await SubmissionLedgerTests.status(pool, schema, derived.id) == .answered)
         #expect(try await Self.asking(pool, schema) == 0)
         try await Self.makeDue(pool, schema)
         let after = try await Self.claim(ledger, pool)

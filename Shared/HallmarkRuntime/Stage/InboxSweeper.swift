@@ -49,16 +49,15 @@ public struct InboxSweeper: Service {
     /// entries went.
     @discardableResult
     public func sweep() async throws -> Int {
-        let seconds = Double(retention.components.seconds), answers = Double(answerRetention.components.seconds)
         try await database.pool.execute(
             """
             UPDATE \(unescaped: database.schema).hallmark_inbox SET outputs = NULL
-            WHERE processed_at < now() - make_interval(secs => \(answers)) AND outputs IS NOT NULL
+            WHERE processed_at < now() - \(interval: answerRetention) AND outputs IS NOT NULL
             """)
         return try await database.pool.execute(
             """
             DELETE FROM \(unescaped: database.schema).hallmark_inbox
-            WHERE processed_at < now() - make_interval(secs => \(seconds))
+            WHERE processed_at < now() - \(interval: retention)
             """)
     }
 }
