@@ -18,7 +18,8 @@ import HallmarkRuntime
 /// - `checkpoints`: each batch's signed tree head.
 /// - `capture_tokens` (with its hashes in its row since version 9; `capture_hashes` before):
 ///   what lets a derived image share its capture's token (``CaptureTokens``), kept for the
-///   window; a derived submission `awaits` its token's root.
+///   window; a derived submission `awaits` its token's root. Since version 11 a token used once
+///   is in its root's `submissions` row alone (`capture_token`, `capture_hashes`).
 /// - `provenance_waits`: submissions whose parent is not known yet, for the window
 ///   (``ParentWaits``).
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
@@ -211,6 +212,21 @@ package enum AggregatorMigrations {
                             DROP TABLE \(schema).hallmark_pending;
                         END IF;
                     END $$;
+                    """),
+            // A token's root carries the token in its own row (``CaptureTokens``): the keyed
+            // digests of the token and of the root's own hashes, written with the submission,
+            // until a second use of the token writes its `capture_tokens` row. A capture of one
+            // image (every bundle of a token-mode camera that sends no processed image) wrote
+            // that row beside its submission's.
+            .init(
+                version: 11, name: "capture_roots_in_submissions",
+                sql: """
+                    ALTER TABLE \(schema).submissions
+                        ADD COLUMN capture_token bytea, ADD COLUMN capture_hashes bytea,
+                        ADD CHECK ((capture_token IS NULL) = (capture_hashes IS NULL)
+                                   AND length(capture_hashes) % \(CaptureTokens.packedHashSize) = 0);
+                    CREATE INDEX submissions_capture_token ON \(schema).submissions (capture_token)
+                        WHERE capture_token IS NOT NULL;
                     """),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)

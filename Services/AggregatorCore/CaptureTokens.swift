@@ -12,9 +12,11 @@ import HallmarkPostgres
 /// asked about again and takes the root's outcome (``SubmissionLedger``'s `awaits`). Any other
 /// reuse is asked about, and the authority answers `replayed_token`.
 ///
-/// What is kept (`capture_tokens`, a row per token, swept after the window): keyed digests of
-/// the token and of the hashes under it (``SubmissionIDKey/digest(_:_:)``), and the root's id.
-/// Never the token. Transactions about the same token are serialised by an advisory lock, so
+/// What is kept, for the window: keyed digests of the token and of the hashes under it
+/// (``SubmissionIDKey/digest(_:_:)``), and the root's id; never the token. A token only its
+/// root used is in the root's own `submissions` row (`capture_token`, `capture_hashes`,
+/// written with the submission: most captures are one image); a token used again has a
+/// `capture_tokens` row, which comes first. Swept after the window. Transactions about the same token are serialised by an advisory lock, so
 /// two replicas never both take a token as its root.
 package struct CaptureTokens: Sendable {
     /// A recorded submission whose own hashes keep the provenance rule, and its token.
@@ -46,9 +48,12 @@ package struct CaptureTokens: Sendable {
     }
 
     /// A token within the window: its root and the lowest level of each hash under it.
-    struct Known: Sendable {
+    struct Known: Sendable, Equatable {
         var root: UUID
         var hashes: [Data: Int]
+        /// When the root's window began, for a token known from its root's row alone (its
+        /// `capture_tokens` row, once written, keeps that start); nil otherwise.
+        var since: Date? = nil
     }
 
     let schema: String
@@ -144,30 +149,70 @@ package struct CaptureTokens: Sendable {
         for (token, root, packed) in try rows.decode((Data, UUID, Data).self) {
             known[token] = Known(root: root, hashes: Self.unpack(packed))
         }
+        // Tokens used once: in their roots' rows (only a root's row carries its token; the
+        // earliest, should an expired one not be swept yet).
+        let rest = tokens.filter { known[$0] == nil }
+        guard !rest.isEmpty else { return known }
+        let roots = try await connection.query(
+            """
+            SELECT DISTINCT ON (capture_token) capture_token, submission_id, capture_hashes, created_at
+            FROM \(unescaped: schema).submissions
+            WHERE capture_token = ANY(\(PostgresArray(rest))) AND created_at > \(windowStart)
+            ORDER BY capture_token, created_at, submission_id
+            """)
+        for (token, root, packed, since) in try roots.decode((Data, UUID, Data, Date).self) {
+            known[token] = Known(root: root, hashes: Self.unpack(packed), since: since)
+        }
         return known
+    }
+
+    /// Of the tokens a batch's judgement touched (``judge(_:known:)``), what its new roots
+    /// carry in their own rows (``SubmissionLedger/record(_:captures:on:)``), by root, and
+    /// the tokens ``record(_:on:)`` must still write: a token unknown before (`known`) that
+    /// gained no hash but its root's needs no row of its own.
+    static func carried(
+        _ touched: [Data: Known], known: [Data: Known], uses: [Use]
+    ) -> (roots: [UUID: (token: Data, hashes: Data)], rest: [Data: Known]) {
+        var roots: [UUID: (token: Data, hashes: Data)] = [:], rest: [Data: Known] = [:]
+        for (token, state) in touched {
+            guard known[token] == nil, let use = uses.first(where: { $0.submission == state.root && $0.token == token })
+            else {
+                rest[token] = state
+                continue
+            }
+            var own: [Data: Int] = [:]
+            for h in use.hashes { own[h.digest] = min(own[h.digest] ?? .max, h.level) }
+            roots[state.root] = (token, pack(own))
+            if own != state.hashes { rest[token] = state }
+        }
+        return (roots, rest)
     }
 
     /// Writes the tokens a judgement touched (``judge(_:known:)``), a row each with every hash
     /// under it. A token ``lockAndLoad(_:on:)`` found within the window (under the same lock and
     /// in the same transaction, so at the same `now()`) only gained hashes and keeps its root's
-    /// window; any other (a new token, or one whose root expired, replaced even by the same
-    /// submission sent again) takes a new root and starts its window now.
+    /// window, as does one known from its root's row (from ``Known/since``); any other (a new
+    /// token, or one whose root expired, replaced even by the same submission sent again) takes
+    /// a new root and starts its window now.
     func record(_ tokens: [Data: Known], on connection: PostgresConnection) async throws {
         guard !tokens.isEmpty else { return }
         let list = Array(tokens)
+        // Microseconds since 1970; 0 for none (now).
+        let since = list.map { $0.value.since.map { Int64(($0.timeIntervalSince1970 * 1e6).rounded()) } ?? 0 }
         try await connection.execute(
             """
-            INSERT INTO \(unescaped: schema).capture_tokens AS t (token_digest, root, hashes)
-            SELECT * FROM unnest(\(PostgresArray(list.map(\.key))), \(PostgresArray(list.map(\.value.root))),
-                                 \(PostgresArray(list.map { Self.pack($0.value.hashes) })))
+            INSERT INTO \(unescaped: schema).capture_tokens AS t (token_digest, root, hashes, created_at)
+            SELECT d, r, h, CASE WHEN s > 0 THEN to_timestamp(s / 1e6) ELSE now() END
+            FROM unnest(\(PostgresArray(list.map(\.key))), \(PostgresArray(list.map(\.value.root))),
+                        \(PostgresArray(list.map { Self.pack($0.value.hashes) })), \(PostgresArray(since))) AS u(d, r, h, s)
             ON CONFLICT (token_digest) DO UPDATE SET root = EXCLUDED.root, hashes = EXCLUDED.hashes,
-                created_at = CASE WHEN t.created_at > \(windowStart) THEN t.created_at ELSE now() END
+                created_at = CASE WHEN t.created_at > \(windowStart) THEN t.created_at ELSE EXCLUDED.created_at END
             """)
     }
 
     /// The start of the window as of the transaction's `now()`: a root created after it is live.
     private var windowStart: PostgresQuery {
-        "now() - make_interval(secs => \(Double(window.components.seconds)))"
+        "now() - \(interval: window)"
     }
 
     /// The bytes of one packed hash (``pack(_:)``): a 32-byte keyed digest and a level byte.
@@ -195,14 +240,24 @@ package struct CaptureTokens: Sendable {
         return out
     }
 
-    /// Deletes up to `limit` tokens older than the window (their hashes are in their rows).
+    /// Forgets up to `limit` tokens older than the window (their hashes are in their rows), and
+    /// up to `limit` kept in their roots' rows; returns how many went.
     func sweep(limit: Int, on pool: PostgresPool) async throws -> Int {
-        try await pool.execute(
+        let rows = try await pool.execute(
             """
             DELETE FROM \(unescaped: schema).capture_tokens WHERE token_digest IN (
                 SELECT token_digest FROM \(unescaped: schema).capture_tokens
                 WHERE created_at <= \(windowStart)
                 LIMIT \(limit))
             """)
+        let roots = try await pool.execute(
+            """
+            UPDATE \(unescaped: schema).submissions SET capture_token = NULL, capture_hashes = NULL
+            WHERE submission_id IN (
+                SELECT submission_id FROM \(unescaped: schema).submissions
+                WHERE capture_token IS NOT NULL AND created_at <= \(windowStart)
+                LIMIT \(limit))
+            """)
+        return rows + roots
     }
 }

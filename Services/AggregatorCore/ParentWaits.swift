@@ -64,7 +64,8 @@ package struct ParentWaits: Sendable {
 
     /// Up to `limit` waits worth judging now, with their tokens' digests, oldest first: those
     /// with a parent now in the log or under their token, and those whose window is over.
-    /// (A token's hashes are records of ``CaptureTokens/packedHashSize`` bytes in its row.)
+    /// (A token's hashes are records of ``CaptureTokens/packedHashSize`` bytes in its row, or
+    /// in its root's while only the root used it.)
     func ready(limit: Int, on connection: PostgresConnection) async throws -> [(submission: UUID, token: Data?)] {
         let size = Int32(CaptureTokens.packedHashSize)
         let rows = try await connection.query(
@@ -76,6 +77,10 @@ package struct ParentWaits: Sendable {
                                         generate_series(0, length(t.hashes) / \(size) - 1) AS i
                           WHERE t.token_digest = w.token_digest
                             AND substr(t.hashes, \(size) * i::int4 + 1, \(size) - 1) = ANY(w.parent_digests))
+               OR EXISTS (SELECT 1 FROM \(unescaped: schema).submissions s,
+                                        generate_series(0, length(s.capture_hashes) / \(size) - 1) AS i
+                          WHERE s.capture_token = w.token_digest
+                            AND substr(s.capture_hashes, \(size) * i::int4 + 1, \(size) - 1) = ANY(w.parent_digests))
             ORDER BY w.due LIMIT \(limit)
             """)
         return try rows.decode((UUID, Data?).self).map { (submission: $0.0, token: $0.1) }

@@ -131,31 +131,38 @@ package struct SubmissionIntake: StageProcessor {
         let ledger = flow.ledger
         var followed = SubmissionLedger.Followed()
         let (decisions, answers) = try await pool.transaction { connection in
-            // Recorded asking (the usual outcome); those decided otherwise below stop asking
-            // with their transitions (refused, derived) or at once (waiting for a parent).
-            let fresh = try await ledger.record(asks.map { ($0.row, $0.digest, $0.tokenAsk) }, on: connection)
-            let seen = try await ledger.seen(asks.map(\.row.id).filter { fresh[$0] == nil }, on: connection)
+            // Judged before they are recorded, so a token's new root carries it in its own row
+            // (``CaptureTokens``): first what these ids hold already.
+            let seen = try await ledger.seen(asks.map(\.row.id), on: connection)
             let logged = try await flow.log
-                .parentLevels(asks.filter { fresh[$0.row.id] != nil }.map(\.provenance), on: connection)
-            var taken = Set<UUID>()
-            var decisions: [Decision] = asks.map { ask in
+                .parentLevels(asks.filter { seen[$0.row.id] == nil }.map(\.provenance), on: connection)
+            var first: [UUID: Data] = [:]
+            var new: [Int] = []
+            var decisions: [Decision] = asks.enumerated().map { index, ask in
                 let id = ask.row.id
-                if let digest = fresh[id] {
-                    // The row's own message (the first of the batch with its id), a redelivery
-                    // of it within the batch, or other content under its id.
-                    guard digest == ask.digest else { return .reused }
-                    guard taken.insert(id).inserted else { return .inProgress }
-                    if let reason = ask.refusal { return .refused(reason) }
-                    // Asked about or derived: the capture tokens judge below.
-                    return ask.provenance.isValid ? .ask : .refused(.invalidProvenance)
+                if let recorded = seen[id] {
+                    // Rows from before digests know no bytes: taken for a redelivery.
+                    if let digest = recorded.digest, digest != ask.digest { return .reused }
+                    guard let answer = recorded.answer else { return .inProgress }
+                    return .again(answer)
                 }
-                let recorded = seen[id]
-                // Rows from before digests know no bytes: taken for a redelivery.
-                if let digest = recorded?.digest, digest != ask.digest { return .reused }
-                guard let answer = recorded?.answer else { return .inProgress }
-                return .again(answer)
+                // A redelivery of a new one within the batch, or other content under its id.
+                if let digest = first[id] { return digest == ask.digest ? .inProgress : .reused }
+                first[id] = ask.digest
+                new.append(index)
+                if let reason = ask.refusal { return .refused(reason) }
+                // Asked about or derived: the capture tokens judge below.
+                return ask.provenance.isValid ? .ask : .refused(.invalidProvenance)
             }
-            followed = try await judgeTokens(asks, &decisions, logged: logged, on: connection)
+            let judged = try await judgeTokens(asks, &decisions, logged: logged, on: connection)
+            // Recorded asking only if they ask; the others' transitions follow at once.
+            let recorded = try await ledger.record(
+                new.map { i in
+                    guard case .ask = decisions[i] else { return (asks[i].row, asks[i].digest, nil) }
+                    return (asks[i].row, asks[i].digest, asks[i].tokenAsk)
+                }, captures: judged.roots, on: connection)
+            guard recorded.count == new.count else { throw RecordedMeanwhile() }
+            followed = try await follow(judged, on: connection)
             var refused: [(record: SubmissionRecord, reason: SubmissionResult.Reason)] = []
             var waiting: [ParentWaits.Wait] = []
             for (ask, decision) in zip(asks, decisions) {
@@ -166,7 +173,6 @@ package struct SubmissionIntake: StageProcessor {
                 }
             }
             try await flow.waits.record(waiting, on: connection)
-            try await ledger.unask(waiting.map(\.submission), on: connection)
             return (decisions, (try await ledger.refuse(refused, on: connection)).merging(followed.outputs) { a, _ in a })
         }
         if followed.queued { flow.writerBell.ring() }
@@ -202,6 +208,11 @@ package struct SubmissionIntake: StageProcessor {
             }
         }
     }
+
+    /// Another replica recorded one of a batch's new ids between its read and its insert
+    /// (the same id on two partitions at once): the batch's transaction is undone and it is
+    /// judged again, the id then seen.
+    struct RecordedMeanwhile: RetryableError {}
 
     /// Token request carriers holding `requests` (DESIGN §2), keyed by their own ids: their
     /// ids derive from the requests' (themselves keyed, so the carrier ties no submission to

@@ -74,18 +74,6 @@ extension SubmissionLedger {
         return asks.map { request(correlationID: $0.ask.correlationID, value: $0.ask.request) }
     }
 
-    /// Asks nothing for these submissions any more (recorded asking, they wait for a parent:
-    /// ``ParentWaits`` keeps their requests).
-    func unask(_ ids: [UUID], on connection: PostgresConnection) async throws {
-        guard !ids.isEmpty else { return }
-        try await connection.execute(
-            """
-            UPDATE \(unescaped: schema).submissions
-            SET asked = NULL, ask = NULL, ask_attempts = NULL, ask_next = NULL, ask_deadline = NULL
-            WHERE submission_id = ANY(\(PostgresArray(ids))) AND ask IS NOT NULL
-            """)
-    }
-
     /// The submissions whose token requests these correlation ids answer, by correlation id:
     /// those still asking, locked until the transaction ends, so an answer delivered twice at
     /// once joins once (the other transaction reads the row again after this one, and it asks

@@ -107,32 +107,38 @@ package struct SubmissionLedger: Sendable {
 
     /// Records new submissions, `validating`, with the digest of each one's message, and the
     /// token request each asks the authority, if any (sent again until answered:
-    /// ``claimDue(limit:on:)``); returns the ids that were new with the digest recorded for each
-    /// (a batch may hold an id twice: one row wins). The others were seen before.
+    /// ``claimDue(limit:on:)``), and the capture token each new root carries (``CaptureTokens``:
+    /// the keyed digests of its token and its hashes, by submission); returns the ids that were
+    /// new with the digest recorded for each (a batch may hold an id twice: one row wins). The
+    /// others were seen before.
     func record(
-        _ rows: [(row: SubmissionRecord, digest: Data, ask: TokenAsk?)], on connection: PostgresConnection
+        _ rows: [(row: SubmissionRecord, digest: Data, ask: TokenAsk?)],
+        captures: [UUID: (token: Data, hashes: Data)] = [:], on connection: PostgresConnection
     ) async throws
         -> [UUID: Data]
     {
         guard !rows.isEmpty else { return [:] }
         let entries = try rows.map { Data(try JSONCoding.encode($0.row.entries)) }
         let asked = rows.map(\.ask)
+        let carried = rows.map { captures[$0.row.id] }
         // Where a row asks nothing, its request is empty and its id (any) unused.
         let result = try await connection.query(
             """
             INSERT INTO \(unescaped: schema).submissions
                 (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest,
-                 asked, ask, ask_attempts, ask_next, ask_deadline)
+                 asked, ask, ask_attempts, ask_next, ask_deadline, capture_token, capture_hashes)
             SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d,
                    CASE WHEN b <> ''::bytea THEN a END, NULLIF(b, ''::bytea), CASE WHEN b <> ''::bytea THEN 1 END,
-                   CASE WHEN b <> ''::bytea THEN \(asking.firstSending) END, CASE WHEN b <> ''::bytea THEN \(asking.deadline) END
+                   CASE WHEN b <> ''::bytea THEN \(asking.firstSending) END, CASE WHEN b <> ''::bytea THEN \(asking.deadline) END,
+                   NULLIF(g, ''::bytea), CASE WHEN g <> ''::bytea THEN h END
             FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
                         \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
                         \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
                         \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID.text))),
                         \(PostgresArray(rows.map(\.digest))), \(PostgresArray(asked.map { $0?.correlationID ?? UUID() })),
-                        \(PostgresArray(asked.map { Data($0?.request ?? []) })))
-                AS s(i, e, c, r, t, k, q, d, a, b)
+                        \(PostgresArray(asked.map { Data($0?.request ?? []) })),
+                        \(PostgresArray(carried.map { $0?.token ?? Data() })), \(PostgresArray(carried.map { $0?.hashes ?? Data() })))
+                AS s(i, e, c, r, t, k, q, d, a, b, g, h)
             ON CONFLICT (submission_id) DO NOTHING
             RETURNING submission_id, digest
             """)
