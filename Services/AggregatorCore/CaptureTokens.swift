@@ -139,31 +139,30 @@ package struct CaptureTokens: Sendable {
             SELECT pg_advisory_xact_lock(hashtext(\(schema + ":capture-token")), k::integer)
             FROM (SELECT k FROM unnest(\(PostgresArray(keys))) AS k ORDER BY k) s
             """)
-        let rows = try await connection.query(
+        // A token's row first; a token used once is in its root's row (only a root's row
+        // carries its token; the earliest, should an expired one not be swept yet). One
+        // statement, planned at each run, as the ledger's updates by id are (a plan kept from a
+        // young table scans it for every token).
+        let select: PostgresQuery = """
+            SELECT token_digest, root, hashes, NULL::timestamptz FROM \(unescaped: schema).capture_tokens
+            WHERE token_digest = ANY(\(PostgresArray(tokens))) AND created_at > \(windowStart)
+            UNION ALL
+            (SELECT DISTINCT ON (capture_token) capture_token, submission_id, capture_hashes, created_at
+             FROM \(unescaped: schema).submissions
+             WHERE capture_token = ANY(\(PostgresArray(tokens))) AND created_at > \(windowStart)
+             ORDER BY capture_token, created_at, submission_id)
             """
-            SELECT token_digest, root, hashes FROM \(unescaped: schema).capture_tokens
-            WHERE token_digest = ANY(\(PostgresArray(tokens)))
-              AND created_at > \(windowStart)
-            """)
-        var known: [Data: Known] = [:]
-        for (token, root, packed) in try rows.decode((Data, UUID, Data).self) {
-            known[token] = Known(root: root, hashes: Self.unpack(packed))
+        var known: [Data: Known] = [:], carried: [Data: Known] = [:]
+        for (token, root, packed, since) in try await connection.query(select.plannedEachRun())
+            .decode((Data, UUID, Data, Date?).self)
+        {
+            if let since {
+                carried[token] = Known(root: root, hashes: Self.unpack(packed), since: since)
+            } else {
+                known[token] = Known(root: root, hashes: Self.unpack(packed))
+            }
         }
-        // Tokens used once: in their roots' rows (only a root's row carries its token; the
-        // earliest, should an expired one not be swept yet).
-        let rest = tokens.filter { known[$0] == nil }
-        guard !rest.isEmpty else { return known }
-        let roots = try await connection.query(
-            """
-            SELECT DISTINCT ON (capture_token) capture_token, submission_id, capture_hashes, created_at
-            FROM \(unescaped: schema).submissions
-            WHERE capture_token = ANY(\(PostgresArray(rest))) AND created_at > \(windowStart)
-            ORDER BY capture_token, created_at, submission_id
-            """)
-        for (token, root, packed, since) in try roots.decode((Data, UUID, Data, Date).self) {
-            known[token] = Known(root: root, hashes: Self.unpack(packed), since: since)
-        }
-        return known
+        return known.merging(carried) { row, _ in row }
     }
 
     /// Of the tokens a batch's judgement touched (``judge(_:known:)``), what its new roots
@@ -174,9 +173,9 @@ package struct CaptureTokens: Sendable {
         _ touched: [Data: Known], known: [Data: Known], uses: [Use]
     ) -> (roots: [UUID: (token: Data, hashes: Data)], rest: [Data: Known]) {
         var roots: [UUID: (token: Data, hashes: Data)] = [:], rest: [Data: Known] = [:]
+        let bySubmission = Dictionary(uses.map { ($0.submission, $0) }) { first, _ in first }
         for (token, state) in touched {
-            guard known[token] == nil, let use = uses.first(where: { $0.submission == state.root && $0.token == token })
-            else {
+            guard known[token] == nil, let use = bySubmission[state.root], use.token == token else {
                 rest[token] = state
                 continue
             }

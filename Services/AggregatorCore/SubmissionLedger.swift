@@ -162,14 +162,16 @@ package struct SubmissionLedger: Sendable {
         let answer: StageOutput?
     }
 
-    /// The recorded digests and answers of these submissions.
+    /// The recorded digests and answers of these submissions. Planned at each run
+    /// (``keyedUpdate(_:)``): the intake reads every batch's ids so, from the first trickle into
+    /// a young table on.
     func seen(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: Seen] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await connection.query(
-            """
+        let select: PostgresQuery = """
             SELECT submission_id, digest, reply_topic, reply_key, result FROM \(unescaped: schema).submissions
             WHERE submission_id = ANY(\(PostgresArray(ids)))
-            """)
+            """
+        let rows = try await connection.query(Self.keyedUpdate(select))
         var out: [UUID: Seen] = [:]
         for (id, digest, topic, key, result) in try rows.decode((UUID, Data?, String, Data?, Data?).self) {
             out[id] = Seen(
