@@ -16,8 +16,9 @@ import HallmarkPostgres
 /// (``SubmissionIDKey/digest(_:_:)``), and the root's id; never the token. A token only its
 /// root used is in the root's own `submissions` row (`capture_token`, `capture_hashes`,
 /// written with the submission: most captures are one image); a token used again has a
-/// `capture_tokens` row, which comes first. Swept after the window. Transactions about the same token are serialised by an advisory lock, so
-/// two replicas never both take a token as its root.
+/// `capture_tokens` row, which comes first. Swept after the window. Transactions about the
+/// same token are serialised by an advisory lock, so two replicas never both take a token as
+/// its root.
 package struct CaptureTokens: Sendable {
     /// A recorded submission whose own hashes keep the provenance rule, and its token.
     struct Use: Sendable {
@@ -32,6 +33,11 @@ package struct CaptureTokens: Sendable {
         let holdsInLog: Bool
         /// The logged level of each outside parent the log holds, by keyed digest.
         let logged: [Data: Int]
+
+        /// Its hashes' lowest levels, by keyed digest (what it adds under its token).
+        var levels: [Data: Int] {
+            Dictionary(hashes.map { ($0.digest, $0.level) }, uniquingKeysWith: min)
+        }
     }
 
     /// What becomes of a use.
@@ -48,7 +54,7 @@ package struct CaptureTokens: Sendable {
     }
 
     /// A token within the window: its root and the lowest level of each hash under it.
-    struct Known: Sendable, Equatable {
+    struct Known: Sendable {
         var root: UUID
         var hashes: [Data: Int]
         /// When the root's window began, for a token known from its root's row alone (its
@@ -97,9 +103,7 @@ package struct CaptureTokens: Sendable {
         var touched = Set<Data>()
         func add(_ use: Use) {
             touched.insert(use.token)
-            for h in use.hashes {
-                known[use.token]!.hashes[h.digest] = min(known[use.token]!.hashes[h.digest] ?? .max, h.level)
-            }
+            known[use.token]!.hashes.merge(use.levels, uniquingKeysWith: min)
         }
         let verdicts = uses.map { use -> Verdict in
             guard let token = known[use.token] else {
@@ -152,17 +156,17 @@ package struct CaptureTokens: Sendable {
              WHERE capture_token = ANY(\(PostgresArray(tokens))) AND created_at > \(windowStart)
              ORDER BY capture_token, created_at, submission_id)
             """
-        var known: [Data: Known] = [:], carried: [Data: Known] = [:]
+        var known: [Data: Known] = [:], inRoots: [Data: Known] = [:]
         for (token, root, packed, since) in try await connection.query(select.plannedEachRun())
             .decode((Data, UUID, Data, Date?).self)
         {
             if let since {
-                carried[token] = Known(root: root, hashes: Self.unpack(packed), since: since)
+                inRoots[token] = Known(root: root, hashes: Self.unpack(packed), since: since)
             } else {
                 known[token] = Known(root: root, hashes: Self.unpack(packed))
             }
         }
-        return known.merging(carried) { row, _ in row }
+        return known.merging(inRoots) { row, _ in row }
     }
 
     /// Of the tokens a batch's judgement touched (``judge(_:known:)``), what its new roots
@@ -179,8 +183,7 @@ package struct CaptureTokens: Sendable {
                 rest[token] = state
                 continue
             }
-            var own: [Data: Int] = [:]
-            for h in use.hashes { own[h.digest] = min(own[h.digest] ?? .max, h.level) }
+            let own = use.levels
             roots[state.root] = (token, pack(own))
             if own != state.hashes { rest[token] = state }
         }
