@@ -78,7 +78,7 @@ extension RDKafkaConsumer {
     /// has no position; its committed offset stands in, and with none either it counts as
     /// unread when the group starts at the beginning (a rest then waits for its first message)
     /// and as read when it starts at the end.
-    private func hasUnread(_ ends: [KafkaTopicPartition: Int64]) -> Bool {
+    func hasUnread(_ ends: [KafkaTopicPartition: Int64]) -> Bool {
         guard !ends.isEmpty, let list = rd_kafka_topic_partition_list_new(Int32(ends.count)) else { return false }
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in ends.keys { rd_kafka_topic_partition_list_add(list, p.topic, p.partition) }

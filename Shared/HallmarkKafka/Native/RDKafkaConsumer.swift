@@ -71,7 +71,13 @@ final class RDKafkaConsumer: @unchecked Sendable {
     }
 
     /// Subscribes and runs the poll loop on a new thread until ``close()``.
-    func start(deliver: @escaping @Sendable (KafkaMessage) -> Void, finished: @escaping @Sendable () -> Void) throws {
+    /// - Parameter turn: called on the poll thread at every turn of its loop (at least every
+    ///   100 ms) with the time; returns the longest the thread may then block, in milliseconds
+    ///   (a ``SharedConsumer``'s readers' rests).
+    func start(
+        deliver: @escaping @Sendable (KafkaMessage) -> Void, finished: @escaping @Sendable () -> Void,
+        turn: (@Sendable (UInt64) -> Int32)? = nil
+    ) throws {
         guard
             state.compareExchange(
                 expected: State.idle.rawValue, desired: State.running.rawValue,
@@ -90,7 +96,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
             throw KafkaError(.consumer, "subscribe: \(RDKafkaClient.describe(err))", librdkafkaCode: err.rawValue)
         }
         let thread = Thread { [self] in
-            pollLoop(deliver: deliver)
+            pollLoop(deliver: deliver, turn: turn)
             finished()
         }
         thread.name = "hallmark-kafka-consumer-poll"
@@ -102,11 +108,12 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     private var isRunning: Bool { state.load(ordering: .acquiring) == State.running.rawValue }
 
-    private func pollLoop(deliver: @Sendable (KafkaMessage) -> Void) {
+    private func pollLoop(deliver: @Sendable (KafkaMessage) -> Void, turn: (@Sendable (UInt64) -> Int32)?) {
         let rk = client.handle
         while isRunning {
             lastLoop.store(Uptime.now(), ordering: .relaxed)
             rest(now: Uptime.now())
+            _ = turn?(Uptime.now())
             // Wait for buffer room; keep serving rebalances meanwhile. A full buffer is traffic.
             guard credits.wait(timeout: .now() + .milliseconds(100)) == .success else {
                 perform(pauses.busy(now: Uptime.now()))
@@ -117,7 +124,8 @@ final class RDKafkaConsumer: @unchecked Sendable {
                 let now = Uptime.now()
                 lastLoop.store(now, ordering: .relaxed)
                 rest(now: now)
-                guard let raw = rd_kafka_consumer_poll(rk, Int32(pauses.pollTimeout(now: now))) else { continue }
+                let longest = turn?(now) ?? 100
+                guard let raw = rd_kafka_consumer_poll(rk, min(longest, pauses.pollTimeout(now: now))) else { continue }
                 defer { rd_kafka_message_destroy(raw) }
                 let m = raw.pointee
                 if m.err != RD_KAFKA_RESP_ERR_NO_ERROR {

@@ -62,7 +62,9 @@ public struct ServiceContext: Sendable {
     ///     (``StageConfiguration/overriding(for:in:)``: `HALLMARK_<SERVICE>_<NAME>_MAX_BATCH`, …);
     ///     by default the group suffix without its dash, and none for a stage without one.
     ///   - groupSuffix: for a second stage in one process: appended to the consumer group
-    ///     (e.g. `-sessions`), so each stage has its own group, partitions and lag.
+    ///     (e.g. `-sessions`), so each stage has its own group, partitions and lag. Stages of
+    ///     partition batches that share the process's consumer (``HallmarkKafka/SharedConsumer``)
+    ///     read in the service's group instead, and keep the name in their metrics.
     ///   - copiesOriginals: ``StageConfiguration/rejectedCopiesOriginal``: false for inputs that
     ///     may identify a device, whose rejected records then carry a digest and size only.
     ///   - outputKeyring: seals the answers the inbox keeps (``StageDatabase/outputKeyring``),

@@ -89,9 +89,14 @@ public enum ServiceRunner {
                 database = db
             }
             let health = HealthMonitor()
+            // One consumer for all of the process's stages, in the service's group.
+            let shared = SharedConsumer(
+                configuration: kafka,
+                groupID: try settings.value(StageConfiguration.Variable.groupID) ?? "hallmark-\(definition.service)",
+                logger: logger)
             let context = ServiceContext(
                 environment: env, service: definition.service, instance: instance,
-                logger: logger, kafka: kafka, transport: .kafka(kafka, producer: producer, logger: logger),
+                logger: logger, kafka: kafka, transport: .kafka(kafka, producer: producer, logger: logger, shared: shared),
                 database: database,
                 metrics: registry, health: health)
             let publisher = MetricsPublisher(
@@ -113,6 +118,13 @@ public enum ServiceRunner {
             }
             // The group stops services in reverse order: stages first, the publisher last.
             let services: [any Service] = support + (try await makeServices(context))
+            // The stages of partition batches share the consumer, in the service's group,
+            // unless a stage of key lanes reads in that group on its own.
+            let readers = services.compactMap { $0 as? any SharedConsumerMember }
+            if !readers.contains(where: { $0.consumerMember == nil && $0.consumerGroup == shared.groupID }) {
+                try shared.declare(readers.compactMap(\.consumerMember))
+                try await shared.carryOverOffsets()
+            }
             let group = ServiceGroup(
                 configuration: .init(
                     services: services.map {

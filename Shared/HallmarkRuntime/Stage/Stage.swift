@@ -26,7 +26,7 @@ import Synchronization
 /// - **Graceful shutdown.** On SIGTERM it stops consuming, finishes what is in flight (retrying
 ///   transient failures for at most ``StageConfiguration/shutdownGrace``), stores and commits
 ///   offsets, and leaves the group.
-public final class Stage<Processor: StageProcessor>: Service, Sendable {
+public final class Stage<Processor: StageProcessor>: Service, SharedConsumerMember, Sendable {
     let configuration: StageConfiguration
     let transport: StageTransport
     /// Where outputs go (the transport's sink).
@@ -87,12 +87,11 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         // Batch workers hold what awaits acknowledgement too; lanes hold one message at work.
         let depth = lanes ? configuration.laneDepth : configuration.maxBatch * (configuration.batchesInFlight + 1)
         let maxInFlight = lanes ? configuration.maxInFlight : slots * depth
+        let member = sourceShape
         let consumer = try transport.source(
             StageSourceRequest(
-                groupID: configuration.groupID, topics: configuration.inputTopics,
-                bufferCapacity: lanes ? max(64, configuration.maxInFlight * 2) : max(64, configuration.maxBatch * 4),
-                wakesOnProduce: configuration.wakesOnProduce,
-                rebalanceListener: { [self] event in rebalanced(event) }))
+                groupID: member.groupID, topics: member.topics, bufferCapacity: member.bufferCapacity,
+                wakesOnProduce: member.wakesOnProduce, rebalanceListener: { [self] event in rebalanced(event) }))
         let dispatcher = StageDispatcher(
             slots: slots, depth: depth, maxInFlight: maxInFlight, maxBytes: Self.maxInFlightBytes,
             routing: lanes ? .exclusiveKeys : .fixed { [configuration] in Self.worker(of: $0, count: slots, configuration) },
@@ -132,6 +131,28 @@ public final class Stage<Processor: StageProcessor>: Service, Sendable {
         registration.map { health?.unregister($0) }
         self.dispatcher.withLock { $0 = nil }
         logger.info("stage stopped", metadata: ["in_flight": "\(tracker.withLock { $0.inFlight() })"])
+    }
+
+    /// The group it reads in on its own.
+    public var consumerGroup: String { configuration.groupID }
+
+    /// What the stage asks of a shared consumer: partition batches only. A stage of key lanes
+    /// stops taking messages whenever `HALLMARK_MAX_IN_FLIGHT` are at work, so in a shared
+    /// consumer its buffer would fill and its partitions be paused and resumed all along, and
+    /// librdkafka drops what it had fetched of a partition at every pause: against a backlog
+    /// that fetched it again and again (a 10,000-message test of the probe did not finish in
+    /// seven minutes). On a consumer of its own, the poll thread waits for it instead.
+    public var consumerMember: SharedConsumer.Member? {
+        configuration.dispatch == .partitionBatches ? sourceShape : nil
+    }
+
+    /// What the stage's source is: its group, topics and buffer.
+    var sourceShape: SharedConsumer.Member {
+        let lanes = configuration.dispatch == .keyLanes
+        return SharedConsumer.Member(
+            groupID: configuration.groupID, topics: configuration.inputTopics,
+            bufferCapacity: lanes ? max(64, configuration.maxInFlight * 2) : max(64, configuration.maxBatch * 4),
+            wakesOnProduce: configuration.wakesOnProduce)
     }
 
     /// Memory held by messages in flight at most (parked ones included); a single larger

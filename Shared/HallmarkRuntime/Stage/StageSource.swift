@@ -61,6 +61,24 @@ public struct StageSourceRequest: Sendable {
     }
 }
 
+extension StageSourceRequest {
+    /// What the request asks of a shared consumer.
+    public var member: SharedConsumer.Member {
+        SharedConsumer.Member(
+            groupID: groupID, topics: topics, bufferCapacity: bufferCapacity, wakesOnProduce: wakesOnProduce)
+    }
+}
+
+/// A service that reads through a source it can declare before it runs, so that the process
+/// can share one consumer among such readers (``SharedConsumer``).
+public protocol SharedConsumerMember {
+    /// The group it reads in when it has a consumer of its own.
+    var consumerGroup: String { get }
+    /// What it will ask of a shared consumer; nil for a reader that needs a consumer of its
+    /// own.
+    var consumerMember: SharedConsumer.Member? { get }
+}
+
 /// Where a stage's outputs go: ``HallmarkKafka/KafkaProducer``, or an in-memory sink.
 public protocol StageSink: Sendable {
     associatedtype Delivery: StageDelivery
@@ -102,9 +120,18 @@ public struct StageTransport: Sendable {
     }
 
     /// A Kafka consumer in the group, and the producer.
-    public static func kafka(_ configuration: KafkaConfiguration, producer: KafkaProducer, logger: Logger) -> StageTransport {
+    /// - Parameter shared: the process's one consumer (``ServiceRunner``): a request it was
+    ///   declared for reads through it, any other through a consumer of its own.
+    public static func kafka(
+        _ configuration: KafkaConfiguration, producer: KafkaProducer, logger: Logger, shared: SharedConsumer? = nil
+    ) -> StageTransport {
         StageTransport(
             source: { request in
+                if let shared, !request.startsAtEnd,
+                    let reader = shared.open(request.member, rebalanceListener: request.rebalanceListener)
+                {
+                    return reader
+                }
                 var configuration = configuration
                 if request.startsAtEnd { configuration.properties["auto.offset.reset"] = "latest" }
                 return try KafkaConsumer(
@@ -116,5 +143,6 @@ public struct StageTransport: Sendable {
 }
 
 extension KafkaConsumer: StageSource {}
+extension SharedConsumer.Reader: StageSource {}
 extension KafkaProducer: StageSink {}
 extension KafkaDeliveryGroup: StageDelivery {}
