@@ -11,7 +11,7 @@ public final class KafkaConsumer: Sendable {
     let native: RDKafkaConsumer
     private let stream: AsyncStream<KafkaMessage>
     private let continuation: AsyncStream<KafkaMessage>.Continuation
-    private let closeWaiters = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let closed = CloseLatch()
 
     /// - Parameters:
     ///   - bufferCapacity: messages fetched ahead of the reader; the poll thread waits when full.
@@ -37,14 +37,9 @@ public final class KafkaConsumer: Sendable {
     public func start() throws {
         try native.start(
             deliver: { [continuation] in continuation.yield($0) },
-            finished: { [self] in
+            finished: { [continuation, closed] in
                 continuation.finish()
-                let waiters = closeWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
-                    state.done = true
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                waiters.forEach { $0.resume() }
+                closed.release()
             })
     }
 
@@ -117,14 +112,7 @@ public final class KafkaConsumer: Sendable {
     /// Messages fetched but not processed are simply not committed: they are read again later.
     public func close() async {
         native.requestClose()
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let resumeNow = closeWaiters.withLock { state -> Bool in
-                if state.done { return true }
-                state.waiters.append(waiter)
-                return false
-            }
-            if resumeNow { waiter.resume() }
-        }
+        await closed.wait()
     }
 }
 

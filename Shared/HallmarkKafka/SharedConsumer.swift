@@ -41,7 +41,7 @@ public final class SharedConsumer: Sendable {
     let configuration: KafkaConfiguration
     let logger: Logger
     let state = Mutex(State())
-    private let closeWaiters = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let closed = CloseLatch()
 
     struct State {
         var native: RDKafkaConsumer?
@@ -125,14 +125,9 @@ public final class SharedConsumer: Sendable {
                 }
                 reader.deliver(message)
             },
-            finished: { [self] in
+            finished: { [closed] in
                 each.forEach { $0.ended() }
-                let waiters = closeWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
-                    state.done = true
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                waiters.forEach { $0.resume() }
+                closed.release()
             },
             turn: { now in each.reduce(Int32(100)) { min($0, $1.restTurn(now: now)) } })
     }
@@ -149,16 +144,7 @@ public final class SharedConsumer: Sendable {
     }
 
     /// Waits until the consumer left the group, its stored offsets committed.
-    func waitClosed() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let resumeNow = closeWaiters.withLock { state -> Bool in
-                if state.done { return true }
-                state.waiters.append(waiter)
-                return false
-            }
-            if resumeNow { waiter.resume() }
-        }
-    }
+    func waitClosed() async { await closed.wait() }
 
     /// Called on the poll thread: each reader hears of its own topics' partitions.
     private func rebalanced(_ event: KafkaRebalanceEvent) {

@@ -39,6 +39,24 @@ struct SharedConsumerTests {
         await producer.close()
     }
 
+    /// Two started readers of a new shared group, one per topic, and what each gets.
+    static func twoReaders(
+        _ config: KafkaConfiguration, _ prefix: String, _ a: String, _ b: String, bufferCapacity: Int
+    ) throws -> (SharedConsumer.Reader, SharedConsumer.Reader, Received, Received) {
+        let group = KafkaTestSupport.uniqueName(prefix)
+        let shared = SharedConsumer(configuration: config, groupID: group, logger: KafkaTestSupport.logger)
+        let members = [a, b].map {
+            SharedConsumer.Member(groupID: group, topics: [$0], bufferCapacity: bufferCapacity, wakesOnProduce: false)
+        }
+        try shared.declare(members)
+        let (gotA, gotB) = (Received(), Received())
+        let readerA = try #require(shared.open(members[0], rebalanceListener: gotA.listener))
+        let readerB = try #require(shared.open(members[1], rebalanceListener: gotB.listener))
+        try readerA.start()
+        try readerB.start()
+        return (readerA, readerB, gotA, gotB)
+    }
+
     /// Each topic's committed offsets in `group`, summed per topic.
     static func committed(_ group: String, _ topics: [String], partitions: Int32 = 2) async throws -> [String: Int64] {
         let probe = try KafkaConsumer(
@@ -107,16 +125,7 @@ struct SharedConsumerTests {
     @Test func aReaderThatFallsBehindHoldsUpNoOther() async throws {
         let config = KafkaTestSupport.configuration
         let (a, b) = try await Self.topics("test.shared.slow").pair
-        let group = KafkaTestSupport.uniqueName("test.shared.slow")
-        let shared = SharedConsumer(configuration: config, groupID: group, logger: KafkaTestSupport.logger)
-        let memberA = SharedConsumer.Member(groupID: group, topics: [a], bufferCapacity: 4, wakesOnProduce: false)
-        let memberB = SharedConsumer.Member(groupID: group, topics: [b], bufferCapacity: 4, wakesOnProduce: false)
-        try shared.declare([memberA, memberB])
-        let (gotA, gotB) = (Received(), Received())
-        let readerA = try #require(shared.open(memberA, rebalanceListener: gotA.listener))
-        let readerB = try #require(shared.open(memberB, rebalanceListener: gotB.listener))
-        try readerA.start()
-        try readerB.start()
+        let (readerA, readerB, gotA, gotB) = try Self.twoReaders(config, "test.shared.slow", a, b, bufferCapacity: 4)
         let readB = gotB.read(readerB)
         try await Self.send(200, to: a)
         try await Self.send(100, to: b)
@@ -143,16 +152,7 @@ struct SharedConsumerTests {
         config.idleAfterMilliseconds = 300
         config.idleFetchIntervalMilliseconds = 100
         let (a, b) = try await Self.topics("test.shared.rest", partitions: 1).pair
-        let group = KafkaTestSupport.uniqueName("test.shared.rest")
-        let shared = SharedConsumer(configuration: config, groupID: group, logger: KafkaTestSupport.logger)
-        let memberA = SharedConsumer.Member(groupID: group, topics: [a], bufferCapacity: 64, wakesOnProduce: false)
-        let memberB = SharedConsumer.Member(groupID: group, topics: [b], bufferCapacity: 64, wakesOnProduce: false)
-        try shared.declare([memberA, memberB])
-        let (gotA, gotB) = (Received(), Received())
-        let readerA = try #require(shared.open(memberA, rebalanceListener: gotA.listener))
-        let readerB = try #require(shared.open(memberB, rebalanceListener: gotB.listener))
-        try readerA.start()
-        try readerB.start()
+        let (readerA, readerB, gotA, gotB) = try Self.twoReaders(config, "test.shared.rest", a, b, bufferCapacity: 64)
         let reads = [gotA.read(readerA), gotB.read(readerB)]
         #expect(try await eventually(timeout: .seconds(60)) { !gotA.heard.withLock { $0 }.isEmpty })
 
