@@ -104,9 +104,7 @@ final class ConsumerPauses: Sendable {
             if s.rest.isResting && wakesOnProduce { limit = min(limit, 20) }
             // A partition the reader paused is resumed from another thread; look soon.
             if !s.byReader.isEmpty || !s.toWake.isEmpty { limit = min(limit, 5) }
-            guard let deadline = s.rest.deadline else { return limit }
-            let left = deadline > now ? (deadline - now + 999_999) / 1_000_000 : 0
-            return Int32(min(UInt64(limit), left))
+            return s.rest.millisecondsToDeadline(from: now, atMost: limit)
         }
     }
 

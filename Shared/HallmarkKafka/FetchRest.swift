@@ -37,6 +37,15 @@ struct FetchRest: Sendable {
             shortestRest = min(longestRest, UInt64(max(10, 2 * fetchWaitMilliseconds)) * ms)
         }
 
+        /// A consumer's, from its settings (`HALLMARK_KAFKA_IDLE_AFTER_MS`,
+        /// `HALLMARK_KAFKA_IDLE_FETCH_MS`, `HALLMARK_KAFKA_FETCH_WAIT_MS`).
+        init(_ configuration: KafkaConfiguration) {
+            self.init(
+                idleAfterMilliseconds: configuration.idleAfterMilliseconds,
+                longestRestMilliseconds: configuration.idleFetchIntervalMilliseconds,
+                fetchWaitMilliseconds: configuration.fetchWaitMaxMilliseconds)
+        }
+
         /// Never rests.
         static let never = Policy(idleAfterMilliseconds: 0, longestRestMilliseconds: 1, fetchWaitMilliseconds: 0)
     }
@@ -112,6 +121,14 @@ struct FetchRest: Sendable {
         let next = min(policy.longestRest, length * 2)
         phase = .resting(until: now + next, length: next)
         return nil
+    }
+
+    /// How long a poll thread may block at `now` before ``tick(at:)`` has something to do, in
+    /// milliseconds (rounded up), and at most `limit`.
+    func millisecondsToDeadline(from now: UInt64, atMost limit: Int32) -> Int32 {
+        guard let deadline else { return limit }
+        let left = deadline > now ? (deadline - now + 999_999) / 1_000_000 : 0
+        return Int32(min(UInt64(limit), left))
     }
 
     /// When ``tick(at:)`` next has something to do; nil when never.

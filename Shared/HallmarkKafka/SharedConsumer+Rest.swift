@@ -58,9 +58,7 @@ extension SharedConsumer.Reader {
             var limit: Int32 = 100
             // This process producing wakes it: look at the clock often.
             if s.rest.isResting && member.wakesOnProduce { limit = 20 }
-            guard !s.closing, let deadline = s.rest.deadline else { return limit }
-            let left = deadline > now ? (deadline - now + 999_999) / 1_000_000 : 0
-            return Int32(min(UInt64(limit), left))
+            return s.closing ? limit : s.rest.millisecondsToDeadline(from: now, atMost: limit)
         }
     }
 

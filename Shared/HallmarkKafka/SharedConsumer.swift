@@ -94,15 +94,12 @@ public final class SharedConsumer: Sendable {
     public func open(_ member: Member, rebalanceListener: @escaping @Sendable (KafkaRebalanceEvent) -> Void) -> Reader? {
         state.withLock { s in
             guard let native = s.native,
-                s.members.contains(where: { $0.groupID == member.groupID && $0.topics == member.topics }),
+                let declared = s.members.first(where: { $0.groupID == member.groupID && $0.topics == member.topics }),
                 member.topics.allSatisfy({ s.readers[$0] == nil })
             else { return nil }
-            let declared = s.members.first { $0.groupID == member.groupID && $0.topics == member.topics }!
-            let rest = FetchRest.Policy(
-                idleAfterMilliseconds: configuration.idleAfterMilliseconds,
-                longestRestMilliseconds: configuration.idleFetchIntervalMilliseconds,
-                fetchWaitMilliseconds: configuration.fetchWaitMaxMilliseconds)
-            let reader = Reader(owner: self, native: native, member: declared, rest: rest, listener: rebalanceListener)
+            let reader = Reader(
+                owner: self, native: native, member: declared, rest: FetchRest.Policy(configuration),
+                listener: rebalanceListener)
             for topic in member.topics { s.readers[topic] = reader }
             s.opened.append(reader)
             return reader

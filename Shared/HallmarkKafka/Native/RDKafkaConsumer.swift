@@ -48,11 +48,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
         properties.merge(configuration.properties) { _, override in override }
         startsAtEnd = properties["auto.offset.reset"] == "latest"
         let pauses = ConsumerPauses(
-            policy: FetchRest.Policy(
-                idleAfterMilliseconds: configuration.idleAfterMilliseconds,
-                longestRestMilliseconds: configuration.idleFetchIntervalMilliseconds,
-                fetchWaitMilliseconds: configuration.fetchWaitMaxMilliseconds),
-            wakesOnProduce: wakesOnProduce)
+            policy: FetchRest.Policy(configuration), wakesOnProduce: wakesOnProduce)
         self.pauses = pauses
         let context = RDKafkaContext(logger: logger) { event in
             pauses.assignmentChanged(event.partitions)
