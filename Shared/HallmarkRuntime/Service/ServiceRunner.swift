@@ -89,7 +89,7 @@ public enum ServiceRunner {
                 database = db
             }
             let health = HealthMonitor()
-            // One consumer for all of the process's stages, in the service's group.
+            // One consumer for the process's stages of partition batches, in the service's group.
             let shared = SharedConsumer(
                 configuration: kafka,
                 groupID: try settings.value(StageConfiguration.Variable.groupID) ?? "hallmark-\(definition.service)",
