@@ -197,7 +197,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
                 printNow(
                     String(
                         format:
-                            "broker floor at %.0f/s (a bare chain of the pipeline's 4 topics, groups and producers, the services' client settings): broker %.2f CPU-ms per message (%.2f of the pipeline's whole cost per bundle all at once), the bench's forwarders and reader %.2f; end to end p50 %.1f ms, p99 %.1f ms over %d messages",
+                            "broker floor at %.0f/s (a bare chain of the pipeline's 4 topics, 3 consumers and 3 producers, the services' client settings): broker %.2f CPU-ms per message (%.2f of the pipeline's whole cost per bundle all at once), the bench's forwarders and reader %.2f; end to end p50 %.1f ms, p99 %.1f ms over %d messages",
                         pace, r.broker, r.broker / burstCPU, r.bench, r.p50, r.p99, r.count))
                 floors.append(r.broker / burstCPU)
             }

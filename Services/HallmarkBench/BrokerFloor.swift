@@ -1,15 +1,17 @@
 import Foundation
 import HallmarkKafka
+import HallmarkRuntime
 import Logging
 
 /// What the broker alone charges a paced stream through the aggregator pipeline's shape (#55),
 /// with no Hallmark code in the way: the floor under the pipeline's cost per bundle at that
 /// pace, for these client settings.
 ///
-/// The chain has the pipeline's four topics, consumer groups and producers. The bench's paced
-/// producer writes `in`. An "intake" consumer forwards each message to `req`, an "authority"
-/// consumer with its own producer forwards to `res`, and a "joiner" consumer forwards to `out`,
-/// sharing the intake's producer as the aggregator's stages share theirs. A reader reads `out`.
+/// The chain has the pipeline's four topics, consumers and producers. The bench's paced
+/// producer writes `in`. An "intake" reader forwards each message to `req`, an "authority"
+/// consumer with its own producer forwards to `res`, and a "joiner" reader forwards to `out`.
+/// The intake and the joiner read through one consumer and write through one producer, as the
+/// aggregator's stages do (``SharedConsumer``, docs/runtime.md). A reader reads `out`.
 /// Every client has the settings the services run with (``KafkaConfiguration`` from the
 /// environment): fetch wait, linger, requests in flight, rests. The forwarders check no
 /// schema, touch no database and batch nothing; they run in the bench's process, so only the
@@ -44,16 +46,13 @@ struct BrokerFloor {
         let authority = try KafkaProducer(configuration: kafka, logger: logger)
         // As in the pipeline, the joiner's input answers what its process sends: its producing
         // wakes it from a rest, and the reader's too.
-        let hops = [(input, request, aggregator, false), (request, result, authority, false), (result, output, aggregator, true)]
-        let consumers = try hops.map { from, _, _, wakes in
-            try KafkaConsumer(
-                configuration: kafka, groupID: "\(topic(from))-group", topics: [from], bufferCapacity: 4096,
-                wakesOnProduce: wakes, logger: logger)
-        }
+        let hops = [(input, request, aggregator), (request, result, authority), (result, output, aggregator)]
+        let consumers = try sources(input: input, request: request, result: result, group: topic("group"))
         let reader = try KafkaConsumer(
             configuration: kafka, groupID: "\(output)-reader", topics: [output], bufferCapacity: 8192,
             wakesOnProduce: true, logger: logger)
-        for consumer in consumers + [reader] { try consumer.start() }
+        for consumer in consumers { try consumer.start() }
+        try reader.start()
         let warm = Int(rate * warmup)
         let total = warm + Int(rate * seconds)
         let forwarders = zip(consumers, hops).map { consumer, hop in
@@ -81,7 +80,8 @@ struct BrokerFloor {
         for consumer in consumers where read < total { consumer.beginClose() }
         try await sending.value
         for forwarder in forwarders { try await forwarder.value }
-        for consumer in consumers + [reader] { await consumer.close() }
+        for consumer in consumers { await consumer.close() }
+        await reader.close()
         _ = await aggregator.close()
         _ = await authority.close()
         guard read == total else { throw BenchError("the broker floor's chain read \(read) of \(total) messages") }
@@ -90,6 +90,23 @@ struct BrokerFloor {
         return Reading(
             count: total - warm, broker: (after.broker - before.broker) * 1000 / counted,
             bench: (after.bench - before.bench) * 1000 / counted, p50: p.p50, p99: p.p99)
+    }
+
+    /// The three forwarders' sources, in the chain's order: the intake's and the joiner's read
+    /// through one consumer in one group, the authority's through one of its own.
+    private func sources(input: String, request: String, result: String, group: String) throws -> [any StageSource] {
+        let shared = SharedConsumer(configuration: kafka, groupID: group, logger: logger)
+        let intake = SharedConsumer.Member(groupID: group, topics: [input], bufferCapacity: 4096, wakesOnProduce: false)
+        let joiner = SharedConsumer.Member(groupID: group, topics: [result], bufferCapacity: 4096, wakesOnProduce: true)
+        try shared.declare([intake, joiner])
+        let ignore: @Sendable (KafkaRebalanceEvent) -> Void = { _ in }
+        guard let intakeReader = shared.open(intake, rebalanceListener: ignore),
+            let joinerReader = shared.open(joiner, rebalanceListener: ignore)
+        else { throw BenchError("the broker floor's shared consumer refused a reader") }
+        let authority = try KafkaConsumer(
+            configuration: kafka, groupID: "\(request)-group", topics: [request], bufferCapacity: 4096,
+            wakesOnProduce: false, logger: logger)
+        return [intakeReader, authority, joinerReader]
     }
 
     /// `total` messages of about a bundle's size at `rate` a second, each stamped with when it went.

@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkKafka
+import HallmarkRuntime
 
 /// The broker's own floor: a hop without the stage runtime, so a service's figures can be
 /// read against what Tansu (or Kafka) and librdkafka cost on this machine by themselves.
@@ -42,7 +43,7 @@ extension KafkaBench {
     /// and each hop of ``BrokerFloor``'s chain).
     /// - Returns: when the first message arrived (nil if the consumer closed before one did).
     static func forward(
-        _ count: Int, from consumer: KafkaConsumer, to topic: String, with producer: KafkaProducer
+        _ count: Int, from consumer: some StageSource, to topic: String, with producer: KafkaProducer
     ) async throws -> ContinuousClock.Instant? {
         var acks: [KafkaDeliveryGroup] = []
         acks.reserveCapacity(count)
