@@ -44,10 +44,10 @@ struct BrokerFloor {
             [input, request, result, output], partitions: partitions)
         let aggregator = try KafkaProducer(configuration: kafka, logger: logger)
         let authority = try KafkaProducer(configuration: kafka, logger: logger)
-        // As in the pipeline, the joiner's input answers what its process sends: its producing
-        // wakes it from a rest, and the reader's too.
-        let hops = [(input, request, aggregator), (request, result, authority), (result, output, aggregator)]
+        // Where each forwarder writes, and through which producer, in the chain's order.
+        let hops = [(request, aggregator), (result, authority), (output, aggregator)]
         let consumers = try sources(input: input, request: request, result: result, group: topic("group"))
+        // The reader answers what the bench sends: its producing wakes it from a rest.
         let reader = try KafkaConsumer(
             configuration: kafka, groupID: "\(output)-reader", topics: [output], bufferCapacity: 8192,
             wakesOnProduce: true, logger: logger)
@@ -56,7 +56,7 @@ struct BrokerFloor {
         let warm = Int(rate * warmup)
         let total = warm + Int(rate * seconds)
         let forwarders = zip(consumers, hops).map { consumer, hop in
-            Task { _ = try await KafkaBench.forward(total, from: consumer, to: hop.1, with: hop.2) }
+            Task { _ = try await KafkaBench.forward(total, from: consumer, to: hop.0, with: hop.1) }
         }
         let sending = Task { try await pace(total, rate: rate, topic: input) }
         let timer = Task {
@@ -97,6 +97,8 @@ struct BrokerFloor {
     private func sources(input: String, request: String, result: String, group: String) throws -> [any StageSource] {
         let shared = SharedConsumer(configuration: kafka, groupID: group, logger: logger)
         let intake = SharedConsumer.Member(groupID: group, topics: [input], bufferCapacity: 4096, wakesOnProduce: false)
+        // As in the pipeline, the joiner's input answers what its process sends: its producing
+        // wakes the joiner from a rest.
         let joiner = SharedConsumer.Member(groupID: group, topics: [result], bufferCapacity: 4096, wakesOnProduce: true)
         try shared.declare([intake, joiner])
         let ignore: @Sendable (KafkaRebalanceEvent) -> Void = { _ in }
