@@ -61,7 +61,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
     @Flag(
         inversion: .prefixedNo,
         help:
-            "After the paced phases, the broker's floor at their half and 5% rates: a bare chain of the pipeline's shape (BrokerFloor)."
+            "After the paced phases, the floor at their half and 5% rates: what a bare chain of the pipeline's shape and carriers costs the broker and its clients (BrokerFloor)."
     ) var floor = true
     @Option(help: "Partitions of the bench topics (default: HALLMARK_KAFKA_PARTITIONS).")
     var partitions = BenchCommand.defaultPartitions
@@ -186,23 +186,28 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         let perBundle = { (work: PhaseWork, count: Int) in work.cpuMilliseconds / Double(max(count, 1)) }
         let burstCPU = perBundle(burstWork, all.count)
         let (trickle, half) = (pacedWork[0], pacedWork[1])
-        // The broker's floor at the same two rates: its CPU per message through a bare chain of
-        // the pipeline's shape, over the pipeline's whole cost per bundle all at once.
+        // The broker's floor at the same two rates: what a bare chain of the pipeline's shape
+        // costs the broker and the bench's own clients per message, over the pipeline's whole
+        // cost per bundle all at once.
         var floors: [Double] = []
+        // The aggregator process's settings, as it resolves them from the environment it was given.
+        let given = env.merging(world.aggregatorEnvironment) { $1 }
         if floor {
             let chain = BrokerFloor(
-                kafka: kafka, logger: logger, prefix: "bench.aggregator.\(run)", partitions: partitions, load: producer)
+                kafka: kafka, logger: logger, prefix: "bench.aggregator.\(run)", partitions: partitions, load: producer,
+                batchPace: try StageConfiguration.fromEnvironment(given, service: "aggregator", inputs: []).batchPace)
             for (pace, name) in [(burst.rate / 2, "half"), (burst.rate / 20, "trickle")] {
                 let r = try await chain.measure(rate: pace, warmup: warmupSeconds, seconds: pacedSeconds, name: name)
                 printNow(
                     String(
                         format:
-                            "broker floor at %.0f/s (a bare chain of the pipeline's 4 topics, 3 consumers and 3 producers, the services' client settings): broker %.2f CPU-ms per message (%.2f of the pipeline's whole cost per bundle all at once), the bench's forwarders and reader %.2f; end to end p50 %.1f ms, p99 %.1f ms over %d messages",
-                        pace, r.broker, r.broker / burstCPU, r.bench, r.p50, r.p99, r.count))
-                floors.append(r.broker / burstCPU)
+                            "floor at %.0f/s (a bare chain of the pipeline's 4 topics, 3 consumers and 3 producers, its internal hops in carriers at the stages' batch pace, the services' client settings): per message the broker %.2f CPU-ms, the bench's producer, forwarders and reader %.2f; together %.2f of the pipeline's whole cost per bundle all at once (the broker alone %.2f); end to end p50 %.1f ms, p99 %.1f ms over %d messages",
+                        pace, r.broker, r.bench, (r.broker + r.bench) / burstCPU, r.broker / burstCPU, r.p50, r.p99,
+                        r.count))
+                floors.append((r.broker + r.bench) / burstCPU)
             }
         }
-        let floorNote = { (i: Int) in floors.count > i ? String(format: "; the broker's floor %.2f", floors[i]) : "" }
+        let floorNote = { (i: Int) in floors.count > i ? String(format: "; the floor %.2f", floors[i]) : "" }
         printNow(
             String(
                 format:
@@ -230,7 +235,6 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         // connection each): what the stage's own reads allow, without Kafka or JSON. Its workers
         // as the aggregator process resolves them from the environment it was given
         // (HALLMARK_AGGREGATOR_VERIFY_BATCH_WORKERS, else HALLMARK_BATCH_WORKERS, else 4).
-        let given = env.merging(world.aggregatorEnvironment) { $1 }
         let workers = try StageConfiguration.fromEnvironment(given, service: "aggregator", inputs: [])
             .overriding(for: "verify", in: given).batchWorkers
         let found = try logged.prefix(queries).map { try Hex.decode($0, length: 32) }

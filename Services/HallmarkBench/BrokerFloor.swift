@@ -3,19 +3,22 @@ import HallmarkKafka
 import HallmarkRuntime
 import Logging
 
-/// What the broker alone charges a paced stream through the aggregator pipeline's shape (#55),
-/// with no Hallmark code in the way: the floor under the pipeline's cost per bundle at that
-/// pace, for these client settings.
+/// What the broker charges a paced stream through the aggregator pipeline's shape (#55), with
+/// no Hallmark code in the way: the floor under the pipeline's cost per bundle at that pace, for
+/// these client settings.
 ///
-/// The chain has the pipeline's four topics, consumers and producers. The bench's paced
-/// producer writes `in`. An "intake" reader forwards each message to `req`, an "authority"
-/// consumer with its own producer forwards to `res`, and a "joiner" reader forwards to `out`.
-/// The intake and the joiner read through one consumer and write through one producer, as the
-/// aggregator's stages do (``SharedConsumer``, docs/runtime.md). A reader reads `out`.
-/// Every client has the settings the services run with (``KafkaConfiguration`` from the
-/// environment): fetch wait, linger, requests in flight, rests. The forwarders check no
-/// schema, touch no database and batch nothing; they run in the bench's process, so only the
-/// broker's CPU is the floor.
+/// The chain has the pipeline's four topics, consumers and producers, and its messages per
+/// bundle. The bench's paced producer writes `in`. An "intake" reader sends what arrived of a
+/// partition since its last send as one carrier to `req`, at most once per batch pace, as the
+/// intake carries a batch's token requests; an "authority" consumer with its own producer
+/// forwards each carrier to `res`; a "joiner" reader sends each line of a carrier to `out` as
+/// its own message, as the joiner answers each submission. The intake and the joiner read
+/// through one consumer and write through one producer, as the aggregator's stages do
+/// (``SharedConsumer``, docs/runtime.md). A reader reads `out`. Every client has the settings
+/// the services run with (``KafkaConfiguration`` and the batch pace from the environment):
+/// fetch wait, linger, requests in flight, rests. The forwarders check no schema and touch no
+/// database, and they run in the bench's process: the broker's CPU and the bench's are the
+/// floor.
 struct BrokerFloor {
     let kafka: KafkaConfiguration
     let logger: Logger
@@ -24,12 +27,15 @@ struct BrokerFloor {
     let partitions: Int
     /// The bench's paced producer, the one that sends bundles.
     let load: KafkaProducer
+    /// The stages' batch pace (`HALLMARK_BATCH_PACE_MS`): the intake's carriers go at most
+    /// this often.
+    let batchPace: Duration
 
     /// One paced stream through the chain, over the messages read after the warm-up.
     struct Reading {
         var count: Int
-        /// CPU milliseconds per message: the broker's, and the bench process's (the paced
-        /// producer, the forwarders and the reader).
+        /// CPU milliseconds per message read at the end: the broker's, and the bench process's
+        /// (the paced producer, the forwarders and the reader).
         var broker: Double, bench: Double
         /// Send → read at the end of the chain, in milliseconds.
         var p50: Double, p99: Double
@@ -44,8 +50,6 @@ struct BrokerFloor {
             [input, request, result, output], partitions: partitions)
         let aggregator = try KafkaProducer(configuration: kafka, logger: logger)
         let authority = try KafkaProducer(configuration: kafka, logger: logger)
-        // Where each forwarder writes, and through which producer, in the chain's order.
-        let hops = [(request, aggregator), (result, authority), (output, aggregator)]
         let consumers = try sources(input: input, request: request, result: result, group: topic("group"))
         // The reader answers what the bench sends: its producing wakes it from a rest.
         let reader = try KafkaConsumer(
@@ -55,9 +59,13 @@ struct BrokerFloor {
         try reader.start()
         let warm = Int(rate * warmup)
         let total = warm + Int(rate * seconds)
-        let forwarders = zip(consumers, hops).map { consumer, hop in
-            Task { _ = try await KafkaBench.forward(total, from: consumer, to: hop.0, with: hop.1) }
-        }
+        let (intake, authorityInput, joiner) = (consumers[0], consumers[1], consumers[2])
+        let forwarders = [
+            Task { try await Self.carry(total, from: intake, to: request, with: aggregator, pace: batchPace) },
+            // It forwards carriers until the chain closes: how many there are is the pace's doing.
+            Task { _ = try await KafkaBench.forward(.max, from: authorityInput, to: result, with: authority) },
+            Task { try await Self.spread(total, from: joiner, to: output, with: aggregator) },
+        ]
         let sending = Task { try await pace(total, rate: rate, topic: input) }
         let timer = Task {
             try? await Task.sleep(for: .seconds(3 * (warmup + seconds) + 60))
@@ -77,7 +85,7 @@ struct BrokerFloor {
         }
         let after = Self.cpu()
         timer.cancel()
-        for consumer in consumers where read < total { consumer.beginClose() }
+        for consumer in consumers { consumer.beginClose() }
         try await sending.value
         for forwarder in forwarders { try await forwarder.value }
         for consumer in consumers { await consumer.close() }

@@ -40,13 +40,14 @@ extension KafkaBench {
 
     /// Re-produces `count` messages from a started `consumer` to `topic` with `producer`,
     /// storing each offset as it goes, and waits for every acknowledgement (the raw forward,
-    /// and each hop of ``BrokerFloor``'s chain).
+    /// and the carriers' hop of ``BrokerFloor``'s chain, which passes `.max` and ends when its
+    /// consumer closes).
     /// - Returns: when the first message arrived (nil if the consumer closed before one did).
     static func forward(
         _ count: Int, from consumer: some StageSource, to topic: String, with producer: KafkaProducer
     ) async throws -> ContinuousClock.Instant? {
         var acks: [KafkaDeliveryGroup] = []
-        acks.reserveCapacity(count)
+        acks.reserveCapacity(min(count, 1 << 16))
         var start: ContinuousClock.Instant?
         for await message in consumer.messages {
             if start == nil { start = .now }

@@ -121,7 +121,7 @@ final class EchoProcessor: StageProcessor {
     let output: String
     let target: Int
     let count = Atomic<Int>(0)
-    let done = OneShot()
+    let done = Latch()
     let started = Mutex<ContinuousClock.Instant?>(nil)
     let finished = Mutex<ContinuousClock.Instant?>(nil)
 
@@ -136,35 +136,10 @@ final class EchoProcessor: StageProcessor {
             let n = count.add(batch.count, ordering: .relaxed).newValue
             if n >= target && n - batch.count < target {
                 finished.withLock { $0 = .now }
-                done.signal()
+                done.release()
             }
         }
         return batch.map { .outputs([StageOutput(topic: output, key: $0.kafka.key, value: $0.value)]) }
-    }
-}
-
-/// A one-time signal to await.
-final class OneShot: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func signal() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.fired = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.fired { return true }
-                s.waiters.append(c)
-                return false
-            }
-            if now { c.resume() }
-        }
     }
 }
 

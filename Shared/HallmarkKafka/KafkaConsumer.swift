@@ -11,7 +11,7 @@ public final class KafkaConsumer: Sendable {
     let native: RDKafkaConsumer
     private let stream: AsyncStream<KafkaMessage>
     private let continuation: AsyncStream<KafkaMessage>.Continuation
-    private let closed = CloseLatch()
+    private let closed = Latch()
 
     /// - Parameters:
     ///   - bufferCapacity: messages fetched ahead of the reader; the poll thread waits when full.

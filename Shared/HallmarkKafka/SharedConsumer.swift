@@ -41,7 +41,7 @@ public final class SharedConsumer: Sendable {
     let configuration: KafkaConfiguration
     let logger: Logger
     let state = Mutex(State())
-    private let closed = CloseLatch()
+    private let closed = Latch()
 
     struct State {
         var native: RDKafkaConsumer?

@@ -1,14 +1,16 @@
 import Synchronization
 
-/// Lets tasks wait for a consumer to have closed: whoever waits before is resumed when it
-/// closes, whoever comes after at once.
-final class CloseLatch: Sendable {
-    private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+/// A one-time signal tasks can wait for: whoever waits before ``release()`` is resumed by it,
+/// whoever comes after goes on at once (a consumer having closed, a bench's target reached).
+public final class Latch: Sendable {
+    private let state = Mutex<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    /// The consumer closed: every waiter goes on.
-    func release() {
+    public init() {}
+
+    /// Every waiter goes on, and every later one will at once.
+    public func release() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.done = true
+            state.released = true
             defer { state.waiters = [] }
             return state.waiters
         }
@@ -16,10 +18,10 @@ final class CloseLatch: Sendable {
     }
 
     /// Returns once ``release()`` was called.
-    func wait() async {
+    public func wait() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
-                if state.done { return true }
+                if state.released { return true }
                 state.waiters.append(waiter)
                 return false
             }
