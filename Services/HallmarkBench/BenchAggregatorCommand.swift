@@ -186,7 +186,7 @@ package struct BenchAggregatorCommand: AsyncParsableCommand {
         let perBundle = { (work: PhaseWork, count: Int) in work.cpuMilliseconds / Double(max(count, 1)) }
         let burstCPU = perBundle(burstWork, all.count)
         let (trickle, half) = (pacedWork[0], pacedWork[1])
-        // The broker's floor at the same two rates: what a bare chain of the pipeline's shape
+        // The floor at the same two rates: what a bare chain of the pipeline's shape
         // costs the broker and the bench's own clients per message, over the pipeline's whole
         // cost per bundle all at once.
         var floors: [Double] = []

@@ -8,8 +8,8 @@ import Synchronization
 /// (DESIGN §2, batch carriers): per bundle, the broker sees what the pipeline makes it see.
 extension BrokerFloor {
     /// Reads `count` messages from a started `consumer` and sends what arrived of each partition
-    /// since the last send as one carrier to `topic`, at most one send per `pace` (a stage's
-    /// batch pace: a message after a quiet spell waits for nothing). A carrier line is a
+    /// since the last send as one carrier to `topic`, at most one send per `pace`, by the rule
+    /// a stage's batches follow (``BatchPace``: a message after a quiet spell waits for nothing). A carrier line is a
     /// message's key, when it was sent and a token's worth of padding.
     static func carry(
         _ count: Int, from consumer: some StageSource, to topic: String, with producer: KafkaProducer, pace: Duration
@@ -28,15 +28,16 @@ extension BrokerFloor {
         }
         let pad = String(repeating: "t", count: 120)
         var acks: [KafkaDeliveryGroup] = []
-        var last: ContinuousClock.Instant?
+        // The stages' own rule for when a batch may start.
+        var pace = BatchPace(interval: pace)
         for await _ in signals {
-            if let last, last + pace > .now { try await Task.sleep(until: last + pace) }
+            if let due = pace.due(at: .now) { try await Task.sleep(until: due) }
             let batch = arrived.withLock { taken in
                 defer { taken.removeAll(keepingCapacity: true) }
                 return taken
             }
             guard !batch.isEmpty else { continue }
-            last = .now
+            pace.started(at: .now)
             for (partition, messages) in Dictionary(grouping: batch, by: \.partition) {
                 let lines = messages.map { message in
                     "\(String(decoding: message.key ?? [], as: UTF8.self))\t\(KafkaBench.sentNanos(message.value) ?? 0)\t\(pad)\n"

@@ -50,7 +50,9 @@ struct BrokerFloor {
             [input, request, result, output], partitions: partitions)
         let aggregator = try KafkaProducer(configuration: kafka, logger: logger)
         let authority = try KafkaProducer(configuration: kafka, logger: logger)
-        let consumers = try sources(input: input, request: request, result: result, group: topic("group"))
+        let (intake, authorityInput, joiner) = try sources(
+            input: input, request: request, result: result, group: topic("group"))
+        let consumers: [any StageSource] = [intake, authorityInput, joiner]
         // The reader answers what the bench sends: its producing wakes it from a rest.
         let reader = try KafkaConsumer(
             configuration: kafka, groupID: "\(output)-reader", topics: [output], bufferCapacity: 8192,
@@ -59,7 +61,6 @@ struct BrokerFloor {
         try reader.start()
         let warm = Int(rate * warmup)
         let total = warm + Int(rate * seconds)
-        let (intake, authorityInput, joiner) = (consumers[0], consumers[1], consumers[2])
         let forwarders = [
             Task { try await Self.carry(total, from: intake, to: request, with: aggregator, pace: batchPace) },
             // It forwards carriers until the chain closes: how many there are is the pace's doing.
@@ -100,9 +101,11 @@ struct BrokerFloor {
             bench: (after.bench - before.bench) * 1000 / counted, p50: p.p50, p99: p.p99)
     }
 
-    /// The three forwarders' sources, in the chain's order: the intake's and the joiner's read
-    /// through one consumer in one group, the authority's through one of its own.
-    private func sources(input: String, request: String, result: String, group: String) throws -> [any StageSource] {
+    /// The three forwarders' sources: the intake's and the joiner's read through one consumer in
+    /// one group, the authority's through one of its own.
+    private func sources(
+        input: String, request: String, result: String, group: String
+    ) throws -> (intake: any StageSource, authority: any StageSource, joiner: any StageSource) {
         let shared = SharedConsumer(configuration: kafka, groupID: group, logger: logger)
         let intake = SharedConsumer.Member(groupID: group, topics: [input], bufferCapacity: 4096, wakesOnProduce: false)
         // As in the pipeline, the joiner's input answers what its process sends: its producing
@@ -116,7 +119,7 @@ struct BrokerFloor {
         let authority = try KafkaConsumer(
             configuration: kafka, groupID: "\(request)-group", topics: [request], bufferCapacity: 4096,
             wakesOnProduce: false, logger: logger)
-        return [intakeReader, authority, joinerReader]
+        return (intakeReader, authority, joinerReader)
     }
 
     /// `total` messages of about a bundle's size at `rate` a second, each stamped with when it went.

@@ -8,26 +8,26 @@
 /// processed in batches of what the interval holds. A message after a quiet spell longer than
 /// the interval waits for nothing, so a lone message's latency is unchanged; a stream's grows
 /// by at most the interval.
-struct BatchPace: Sendable {
+public struct BatchPace: Sendable {
     /// 0: never waits.
-    let interval: Duration
+    public let interval: Duration
     private var lastStart: ContinuousClock.Instant?
 
-    init(interval: Duration) {
+    public init(interval: Duration) {
         self.interval = interval
     }
 
     /// When a batch may start if it is not to start before the pace allows; nil when it may
     /// start at `now`.
-    func due(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    public func due(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         guard interval > .zero, let lastStart else { return nil }
         let due = lastStart + interval
         return now < due ? due : nil
     }
 
     /// A batch started at `now`.
-    mutating func started(at now: ContinuousClock.Instant) { lastStart = now }
+    public mutating func started(at now: ContinuousClock.Instant) { lastStart = now }
 
     /// The next batch may start at once (the last was full: more waits).
-    mutating func reset() { lastStart = nil }
+    public mutating func reset() { lastStart = nil }
 }
