@@ -173,6 +173,11 @@ let package = Package(
                 "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkSmileID", "SignerCore",
                 "AuthorityCore", "AggregatorCore", "ProbeCore", "HallmarkClient", "WitnessCore", "EdgeCore", argumentParser,
                 lifecycle,
+                // `bench edge`'s floor: a bare HTTP/1 front on SwiftNIO (already in the graph
+                // through the edge), the least any HTTP face of the pipeline pays.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Services/HallmarkBench"),
         .target(

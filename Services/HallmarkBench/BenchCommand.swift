@@ -10,6 +10,7 @@ package struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             BenchKafkaCommand.self, BenchCryptoCommand.self, BenchJSONCommand.self, BenchSignerCommand.self,
             BenchAuthorityCommand.self, BenchGatewayCommand.self, BenchAggregatorCommand.self, BenchEdgeCommand.self,
+            BenchEdgeFloorCommand.self,
         ])
 
     package init() {}

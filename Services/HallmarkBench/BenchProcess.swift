@@ -6,7 +6,7 @@ final class BenchProcess: @unchecked Sendable {
     let process = Process()
     let logFile: URL
 
-    init(binary: URL, environment: [String: String]) throws {
+    init(binary: URL, arguments: [String] = [], environment: [String: String]) throws {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw BenchError("no executable at \(binary.path): build it first (swift build -c release)")
         }
@@ -14,6 +14,7 @@ final class BenchProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.executableURL = binary
+        process.arguments = arguments
         // Without a service's own database URL: its role owns only the real schema, and a
         // bench's throwaway schema is made by the role of HALLMARK_POSTGRES_URL.
         let inherited = ProcessInfo.processInfo.environment.filter { key, _ in

@@ -18,6 +18,9 @@ struct EdgeBench {
         let receipt: String
         let address: String
         let hash: String
+        /// For the floor's bare front (``EdgeFloorFront``): the body is the message the edge
+        /// would publish, and these headers name and key it.
+        var front: [(String, String)] = []
     }
 
     static func posts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
@@ -30,11 +33,24 @@ struct EdgeBench {
         }
     }
 
+    /// The bundles as the edge would publish them, for the floor's bare front: each body the
+    /// strict message, with its id and Kafka key in headers.
+    static func frontPosts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
+        try posts(bundles, offset: offset).map { post in
+            let (message, value) = try CameraBundle.written(post.body)
+            let key = message.body.captureKey.map { String(decoding: $0, as: UTF8.self) }
+            return Post(
+                body: value, receipt: post.receipt, address: post.address, hash: post.hash,
+                front: [("Hallmark-Id", message.id.text)] + (key.map { [("Hallmark-Key", $0)] } ?? []))
+        }
+    }
+
     static func request(_ post: Post, due: ContinuousClock.Instant? = nil) -> HTTPLoad.Request {
         let path = post.body.starts(with: Array(#"{"image_hash""#.utf8)) ? "/api/v1/submit-legacy" : "/api/v1/submit"
         return HTTPLoad.Request(
             method: "POST", path: path, body: post.body,
-            headers: [("Content-Type", "application/json"), ("X-Forwarded-For", post.address)], status: 202, due: due)
+            headers: [("Content-Type", "application/json"), ("X-Forwarded-For", post.address)] + post.front, status: 202,
+            due: due)
     }
 
     /// Every post over `connections` connections at once; the phase ends when the aggregator has
