@@ -25,6 +25,10 @@ extension ServiceRunner {
         public static let answerRetentionHours = Setting.integer(
             "HALLMARK_INBOX_ANSWER_RETENTION_HOURS", default: 24, in: 1...87_600,
             doc: "hours a processed message's answer is kept, to answer a redelivery alike")
+        // Zero leaves the statistics to autovacuum alone (TableStatistics).
+        public static let analyzeInterval = Setting.milliseconds(
+            "HALLMARK_POSTGRES_ANALYZE_INTERVAL_MS", default: .seconds(5), in: 0...3_600_000,
+            doc: "how often the service analyzes its own tables whose statistics lag their growth (0: never)")
         public static let auditTopic = Setting.topic(
             "HALLMARK_AUDIT_TOPIC", default: TopicCatalogue.audit.name, doc: "where audit records are published")
 
@@ -33,7 +37,8 @@ extension ServiceRunner {
         public static var all: [SettingDescription] {
             [
                 logLevel.description, metricsTopic.description, metricsInterval.description,
-                inboxRetentionHours.description, answerRetentionHours.description, auditTopic.description,
+                inboxRetentionHours.description, answerRetentionHours.description, analyzeInterval.description,
+                auditTopic.description,
             ] + PrivacyTopics.variables + PostgresConfiguration.Variable.all + HealthFile.Settings.Variable.all
         }
     }
@@ -47,6 +52,8 @@ extension ServiceRunner {
         var metricsInterval: Duration
         var inboxRetention: Duration
         var answerRetention: Duration
+        /// How often ``TableStatistics`` looks; zero: never.
+        var analyzeInterval: Duration
         var healthFile: HealthFile.Settings?
         /// The health check's stall limit, for the `hallmark_stage_stalled` gauges even
         /// without a health file.
@@ -66,6 +73,7 @@ extension ServiceRunner {
                 metricsInterval: try settings.value(Variable.metricsInterval),
                 inboxRetention: .seconds(try settings.value(Variable.inboxRetentionHours) * 3600),
                 answerRetention: .seconds(try settings.value(Variable.answerRetentionHours) * 3600),
+                analyzeInterval: try settings.value(Variable.analyzeInterval),
                 healthFile: try HealthFile.Settings.fromEnvironment(env),
                 stallLimit: try settings.value(HealthFile.Settings.Variable.stallLimit),
                 postgres: database

@@ -115,6 +115,7 @@ public enum ServiceRunner {
                     InboxSweeper(
                         database: database, retention: startup.inboxRetention, answerRetention: startup.answerRetention,
                         logger: logger))
+                support.append(TableStatistics(database: database, interval: startup.analyzeInterval, logger: logger))
             }
             // The group stops services in reverse order: stages first, the publisher last.
             let services: [any Service] = support + (try await makeServices(context))
