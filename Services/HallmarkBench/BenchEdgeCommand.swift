@@ -102,13 +102,9 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
 
         let rate = max(10, httpPath.rate / 2)
         let paced = try EdgeBench.posts(try bench.bundles(Int(rate * pacedSeconds), from: fleet), offset: bundles)
-        let latencies = try await http.paced(paced, rate: rate, connections: pacedConnections)
-        let p = BenchExchange.percentiles(latencies)
-        printNow(
-            String(
-                format:
-                    "HTTP submit waiting for its outcome at %.0f bundles/s (half the HTTP capacity): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d",
-                rate, p.p50, p.p90, p.p99, p.max, latencies.count))
+        let p = try await http.pacedPercentiles(
+            paced, rate: rate, connections: pacedConnections,
+            printed: "HTTP submit waiting for its outcome at %.0f bundles/s (half the HTTP capacity)")
 
         let hashes = Array(posts.prefix(verifyHashes).map(\.hash))
         let reads = try await http.verify(hashes, connections: verifyConnections, seconds: verifySeconds)
@@ -138,13 +134,9 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
         floorWork.printPerBundle(bundles, "floor's HTTP path")
         let frontPaced = try EdgeBench.frontPosts(
             try bench.bundles(Int(rate * pacedSeconds), from: fleet), offset: 3 * bundles)
-        let floorLatencies = try await floor.paced(frontPaced, rate: rate, connections: pacedConnections)
-        let f = BenchExchange.percentiles(floorLatencies)
-        printNow(
-            String(
-                format:
-                    "floor, submit waiting for its outcome at %.0f bundles/s (the edge's paced rate): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d",
-                rate, f.p50, f.p90, f.p99, f.max, floorLatencies.count))
+        let f = try await floor.pacedPercentiles(
+            frontPaced, rate: rate, connections: pacedConnections,
+            printed: "floor, submit waiting for its outcome at %.0f bundles/s (the edge's paced rate)")
 
         let edgePerSubmission = (httpWork.cpu["edge"] ?? 0) / Double(bundles)
         printNow(

@@ -86,6 +86,21 @@ struct EdgeBench {
         }.latencies
     }
 
+    /// ``paced(_:rate:connections:)``, its percentiles printed after `printed` (a format with
+    /// the rate's `%.0f`): `…: p50 …, p90 …, p99 …, max … over N`.
+    func pacedPercentiles(
+        _ posts: [Post], rate: Double, connections: Int, printed: String
+    ) async throws -> (p50: Double, p90: Double, p99: Double, max: Double) {
+        let latencies = try await paced(posts, rate: rate, connections: connections)
+        let p = BenchExchange.percentiles(latencies)
+        printNow(
+            String(format: printed, rate)
+                + String(
+                    format: ": p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms over %d", p.p50, p.p90, p.p99, p.max,
+                    latencies.count))
+        return (p.p50, p.p90, p.p99, p.max)
+    }
+
     /// GETs of `/api/v1/verify/{hash}` for these hashes (every answer found, with its proof),
     /// first once each (the cache fills), then spread over all of them for `seconds`, by `wrk`
     /// when installed, else by ``HTTPLoad``: reads per second, and the client that made them.
