@@ -9,11 +9,15 @@ import Logging
 /// process on the real broker and PostgreSQL, with the edge's shipped defaults. In one run:
 /// bundles end to end through Kafka alone (as `hallmark bench aggregator` sends them), the
 /// same through the edge over HTTP, a paced HTTP load at half that capacity with each submit
-/// waiting for its outcome (p50/p90/p99), and cached verification reads with proofs.
+/// waiting for its outcome (p50/p90/p99), and cached verification reads with proofs. Then the
+/// edge's floor: the HTTP and paced phases again through a bare front in its place
+/// (``EdgeFloorFront``), printed beside each of the edge's goals.
 package struct BenchEdgeCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "edge",
-        abstract: "Submissions over HTTP beside the Kafka path, paced submit latency, and cached verification reads.")
+        abstract:
+            "Submissions over HTTP beside the Kafka path, paced submit latency, cached verification reads, and the edge's floor."
+    )
 
     @Option(help: "Cameras the bundles come from.") var cameras = 40
     @Option(help: "Bundles per throughput phase (Kafka, then HTTP).") var bundles = 10_000
