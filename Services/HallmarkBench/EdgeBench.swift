@@ -24,25 +24,32 @@ struct EdgeBench {
     }
 
     static func posts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
-        try bundles.enumerated().map { i, bundle in
-            let body = try JSONCoding.encode(bundle.body)
-            let n = offset + i
-            return Post(
-                body: body, receipt: try CameraBundle.message(body).id.text,
-                address: "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)", hash: bundle.body.entries[0].imageHash)
-        }
+        try bundles.enumerated().map { i, bundle in try camera(bundle, number: offset + i).post }
     }
 
     /// The bundles as the edge would publish them, for the floor's bare front: each body the
     /// strict message, with its id and Kafka key in headers.
     static func frontPosts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
-        try posts(bundles, offset: offset).map { post in
-            let (message, value) = try CameraBundle.written(post.body)
+        try bundles.enumerated().map { i, bundle in
+            let (post, message, value) = try camera(bundle, number: offset + i)
             let key = message.body.captureKey.map { String(decoding: $0, as: UTF8.self) }
             return Post(
                 body: value, receipt: post.receipt, address: post.address, hash: post.hash,
-                front: [("Hallmark-Id", message.id.text)] + (key.map { [("Hallmark-Key", $0)] } ?? []))
+                front: [(EdgeFloorFront.idHeader, message.id.text)]
+                    + (key.map { [(EdgeFloorFront.keyHeader, $0)] } ?? []))
         }
+    }
+
+    /// Bundle number `n` as a camera POSTs it, and what the edge publishes for it (read once).
+    private static func camera(
+        _ bundle: Message<Submission>, number n: Int
+    ) throws -> (post: Post, message: Message<Submission>, json: [UInt8]) {
+        let body = try JSONCoding.encode(bundle.body)
+        let (message, json) = try CameraBundle.written(body)
+        let post = Post(
+            body: body, receipt: message.id.text, address: "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)",
+            hash: bundle.body.entries[0].imageHash)
+        return (post, message, json)
     }
 
     static func request(_ post: Post, due: ContinuousClock.Instant? = nil) -> HTTPLoad.Request {

@@ -36,6 +36,9 @@ final class EdgeFloorFront: Service, Sendable {
         self.logger = logger
     }
 
+    /// The headers that name a submission (its message id) and key it on the topic.
+    static let idHeader = "Hallmark-Id", keyHeader = "Hallmark-Key"
+
     /// The log line the bench waits for: the port is bound and the answers' partitions are held.
     static let listening = "edge floor listening"
 
@@ -96,8 +99,8 @@ extension EdgeFloorFront {
                 self.head = nil
                 let value = body.map { Array(buffer: $0) } ?? []
                 body = nil
-                let id = head.headers.first(name: "Hallmark-Id")?.lowercased() ?? ""
-                let key = head.headers.first(name: "Hallmark-Key").map { Array($0.utf8) }
+                let id = head.headers.first(name: EdgeFloorFront.idHeader)?.lowercased() ?? ""
+                let key = head.headers.first(name: EdgeFloorFront.keyHeader).map { Array($0.utf8) }
                 let (loop, version, keepAlive) = (context.eventLoop, head.version, head.isKeepAlive)
                 let bound = NIOLoopBound(context, eventLoop: loop)
                 front.accept(id: id, key: key, value: value) { answer in
