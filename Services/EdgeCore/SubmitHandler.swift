@@ -165,12 +165,13 @@ final class SubmitHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let client = RateLimitMiddleware.client(
             forwarded: clientHeader.flatMap { request.headerFields[$0] }, peer: context.channel.remoteAddress)
         let wait = limiter.take(client)
-        if wait == nil, let length = request.headerFields[.contentLength].flatMap({ Int($0) }), length > limit {
+        let length = request.headerFields[.contentLength].flatMap { Int($0) }
+        if wait == nil, let length, length > limit {
             return refuse(EdgeError(.tooLarge, "the body is larger than \(limit) bytes"), context)
         }
         // Weak: the loop's deadlines outlive the connection, and a handler gone needs none.
         deadlines.after(edge.configuration.readTimeout) { [weak self] in self?.timedOut(number) }
-        let capacity = request.headerFields[.contentLength].flatMap { Int($0) }.map { min($0, limit) } ?? 0
+        let capacity = length.map { min($0, limit) } ?? 0
         reading = Reading(
             number: number, body: context.channel.allocator.buffer(capacity: wait == nil ? capacity : 0),
             dropping: wait != nil)

@@ -52,6 +52,9 @@ package struct BenchJSONCommand: ParsableCommand {
         try check(request, "check hallmark.token.request.v1")
         try check(submission, "check hallmark.submission.v1")
         try check(found, "check hallmark.log.verify.result.v1 (found)")
+        print("the edge's camera bundle, one thread, bundles/s (parse | parse, check, write and key as published | ratio)")
+        try edgeBundle(submission.body, "flat bundle (the reference camera's)", flat: true)
+        try edgeBundle(submission.body, "hallmark body (the mobile app's)", flat: false)
         let threads = ProcessInfo.processInfo.activeProcessorCount
         print("schema checks, messages/s (one thread | \(threads) threads at once | ratio, \(threads)× if nothing is shared)")
         try checkAcross(threads: threads, request, "check hallmark.token.request.v1")
@@ -97,6 +100,25 @@ package struct BenchJSONCommand: ParsableCommand {
         }
         if let violation = schema.validate(parsed) { throw BenchError("\(label): \(violation)") }
         let r = try best([{ _ = try JSONReader.parse(bytes) }, { _ = schema.validate(parsed) }])
+        report(label, r[0], r[1])
+    }
+
+    /// What the edge does with each camera's POST (`CameraBundle.written`: read leniently,
+    /// write strictly, name the receipt, check the schema, write the message; and the message's
+    /// Kafka key) beside the parse it begins with.
+    private func edgeBundle(_ submission: Submission, _ label: String, flat: Bool) throws {
+        var body = try JSONCoding.encode(submission)
+        if flat, var object = try JSONReader.parse(body).object, let entry = submission.entries.first {
+            // The reference Raspberry Pi's flat bundle: one hash at the top level, a device signature.
+            object["image_hashes"] = nil
+            object["image_hash"] = .string(entry.imageHash)
+            object["modification_level"] = .number("0")
+            object["device_signature"] = .string(Base64.encode(Data(repeating: 3, count: 64)))
+            body = JSONWriter.write(.object(object))
+        }
+        guard try CameraBundle.written(body).message.body.captureKey != nil else { throw BenchError("\(label): no key") }
+        // With its Kafka key, which the edge also makes of every bundle.
+        let r = try best([{ _ = try JSONReader.parse(body) }, { _ = try CameraBundle.written(body).message.body.captureKey }])
         report(label, r[0], r[1])
     }
 

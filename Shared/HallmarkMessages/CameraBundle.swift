@@ -46,11 +46,11 @@ package enum CameraBundle {
         // Encoded once, as a tree: its bytes name the receipt, the header's members join it,
         // the schema checks it and it is written once for the topic (no second encoding of the
         // bundle, and no parse of what was just written).
-        guard let strict = try? JSONCoding.value(of: submission), case .object(var members) = strict else {
+        guard let strict = try? submission.jsonValue(), case .object(var members) = strict else {
             throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
-        let id = MessageID.version8(
-            SHA256Hash.digest(Array("hallmark-edge-receipt-v1\n".utf8) + JSONWriter.write(strict)))
+        let named = receiptDomain + JSONWriter.write(strict)
+        let id = MessageID.version8(named.withUnsafeBytes { SHA256Hash.digest(bytes: $0) })
         let message = Message(submission, id: id, correlationID: id.text)
         // As `Message.encode(to:)` writes them: the header's members, then the body's (a
         // submission has no member of the header's names). Set directly: four strings need no
@@ -64,6 +64,9 @@ package enum CameraBundle {
         try check(value, flat: flat)
         return (message, JSONWriter.write(value))
     }
+
+    /// What the receipt id's hash begins with, before the strict body.
+    private static let receiptDomain = Array("hallmark-edge-receipt-v1\n".utf8)
 
     private static func flatBundle(_ r: Reader) throws(Refusal) -> Submission {
         let entry = Submission.ImageHash(

@@ -11,6 +11,11 @@ extension Submission {
     /// nothing the body does not: the token travels in it.
     public var captureKey: [UInt8]? {
         guard let parts = try? token?.sealedParts() else { return nil }
-        return Array(Hex.encode(SHA256Hash.digest(Data("hallmark-capture-v1".utf8) + parts.nonce + parts.ciphertext)).utf8)
+        // Hashed in place, through the non-generic entry: the generic digest of a joined copy,
+        // unspecialized from here, was a thirtieth of the edge's CPU per submission.
+        return Array(Hex.encode(SHA256Hash.digest(parts: [Self.captureDomain, parts.nonce, parts.ciphertext])).utf8)
     }
+
+    /// What the capture key's hash begins with.
+    private static let captureDomain = Data("hallmark-capture-v1".utf8)
 }

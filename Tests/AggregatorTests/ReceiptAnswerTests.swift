@@ -28,6 +28,9 @@ struct ReceiptAnswerTests {
             ],
             treeSize: 42)
         let answer = try Self.answer(try Self.result(body))
+        // Written directly, the bytes are the canonical ones: sorted members, as JSONWriter writes.
+        let written = ReceiptAnswer.json(receipt: Self.receipt, result: try Self.result(body), at: Self.produced)
+        #expect(written == JSONWriter.write(answer))
         #expect(
             answer
                 == .object([

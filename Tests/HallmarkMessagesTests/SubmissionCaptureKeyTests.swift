@@ -1,0 +1,35 @@
+import Foundation
+import HallmarkCore
+import HallmarkCrypto
+import HallmarkMessages
+import Testing
+
+/// A submission's Kafka key is the hex SHA-256 of `hallmark-capture-v1`, its token's nonce and
+/// its ciphertext, whichever layout carries the token.
+@Suite(.timeLimit(.minutes(1)))
+struct SubmissionCaptureKeyTests {
+    static func expected(_ token: BirthmarkToken) throws -> [UInt8] {
+        let parts = try token.sealedParts()
+        var joined = Data("hallmark-capture-v1".utf8)
+        joined.append(parts.nonce)
+        joined.append(parts.ciphertext)
+        return Array(Hex.encode(SHA256Hash.digest(joined)).utf8)
+    }
+
+    @Test(arguments: SubmissionJSONValueTests.bodies)
+    func theKeyHashesTheTokensNonceAndCiphertext(_ body: Submission) throws {
+        let token = try #require(body.token)
+        let key = try #require(body.captureKey)
+        #expect(key == (try Self.expected(token)))
+        #expect(key.count == 64)
+    }
+
+    @Test func twoTokensTwoKeysAndNoTokenNoKey() throws {
+        let keys = SubmissionJSONValueTests.bodies.compactMap(\.captureKey)
+        // The mobile token appears twice (Hallmark's body and the flat bundle), the camera token twice.
+        #expect(Set(keys).count == 2)
+        var tokenless = SubmissionJSONValueTests.bodies[0]
+        tokenless.encryptedNucToken = nil
+        #expect(tokenless.captureKey == nil)
+    }
+}
