@@ -9,28 +9,22 @@ import Testing
 @Suite("hallmark bench aggregator", .timeLimit(.minutes(10)))
 struct BenchAggregatorTests {
     @Test func everyPhaseEndsAndTheFloorReadsItsWholeChain() async throws {
-        let bench = try ServiceProcess(
-            "hallmark",
-            arguments: [
-                "bench", "aggregator", "--cameras", "4", "--bundles", "200", "--rate", "40", "--warmup-seconds", "1",
-                "--paced-seconds", "2", "--low-seconds", "2", "--idle-seconds", "1", "--queries", "50", "--leaves",
-                "2000", "--tile-seconds", "1", "--witnesses", "1", "--witness-rounds", "2", "--no-witnessed-aggregator",
+        let run = try await BenchRun.run(
+            [
+                "aggregator", "--cameras", "4", "--bundles", "200", "--rate", "40", "--warmup-seconds", "1",
+                "--paced-seconds", "2", "--low-seconds", "2", "--idle-seconds", "1", "--queries", "50", "--leaves", "2000",
+                "--tile-seconds", "1", "--witnesses", "1", "--witness-rounds", "2", "--no-witnessed-aggregator",
             ],
-            name: "bench-aggregator", environment: [:])
-        defer { bench.signal(SIGKILL) }
-        let status = await bench.waitForExit(timeout: .seconds(540))
-        let text = (try? String(contentsOf: bench.logFile, encoding: .utf8)) ?? ""
-        try #require(status == 0, "exit \(String(describing: status)): \(text.suffix(3000))")
-        let lines = text.split(separator: "\n").map(String.init)
+            timeout: .seconds(540))
         // One floor line for each of the two rates, each over the messages paced after its warm-up.
-        let floors = lines.filter { $0.hasPrefix("floor at ") }
-        #expect(floors.count == 2, "\(text.suffix(3000))")
+        let floors = run.lines.filter { $0.hasPrefix("floor at ") }
+        #expect(floors.count == 2, "\(run.tail)")
         for line in floors {
             let count = line.split(separator: " ").dropLast().last.flatMap { Int($0) }
             #expect(count.map { $0 > 0 } == true && line.hasSuffix(" messages"), "\(line)")
             #expect(!line.contains("nan") && !line.contains("inf"), "\(line)")
         }
-        let ratios = lines.first { $0.hasPrefix("cost ratios:") } ?? ""
+        let ratios = run.line("cost ratios:")
         #expect(ratios.components(separatedBy: "; the floor ").count == 3, "\(ratios)")
     }
 }

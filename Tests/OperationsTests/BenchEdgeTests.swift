@@ -9,25 +9,18 @@ import Testing
 @Suite("hallmark bench edge", .timeLimit(.minutes(6)))
 struct BenchEdgeTests {
     @Test func everyPhaseEndsAndTheFloorsFrontIsAnsweredForEverySubmission() async throws {
-        let bench = try ServiceProcess(
-            "hallmark",
-            arguments: [
-                "bench", "edge", "--cameras", "2", "--bundles", "200", "--connections", "32", "--paced-seconds", "2",
-                "--paced-connections", "16", "--verify-hashes", "50", "--verify-connections", "4", "--verify-seconds",
-                "1",
+        let run = try await BenchRun.run(
+            [
+                "edge", "--cameras", "2", "--bundles", "200", "--connections", "32", "--paced-seconds", "2",
+                "--paced-connections", "16", "--verify-hashes", "50", "--verify-connections", "4", "--verify-seconds", "1",
             ],
-            name: "bench-edge", environment: [:])
-        defer { bench.signal(SIGKILL) }
-        let status = await bench.waitForExit(timeout: .seconds(300))
-        let text = (try? String(contentsOf: bench.logFile, encoding: .utf8)) ?? ""
-        try #require(status == 0, "exit \(String(describing: status)): \(text.suffix(3000))")
-        let lines = text.split(separator: "\n").map(String.init)
+            timeout: .seconds(300))
         // Every submission the front published was answered, each accepted (fresh bundles).
-        let floor = lines.first { $0.hasPrefix("floor, HTTP path (a bare HTTP front") } ?? ""
-        #expect(floor.contains(": 200 bundles = ") && floor.contains(" (200 accepted)"), "\(text.suffix(3000))")
-        let paced = lines.first { $0.hasPrefix("floor, submit waiting for its outcome") } ?? ""
-        #expect(paced.contains(" p99 ") && !paced.hasSuffix(" over 0"), "\(text.suffix(3000))")
-        let ratios = lines.first { $0.hasPrefix("ratios: HTTP / Kafka") } ?? ""
+        let floor = run.line("floor, HTTP path (a bare HTTP front")
+        #expect(floor.contains(": 200 bundles = ") && floor.contains(" (200 accepted)"), "\(run.tail)")
+        let paced = run.line("floor, submit waiting for its outcome")
+        #expect(paced.contains(" p99 ") && !paced.hasSuffix(" over 0"), "\(run.tail)")
+        let ratios = run.line("ratios: HTTP / Kafka")
         // A floor beside each goal: HTTP / Kafka, the edge's CPU, the p99, the whole machine.
         #expect(ratios.components(separatedBy: "; the floor ").count == 4, "\(ratios)")
         #expect(ratios.contains("(the floor "), "\(ratios)")

@@ -7,24 +7,19 @@ import Testing
 @Suite("hallmark bench kafka", .timeLimit(.minutes(5)))
 struct BenchKafkaTests {
     @Test func everyPhaseMovesEveryMessage() async throws {
-        let bench = try ServiceProcess(
-            "hallmark",
-            arguments: ["bench", "kafka", "--messages", "400", "--latency-rate", "50", "--latency-seconds", "2"],
-            name: "bench-kafka", environment: [:])
-        defer { bench.signal(SIGKILL) }
-        let status = await bench.waitForExit(timeout: .seconds(240))
-        let text = (try? String(contentsOf: bench.logFile, encoding: .utf8)) ?? ""
-        try #require(status == 0, "exit \(String(describing: status)): \(text.suffix(3000))")
+        let run = try await BenchRun.run(
+            ["kafka", "--messages", "400", "--latency-rate", "50", "--latency-seconds", "2"], timeout: .seconds(240))
+        let text = run.text
         for phase in [
             "raw produce (acked)", "raw consume", "raw forward (one hop)", "stage loop (no-op, lanes)",
             "stage loop (no-op, batches)",
         ] {
-            #expect(Self.rate(of: phase, in: text).map { $0 > 0 } == true, "\(phase): \(text.suffix(3000))")
+            #expect(Self.rate(of: phase, in: text).map { $0 > 0 } == true, "\(phase): \(run.tail)")
         }
         // Each latency phase read all 100 messages it sent, after the hop it names.
         for hop in ["broker, no hop", "raw forward", "stage loop"] {
             let line = text.split(separator: "\n").first { $0.hasPrefix("  \(hop)") && $0.contains("p99") }
-            #expect(line?.hasSuffix("(100 messages)") == true, "\(hop): \(text.suffix(3000))")
+            #expect(line?.hasSuffix("(100 messages)") == true, "\(hop): \(run.tail)")
         }
     }
 

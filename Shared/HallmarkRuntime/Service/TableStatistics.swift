@@ -33,17 +33,8 @@ public struct TableStatistics: Service {
 
     public func run() async throws {
         guard interval > .zero else { return }
-        // Shutdown cancels the sleep instead of waiting it out.
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await analyzeLagging()
-                } catch {
-                    logger.warning(
-                        "table statistics not refreshed", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
-                }
-                try await Task.sleep(for: interval)
-            }
+        await Repeating.run(every: interval, logger: logger, failure: "table statistics not refreshed") {
+            try await analyzeLagging()
         }
     }
 

@@ -31,17 +31,9 @@ public struct InboxSweeper: Service {
     }
 
     public func run() async throws {
-        // Shutdown cancels the long sleep instead of waiting it out.
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let removed = try await sweep()
-                    if removed > 0 { logger.info("inbox swept", metadata: ["removed": "\(removed)"]) }
-                } catch {
-                    logger.warning("inbox sweep failed", metadata: ["error": "\(ErrorPolicy.safeDescription(error))"])
-                }
-                try await Task.sleep(for: interval)
-            }
+        await Repeating.run(every: interval, logger: logger, failure: "inbox sweep failed") {
+            let removed = try await sweep()
+            if removed > 0 { logger.info("inbox swept", metadata: ["removed": "\(removed)"]) }
         }
     }
 
