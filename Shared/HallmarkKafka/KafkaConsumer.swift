@@ -44,7 +44,7 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// The messages, in partition order; ends after ``close()``.
-    public var messages: KafkaMessageSequence { KafkaMessageSequence(stream: stream, native: native) }
+    public var messages: KafkaMessageSequence { KafkaMessageSequence(stream: stream) { [native] in native.release() } }
 
     /// Marks everything before `nextOffset` in `partition` as processed.
     public func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws {
@@ -113,26 +113,5 @@ public final class KafkaConsumer: Sendable {
     public func close() async {
         native.requestClose()
         await closed.wait()
-    }
-}
-
-/// The consumer's messages. Taking one frees a slot of the fetch buffer.
-public struct KafkaMessageSequence: AsyncSequence, Sendable {
-    public typealias Element = KafkaMessage
-    let stream: AsyncStream<KafkaMessage>
-    let native: RDKafkaConsumer
-
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<KafkaMessage>.AsyncIterator
-        let native: RDKafkaConsumer
-        public mutating func next() async -> KafkaMessage? {
-            let message = await base.next()
-            if message != nil { native.release() }
-            return message
-        }
-    }
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator(), native: native)
     }
 }

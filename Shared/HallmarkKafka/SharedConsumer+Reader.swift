@@ -60,7 +60,7 @@ extension SharedConsumer {
         }
 
         /// Its messages, in each partition's order; ends after ``beginClose()``.
-        public var messages: Messages { Messages(stream: stream, reader: self) }
+        public var messages: KafkaMessageSequence { KafkaMessageSequence(stream: stream) { [self] in took() } }
 
         /// Marks everything before `nextOffset` in `partition` as processed.
         public func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws {
@@ -180,26 +180,5 @@ extension SharedConsumer {
 
         /// The consumer's poll loop ended.
         func ended() { continuation.finish() }
-    }
-
-    /// A reader's messages. Taking one frees a slot of its buffer.
-    public struct Messages: AsyncSequence, Sendable {
-        public typealias Element = KafkaMessage
-        let stream: AsyncStream<KafkaMessage>
-        let reader: Reader
-
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            var base: AsyncStream<KafkaMessage>.AsyncIterator
-            let reader: Reader
-            public mutating func next() async -> KafkaMessage? {
-                let message = await base.next()
-                if message != nil { reader.took() }
-                return message
-            }
-        }
-
-        public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(base: stream.makeAsyncIterator(), reader: reader)
-        }
     }
 }
