@@ -25,7 +25,7 @@ struct BenchRun {
             "hallmark", arguments: ["bench"] + arguments, name: "bench-\(arguments.first ?? "")", environment: [:])
         defer { bench.signal(SIGKILL) }
         let status = await bench.waitForExit(timeout: timeout)
-        let run = BenchRun(text: (try? String(contentsOf: bench.logFile, encoding: .utf8)) ?? "")
+        let run = BenchRun(text: bench.rawLog)
         try #require(status == 0, "exit \(String(describing: status)): \(run.tail)", sourceLocation: sourceLocation)
         return run
     }
