@@ -64,6 +64,8 @@ let package = Package(
         .systemLibrary(
             name: "zlib", path: "Shared/CSystem/zlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // glibc's allocator controls (`mallopt`), which Glibc's module leaves out.
+        .systemLibrary(name: "malloc", path: "Shared/CSystem/malloc"),
         .target(
             name: "CHallmarkPBKDF2", path: "Shared/CHallmarkPBKDF2",
             cSettings: [.unsafeFlags(["-O3"])]),
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "HallmarkRuntime",
             dependencies: [
-                "HallmarkCore", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkMessages",
+                "HallmarkCore", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkMessages", "malloc",
                 log, metrics, coreMetrics, lifecycle,
             ],
             path: "Shared/HallmarkRuntime"),

@@ -13,8 +13,9 @@ extension EdgeHandlers {
     /// answer, with its outcome when it comes within the configured wait (counted from here);
     /// 503 when the store or the broker does not answer within the backend timeout.
     ///
-    /// One task does the backend work and the loop keeps both deadlines, where the router's
-    /// path costs a task per deadline and the stream of request parts besides.
+    /// No task: each step begins from the callback of the one before (``SubmitAttempt``), and
+    /// the loop keeps both deadlines, where the router's path costs a task per deadline and the
+    /// stream of request parts besides.
     func accept(
         _ body: [UInt8], deadlines: LoopDeadlines, logger: Logger,
         answer: @escaping @Sendable (Result<[UInt8], EdgeError>) -> Void
@@ -26,25 +27,31 @@ extension EdgeHandlers {
         }
         let (receipts, outcomes, producer) = (self.receipts, self.outcomes, self.producer)
         let (topic, id, key) = (configuration.submissions, message.id, message.body.captureKey)
-        // In place before the bundle is published, so no outcome is missed.
+        // In place before the bundle is published, so no outcome is missed; forgotten once
+        // the work ends, whichever way.
         let slot = outcomes.expect(receipt)
+        let end: @Sendable () -> Void = { outcomes.forget(receipt, slot) }
         let attempt = SubmitAttempt(answer: answer)
-        attempt.start {
-            defer { outcomes.forget(receipt, slot) }
-            do {
-                try await receipts.open(receipt)
-                attempt.enter(.publishing)
-                try await producer.send([KafkaOutgoingMessage(topic: topic, key: key, value: value)])
-                attempt.enter(.waiting)
-                let result = await slot.value()
-                attempt.finish(.success(ReceiptAnswer.json(receipt: id, result: result)))
-            } catch let error as EdgeError {
+        let failed: @Sendable (any Error) -> Void = { error in
+            end()
+            if let error = error as? EdgeError {
                 attempt.finish(.failure(error))
-            } catch {
-                // As EdgeErrorMiddleware answers what the router's path throws.
-                if attempt.finish(.failure(EdgeError(.unavailable, "the request cannot be served now"))) {
-                    logger.warning(
-                        "request failed", metadata: ["path": "submit", "error": "\(ErrorPolicy.safeDescription(error))"])
+                return
+            }
+            // As EdgeErrorMiddleware answers what the router's path throws.
+            if attempt.finish(.failure(EdgeError(.unavailable, "the request cannot be served now"))) {
+                logger.warning("request failed", metadata: ["path": "submit", "error": "\(ErrorPolicy.safeDescription(error))"])
+            }
+        }
+        receipts.open(receipt) { opened in
+            if case .failure(let error) = opened { return failed(error) }
+            guard attempt.enter(.publishing) else { return end() }
+            producer.enqueue([KafkaOutgoingMessage(topic: topic, key: key, value: value)]) { published in
+                if case .failure(let error) = published { return failed(error) }
+                guard attempt.enter(.waiting) else { return end() }
+                slot.whenFilled { result in
+                    end()
+                    attempt.finish(.success(ReceiptAnswer.json(receipt: id, result: result)))
                 }
             }
         }

@@ -40,6 +40,12 @@ package struct ReceiptStore: Sendable {
     /// Records a receipt before its submission is published.
     package func open(_ id: UUID) async throws { try await opening.submit(id) }
 
+    /// Records a receipt before its submission is published, and calls `done` once it is
+    /// (or with the error), from the task that wrote it.
+    func open(_ id: UUID, then done: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        opening.submit(id, then: done)
+    }
+
     /// Records the outcomes of receipts that have none, in one statement (the first answer
     /// stays; answers to no receipt are skipped), and names every receipt of the batch on
     /// ``channel``, comma-separated, which PostgreSQL delivers to every replica at commit: the

@@ -1,10 +1,14 @@
 import Synchronization
 
-/// One submission's backend work raced against the backend timeout, answered once: the
-/// receipt is opened, then the bundle published, then its outcome awaited. The timeout covers
-/// the first two steps (what the broker or the database may hold for ever); the outcome's own
-/// wait ends in a pending answer, never a 503. The first answer wins; the work is cancelled
-/// when the timer wins and left to finish on its own.
+/// One submission's backend work, raced against the backend timeout and answered once: the
+/// receipt is opened, then the bundle published, then its outcome awaited. Each step begins
+/// from the callback of the one before (``EdgeHandlers/accept(_:deadlines:logger:answer:)``),
+/// so no task waits on a submission: a task and its threads' wake-ups cost nearly as much
+/// as the bundle's own work.
+///
+/// The timeout covers the first two steps (what the broker or the database may hold for ever):
+/// it answers 503, and the steps not yet begun are skipped (the camera sends the same bundle
+/// again). The outcome's own wait ends in a pending answer, never a 503. The first answer wins.
 final class SubmitAttempt: Sendable {
     /// Where the work is.
     enum Step: Sendable {
@@ -14,7 +18,6 @@ final class SubmitAttempt: Sendable {
     private struct State {
         var step = Step.opening
         var answered = false
-        var task: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -25,18 +28,15 @@ final class SubmitAttempt: Sendable {
         self.answer = answer
     }
 
-    /// Runs `work` as this attempt's task (cancelled at once when already answered).
-    func start(_ work: @escaping @Sendable () async -> Void) {
-        let task = Task { await work() }
-        let answered = state.withLock { s in
-            s.task = task
-            return s.answered
+    /// Moves the work on to `step`; false when the attempt is answered already (the timeout
+    /// won), and the step is not to begin.
+    func enter(_ step: Step) -> Bool {
+        state.withLock { s in
+            guard !s.answered else { return false }
+            s.step = step
+            return true
         }
-        if answered { task.cancel() }
     }
-
-    /// The work moved on to `step`.
-    func enter(_ step: Step) { state.withLock { $0.step = step } }
 
     /// Answers with `result` unless answered already; whether this answered.
     @discardableResult
@@ -49,16 +49,15 @@ final class SubmitAttempt: Sendable {
         return first
     }
 
-    /// The backend timeout: 503 for the step still waiting on the store or the broker, and the
-    /// work cancelled; nothing once the outcome is awaited.
+    /// The backend timeout: 503 for the step still waiting on the store or the broker; nothing
+    /// once the outcome is awaited.
     func expire() {
-        let expired = state.withLock { s -> (Step, Task<Void, Never>?)? in
+        let expired = state.withLock { s -> Step? in
             guard !s.answered, s.step != .waiting else { return nil }
             s.answered = true
-            return (s.step, s.task)
+            return s.step
         }
-        guard let (step, task) = expired else { return }
-        task?.cancel()
+        guard let step = expired else { return }
         answer(
             .failure(
                 step == .opening

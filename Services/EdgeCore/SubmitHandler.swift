@@ -6,10 +6,12 @@ import NIOHTTPTypes
 
 /// Answers the cameras' submissions, `POST /api/v1/submit` and `/api/v1/submit-legacy`, from
 /// the connection's event loop, with the answers the router gives them (``EdgeHandlers``'s
-/// `body(of:)` and `submit(_:)` behind the rate limit): the body is gathered here, one task
-/// opens the receipt, publishes and waits for the outcome, and the loop keeps every deadline
-/// and writes the answer. The router's path costs the stream of request parts, a task per
-/// deadline and the response writer's hops, about as much as the submission's own work.
+/// `body(of:)` and `submit(_:)` behind the rate limit): the body is gathered here, the
+/// receipt opened, the bundle published and its outcome awaited each from the callback of the
+/// step before (``EdgeHandlers/accept(_:deadlines:logger:answer:)``, no task), and the loop
+/// keeps every deadline and writes the answer. The router's path costs the stream of request
+/// parts, a task per deadline and the response writer's hops, about as much as the
+/// submission's own work.
 ///
 /// - The rate limit is checked first: 429 with `Retry-After` at once, the body then read and
 ///   dropped, the connection kept.

@@ -26,8 +26,9 @@ public final class KafkaDeliveryGroup: Sendable {
         var pending = 0
         var sealed = false
         var failure: KafkaError?
-        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var waiters: [@Sendable (Result<Void, any Error>) -> Void] = []
         var isDone: Bool { sealed && pending == 0 }
+        var result: Result<Void, any Error> { failure.map { .failure($0) } ?? .success(()) }
     }
     private let state = Mutex(State())
 
@@ -38,12 +39,22 @@ public final class KafkaDeliveryGroup: Sendable {
     ///   message has its report.
     public func wait() async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            let ready = state.withLock { s -> Result<Void, any Error>? in
-                guard s.isDone else { s.waiters.append(waiter); return nil }
-                return s.failure.map { .failure($0) } ?? .success(())
-            }
-            if let ready { waiter.resume(with: ready) }
+            whenDone { waiter.resume(with: $0) }
         }
+    }
+
+    /// Calls `done` once every message of the group is acknowledged (or the first failure,
+    /// after every message has its report): at once when they are, else from the thread of
+    /// the last delivery report. For a caller that waits without a task of its own.
+    public func whenDone(_ done: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let ready = state.withLock { s -> Result<Void, any Error>? in
+            guard s.isDone else {
+                s.waiters.append(done)
+                return nil
+            }
+            return s.result
+        }
+        if let ready { done(ready) }
     }
 
     /// One more message was handed to librdkafka.
@@ -60,12 +71,12 @@ public final class KafkaDeliveryGroup: Sendable {
     func seal() { finish { $0.sealed = true } }
 
     private func finish(_ update: (inout State) -> Void) {
-        let (waiters, result) = state.withLock { s -> ([CheckedContinuation<Void, any Error>], Result<Void, any Error>) in
+        let (waiters, result) = state.withLock { s -> ([@Sendable (Result<Void, any Error>) -> Void], Result<Void, any Error>) in
             update(&s)
             guard s.isDone else { return ([], .success(())) }
             defer { s.waiters = [] }
-            return (s.waiters, s.failure.map { .failure($0) } ?? .success(()))
+            return (s.waiters, s.result)
         }
-        waiters.forEach { $0.resume(with: result) }
+        waiters.forEach { $0(result) }
     }
 }

@@ -72,21 +72,54 @@ public final class KafkaProducer: Sendable {
         let group = KafkaDeliveryGroup()
         defer { group.seal() }
         var index = 0
-        var headers: [KafkaHeader]?
+        while try !produce(messages, from: &index, into: group) { try await Task.sleep(for: .milliseconds(1)) }
+        return group
+    }
+
+    /// Enqueues every message as ``enqueue(_:)`` does, and calls `done` once all are
+    /// acknowledged, or with the first error, from whichever thread settles it: for a caller
+    /// that waits without a task of its own. A full local queue alone takes a task, which
+    /// waits for room.
+    public func enqueue(_ messages: [KafkaOutgoingMessage], then done: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        do {
+            for m in messages { try checkSize(key: m.key, value: m.value) }
+            ProduceClock.produced()
+            let group = KafkaDeliveryGroup()
+            var index = 0
+            guard try produce(messages, from: &index, into: group) else {
+                Task { [index] in
+                    var index = index
+                    defer { group.seal() }
+                    do {
+                        while try !produce(messages, from: &index, into: group) { try await Task.sleep(for: .milliseconds(1)) }
+                    } catch {
+                        return done(.failure(error))
+                    }
+                    group.whenDone(done)
+                }
+                return
+            }
+            group.seal()
+            group.whenDone(done)
+        } catch {
+            done(.failure(error))
+        }
+    }
+
+    /// Hands `messages` from `index` on to librdkafka, in order, moving `index` past each one
+    /// taken; false when the local queue is full at `index` (wait for room and call again).
+    private func produce(
+        _ messages: [KafkaOutgoingMessage], from index: inout Int, into group: KafkaDeliveryGroup
+    ) throws(KafkaError) -> Bool {
         while index < messages.count {
             let message = messages[index]
-            if headers == nil { headers = message.headers + (stamp?(message.topic, message.value) ?? []) }
-            let code = native.produce(message, headers: headers ?? [], into: group)
-            if code == 0 {
-                index += 1
-                headers = nil
-            } else if code == RDKafkaProducer.queueFullCode {
-                try await Task.sleep(for: .milliseconds(1))
-            } else {
-                throw KafkaError.produceFailure(code, RDKafkaProducer.describe(code), code: .produce)
-            }
+            let headers = message.headers + (stamp?(message.topic, message.value) ?? [])
+            let code = native.produce(message, headers: headers, into: group)
+            if code == RDKafkaProducer.queueFullCode { return false }
+            guard code == 0 else { throw KafkaError.produceFailure(code, RDKafkaProducer.describe(code), code: .produce) }
+            index += 1
         }
-        return group
+        return true
     }
 
     /// Sends every message and waits until all are acknowledged (see ``enqueue(_:)``).

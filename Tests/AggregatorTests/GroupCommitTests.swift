@@ -32,6 +32,25 @@ struct GroupCommitTests {
 
     struct Refused: Error {}
 
+    @Test func callbacksAreToldOnceTheirItemIsWritten() async throws {
+        let group = GroupCommit<Int> { items in if items.contains(13) { throw Refused() } }
+        let told = await withCheckedContinuation { (continuation: CheckedContinuation<[Int: Bool], Never>) in
+            let results = Mutex<[Int: Bool]>([:])
+            for i in [12, 13] {
+                group.submit(i) { result in
+                    let all = results.withLock { r -> [Int: Bool]? in
+                        r[i] = (try? result.get()) != nil
+                        return r.count == 2 ? r : nil
+                    }
+                    if let all { continuation.resume(returning: all) }
+                }
+            }
+        }
+        // One batch held both, or each its own: 12 is refused only with 13.
+        #expect(told[13] == false && told.count == 2)
+        try await group.submit(14)
+    }
+
     @Test func aFailedWriteFailsItsCallersOnly() async throws {
         let group = GroupCommit<Int> { items in if items.contains(13) { throw Refused() } }
         await #expect(throws: Refused.self) { try await group.submit(13) }

@@ -43,6 +43,7 @@ public enum ServiceRunner {
         services makeServices: (ServiceContext) async throws -> [any Service]
     ) async -> Never {
         let env = ProcessInfo.processInfo.environment
+        AllocatorTuning.apply(environment: env)
         let settings = Settings(env)
         let registry = MetricsRegistry()
         LoggingSystem.bootstrap { label in

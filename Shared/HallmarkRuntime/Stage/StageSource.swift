@@ -89,6 +89,9 @@ public protocol StageSink: Sendable {
     func send(_ messages: [KafkaOutgoingMessage]) async throws
     /// Queues messages in order; the returned delivery waits for their acknowledgements.
     func enqueue(_ messages: [KafkaOutgoingMessage]) async throws -> Delivery
+    /// Queues messages in order and calls `done` once every one is acknowledged, or with the
+    /// first failure, from any thread: for a caller that waits without a task of its own.
+    func enqueue(_ messages: [KafkaOutgoingMessage], then done: @escaping @Sendable (Result<Void, any Error>) -> Void)
 }
 
 /// Messages queued by a ``StageSink``.
@@ -98,6 +101,20 @@ public protocol StageDelivery: Sendable {
 }
 
 extension StageSink {
+    /// By default, ``send(_:)`` in a task of its own.
+    public func enqueue(
+        _ messages: [KafkaOutgoingMessage], then done: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        Task {
+            do {
+                try await send(messages)
+                done(.success(()))
+            } catch {
+                done(.failure(error))
+            }
+        }
+    }
+
     /// Whether a message of this size can be sent at all.
     public func fits(key: [UInt8]?, value: [UInt8]) -> Bool { (key?.count ?? 0) + value.count <= maxMessageBytes }
 }
