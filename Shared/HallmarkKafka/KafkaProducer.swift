@@ -66,13 +66,9 @@ public final class KafkaProducer: Sendable {
     ///   larger than ``maxMessageBytes``; `produce` when a message cannot be enqueued (those
     ///   before it are already on their way).
     public func enqueue(_ messages: [KafkaOutgoingMessage]) async throws -> KafkaDeliveryGroup {
-        for m in messages { try checkSize(key: m.key, value: m.value) }
-        // What this process sends is often answered to it: its resting consumers wake.
-        ProduceClock.produced()
-        let group = KafkaDeliveryGroup()
+        let group = try deliveryGroup(for: messages)
         defer { group.seal() }
-        var index = 0
-        while try !produce(messages, from: &index, into: group) { try await Task.sleep(for: .milliseconds(1)) }
+        try await produceAll(messages, from: 0, into: group)
         return group
     }
 
@@ -82,28 +78,35 @@ public final class KafkaProducer: Sendable {
     /// waits for room.
     public func enqueue(_ messages: [KafkaOutgoingMessage], then done: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         do {
-            for m in messages { try checkSize(key: m.key, value: m.value) }
-            ProduceClock.produced()
-            let group = KafkaDeliveryGroup()
+            let group = try deliveryGroup(for: messages)
             var index = 0
-            guard try produce(messages, from: &index, into: group) else {
-                Task { [index] in
-                    var index = index
-                    defer { group.seal() }
-                    do {
-                        while try !produce(messages, from: &index, into: group) { try await Task.sleep(for: .milliseconds(1)) }
-                    } catch {
-                        return done(.failure(error))
-                    }
-                    group.whenDone(done)
-                }
-                return
+            if try produce(messages, from: &index, into: group) {
+                group.seal()
+                return group.whenDone(done)
             }
-            group.seal()
-            group.whenDone(done)
+            Task { [index] in
+                defer { group.seal() }
+                do { try await produceAll(messages, from: index, into: group) } catch { return done(.failure(error)) }
+                group.whenDone(done)
+            }
         } catch {
             done(.failure(error))
         }
+    }
+
+    /// The delivery group of `messages`, once each is found to fit.
+    private func deliveryGroup(for messages: [KafkaOutgoingMessage]) throws(KafkaError) -> KafkaDeliveryGroup {
+        for m in messages { try checkSize(key: m.key, value: m.value) }
+        // What this process sends is often answered to it: its resting consumers wake.
+        ProduceClock.produced()
+        return KafkaDeliveryGroup()
+    }
+
+    /// Hands `messages` from `start` on to librdkafka, waiting for room while the local queue
+    /// is full.
+    private func produceAll(_ messages: [KafkaOutgoingMessage], from start: Int, into group: KafkaDeliveryGroup) async throws {
+        var index = start
+        while try !produce(messages, from: &index, into: group) { try await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// Hands `messages` from `index` on to librdkafka, in order, moving `index` past each one
