@@ -6,11 +6,14 @@ import HallmarkRuntime
 /// - `submissions`: one row per submission id, what the log needs of it (its hashes, capture
 ///   time, where its answer goes, its id as written) and, once answered, the answer's bytes,
 ///   so a submission sent again under the same id gets the same answer; the digest of its
-///   message tells that from the id reused for other bytes. No token, GPS or owner hash is kept.
+///   message tells that from the id reused for other bytes. No token is kept; since version 12
+///   its `gps_hash` and `owner_hash` are, until the log writer moves them to its leaves.
 /// - the log writer's queue is `submissions` itself (version 2): a validated submission is
 ///   `queued` with a `queued_seq`, found through a partial index; a separate `log_queue` table
 ///   cost an insert and a delete per bundle.
-/// - `leaves`: the BM-LOG records by leaf index; an image hash is logged once.
+/// - `leaves`: the BM-LOG records by leaf index; an image hash is logged once. Since version
+///   12 each row also keeps the `gps_hash` and `owner_hash` its submission carried
+///   (``Attribution``): beside the record, not in it.
 /// - `node_blocks` (version 8; `nodes` before): every perfect subtree root (level 0: leaf
 ///   hashes), 64 consecutive nodes of a level to a row (`LogStore+NodeBlocks.swift`), so
 ///   inclusion and consistency proofs and the frontier take O(log² n) lookups, never a scan of
@@ -227,6 +230,19 @@ package enum AggregatorMigrations {
                                    AND length(capture_hashes) % \(CaptureTokens.packedHashSize) = 0);
                     CREATE INDEX submissions_capture_token ON \(schema).submissions (capture_token)
                         WHERE capture_token IS NOT NULL;
+                    """),
+            // What a camera said beside its hashes (DESIGN BM-PROVENANCE, ``Attribution``): held
+            // with the submission until it is logged, then with each leaf it logged. Columns, not
+            // rows: a bundle without them writes nothing more.
+            .init(
+                version: 12, name: "attribution",
+                sql: """
+                    ALTER TABLE \(schema).submissions
+                        ADD COLUMN gps_hash bytea CHECK (gps_hash IS NULL OR length(gps_hash) = 32),
+                        ADD COLUMN owner_hash bytea CHECK (owner_hash IS NULL OR length(owner_hash) = 32);
+                    ALTER TABLE \(schema).leaves
+                        ADD COLUMN gps_hash bytea CHECK (gps_hash IS NULL OR length(gps_hash) = 32),
+                        ADD COLUMN owner_hash bytea CHECK (owner_hash IS NULL OR length(owner_hash) = 32);
                     """),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)

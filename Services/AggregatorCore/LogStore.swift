@@ -14,10 +14,11 @@ package struct LogStore: Sendable {
         self.schema = schema
     }
 
-    /// A logged leaf.
+    /// A logged leaf, and what its submission said beside it.
     package struct Leaf: Sendable, Hashable {
         package let index: Int64
         package let leaf: BirthmarkLogLeaf
+        package let attribution: Attribution
     }
 
     /// The leaves for these image hashes (32 bytes each), by hash; absent hashes are not logged.
@@ -25,15 +26,17 @@ package struct LogStore: Sendable {
         guard !hashes.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT leaf_index, image_hash, captured_at, modification_level, parent_hash
+            SELECT leaf_index, image_hash, captured_at, modification_level, parent_hash, gps_hash, owner_hash
             FROM \(unescaped: schema).leaves WHERE image_hash = ANY(\(PostgresArray(hashes)))
             """)
         var out: [Data: Leaf] = [:]
-        for (index, hash, captured, level, parent) in try rows.decode((Int64, Data, Int64, Int16, Data?).self) {
+        for (index, hash, captured, level, parent, gps, owner) in try rows.decode(
+            (Int64, Data, Int64, Int16, Data?, Data?, Data?).self)
+        {
             let leaf = try BirthmarkLogLeaf(
                 imageHash: hash, timestamp: UInt64(captured), modificationLevel: UInt8(level),
                 parentHash: parent)
-            out[hash] = Leaf(index: index, leaf: leaf)
+            out[hash] = Leaf(index: index, leaf: leaf, attribution: Attribution(gpsHash: gps, ownerHash: owner))
         }
         return out
     }

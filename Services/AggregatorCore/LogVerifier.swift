@@ -105,7 +105,7 @@ package struct LogVerifier: StageProcessor {
                 modificationLevel: Int(found.leaf.modificationLevel),
                 parentImageHash: found.leaf.parentHash.map(Hex.encode))
             return .found(
-                record: record,
+                record: record, attribution: found.attribution.answer,
                 leafIndex: UInt64(found.index), checkpoint: latest, proof: proof.map(Hex.encode))
         case .consistency:
             guard request.imageHash == nil, let old = request.oldTreeSize else { return rejected(.malformed) }

@@ -86,7 +86,8 @@ package struct SubmissionIntake: StageProcessor {
             id: id, requestID: message.header.id, entries: submission.entries,
             capturedAt: submission.timestamp, correlationID: message.correlationID,
             replyTopic: message.replyTopic(or: configuration.submissionOutput),
-            replyKey: message.kafka.key)
+            // Its schema held both to 64 hex digits.
+            replyKey: message.kafka.key, attribution: (try? Attribution(of: submission)) ?? .none)
         let correlation = idKey.derive(from: id, "token-correlation").uuid
         func refused(_ reason: SubmissionResult.Reason) -> Ask {
             // Its row keeps no hashes: nothing of it is logged.

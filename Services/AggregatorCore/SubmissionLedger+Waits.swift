@@ -11,20 +11,12 @@ extension SubmissionLedger {
         guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key
+            SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key,
+                   s.gps_hash, s.owner_hash
             FROM \(unescaped: schema).submissions s
             WHERE s.submission_id = ANY(\(PostgresArray(ids))) AND s.status = 'validating'
             """)
-        var out: [UUID: SubmissionRecord] = [:]
-        for (id, request, entries, captured, correlation, topic, key) in try rows.decode(
-            (UUID, String?, Data, Int64, String, String, Data?).self)
-        {
-            out[id] = SubmissionRecord(
-                id: id, requestID: request.flatMap(MessageID.init),
-                entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
-                capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) })
-        }
-        return out
+        return Dictionary(try Self.records(rows).map { ($0.id, $0) }) { first, _ in first }
     }
 
     /// Submissions whose parent never came within the window (``ParentWaits``): answered

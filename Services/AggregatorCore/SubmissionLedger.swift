@@ -126,19 +126,21 @@ package struct SubmissionLedger: Sendable {
             """
             INSERT INTO \(unescaped: schema).submissions
                 (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest,
-                 asked, ask, ask_attempts, ask_next, ask_deadline, capture_token, capture_hashes)
+                 asked, ask, ask_attempts, ask_next, ask_deadline, capture_token, capture_hashes, gps_hash, owner_hash)
             SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d,
                    CASE WHEN b <> ''::bytea THEN a END, NULLIF(b, ''::bytea), CASE WHEN b <> ''::bytea THEN 1 END,
                    CASE WHEN b <> ''::bytea THEN \(asking.firstSending) END, CASE WHEN b <> ''::bytea THEN \(asking.deadline) END,
-                   NULLIF(g, ''::bytea), CASE WHEN g <> ''::bytea THEN h END
+                   NULLIF(g, ''::bytea), CASE WHEN g <> ''::bytea THEN h END, NULLIF(x, ''::bytea), NULLIF(o, ''::bytea)
             FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
                         \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
                         \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
                         \(PostgresArray(rows.map { Data($0.row.replyKey ?? []) })), \(PostgresArray(rows.map(\.row.requestID.text))),
                         \(PostgresArray(rows.map(\.digest))), \(PostgresArray(asked.map { $0?.correlationID ?? UUID() })),
                         \(PostgresArray(asked.map { Data($0?.request ?? []) })),
-                        \(PostgresArray(carried.map { $0?.token ?? Data() })), \(PostgresArray(carried.map { $0?.hashes ?? Data() })))
-                AS s(i, e, c, r, t, k, q, d, a, b, g, h)
+                        \(PostgresArray(carried.map { $0?.token ?? Data() })), \(PostgresArray(carried.map { $0?.hashes ?? Data() })),
+                        \(PostgresArray(rows.map { $0.row.attribution.gpsHash ?? Data() })),
+                        \(PostgresArray(rows.map { $0.row.attribution.ownerHash ?? Data() })))
+                AS s(i, e, c, r, t, k, q, d, a, b, g, h, x, o)
             ON CONFLICT (submission_id) DO NOTHING
             RETURNING submission_id, digest
             """)
@@ -282,7 +284,8 @@ package struct SubmissionLedger: Sendable {
     }
 
     /// Records final answers (so the same id asked again gets them again) and returns each as
-    /// the output to send, in the given order.
+    /// the output to send, in the given order. The submission's ``Attribution`` goes: its
+    /// leaves keep it, if it logged any.
     private func answer(
         _ answers: [(UUID, Destination, Message<SubmissionResult>)], on connection: PostgresConnection
     )
@@ -292,7 +295,8 @@ package struct SubmissionLedger: Sendable {
         let values = try answers.map { Data(try JSONCoding.encode($0.2)) }
         let update: PostgresQuery = """
             UPDATE \(unescaped: schema).submissions s
-            SET status = 'answered', result = a.result, queued_seq = NULL, \(Self.askAnswered)
+            SET status = 'answered', result = a.result, queued_seq = NULL, gps_hash = NULL, owner_hash = NULL,
+                \(Self.askAnswered)
             FROM unnest(\(PostgresArray(answers.map(\.0))), \(PostgresArray(values))) AS a(id, result)
             WHERE s.submission_id = a.id
             """

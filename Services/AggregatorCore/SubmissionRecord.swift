@@ -2,8 +2,8 @@ import Foundation
 import HallmarkMessages
 
 /// What the aggregator keeps of a submission while it is validated and logged (a row of
-/// `submissions`): its hashes, the capture time the camera declared, and where its answer goes.
-/// No token, device signature, GPS or owner hash.
+/// `submissions`): its hashes, the capture time the camera declared, what the camera said beside
+/// them (``Attribution``), and where its answer goes. No token or device signature.
 package struct SubmissionRecord: Sendable {
     /// The submission's envelope id.
     package let id: UUID
@@ -17,11 +17,13 @@ package struct SubmissionRecord: Sendable {
     /// Where the answer goes (the output topic or an allowed `reply_to`), and its key.
     package let replyTopic: String
     package let replyKey: [UInt8]?
+    /// Its `gps_hash` and `owner_hash`, kept with each hash it logs.
+    package let attribution: Attribution
 
     /// - Parameter requestID: the id as written; by default `id` in lower case.
     package init(
         id: UUID, requestID: MessageID? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
-        replyTopic: String, replyKey: [UInt8]?
+        replyTopic: String, replyKey: [UInt8]?, attribution: Attribution = .none
     ) {
         self.id = id
         self.requestID = requestID ?? MessageID(id)
@@ -30,5 +32,6 @@ package struct SubmissionRecord: Sendable {
         self.correlationID = correlationID
         self.replyTopic = replyTopic
         self.replyKey = replyKey
+        self.attribution = attribution
     }
 }

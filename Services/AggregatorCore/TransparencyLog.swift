@@ -80,7 +80,7 @@ package struct TransparencyLog: OrderedWriterLog {
         let logged = try await store.leaves(Array(Set(raw.joined())), on: connection)
         var frontier = try await frontier(at: position, on: connection)
         var fresh: [Data: Int64] = [:]
-        var leaves: [(index: Int64, leaf: BirthmarkLogLeaf)] = []
+        var leaves: [(index: Int64, leaf: BirthmarkLogLeaf, attribution: Attribution)] = []
         var nodes: [MerkleTree.Node] = []
         var placed: [[SubmissionResult.Leaf]] = []
         for (item, hashes) in zip(items, raw) {
@@ -96,7 +96,7 @@ package struct TransparencyLog: OrderedWriterLog {
                     parentHash: try entry.parentImageHash.map { try Hex.decode($0, length: 32) })
                 let index = position + Int64(leaves.count)
                 fresh[hash] = index
-                leaves.append((index, leaf))
+                leaves.append((index, leaf, item.attribution))
                 nodes += frontier.append(leafHash: leaf.leafHash)
                 answer.append(.init(imageHash: entry.imageHash, leafIndex: UInt64(index), status: .appended))
             }
@@ -144,17 +144,20 @@ package struct TransparencyLog: OrderedWriterLog {
     }
 
     private func insert(
-        _ leaves: [(index: Int64, leaf: BirthmarkLogLeaf)], nodes: [MerkleTree.Node],
+        _ leaves: [(index: Int64, leaf: BirthmarkLogLeaf, attribution: Attribution)], nodes: [MerkleTree.Node],
         on connection: PostgresConnection
     ) async throws {
         try await connection.execute(
             """
-            INSERT INTO \(unescaped: store.schema).leaves (leaf_index, image_hash, captured_at, modification_level, parent_hash)
-            SELECT i, h, c, m::smallint, NULLIF(p, ''::bytea)
+            INSERT INTO \(unescaped: store.schema).leaves
+                (leaf_index, image_hash, captured_at, modification_level, parent_hash, gps_hash, owner_hash)
+            SELECT i, h, c, m::smallint, NULLIF(p, ''::bytea), NULLIF(g, ''::bytea), NULLIF(o, ''::bytea)
             FROM unnest(\(PostgresArray(leaves.map(\.index))), \(PostgresArray(leaves.map(\.leaf.imageHash))),
                         \(PostgresArray(leaves.map { Int64($0.leaf.timestamp) })),
                         \(PostgresArray(leaves.map { Int64($0.leaf.modificationLevel) })),
-                        \(PostgresArray(leaves.map { $0.leaf.parentHash ?? Data() }))) AS l(i, h, c, m, p)
+                        \(PostgresArray(leaves.map { $0.leaf.parentHash ?? Data() })),
+                        \(PostgresArray(leaves.map { $0.attribution.gpsHash ?? Data() })),
+                        \(PostgresArray(leaves.map { $0.attribution.ownerHash ?? Data() }))) AS l(i, h, c, m, p, g, o)
             """)
         try await store.storeNodes(nodes, on: connection)
     }

@@ -97,6 +97,11 @@ package struct EdgeHandlers: Sendable {
         return try await verifications.answer(for: hash)
     }
 
+    /// The log's latest signed checkpoint (nil before its first).
+    func head() async throws -> SignedCheckpoint? {
+        try await verifications.head()
+    }
+
     /// `text` as the verification cache's key (64 hex digits in either case, lowered), or nil
     /// when it is no image hash.
     static func imageHash(_ text: some StringProtocol) -> String? {
@@ -104,12 +109,12 @@ package struct EdgeHandlers: Sendable {
         return hash.utf8.count == 64 && (try? Hex.decode(hash, length: 32)) != nil ? hash : nil
     }
 
-    /// Asks the aggregator about `hash` over the broker and waits for its answer.
+    /// Asks the log `question` over the broker and waits for its answer.
     static func ask(
-        _ hash: String, answers: AnswerRouter, producer: any StageSink, configuration: EdgeConfiguration
+        _ question: LogVerifyRequest, answers: AnswerRouter, producer: any StageSink, configuration: EdgeConfiguration
     ) async throws -> [UInt8]? {
         let id = UUID().lowercasedText
-        let value = try JSONCoding.encode(Message(LogVerifyRequest(imageHash: hash), correlationID: id))
+        let value = try JSONCoding.encode(Message(question, correlationID: id))
         let topic = configuration.verifyRequests
         return try await answers.request(id, timeout: configuration.verifyWait) {
             try await Deadline.run(backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {

@@ -13,6 +13,10 @@ import NIOHTTP1
 /// - `POST /api/v1/submit-legacy` (the reference Raspberry Pi's flat bundle) and
 ///   `POST /api/v1/submit` (`CameraSubmission`, the mobile app's bundle): 202 with the receipt;
 /// - `GET /api/v1/submission/{receipt_id}`: the receipt's outcome, from any replica;
+/// - `GET /api/v1/verify/{image_hash}`, `GET /api/v1/proof/{image_hash}`: the log's answer, as
+///   JSON and as a C2SP tlog-proof (``Verifications``);
+/// - `GET /api/v1/blockchain/verify/{image_hash}` and `GET /api/v1/blockchain/status`: the
+///   reference node's API, which the reference verifier web app reads (DESIGN BM-PROVENANCE);
 /// - `GET /health` (the process serves) and `GET /ready` (it can publish and hear answers);
 /// - `GET /ops`, the operations dashboard, when configured (``OpsPage``).
 /// Every error is ``EdgeError``'s JSON; nothing answers 500 or shows internals.
@@ -63,6 +67,9 @@ package enum EdgeServer {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
             }
         }
+        router.get("api/v1/blockchain/status") { _, _ -> Response in
+            json(.ok, Verifications.status(try await edge.head()))
+        }
         ops?.register(on: router)
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
         router.get("ready") { _, _ -> Response in
@@ -102,15 +109,17 @@ package enum EdgeServer {
     /// comes within a batch's linger under load.
     static let verifyMaxAge = 2
 
-    /// The two reads of a verification answer: its JSON and its C2SP proof file.
+    /// The reads of a verification answer: its JSON, its C2SP proof file and the reference
+    /// node's answer.
     enum Read: CaseIterable {
-        case verify, proof
+        case verify, proof, node
 
         /// Where it is read: this, then the image hash.
         var prefix: String {
             switch self {
             case .verify: "/api/v1/verify/"
             case .proof: "/api/v1/proof/"
+            case .node: "/api/v1/blockchain/verify/"
             }
         }
 
@@ -119,7 +128,7 @@ package enum EdgeServer {
         /// seconds; a proof against a signed checkpoint stays valid for ever.
         private var headers: HTTPFields {
             switch self {
-            case .verify: EdgeServer.verifyHeaders
+            case .verify, .node: EdgeServer.verifyHeaders
             case .proof: EdgeServer.proofHeaders
             }
         }
@@ -127,7 +136,13 @@ package enum EdgeServer {
         /// What `answer` is answered with: the headers above with its ETag, and the body; nil
         /// for a proof of an image that is not in the log.
         func response(_ answer: Verifications.Answer) -> (HTTPFields, ByteBuffer)? {
-            guard let body = self == .verify ? answer.json : answer.proof else { return nil }
+            let body: ByteBuffer? =
+                switch self {
+                case .verify: answer.json
+                case .proof: answer.proof
+                case .node: answer.node
+                }
+            guard let body else { return nil }
             var fields = headers
             fields[.eTag] = answer.eTag
             return (fields, body)

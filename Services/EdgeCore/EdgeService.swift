@@ -42,12 +42,12 @@ package enum EdgeService {
             observers: [
                 c.checkpoints: { bytes in
                     guard let checkpoint = try? JSONCoding.decode(Message<Checkpoint>.self, from: bytes) else { return }
-                    cache.value?.checkpoint(checkpoint.body.treeSize)
+                    cache.value?.checkpoint(checkpoint.body.signed)
                 }
             ], instance: context.instance)
         let producer = context.producer
-        let verifications = Verifications(limit: c.verifyCacheEntries) { hash in
-            try await EdgeHandlers.ask(hash, answers: answers, producer: producer, configuration: c)
+        let verifications = Verifications(limit: c.verifyCacheEntries) { question in
+            try await EdgeHandlers.ask(question, answers: answers, producer: producer, configuration: c)
         }
         cache.value = verifications
         let handlers = EdgeHandlers(

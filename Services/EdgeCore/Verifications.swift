@@ -5,11 +5,13 @@ import HallmarkMessages
 import NIOCore
 import Synchronization
 
-/// Verification over HTTP (`GET /api/v1/verify/{image_hash}`, `GET /api/v1/proof/{image_hash}`):
-/// the aggregator's answer (`hallmark.log.verify.result.v1`, asked over Kafka) rendered once as
-/// the reference verifier's JSON and as a C2SP tlog-proof, and cached until the next checkpoint,
-/// so a photo checked by many costs the aggregator one question per checkpoint. Concurrent
-/// questions about one hash share one request.
+/// Verification over HTTP (`GET /api/v1/verify/{image_hash}`, `GET /api/v1/proof/{image_hash}`,
+/// `GET /api/v1/blockchain/verify/{image_hash}`): the aggregator's answer
+/// (`hallmark.log.verify.result.v1`, asked over Kafka) rendered once as the reference verifier's
+/// JSON, as a C2SP tlog-proof and as the reference node's answer, and cached until the next
+/// checkpoint, so a photo checked by many costs the aggregator one question per checkpoint.
+/// Concurrent questions about one hash share one request. It also keeps the latest signed
+/// checkpoint it heard of, for `GET /api/v1/blockchain/status`.
 package final class Verifications: Sendable {
     /// One answer, rendered.
     /// Its bodies are kept as buffers, so a cached read hands out the same storage.
@@ -21,6 +23,8 @@ package final class Verifications: Sendable {
         let json: ByteBuffer
         /// The C2SP tlog-proof (found, with a signed note), else nil.
         let proof: ByteBuffer?
+        /// The reference node's `HashVerification` (``node(_:hash:)``).
+        let node: ByteBuffer
 
         /// Its ETag: the tree size it was answered against.
         var eTag: String { "\"size-\(treeSize)\"" }
@@ -28,6 +32,8 @@ package final class Verifications: Sendable {
 
     private struct State {
         var latest: UInt64 = 0
+        /// The latest signed checkpoint heard of (published, or in an answer).
+        var head: SignedCheckpoint?
         var cache: [String: Answer] = [:]
         var inFlight: [String: Task<Answer, any Error>] = [:]
 
@@ -37,20 +43,37 @@ package final class Verifications: Sendable {
 
     private let state = Mutex(State())
     private let limit: Int
-    /// Asks the aggregator about a hash and waits; nil when no answer came in time.
-    private let ask: @Sendable (String) async throws -> [UInt8]?
+    /// Asks the log a question and waits; nil when no answer came in time.
+    private let ask: @Sendable (LogVerifyRequest) async throws -> [UInt8]?
 
-    package init(limit: Int, ask: @escaping @Sendable (String) async throws -> [UInt8]?) {
+    package init(limit: Int, ask: @escaping @Sendable (LogVerifyRequest) async throws -> [UInt8]?) {
         self.limit = limit
         self.ask = ask
     }
 
-    /// A checkpoint was published: answers against smaller trees are stale from now on.
-    package func checkpoint(_ treeSize: UInt64) {
+    /// A checkpoint was published (or came in an answer): answers against smaller trees are
+    /// stale from now on.
+    package func checkpoint(_ checkpoint: SignedCheckpoint) {
         state.withLock { s in
-            guard treeSize > s.latest else { return }
-            s.latest = treeSize
+            if checkpoint.treeSize > s.latest { s.latest = checkpoint.treeSize }
+            if checkpoint.treeSize >= s.head?.treeSize ?? 0 { s.head = checkpoint }
         }
+    }
+
+    /// The latest signed checkpoint: the last one heard of, else the log's own, asked (nil for
+    /// a log with none yet).
+    package func head() async throws -> SignedCheckpoint? {
+        if let head = state.withLock({ $0.head }) { return head }
+        guard let bytes = try await ask(LogVerifyRequest(oldTreeSize: 0)) else {
+            throw EdgeError(.unavailable, "the log did not answer in time")
+        }
+        guard let result = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes).body else {
+            throw EdgeError(.unavailable, "the log's answer cannot be read")
+        }
+        // A log with no checkpoint knows no size: it has none to give.
+        guard result.status == .consistent, let checkpoint = result.checkpoint else { return nil }
+        self.checkpoint(checkpoint)
+        return checkpoint
     }
 
     /// The answer about `hash` (64 lower-case hex digits) when it is cached and current.
@@ -79,7 +102,7 @@ package final class Verifications: Sendable {
 
     private func fetch(_ hash: String) async throws -> Answer {
         defer { _ = state.withLock { $0.inFlight.removeValue(forKey: hash) } }
-        guard let bytes = try await ask(hash) else {
+        guard let bytes = try await ask(LogVerifyRequest(imageHash: hash)) else {
             throw EdgeError(.unavailable, "the log did not answer in time")
         }
         guard let result = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes).body else {
@@ -90,9 +113,10 @@ package final class Verifications: Sendable {
         }
         let answer = Answer(
             treeSize: treeSize, json: ByteBuffer(bytes: Self.render(result, hash: hash)),
-            proof: (try? result.tlogProof())?.map { ByteBuffer(string: $0.formatted) })
+            proof: (try? result.tlogProof())?.map { ByteBuffer(string: $0.formatted) },
+            node: ByteBuffer(bytes: Self.node(result, hash: hash)))
+        if let checkpoint = result.checkpoint { self.checkpoint(checkpoint) }
         state.withLock { s in
-            s.latest = max(s.latest, treeSize)
             guard limit > 0 else { return }
             if s.cache.count >= limit {
                 s.cache = s.cache.filter { $0.value.treeSize >= s.latest }
@@ -101,31 +125,5 @@ package final class Verifications: Sendable {
             s.cache[hash] = answer
         }
         return answer
-    }
-
-    /// The reference verifier's fields (`verified`, `image_hash`, `timestamp`, `aggregator`,
-    /// and its `block_height`, `tx_hash`, `gps_hash`, which a log has none of), then what makes
-    /// the answer checkable: `modification_level`, `parent_image_hash`, `leaf_index`,
-    /// `tree_size`, `checkpoint` (the C2SP signed note, witness cosignatures included),
-    /// `inclusion_proof` (hex, leaf to root) and `witnessed`.
-    static func render(_ result: LogVerifyResult, hash: String) -> [UInt8] {
-        let note = result.checkpoint?.note
-        let origin = note.flatMap { $0.split(separator: "\n", maxSplits: 1).first.map(String.init) }
-        var object: [String: JSONValue] = [
-            "verified": .bool(result.status == .found), "image_hash": .string(hash),
-            "aggregator": origin.map(JSONValue.string) ?? .null, "block_height": .null, "tx_hash": .null, "gps_hash": .null,
-            "tree_size": result.checkpoint.map { .number(String($0.treeSize)) } ?? .null,
-            "checkpoint": note.map(JSONValue.string) ?? .null,
-            "timestamp": .null,
-        ]
-        if let record = result.record, let index = result.leafIndex {
-            object["timestamp"] = .number(String(record.timestamp))
-            object["modification_level"] = .number(String(record.modificationLevel))
-            object["parent_image_hash"] = record.parentImageHash.map(JSONValue.string) ?? .null
-            object["leaf_index"] = .number(String(index))
-            object["inclusion_proof"] = .array((result.inclusionProof ?? []).map(JSONValue.string))
-        }
-        if let witnessed = result.witnessed { object["witnessed"] = .bool(witnessed) }
-        return JSONWriter.write(.object(object))
     }
 }

@@ -43,11 +43,32 @@ public struct LogVerifyResult: MessageBody, Hashable {
         }
     }
 
+    /// What the camera said beside a logged hash (DESIGN BM-PROVENANCE), kept with its leaf
+    /// but not in it: nothing here is covered by the inclusion proof or the checkpoint.
+    public struct Attribution: Codable, Sendable, Hashable {
+        /// SHA-256 of the capture location, hex.
+        public var gpsHash: String?
+        /// SHA-256 of the owner's name and salt (the reference's attribution), hex.
+        public var ownerHash: String?
+
+        public init(gpsHash: String? = nil, ownerHash: String? = nil) {
+            self.gpsHash = gpsHash
+            self.ownerHash = ownerHash
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case gpsHash = "gps_hash"
+            case ownerHash = "owner_hash"
+        }
+    }
+
     public var query: LogVerifyRequest.Query
     public var status: Status
     public var reason: Reason?
     public var imageHash: String?
     public var record: Record?
+    /// With `found`, when the camera sent any: not covered by the proofs.
+    public var attribution: Attribution?
     public var leafIndex: UInt64?
     public var checkpoint: SignedCheckpoint?
     /// RFC 6962 audit path, hex.
@@ -70,13 +91,13 @@ public struct LogVerifyResult: MessageBody, Hashable {
 
     /// `found`: the record, its leaf index and its inclusion proof against `checkpoint`.
     public static func found(
-        record: Record,
+        record: Record, attribution: Attribution? = nil,
         leafIndex: UInt64, checkpoint: SignedCheckpoint, proof: [String]
     ) -> LogVerifyResult {
         var r = LogVerifyResult(
             query: .inclusion, status: .found)
-        (r.imageHash, r.record, r.leafIndex, r.checkpoint, r.inclusionProof) = (
-            record.imageHash, record, leafIndex, checkpoint, proof
+        (r.imageHash, r.record, r.attribution, r.leafIndex, r.checkpoint, r.inclusionProof) = (
+            record.imageHash, record, attribution, leafIndex, checkpoint, proof
         )
         return r
     }
@@ -113,7 +134,7 @@ public struct LogVerifyResult: MessageBody, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, status, reason, record, checkpoint, witnessed
+        case query, status, reason, record, attribution, checkpoint, witnessed
         case imageHash = "image_hash"
         case leafIndex = "leaf_index"
         case inclusionProof = "inclusion_proof"

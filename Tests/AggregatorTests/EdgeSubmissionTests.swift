@@ -21,7 +21,7 @@ struct EdgeSubmissionTests {
     /// The reference Raspberry Pi's bundle (submission_client.py `to_json`), member for member.
     static func piBundle(
         _ cam: ProvisioningFile, hash: String, token: BirthmarkMobileToken, timestamp: Int, parent: String? = nil,
-        isp: Bool = false
+        isp: Bool = false, gps: String? = nil, owner: String? = nil
     ) -> [UInt8] {
         var members: [(String, Value)] = [
             ("image_hash", .string(hash)), ("encrypted_nuc_token", .string(token.encryptedNucToken)),
@@ -29,6 +29,8 @@ struct EdgeSubmissionTests {
             ("timestamp", .int(timestamp)), ("modification_level", .int(parent == nil ? 0 : 1)),
         ]
         if let parent { members.append(("parent_image_hash", .string(parent))) }
+        if let gps { members.append(("gps_hash", .string(gps))) }
+        if let owner { members.append(("owner_hash", .string(owner))) }
         members.append(("device_signature", .string(Base64.encode(try! SecureRandom.bytes(71)))))
         if isp {
             members.append(

@@ -159,8 +159,15 @@ package struct VerifyCommand: AsyncParsableCommand {
                 AUTHENTICATED: \(hash)
                   leaf \(index), captured \(Self.date(record.timestamp)), modification level \(record.modificationLevel)\(parent)
                   inclusion proof (\(answer.inclusionProof?.count ?? 0) hashes) leads to the root of the \(signed)
-                  \(consistency)\(Self.witnessing(answer))
+                  \(consistency)\(Self.witnessing(answer))\(Self.attribution(answer))
                 """, code: 0, proof: proof)
+    }
+
+    /// What the camera said beside the hash, when it said anything: not covered by the proof.
+    static func attribution(_ answer: LogVerifyResult) -> String {
+        guard let a = answer.attribution else { return "" }
+        let parts = [a.gpsHash.map { "gps_hash \($0)" }, a.ownerHash.map { "owner_hash \($0)" }].compactMap { $0 }
+        return "\n  not covered by the proof: " + parts.joined(separator: ", ")
     }
 
     /// What the log says of its witnesses, when it has any: whether the checkpoint's
