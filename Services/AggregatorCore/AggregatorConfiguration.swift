@@ -22,6 +22,10 @@ package struct AggregatorConfiguration: DeclaredSettings {
     package var verifyInput: String = declared(\.verifyInput)
     /// Verification answers.
     package var verifyOutput: String = declared(\.verifyOutput)
+    /// Editors' claims (``ClaimRecorder``).
+    package var claimInput: String = declared(\.claimInput)
+    /// Their answers.
+    package var claimOutput: String = declared(\.claimOutput)
     package var schema: String = declared(\.schema)
     /// The authority a `CameraSubmission`'s `manufacturer_cert.authority_id` must name.
     package var authorityID: String = declared(\.authorityID)
@@ -109,6 +113,16 @@ package struct AggregatorConfiguration: DeclaredSettings {
             .topic(
                 "HALLMARK_AGGREGATOR_VERIFY_OUTPUT", default: TopicCatalogue.logVerifyResults.name, doc: "verification answers"),
             placing: true),
+        .bind(
+            \.claimInput,
+            .topic(
+                "HALLMARK_AGGREGATOR_CLAIM_INPUT", default: TopicCatalogue.modifications.name,
+                doc: "editors' claims (hallmark.modification.claim.v1)"), placing: true),
+        .bind(
+            \.claimOutput,
+            .topic(
+                "HALLMARK_AGGREGATOR_CLAIM_OUTPUT", default: TopicCatalogue.modificationResults.name,
+                doc: "answers to editors' claims"), placing: true),
         .bind(
             \.schema, .identifier("HALLMARK_AGGREGATOR_SCHEMA", default: "aggregator", doc: "PostgreSQL schema"), placing: true),
         .bind(
@@ -219,13 +233,16 @@ package struct AggregatorConfiguration: DeclaredSettings {
 
     /// Every topic the service consumes or produces (created at start-up when missing).
     package var topics: [String] {
-        [submissionInput, submissionOutput, tokenRequests, tokenResults, checkpoints, verifyInput, verifyOutput, auditTopic]
+        [
+            submissionInput, submissionOutput, tokenRequests, tokenResults, checkpoints, verifyInput, verifyOutput,
+            claimInput, claimOutput, auditTopic,
+        ]
     }
 
     /// Reads the declared settings over the defaults, then checks them together.
     package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> AggregatorConfiguration {
         let c = try AggregatorConfiguration().applying(Settings(env))
-        let inputs = [c.submissionInput, c.tokenResults, c.verifyInput]
+        let inputs = [c.submissionInput, c.tokenResults, c.verifyInput, c.claimInput]
         guard Set(inputs).count == inputs.count else {
             throw ConfigurationError(variable: "HALLMARK_AGGREGATOR_*_INPUT", reason: "every input topic must be different")
         }

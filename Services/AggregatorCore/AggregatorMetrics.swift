@@ -5,6 +5,7 @@ import Metrics
 package struct AggregatorMetrics: Sendable {
     private let submissions: [String: Counter]
     private let verifications: [String: Counter]
+    private let claims: [String: Counter]
     /// Submissions sent again under an id already answered.
     let resubmitted: Counter
     /// Derived images taken under their capture's token, not asked about again.
@@ -24,8 +25,12 @@ package struct AggregatorMetrics: Sendable {
                 ($0, Counter(label: "hallmark_aggregator_submissions_total", dimensions: [service, ("outcome", $0)]))
             })
         verifications = Dictionary(
-            uniqueKeysWithValues: ["found", "not_found", "consistent", "rejected"].map {
+            uniqueKeysWithValues: ["found", "not_found", "consistent", "traced", "rejected"].map {
                 ($0, Counter(label: "hallmark_aggregator_verifications_total", dimensions: [service, ("status", $0)]))
+            })
+        claims = Dictionary(
+            uniqueKeysWithValues: (["recorded"] + ModificationResult.Reason.allCases.map(\.rawValue)).map {
+                ($0, Counter(label: "hallmark_aggregator_claims_total", dimensions: [service, ("outcome", $0)]))
             })
         resubmitted = Counter(label: "hallmark_aggregator_resubmissions_total", dimensions: [service])
         derived = Counter(label: "hallmark_aggregator_derived_submissions_total", dimensions: [service])
@@ -39,4 +44,7 @@ package struct AggregatorMetrics: Sendable {
 
     /// Counts a verification answer by status.
     func verification(_ status: String) { verifications[status]?.increment() }
+
+    /// Counts an editor's claim by outcome (`recorded` or a rejection reason).
+    func claim(_ outcome: String) { claims[outcome]?.increment() }
 }

@@ -25,6 +25,7 @@ import HallmarkRuntime
 ///   is in its root's `submissions` row alone (`capture_token`, `capture_hashes`).
 /// - `provenance_waits`: submissions whose parent is not known yet, for the window
 ///   (``ParentWaits``).
+/// - `claims` (version 13): editors' claims (``ClaimStore``), one per final image: never logged.
 /// - the runtime's audit trail: checkpoint key changes (``KeyRotationRecorder``).
 package enum AggregatorMigrations {
     /// Migrations for `schema`: the aggregator's own from 1, then the runtime's ordered writer
@@ -243,6 +244,21 @@ package enum AggregatorMigrations {
                     ALTER TABLE \(schema).leaves
                         ADD COLUMN gps_hash bytea CHECK (gps_hash IS NULL OR length(gps_hash) = 32),
                         ADD COLUMN owner_hash bytea CHECK (owner_hash IS NULL OR length(owner_hash) = 32);
+                    """),
+            // Editors' claims (DESIGN BM-PROVENANCE, ``ClaimStore``): one per final image, the
+            // first recorded; found from either end of the edit.
+            .init(
+                version: 13, name: "claims",
+                sql: """
+                    CREATE TABLE \(schema).claims (
+                        final_hash bytea PRIMARY KEY CHECK (length(final_hash) = 32),
+                        original_hash bytea NOT NULL CHECK (length(original_hash) = 32),
+                        modification_level smallint NOT NULL,
+                        claim_id uuid NOT NULL,
+                        claim bytea NOT NULL,
+                        created_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE INDEX claims_original ON \(schema).claims (original_hash);
                     """),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)

@@ -58,6 +58,7 @@ package enum AggregatorService {
         let joiner = TokenResultJoiner(configuration: c, flow: flow, metrics: metrics)
         let policy = try c.witnessPolicy()
         let verifier = LogVerifier(configuration: c, store: flow.log, metrics: metrics, pool: pool, policy: policy)
+        let claims = ClaimRecorder(configuration: c, store: ClaimStore(schema: c.schema), metrics: metrics)
         // Witnesses are asked off the append path, in a service of their own.
         let cosigner = policy.map {
             WitnessCosigner(
@@ -100,6 +101,7 @@ package enum AggregatorService {
             + (tiles.map { [$0] } ?? [])
         return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
+            try context.stage(claims, inputs: claims.inputs, dispatch: .partitionBatches, groupSuffix: "-claims"),
             // Token results answer the intake's requests: its producing wakes their reader.
             try context.stage(
                 joiner, inputs: joiner.inputs, dispatch: .partitionBatches,

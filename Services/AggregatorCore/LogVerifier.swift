@@ -11,6 +11,8 @@ import HallmarkRuntime
 ///   RFC 6962 audit path against it; `not_found` as of the latest checkpoint.
 /// - consistency: the proof from a checkpoint's size to a later one (the latest by default);
 ///   sizes the log made no checkpoint for are `unknown_tree_size`.
+/// - provenance: the image's chain, attested links from the log and claimed ones from editors
+///   (``LogVerifier+Provenance.swift``).
 /// Any number of replicas may run it; it writes nothing.
 package struct LogVerifier: StageProcessor {
     package typealias Prepared = (message: StageMessage, request: LogVerifyRequest)
@@ -22,6 +24,8 @@ package struct LogVerifier: StageProcessor {
     let pool: PostgresPool
     /// The witness policy that says whether a checkpoint is witnessed; nil without witnesses.
     let policy: TransparencyPolicy?
+    /// Editors' claims, for provenance.
+    let claims: ClaimStore
 
     package init(
         configuration: AggregatorConfiguration, store: LogStore, metrics: AggregatorMetrics, pool: PostgresPool,
@@ -32,6 +36,7 @@ package struct LogVerifier: StageProcessor {
         self.configuration = configuration
         self.store = store
         self.metrics = metrics
+        claims = ClaimStore(schema: store.schema)
     }
 
     /// The input this stage consumes.
@@ -107,6 +112,11 @@ package struct LogVerifier: StageProcessor {
             return .found(
                 record: record, attribution: found.attribution.answer,
                 leafIndex: UInt64(found.index), checkpoint: latest, proof: proof.map(Hex.encode))
+        case .provenance:
+            guard let text = request.imageHash, (try? Hex.decode(text, length: 32)) != nil, request.oldTreeSize == nil,
+                request.newTreeSize == nil
+            else { return rejected(.malformed) }
+            return try await provenance(text, latest: latest, on: connection)
         case .consistency:
             guard request.imageHash == nil, let old = request.oldTreeSize else { return rejected(.malformed) }
             let newSize = request.newTreeSize ?? latest?.treeSize ?? 0

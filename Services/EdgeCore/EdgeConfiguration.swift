@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkCrypto
 import HallmarkRuntime
 import HallmarkMessages
 
@@ -16,6 +17,9 @@ package struct EdgeConfiguration: DeclaredSettings {
     /// Verification questions and the aggregator's answers.
     package var verifyRequests: String = declared(\.verifyRequests)
     package var verifyResults: String = declared(\.verifyResults)
+    /// Where editors' claims go, and the aggregator's answers to them.
+    package var modifications: String = declared(\.modifications)
+    package var modificationResults: String = declared(\.modificationResults)
     /// The aggregator's signed checkpoints: each new one ends the cached verification answers.
     package var checkpoints: String = declared(\.checkpoints)
     /// How long a verification waits for the aggregator before answering 503.
@@ -24,6 +28,9 @@ package struct EdgeConfiguration: DeclaredSettings {
     package var verifyCacheEntries: Int = declared(\.verifyCacheEntries)
     /// The aggregator's tile directory (C2SP tlog-tiles), served under `/log/`; none when nil.
     package var tilesDirectory: String? = declared(\.tilesDirectory)
+    /// The C2SP tlog-policy the `/verify` page checks answers with (the log's key, the
+    /// witnesses and their quorum); the page says it has no key when nil.
+    package var trustPolicyFile: String? = declared(\.trustPolicyFile)
     /// Submissions a client may make per ``rateWindow`` (0: no limit).
     package var rateLimit: Int = declared(\.rateLimit)
     package var rateWindow: Duration = declared(\.rateWindow)
@@ -81,6 +88,16 @@ package struct EdgeConfiguration: DeclaredSettings {
                 "HALLMARK_EDGE_VERIFY_RESULTS", default: TopicCatalogue.logVerifyResults.name,
                 doc: "the aggregator's verification answers")),
         .bind(
+            \.modifications,
+            .topic(
+                "HALLMARK_EDGE_MODIFICATIONS", default: TopicCatalogue.modifications.name,
+                doc: "where editors' claims (POST /api/v1/modifications) go")),
+        .bind(
+            \.modificationResults,
+            .topic(
+                "HALLMARK_EDGE_MODIFICATION_RESULTS", default: TopicCatalogue.modificationResults.name,
+                doc: "the aggregator's answers to editors' claims")),
+        .bind(
             \.checkpoints,
             .topic(
                 "HALLMARK_EDGE_CHECKPOINTS", default: TopicCatalogue.checkpoints.name,
@@ -95,6 +112,13 @@ package struct EdgeConfiguration: DeclaredSettings {
             .integer(
                 "HALLMARK_EDGE_VERIFY_CACHE_ENTRIES", default: 100_000, in: 0...10_000_000,
                 doc: "most verification answers cached until the next checkpoint (0: none)")),
+        .bind(
+            \.trustPolicyFile,
+            .optionalText(
+                "HALLMARK_EDGE_TRUST_POLICY_FILE",
+                doc:
+                    "a C2SP tlog-policy file (the log's vkey, its witnesses and quorum: the aggregator's HALLMARK_AGGREGATOR_WITNESS_POLICY_FILE will do) that the /verify page checks answers with; none when unset"
+            )),
         .bind(
             \.tilesDirectory,
             .optionalText(
@@ -155,7 +179,21 @@ package struct EdgeConfiguration: DeclaredSettings {
     ]
 
     /// Every topic the edge produces or consumes (created at start-up when missing).
-    package var topics: [String] { [submissions, submissionResults, verifyRequests, verifyResults, checkpoints] }
+    package var topics: [String] {
+        [submissions, submissionResults, verifyRequests, verifyResults, modifications, modificationResults, checkpoints]
+    }
+
+    /// The policy of ``trustPolicyFile``, read and parsed; nil when none is set.
+    package func trustPolicy() throws(ConfigurationError) -> TransparencyPolicy? {
+        guard let path = trustPolicyFile else { return nil }
+        let variable = Self.variable(\.trustPolicyFile)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError(variable: variable, reason: "cannot be read")
+        }
+        do { return try TransparencyPolicy.parse(text) } catch {
+            throw ConfigurationError(variable: variable, reason: "is not a C2SP tlog-policy: \(error)")
+        }
+    }
 
     /// Reads the declared settings over the defaults.
     package static func fromEnvironment(_ env: [String: String]) throws(ConfigurationError) -> EdgeConfiguration {

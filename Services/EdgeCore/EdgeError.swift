@@ -28,6 +28,8 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case unauthorized
         /// 415: the body is not declared JSON.
         case unsupportedMediaType = "unsupported_media_type"
+        /// 409: another edit's claim holds the final image.
+        case alreadyClaimed = "already_claimed"
         /// 429: this client's rate limit.
         case rateLimited = "rate_limited"
         /// 503: the broker or the answers are unavailable.
@@ -44,6 +46,7 @@ package struct EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tooLarge: .contentTooLarge
             case .headersTooLarge: .requestHeaderFieldsTooLarge
             case .unsupportedMediaType: .unsupportedMediaType
+            case .alreadyClaimed: .conflict
             case .rateLimited: .tooManyRequests
             case .unavailable: .serviceUnavailable
             }

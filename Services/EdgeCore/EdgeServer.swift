@@ -15,16 +15,20 @@ import NIOHTTP1
 /// - `GET /api/v1/submission/{receipt_id}`: the receipt's outcome, from any replica;
 /// - `GET /api/v1/verify/{image_hash}`, `GET /api/v1/proof/{image_hash}`: the log's answer, as
 ///   JSON and as a C2SP tlog-proof (``Verifications``);
+/// - `POST /api/v1/modifications`, `GET /api/v1/provenance/{image_hash}` and
+///   `GET /api/v1/modifications/{image_hash}`: editors' claims and provenance;
 /// - `GET /api/v1/blockchain/verify/{image_hash}` and `GET /api/v1/blockchain/status`: the
 ///   reference node's API, which the reference verifier web app reads (DESIGN BM-PROVENANCE);
 /// - `GET /health` (the process serves) and `GET /ready` (it can publish and hear answers);
-/// - `GET /ops`, the operations dashboard, when configured (``OpsPage``).
+/// - `GET /ops`, the operations dashboard, when configured (``OpsPage``);
+/// - `GET /verify`, the verifier page (``VerifierPage``).
 /// Every error is ``EdgeError``'s JSON; nothing answers 500 or shows internals.
 package enum EdgeServer {
     /// The application serving `edge` on `host`:`port` (port 0: any free port, which
     /// `onRunning` receives).
     package static func application(
-        _ edge: EdgeHandlers, host: String, port: Int, ops: OpsPage? = nil, logger: Logger,
+        _ edge: EdgeHandlers, host: String, port: Int, ops: OpsPage? = nil,
+        verifier: VerifierPage = VerifierPage(policy: nil), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: EdgeRequestContext.self)
@@ -67,10 +71,21 @@ package enum EdgeServer {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
             }
         }
+        // Edits as claims, and provenance (DESIGN BM-PROVENANCE).
+        router.post("api/v1/modifications") { request, _ -> Response in
+            json(.accepted, try await edge.claim(try await edge.body(of: request)))
+        }
+        router.get("api/v1/modifications/:hash") { _, context -> Response in
+            json(.ok, try await edge.modifications(try context.parameters.require("hash")))
+        }
+        router.get("api/v1/provenance/:hash") { _, context -> Response in
+            json(.ok, try await edge.provenance(try context.parameters.require("hash")))
+        }
         router.get("api/v1/blockchain/status") { _, _ -> Response in
             json(.ok, Verifications.status(try await edge.head()))
         }
         ops?.register(on: router)
+        verifier.register(on: router)
         router.get("health") { _, _ -> Response in json(.ok, Array(#"{"status":"healthy"}"#.utf8)) }
         router.get("ready") { _, _ -> Response in
             guard edge.isReady else { throw EdgeError(.unavailable, "not yet reading the answer topics") }

@@ -38,7 +38,7 @@ package enum EdgeService {
         // through the router, the router tells the cache of each new checkpoint.
         let cache = Later<Verifications>()
         let answers = try AnswerRouter(
-            transport: context.transport, topics: [c.verifyResults],
+            transport: context.transport, topics: [c.verifyResults, c.modificationResults],
             observers: [
                 c.checkpoints: { bytes in
                     guard let checkpoint = try? JSONCoding.decode(Message<Checkpoint>.self, from: bytes) else { return }
@@ -67,7 +67,10 @@ package enum EdgeService {
                 securityTopic: try settings.value(StageConfiguration.Variable.securityTopic), instance: context.instance)
         }
         let ops: OpsPage? = if let token = c.opsToken, let feed { OpsPage(token: token, feed: feed) } else { nil }
-        let server = EdgeServer.application(handlers, host: c.host, port: c.port, ops: ops, logger: logger) { port in
+        let verifier = VerifierPage(policy: try c.trustPolicy())
+        let server = EdgeServer.application(
+            handlers, host: c.host, port: c.port, ops: ops, verifier: verifier, logger: logger
+        ) { port in
             logger.info("edge listening", metadata: ["port": "\(port)", "ops": "\(ops != nil)"])
         }
         let background: [any Service] =

@@ -67,7 +67,7 @@ extension Verifications {
         let object: [String: JSONValue] = [
             "node_id": head?.note.flatMap(origin(of:)).map(JSONValue.string) ?? .null,
             "block_height": size, "total_hashes": size,
-            "last_block_time": head.map { .string(Timestamp(Date(timeIntervalSince1970: Double($0.timestamp))).text) } ?? .null,
+            "last_block_time": head.map { ProvenanceAnswer.time($0.timestamp) } ?? .null,
             "status": .string("operational"),
             "root_hash": head.map { .string($0.rootHash) } ?? .null,
             "checkpoint": head?.note.map(JSONValue.string) ?? .null,

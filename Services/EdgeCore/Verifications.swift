@@ -44,11 +44,16 @@ package final class Verifications: Sendable {
     private let state = Mutex(State())
     private let limit: Int
     /// Asks the log a question and waits; nil when no answer came in time.
-    private let ask: @Sendable (LogVerifyRequest) async throws -> [UInt8]?
+    private let asking: @Sendable (LogVerifyRequest) async throws -> [UInt8]?
 
     package init(limit: Int, ask: @escaping @Sendable (LogVerifyRequest) async throws -> [UInt8]?) {
         self.limit = limit
-        self.ask = ask
+        asking = ask
+    }
+
+    /// Asks the log `question` (uncached) and waits for its answer; nil when none came in time.
+    func ask(_ question: LogVerifyRequest) async throws -> [UInt8]? {
+        try await asking(question)
     }
 
     /// A checkpoint was published (or came in an answer): answers against smaller trees are
@@ -116,8 +121,11 @@ package final class Verifications: Sendable {
             proof: (try? result.tlogProof())?.map { ByteBuffer(string: $0.formatted) },
             node: ByteBuffer(bytes: Self.node(result, hash: hash)))
         if let checkpoint = result.checkpoint { self.checkpoint(checkpoint) }
+        // Not yet witnessed: the cosignatures are on their way, and the answer would keep saying
+        // otherwise until the next checkpoint.
+        let settled = result.witnessed != false
         state.withLock { s in
-            guard limit > 0 else { return }
+            guard limit > 0, settled else { return }
             if s.cache.count >= limit {
                 s.cache = s.cache.filter { $0.value.treeSize >= s.latest }
                 if s.cache.count >= limit { s.cache = [:] }

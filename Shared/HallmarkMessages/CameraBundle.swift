@@ -46,21 +46,13 @@ package enum CameraBundle {
         // Encoded once, as a tree: its bytes name the receipt, the header's members join it,
         // the schema checks it and it is written once for the topic (no second encoding of the
         // bundle, and no parse of what was just written).
-        guard let strict = try? submission.jsonValue(), case .object(var members) = strict else {
+        guard let strict = try? submission.jsonValue(), case .object(let members) = strict else {
             throw Refusal(.malformed, "the bundle cannot be written as a submission")
         }
         let named = receiptDomain + JSONWriter.write(strict)
         let id = MessageID.version8(named.withUnsafeBytes { SHA256Hash.digest(bytes: $0) })
         let message = Message(submission, id: id, correlationID: id.text)
-        // As `Message.encode(to:)` writes them: the header's members, then the body's (a
-        // submission has no member of the header's names). Set directly: four strings need no
-        // encoder.
-        let header = message.header
-        members["schema"] = .string(header.schema)
-        members["id"] = .string(header.id.text)
-        members["produced_at"] = .string(header.producedAt.text)
-        members["correlation_id"] = header.correlationID.map(JSONValue.string)
-        let value = JSONValue.object(members)
+        let value = message.written(body: members)
         try check(value, flat: flat)
         return (message, JSONWriter.write(value))
     }

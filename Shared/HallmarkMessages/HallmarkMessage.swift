@@ -20,6 +20,7 @@ public enum MessageTypes {
         E2EEOutbound.self,
         // aggregator
         Submission.self, SubmissionResult.self, Checkpoint.self, LogVerifyRequest.self, LogVerifyResult.self,
+        ModificationClaim.self, ModificationResult.self,
         // every service
         PrivacyRequest.self, PrivacyResult.self, AuditRecord.self,
     ]

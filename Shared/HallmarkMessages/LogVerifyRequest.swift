@@ -1,12 +1,13 @@
 /// `hallmark.log.verify.request.v1`: a question to the transparency log
 /// (`birthmark.verify.requests`): was this image hash logged (``Query/inclusion``), or is the
 /// log at `new_tree_size` (the latest when absent) an extension of the log at
-/// `old_tree_size` (``Query/consistency``)?
+/// `old_tree_size` (``Query/consistency``)? Where does this image come from
+/// (``Query/provenance``: attested links from the log, claimed ones from editors)?
 public struct LogVerifyRequest: MessageBody, Hashable {
     public static let schemaName = "hallmark.log.verify.request.v1"
 
     /// What is asked.
-    public enum Query: String, Codable, Sendable { case inclusion, consistency }
+    public enum Query: String, Codable, Sendable { case inclusion, consistency, provenance }
 
     public var query: Query
     /// The image's SHA-256, hex (inclusion).
@@ -19,6 +20,12 @@ public struct LogVerifyRequest: MessageBody, Hashable {
     /// An inclusion query.
     public init(imageHash: String) {
         query = .inclusion
+        self.imageHash = imageHash
+    }
+
+    /// A provenance query.
+    public init(provenanceOf imageHash: String) {
+        query = .provenance
         self.imageHash = imageHash
     }
 

@@ -60,6 +60,9 @@ extension LogVerifyResult {
                 proof: proof) ? .success(()) : .failure(.badConsistencyProof)
         case .rejected:
             return .failure(.incomplete)
+        case .traced:
+            // A chain carries no proofs: each attested link checks with an inclusion question.
+            return .failure(.incomplete)
         }
     }
 }

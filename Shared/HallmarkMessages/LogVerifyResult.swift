@@ -4,11 +4,12 @@
 public struct LogVerifyResult: MessageBody, Hashable {
     public static let schemaName = "hallmark.log.verify.result.v1"
 
-    /// `found`, `not_found`, `consistent` or `rejected`.
+    /// `found`, `not_found`, `consistent`, `traced` (provenance) or `rejected`.
     public enum Status: String, Codable, Sendable {
         case found
         case notFound = "not_found"
         case consistent
+        case traced
         case rejected
     }
 
@@ -76,6 +77,10 @@ public struct LogVerifyResult: MessageBody, Hashable {
     public var oldTreeSize: UInt64?
     /// RFC 6962 consistency proof, hex.
     public var consistencyProof: [String]?
+    /// With `traced`: the image's provenance, original first.
+    public var chain: [ProvenanceLink]?
+    /// With `traced`: the edits claimed from the image itself (claims whose original it is).
+    public var derived: [ProvenanceLink]?
     /// Whether the checkpoint's witness cosignatures satisfy the log's witness policy (C2SP
     /// tlog-policy); absent when the log has no witnesses.
     public var witnessed: Bool?
@@ -134,7 +139,7 @@ public struct LogVerifyResult: MessageBody, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, status, reason, record, attribution, checkpoint, witnessed
+        case query, status, reason, record, attribution, checkpoint, witnessed, chain, derived
         case imageHash = "image_hash"
         case leafIndex = "leaf_index"
         case inclusionProof = "inclusion_proof"

@@ -121,6 +121,12 @@ public enum TopicCatalogue {
     public static let logVerifyResults = Topic(
         "birthmark.verify.results", schemas: [LogVerifyResult.schemaName], key: "the request's key",
         producers: ["aggregator"], consumers: ["edge", "hallmark"])
+    public static let modifications = Topic(
+        "birthmark.modifications", schemas: [ModificationClaim.schemaName], key: "the final image hash",
+        producers: ["edge", "hallmark"], consumers: ["aggregator"])
+    public static let modificationResults = Topic(
+        "birthmark.modification.results", schemas: [ModificationResult.schemaName], key: "the claim's key",
+        producers: ["aggregator"], consumers: ["edge", "hallmark"])
 
     public static let probeRequests = Topic(
         "hallmark.probe.requests", schemas: [ProbeRequest.schemaName], key: "any",
@@ -169,6 +175,8 @@ public enum TopicCatalogue {
         checkpoints,
         logVerifyRequests,
         logVerifyResults,
+        modifications,
+        modificationResults,
         probeRequests,
         probeResults,
         probeAsks,

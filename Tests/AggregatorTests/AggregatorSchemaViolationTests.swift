@@ -22,9 +22,10 @@ struct AggregatorSchemaViolationTests {
         let inputs: [(topic: String, sent: [ServiceViolations.Sent])] = try [
             (g.submissionInput, ServiceViolations.derive(Submission.schemaName, accepted: submission) + Self.hostile(submission)),
             (g.verifyInput, ServiceViolations.derive(LogVerifyRequest.schemaName, accepted: verify)),
+            (g.claimInput, ServiceViolations.derive(ModificationClaim.schemaName, accepted: [ModificationClaim.schemaName])),
         ]
         let all = try await ServiceViolations.send(inputs, producer: h.producer)
-        let topics = [g.submissionOutput, g.verifyOutput, h.rejected], sent = all
+        let topics = [g.submissionOutput, g.verifyOutput, g.claimOutput, h.rejected], sent = all
         _ = await h.watcher.wait(timeout: .seconds(180)) { w in
             ServiceViolations.answers(to: sent, outputs: w.outputs(on: topics)).byIndex.allSatisfy { !$0.isEmpty }
         }
@@ -54,7 +55,8 @@ struct AggregatorSchemaViolationTests {
     static func isMalformedAnswer(_ s: ServiceViolations.Sent, _ answer: ServiceViolations.Answer) -> Bool {
         let rejected = answer.message["status"] == .string("rejected") && answer.message["reason"] == .string("malformed")
         switch (s.schema, answer.message["schema"]?.string) {
-        case (Submission.schemaName, SubmissionResult.schemaName?), (LogVerifyRequest.schemaName, LogVerifyResult.schemaName?):
+        case (Submission.schemaName, SubmissionResult.schemaName?), (LogVerifyRequest.schemaName, LogVerifyResult.schemaName?),
+            (ModificationClaim.schemaName, ModificationResult.schemaName?):
             return rejected
         default:
             return false

@@ -11,12 +11,14 @@ struct PlacementEnvironmentTests {
         (c.schema, c.authorityID) = ("aggregator_x", "CANON_001")
         (c.submissionInput, c.submissionOutput, c.tokenRequests, c.tokenResults) = ("s.in", "s.out", "t.req", "t.res")
         (c.checkpoints, c.verifyInput, c.verifyOutput, c.auditTopic) = ("cp", "v.in", "v.out", "agg.audit")
+        (c.claimInput, c.claimOutput) = ("c.in", "c.out")
         let back = try AggregatorConfiguration.fromEnvironment(c.placementEnvironment)
         #expect(back.topics == c.topics && back.schema == c.schema && back.authorityID == c.authorityID)
         // The variables marked as placing in its settings, and only those.
         let own = ["SCHEMA", "AUTHORITY_ID", "LOG_ORIGIN", "CHECKPOINTS"].map { "HALLMARK_AGGREGATOR_\($0)" }
         let topics = [
             "SUBMISSION_INPUT", "SUBMISSION_OUTPUT", "TOKEN_REQUESTS", "TOKEN_RESULTS", "VERIFY_INPUT", "VERIFY_OUTPUT",
+            "CLAIM_INPUT", "CLAIM_OUTPUT",
         ]
         #expect(
             Set(c.placementEnvironment.keys)

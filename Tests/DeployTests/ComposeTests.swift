@@ -103,7 +103,8 @@ struct ComposeTests {
         }
         let compose = words(between: "topics=\"", and: "\"", in: try DeployFiles.text("deploy/compose/topics.sh"))
         let local = words(between: "HALLMARK_TOPICS=(", and: ")", in: try DeployFiles.text("deploy/local/env.sh"))
-        #expect(compose.count == 30)  // DESIGN.md §2: every service's topics, the shared ones, privacy and audit
+        // DESIGN.md §2: every service's topics (editors' claims too), the shared ones, privacy and audit.
+        #expect(compose.count == 32)
         #expect(compose == local)
     }
 }

@@ -105,7 +105,18 @@ extension MessageExamples {
         let mobile = try BirthmarkMobileToken.seal(
             nucHash: nuc, master: master, tableReferences: [3, 9, 12],
             keyIndices: [1, 2, 3], used: 0)
-        let raw = try hex(32), processed = try hex(32)
+        let raw = try hex(32), processed = try hex(32), edited = try hex(32)
+        // An editor's claims: the processed image edited, then that edit edited again.
+        let claimID = id()
+        let claim = ModificationClaim(
+            originalImageHash: processed, finalImageHash: edited, modificationLevel: 2, authenticated: true,
+            originalDimensions: [4056, 3040], finalDimensions: [2028, 1520], softwareID: "GIMP-2.10",
+            pluginVersion: "1.0.0", initializedAt: Timestamp("2026-11-29T10:00:00.123Z")!,
+            exportedAt: Timestamp("2026-11-29T10:05:00.000Z")!)
+        let reclaim = ModificationClaim(
+            originalImageHash: edited, finalImageHash: try hex(32), modificationLevel: 2, authenticated: false,
+            softwareID: "Unknown", pluginVersion: "1.0.0", initializedAt: Timestamp("2026-11-29T11:00:00Z")!,
+            exportedAt: Timestamp("2026-11-29T11:00:01.5Z")!)
         let pair = [
             Submission.ImageHash(imageHash: raw, modificationLevel: 0),
             Submission.ImageHash(imageHash: processed, modificationLevel: 1, parentImageHash: raw),
@@ -183,6 +194,38 @@ extension MessageExamples {
                         record: .init(imageHash: raw, timestamp: 1_733_259_600, modificationLevel: 0), leafIndex: 2,
                         checkpoint: checkpoint, proof: inclusion),
                     to: request)),
+            Example(
+                "found, with what the camera sent beside the hash",
+                answer(
+                    LogVerifyResult.found(
+                        record: .init(imageHash: raw, timestamp: 1_733_259_600, modificationLevel: 0),
+                        attribution: .init(gpsHash: try hex(32), ownerHash: try hex(32)), leafIndex: 2,
+                        checkpoint: checkpoint, proof: inclusion),
+                    to: request)),
+            Example("provenance", Message(LogVerifyRequest(provenanceOf: processed))),
+            Example(
+                "traced",
+                answer(
+                    LogVerifyResult.traced(
+                        imageHash: edited,
+                        chain: [
+                            .init(attested: raw, level: 0, parent: nil, leafIndex: 2, timestamp: 1_733_259_600),
+                            .init(attested: processed, level: 1, parent: raw, leafIndex: 3, timestamp: 1_733_259_600),
+                            .init(claimed: claim, claimID: claimID.text),
+                        ],
+                        derived: [.init(claimed: reclaim, claimID: id().text)], checkpoint: checkpoint),
+                    to: request)),
+            Example(
+                "traced, nothing known, empty log",
+                answer(LogVerifyResult.traced(imageHash: raw, chain: [], checkpoint: nil), to: request)),
+            Example("the reference editing plugin's record", Message(claim, correlationID: claimID.text)),
+            Example("a record without dimensions", Message(reclaim)),
+            Example(
+                "recorded",
+                answer(
+                    ModificationResult(recorded: claimID.text, finalImageHash: edited, modificationLevel: 2),
+                    to: claimID)),
+            Example("already claimed", answer(ModificationResult(reason: .alreadyClaimed), to: claimID)),
             Example(
                 "not found",
                 answer(LogVerifyResult.notFound(imageHash: processed, checkpoint: checkpoint), to: request)),

@@ -14,12 +14,10 @@ picture of the page. Exit 0 on success, 1 with a reason otherwise, 2 on bad usag
 """
 import argparse
 import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from html.parser import HTMLParser
+
+import headless_chromium
 
 
 class Page(HTMLParser):
@@ -54,16 +52,6 @@ class Page(HTMLParser):
             self.current = None
 
 
-def chromium(binary, *arguments):
-    profile = tempfile.mkdtemp(prefix="ops-chromium-")
-    try:
-        command = [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                   "--no-first-run", "--user-data-dir=" + profile, *arguments]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", required=True)
@@ -72,19 +60,19 @@ def main():
     parser.add_argument("--expect-series-min", type=int, default=1)
     parser.add_argument("--expect-refused", action="store_true")
     parser.add_argument("--screenshot")
-    parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--chromium", default=headless_chromium.DEFAULT)
     args = parser.parse_args()
-    if not os.path.exists(args.chromium):
-        print(f"no chromium at {args.chromium} (deploy/local/setup installs Debian's chromium)")
+    if reason := headless_chromium.missing(args.chromium):
+        print(reason)
         return 1
     target = f"{args.url}#token={args.token}"
-    budget = "--virtual-time-budget=15000"
-    dumped = chromium(args.chromium, budget, "--dump-dom", target)
-    if dumped.returncode != 0 or "<body" not in dumped.stdout:
-        print(f"chromium failed ({dumped.returncode}): {dumped.stderr[-2000:]}")
+    try:
+        dom = headless_chromium.dump_dom(args.chromium, target, 15000, prefix="ops-chromium-")
+    except headless_chromium.Failed as failure:
+        print(failure)
         return 1
     page = Page()
-    page.feed(dumped.stdout)
+    page.feed(dom)
     rendered = int(page.body.get("data-rendered", "0") or 0)
     error = page.body.get("data-error")
     if args.expect_refused:
@@ -109,10 +97,10 @@ def main():
             return 1
         summary[name] = {series: latest for (series, _), latest in zip(chart["paths"], chart["latest"])}
     if args.screenshot:
-        shot = chromium(args.chromium, budget, "--hide-scrollbars", "--window-size=1280,1100",
-                        "--screenshot=" + os.path.abspath(args.screenshot), target)
-        if shot.returncode != 0 or not os.path.exists(args.screenshot):
-            print(f"no screenshot ({shot.returncode}): {shot.stderr[-2000:]}")
+        try:
+            headless_chromium.screenshot(args.chromium, target, 15000, "1280,1100", args.screenshot, prefix="ops-chromium-")
+        except headless_chromium.Failed as failure:
+            print(failure)
             return 1
     print(json.dumps(summary, sort_keys=True))
     return 0

@@ -8,7 +8,7 @@ topics="smileid.sign.requests smileid.sign.results smileid.verify.requests smile
   e2ee.handshakes e2ee.handshake.results e2ee.inbound e2ee.plaintext e2ee.outbound.requests e2ee.outbound
   birthmark.provision.requests birthmark.provision.results birthmark.token.requests birthmark.token.results
   birthmark.authority.admin birthmark.submissions birthmark.submission.results birthmark.checkpoints
-  birthmark.verify.requests birthmark.verify.results
+  birthmark.verify.requests birthmark.verify.results birthmark.modifications birthmark.modification.results
   hallmark.rejected hallmark.metrics hallmark.security hallmark.audit hallmark.privacy.requests hallmark.privacy.results"
 brokers=${HALLMARK_KAFKA_BROKERS:-kafka:9092}
 partitions=${HALLMARK_PARTITIONS:-4}

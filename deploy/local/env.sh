@@ -59,7 +59,7 @@ HALLMARK_TOPICS=(
   e2ee.handshakes e2ee.handshake.results e2ee.inbound e2ee.plaintext e2ee.outbound.requests e2ee.outbound
   birthmark.provision.requests birthmark.provision.results birthmark.token.requests birthmark.token.results
   birthmark.authority.admin birthmark.submissions birthmark.submission.results birthmark.checkpoints
-  birthmark.verify.requests birthmark.verify.results
+  birthmark.verify.requests birthmark.verify.results birthmark.modifications birthmark.modification.results
   hallmark.rejected hallmark.metrics hallmark.security hallmark.audit hallmark.privacy.requests hallmark.privacy.results
 )
 # One partition per core, 2 to 4: on Tansu each partition costs the broker CPU in every fetch

@@ -69,14 +69,6 @@ package struct OpsPage: Sendable {
         }
     }
 
-    /// The security headers of every `/ops` response.
-    static func headers(_ contentType: String) -> HTTPFields {
-        [
-            .contentType: contentType, .cacheControl: "no-cache",
-            .contentSecurityPolicy:
-                "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-            .xContentTypeOptions: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer",
-            HTTPField.Name("X-Frame-Options")!: "DENY",
-        ]
-    }
+    /// The security headers of every `/ops` response (its charts are drawn with `data:` images).
+    static func headers(_ contentType: String) -> HTTPFields { PageHeaders.of(contentType, dataImages: true) }
 }

@@ -65,6 +65,8 @@ final class AggregatorHarness: Sendable {
         g.checkpoints = topic("checkpoints")
         g.verifyInput = topic("verify.in")
         g.verifyOutput = topic("verify.out")
+        g.claimInput = topic("claims.in")
+        g.claimOutput = topic("claims.out")
         g.auditTopic = topic("aggregator.audit")
         g.securityTopic = a.securityTopic
         aggregator = g
@@ -72,11 +74,12 @@ final class AggregatorHarness: Sendable {
         producer = try KafkaProducer(configuration: kafka, logger: logger)
         pool = PostgresPool(configuration: try PostgresConfiguration.fromEnvironment(), logger: logger)
         let outputs = [
-            a.provisionOutput, g.submissionOutput, g.checkpoints, g.verifyOutput, a.tokenInput, a.tokenOutput,
-            topic("rejected"), topic("authority.rejected"), a.securityTopic, a.auditTopic,
+            a.provisionOutput, g.submissionOutput, g.checkpoints, g.verifyOutput, g.claimOutput, a.tokenInput,
+            a.tokenOutput, topic("rejected"), topic("authority.rejected"), a.securityTopic, a.auditTopic,
         ]
         try await KafkaAdmin(configuration: kafka, logger: logger).createTopics(
-            outputs + [a.provisionInput, a.adminInput, g.submissionInput, g.verifyInput, topic("metrics")], partitions: 4)
+            outputs + [a.provisionInput, a.adminInput, g.submissionInput, g.verifyInput, g.claimInput, topic("metrics")],
+            partitions: 4)
         let temp = FileManager.default.temporaryDirectory
         secretsFile = temp.appendingPathComponent("aggregator-authority-\(id).secrets").path
         _ = FileManager.default.createFile(atPath: secretsFile, contents: Data(try AuthoritySecrets.generateText().utf8))

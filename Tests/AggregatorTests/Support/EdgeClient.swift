@@ -92,7 +92,8 @@ extension AggregatorHarness {
                 "HALLMARK_EDGE_SUBMISSIONS": aggregator.submissionInput,
                 "HALLMARK_EDGE_SUBMISSION_RESULTS": aggregator.submissionOutput, "HALLMARK_EDGE_SCHEMA": "edge_\(id)",
                 "HALLMARK_EDGE_VERIFY_REQUESTS": aggregator.verifyInput, "HALLMARK_EDGE_VERIFY_RESULTS": aggregator.verifyOutput,
-                "HALLMARK_EDGE_CHECKPOINTS": aggregator.checkpoints,
+                "HALLMARK_EDGE_CHECKPOINTS": aggregator.checkpoints, "HALLMARK_EDGE_MODIFICATIONS": aggregator.claimInput,
+                "HALLMARK_EDGE_MODIFICATION_RESULTS": aggregator.claimOutput,
                 "HALLMARK_EDGE_HOST": "127.0.0.1", "HALLMARK_EDGE_PORT": "0", "HALLMARK_REJECTED_TOPIC": rejected,
                 "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-edge-\(id)",
                 "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "4", "HALLMARK_LOG_LEVEL": "info",
@@ -121,6 +122,7 @@ enum ReferenceBody {
         case int(Int)
         case double(String)
         case ints([Int])
+        case bool(Bool)
         case list([PythonValue])
         case object([(String, PythonValue)])
         case null
@@ -131,6 +133,7 @@ enum ReferenceBody {
             case .int(let n): String(n)
             case .double(let d): d
             case .ints(let list): "[" + list.map(String.init).joined(separator: ", ") + "]"
+            case .bool(let b): b ? "true" : "false"
             case .list(let items): "[" + items.map(\.text).joined(separator: ", ") + "]"
             case .object(let members): String(decoding: ReferenceBody.python(members), as: UTF8.self)
             case .null: "null"
