@@ -47,6 +47,10 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
         // Tests only: reads deploy/k8s and deploy/compose (DeployTests). Small, C libyaml inside.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // X.509 (DESIGN BM-CERT): device certificates issued, read and chained under RFC 5280,
+        // which swift-crypto has none of. Both are already in the graph through Hummingbird's.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         // HTTP (DESIGN's fixed choice): the C2SP witness, and the edge after it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
@@ -75,6 +79,13 @@ let package = Package(
             name: "HallmarkCrypto",
             dependencies: ["HallmarkCore", crypto, cryptoExtras, "CHallmarkPBKDF2", "libcrypto"],
             path: "Shared/HallmarkCrypto"),
+        .target(
+            name: "HallmarkCertificates",
+            dependencies: [
+                crypto, .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Shared/HallmarkCertificates"),
         .target(name: "HallmarkKafka", dependencies: ["rdkafka", "HallmarkCore", log], path: "Shared/HallmarkKafka"),
         .target(name: "HallmarkPostgres", dependencies: ["libpq", "HallmarkCore", log], path: "Shared/HallmarkPostgres"),
         .target(
@@ -124,7 +135,10 @@ let package = Package(
 
         .target(
             name: "AuthorityCore",
-            dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
+            dependencies: [
+                "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkCertificates", crypto, log, metrics, lifecycle,
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             path: "Services/AuthorityCore"),
         .executableTarget(
             name: "hallmark-authority", dependencies: ["AuthorityCore", "HallmarkRuntime"],
@@ -167,7 +181,7 @@ let package = Package(
         // Client-side helpers: playing a camera, waiting for answers on a topic.
         .target(
             name: "HallmarkClient",
-            dependencies: ["HallmarkKafka", "HallmarkMessages", "HallmarkCrypto", log],
+            dependencies: ["HallmarkKafka", "HallmarkMessages", "HallmarkCrypto", crypto, log],
             path: "Services/HallmarkClient"),
         .target(
             name: "HallmarkBench",
@@ -201,7 +215,7 @@ let package = Package(
             name: "HallmarkTestSupport",
             dependencies: [
                 "HallmarkCore", "HallmarkMessages", "HallmarkCrypto", "HallmarkKafka", "HallmarkPostgres", "HallmarkSubprocess",
-                log,
+                crypto, log,
             ],
             path: "Tests/HallmarkTestSupport"),
         .target(
@@ -214,6 +228,13 @@ let package = Package(
         .testTarget(
             name: "HallmarkCryptoTests", dependencies: ["HallmarkCrypto", "HallmarkCLICore", "HallmarkTestSupport"],
             path: "Tests/HallmarkCryptoTests", linkerSettings: rpath),
+        .testTarget(
+            name: "HallmarkCertificatesTests",
+            dependencies: [
+                "HallmarkCertificates", "HallmarkSubprocess", crypto, .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tests/HallmarkCertificatesTests"),
         .testTarget(
             name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore", "HallmarkTestSupport"],
             path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),
@@ -228,7 +249,10 @@ let package = Package(
             path: "Tests/HallmarkRuntimeTests", linkerSettings: rpath),
         .testTarget(
             name: "AuthorityTests",
-            dependencies: ["AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport"],
+            dependencies: [
+                "AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport", "HallmarkCertificates",
+                "HallmarkSubprocess", crypto, .product(name: "X509", package: "swift-certificates"),
+            ],
             path: "Tests/AuthorityTests", linkerSettings: rpath),
         .testTarget(
             name: "GatewayTests",

@@ -38,6 +38,8 @@ package struct AuthorityConfiguration: DeclaredSettings, Hashable {
     package var countFlushMilliseconds: Int = declared(\.countFlushMilliseconds)
     /// Rows re-sealed per transaction.
     package var resealBatch: Int = declared(\.resealBatch)
+    /// How long a device certificate issued at provisioning is valid (DESIGN BM-CERT).
+    package var certificateDays: Int = declared(\.certificateDays)
     /// The operators' public keys that may sign admin commands (``OperatorKeys``).
     package var operatorKeys = OperatorKeys.none
     /// How far an admin command's `produced_at` may lie in the past or the future; outside it
@@ -115,6 +117,11 @@ package struct AuthorityConfiguration: DeclaredSettings, Hashable {
         .bind(
             \.resealBatch,
             .integer("HALLMARK_AUTHORITY_RESEAL_BATCH", default: 200, in: 1...100_000, doc: "rows re-sealed per transaction")),
+        .bind(
+            \.certificateDays,
+            .integer(
+                "HALLMARK_AUTHORITY_CERTIFICATE_DAYS", default: 365, in: 1...3650,
+                doc: "how long a device certificate issued at provisioning is valid, days")),
         .bind(
             \.countFlushMilliseconds,
             .integer(

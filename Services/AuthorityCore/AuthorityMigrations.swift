@@ -57,6 +57,24 @@ package enum AuthorityMigrations {
                         erased_at timestamptz NOT NULL DEFAULT now()
                     );
                     """),
+            // The manufacturer CAs (DESIGN BM-CERT, ``DeviceCertificateIssuer``): each CA's
+            // certificate and its key sealed under the KEK, bound to the certificate's
+            // fingerprint; one issues, the others stay trusted until their date.
+            .init(
+                version: 3, name: "certificate_authorities",
+                sql: """
+                    CREATE TABLE \(schema).certificate_authorities (
+                        fingerprint bytea PRIMARY KEY CHECK (length(fingerprint) = 32),
+                        certificate bytea NOT NULL,
+                        key_sealed bytea NOT NULL,
+                        kek_version integer NOT NULL,
+                        issuing boolean NOT NULL,
+                        trusted_until timestamptz,
+                        created_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE UNIQUE INDEX certificate_authorities_issuing
+                        ON \(schema).certificate_authorities (issuing) WHERE issuing;
+                    """),
         ] + AuditTrail.migrations(schema: schema)
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HallmarkCrypto
 import HallmarkCore
@@ -12,7 +13,8 @@ extension AuthorityProcessor {
     }
 
     /// Provisions a new camera: 3 distinct random tables that are not retired, the NUC hash
-    /// sealed with its blind index beside it, and the table keys sealed to the camera (PROV-1).
+    /// sealed with its blind index beside it, and the table keys sealed to the camera (PROV-1);
+    /// with a signing key, an X.509 certificate sealed to it with them (DESIGN BM-CERT).
     func provision(_ message: StageMessage, connection: PostgresConnection) async throws -> [StageOutput] {
         let request = try? message.decode(ProvisionRequest.self)
         let result = try await provisionResult(request, connection: connection)
@@ -41,6 +43,13 @@ extension AuthorityProcessor {
             let publicKey = try? Base64.decode(request.devicePublicKey, length: 32),
             (request.deviceFamily?.utf8.count ?? 0) <= 64
         else { return rejected(.malformed) }
+        var signingKey: P256.Signing.PublicKey?
+        if let text = request.deviceSigningKey {
+            guard let der = try? Base64.decode(text), let key = try? P256.Signing.PublicKey(derRepresentation: der) else {
+                return rejected(.malformed)
+            }
+            signingKey = key
+        }
         var nucHash: Data?
         if let hex = request.nucHash {
             guard let nuc = try? Hex.decode(hex, length: 32) else { return rejected(.malformed) }
@@ -73,7 +82,11 @@ extension AuthorityProcessor {
         }
         // Sealed before the insert: a public key nothing can be sealed to (a low-order point)
         // is refused without recording a device.
-        let answer = ProvisioningAnswer(deviceSerial: serial, masterKeys: masters)
+        var answer = ProvisioningAnswer(deviceSerial: serial, masterKeys: masters)
+        if let signingKey {
+            (answer.deviceCertificate, answer.certificateChain) = try await certificates.issue(
+                signingKey, serial: serial, on: connection)
+        }
         guard let sealed = try? ProvisioningSeal.seal(answer, cameraPublicKey: publicKey) else {
             return rejected(.malformed)
         }

@@ -33,6 +33,8 @@ package struct AuthorityProcessor: TransactionalStageProcessor {
     let verifier: AdminCommandVerifier
     /// Where admin commands are recorded.
     let audit: AuditTrail
+    /// The manufacturer CA, for cameras that provision with a signing key.
+    let certificates: DeviceCertificateIssuer
 
     /// Creates the processor.
     package init(
@@ -51,6 +53,8 @@ package struct AuthorityProcessor: TransactionalStageProcessor {
             secrets: secrets)
         verifier = AdminCommandVerifier(keys: configuration.operatorKeys, windowSeconds: configuration.adminWindowSeconds)
         audit = configuration.auditTrail(secrets)
+        certificates = DeviceCertificateIssuer(
+            schema: configuration.schema, secrets: secrets, validity: .seconds(configuration.certificateDays * 86_400))
     }
 
     var schema: String { configuration.schema }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HallmarkCrypto
 import HallmarkCore
@@ -26,13 +27,14 @@ package struct CameraProvisioner: Sendable {
         case rejected(String)
     }
 
-    /// Provisions `serial` with `nucHash` (random when nil).
+    /// Provisions `serial` with `nucHash` (random when nil); with `certificate`, in certificate
+    /// mode too (a P-256 signing key made here, its certificate asked for).
     package func provision(
-        serial: String, nucHash: Data? = nil, family: String? = nil,
+        serial: String, nucHash: Data? = nil, family: String? = nil, certificate: Bool = false,
         timeout: Duration = .seconds(60)
     ) async throws -> Outcome {
         let (producer, watcher, topic) = (self.producer, self.watcher, self.topic)
-        return try await Self.provision(serial: serial, nucHash: nucHash, family: family) { request in
+        return try await Self.provision(serial: serial, nucHash: nucHash, family: family, certificate: certificate) { request in
             try await producer.send(topic: topic, key: Array(serial.utf8), value: try JSONCoding.encode(request))
             return await watcher.answer(for: request.id, timeout: timeout)
         }
@@ -42,15 +44,17 @@ package struct CameraProvisioner: Sendable {
     /// request (keyed by its serial) and returns the answer's bytes, or nil when none came (a
     /// test's in-memory broker, or Kafka as above).
     package static func provision(
-        serial: String, nucHash: Data? = nil, family: String? = nil,
+        serial: String, nucHash: Data? = nil, family: String? = nil, certificate: Bool = false,
         exchange: (Message<ProvisionRequest>) async throws -> [UInt8]?
     ) async throws -> Outcome {
         let keys = try X25519.generate()
         let nuc = try nucHash ?? SecureRandom.bytes(32)
+        // The camera's signing key stays here; only its public half is sent.
+        let signing = certificate ? P256.Signing.PrivateKey() : nil
         let request = Message(
             ProvisionRequest(
                 deviceSerial: serial, devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
-                deviceFamily: family))
+                deviceFamily: family, deviceSigningKey: signing.map { Base64.encode($0.publicKey.derRepresentation) }))
         guard let bytes = try await exchange(request) else {
             throw AuthorityClientError(.timeout, "no provisioning answer within the timeout")
         }
@@ -62,6 +66,13 @@ package struct CameraProvisioner: Sendable {
         guard answer.deviceSerial == serial, Set(answer.tableAssignments) == Set(result.tableAssignments ?? []) else {
             throw AuthorityClientError(.mismatch, "the sealed answer does not match the request")
         }
-        return .provisioned(ProvisioningFile(answer: answer, nucHash: nuc))
+        var file = ProvisioningFile(answer: answer, nucHash: nuc)
+        if let signing {
+            guard file.deviceCertificate != nil else {
+                throw AuthorityClientError(.mismatch, "the answer holds no certificate for the signing key")
+            }
+            file.devicePrivateKey = signing.pemRepresentation
+        }
+        return .provisioned(file)
     }
 }

@@ -4,7 +4,8 @@ import HallmarkCore
 import HallmarkMessages
 
 /// What a provisioned camera keeps (written by `hallmark provision`, mode 0600): its serial,
-/// NUC hash, three tables and their master keys. It makes token requests in either format.
+/// NUC hash, three tables and their master keys, and in certificate mode its certificate and
+/// signing key. It makes token requests in either format.
 package struct ProvisioningFile: Codable, Sendable, Hashable {
     package var deviceSerial: String
     /// hex, 32 bytes.
@@ -12,12 +13,21 @@ package struct ProvisioningFile: Codable, Sendable, Hashable {
     package var tableAssignments: [Int]
     /// table id → hex master key.
     package var masterKeys: [String: String]
+    /// Certificate mode (DESIGN BM-CERT), as the reference camera loads it: its X.509
+    /// certificate and the issuing CA's, PEM, and its P-256 private key, PEM (PKCS #8), which
+    /// never left it.
+    package var deviceCertificate: String?
+    package var certificateChain: String?
+    package var devicePrivateKey: String?
 
     enum CodingKeys: String, CodingKey {
         case deviceSerial = "device_serial"
         case nucHash = "nuc_hash"
         case tableAssignments = "table_assignments"
         case masterKeys = "master_keys"
+        case deviceCertificate = "device_certificate"
+        case certificateChain = "certificate_chain"
+        case devicePrivateKey = "device_private_key"
     }
 
     /// Creates a file from an opened PROV-1 answer.
@@ -26,6 +36,8 @@ package struct ProvisioningFile: Codable, Sendable, Hashable {
         self.nucHash = Hex.encode(nucHash)
         tableAssignments = answer.tableAssignments
         masterKeys = answer.masterKeys
+        deviceCertificate = answer.deviceCertificate
+        certificateChain = answer.certificateChain
     }
 
     /// A reference-format token request (`camera_token`), with a fresh random nonce.

@@ -11,23 +11,28 @@ public struct ProvisionRequest: MessageBody, Hashable {
     public var nucHash: String?
     /// Free-form family name.
     public var deviceFamily: String?
+    /// The camera's P-256 signing key, b64 of its SubjectPublicKeyInfo (DER): with it, the
+    /// authority issues the camera an X.509 certificate (DESIGN BM-CERT).
+    public var deviceSigningKey: String?
 
     enum CodingKeys: String, CodingKey {
         case deviceSerial = "device_serial"
         case devicePublicKey = "device_public_key"
         case nucHash = "nuc_hash"
         case deviceFamily = "device_family"
+        case deviceSigningKey = "device_signing_key"
     }
 
     /// Creates a request.
     public init(
         deviceSerial: String, devicePublicKey: String, nucHash: String?,
-        deviceFamily: String?
+        deviceFamily: String?, deviceSigningKey: String? = nil
     ) {
         self.deviceSerial = deviceSerial
         self.devicePublicKey = devicePublicKey
         self.nucHash = nucHash
         self.deviceFamily = deviceFamily
+        self.deviceSigningKey = deviceSigningKey
     }
 
     /// Whether a serial is acceptable: 1–128 printable ASCII characters.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HallmarkCore
 import HallmarkCrypto
@@ -172,6 +173,13 @@ public enum MessageExamples {
                         deviceSerial: "CAM-0001",
                         devicePublicKey: Base64.encode(keys.publicKey), nucHash: Hex.encode(nuc),
                         deviceFamily: "Raspberry Pi HQ"))),
+            Example(
+                "provision, certificate mode",
+                Message(
+                    ProvisionRequest(
+                        deviceSerial: "CAM-0002", devicePublicKey: Base64.encode(keys.publicKey), nucHash: nil,
+                        deviceFamily: nil,
+                        deviceSigningKey: Base64.encode(P256.Signing.PrivateKey().publicKey.derRepresentation)))),
             Example(
                 "provisioned",
                 answer(

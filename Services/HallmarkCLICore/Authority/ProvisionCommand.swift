@@ -17,6 +17,8 @@ package struct ProvisionCommand: AsyncParsableCommand {
     @Option(help: "The camera's serial.") var serial: String
     @Option(help: "The camera's NUC hash, 64 hex digits (random when absent).") var nucHash: String?
     @Option(help: "Device family.") var family: String?
+    @Flag(help: "Certificate mode: make a P-256 signing key and ask for the camera's X.509 certificate.")
+    var certificate = false
     @Option(help: "Where to write the provisioning file (default <serial>.provisioning.json).") var out: String?
     @Option(help: "Seconds to wait for the answer.") var timeout = 60
 
@@ -38,7 +40,7 @@ package struct ProvisionCommand: AsyncParsableCommand {
         defer { reader.cancel() }
         try await watcher.waitUntilAssigned()
         let outcome = try await CameraProvisioner(producer: producer, watcher: watcher, topic: config.provisionInput)
-            .provision(serial: serial, nucHash: nuc, family: family, timeout: .seconds(timeout))
+            .provision(serial: serial, nucHash: nuc, family: family, certificate: certificate, timeout: .seconds(timeout))
         await watcher.close()
         _ = await producer.close()
         switch outcome {
@@ -54,8 +56,10 @@ package struct ProvisionCommand: AsyncParsableCommand {
             else {
                 throw AuthorityClientError(.io, "cannot write the provisioning file")
             }
+            let mode = file.deviceCertificate == nil ? "" : "; its certificate and signing key are in it"
             print(
-                "provisioned \(serial): tables \(file.tableAssignments.map(String.init).joined(separator: ", ")); wrote \(path)")
+                "provisioned \(serial): tables \(file.tableAssignments.map(String.init).joined(separator: ", ")); wrote \(path)\(mode)"
+            )
         }
     }
 }

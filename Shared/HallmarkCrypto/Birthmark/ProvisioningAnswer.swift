@@ -8,11 +8,18 @@ public struct ProvisioningAnswer: Codable, Sendable, Hashable {
     public var tableAssignments: [Int]
     /// Table id (decimal string) → 32-byte master key, hex.
     public var masterKeys: [String: String]
+    /// The camera's X.509 certificate and its issuing CA's, PEM, when it asked for one with a
+    /// signing key (DESIGN BM-CERT). Sealed to the camera like the keys: a certificate names its
+    /// device to whoever sees it.
+    public var deviceCertificate: String?
+    public var certificateChain: String?
 
     enum CodingKeys: String, CodingKey {
         case deviceSerial = "device_serial"
         case tableAssignments = "table_assignments"
         case masterKeys = "master_keys"
+        case deviceCertificate = "device_certificate"
+        case certificateChain = "certificate_chain"
     }
 
     /// Creates an answer.
