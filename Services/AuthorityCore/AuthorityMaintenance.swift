@@ -105,6 +105,22 @@ package final class AuthorityMaintenance: Service, Sendable {
                     WHERE device_id = \(id)
                     """)
             }
+            // The manufacturer CAs' keys. (A device certificate's handle cannot move: it is in
+            // the certificate. Keep a KEK version while certificates sealed under it are valid.)
+            let authorities = try await connection.query(
+                """
+                SELECT fingerprint, key_sealed FROM \(unescaped: schema).certificate_authorities
+                WHERE kek_version <> \(current) LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """)
+            for (fingerprint, sealed) in try authorities.decode((Data, Data).self) {
+                let fresh = try AtRestSeal.reseal(
+                    sealed, context: DeviceCertificateIssuer.keyContext(fingerprint: fingerprint), keyring: secrets.keyring)
+                moved += try await connection.execute(
+                    """
+                    UPDATE \(unescaped: schema).certificate_authorities SET key_sealed = \(fresh), kek_version = \(current)
+                    WHERE fingerprint = \(fingerprint)
+                    """)
+            }
             metrics.resealed.increment(by: moved)
             return moved
         }

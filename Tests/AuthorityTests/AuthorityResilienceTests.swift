@@ -7,6 +7,7 @@ import HallmarkCore
 import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
+import HallmarkTestSupport
 import Testing
 
 /// KEK rotation under load, a replica killed mid-load, abuse thresholds.
@@ -62,6 +63,11 @@ struct AuthorityResilienceTests {
         defer { a.signal(SIGKILL) }
         var cameras: [ProvisioningFile] = []
         for i in 0..<4 { cameras.append(try await h.provisioned("CAM-\(h.id)-k\(i)")) }
+        // A certificate-mode camera too: the manufacturer CA is made, its key sealed under KEK 1.
+        let provisioner = CameraProvisioner(producer: h.producer, watcher: h.watcher, topic: h.configuration.provisionInput)
+        guard case .provisioned = try await provisioner.provision(serial: "CAM-\(h.id)-kc1", certificate: true) else {
+            throw HarnessError("the certificate-mode camera was rejected")
+        }
 
         // Rotation: add kek.2 (now current) beside kek.1, start a replica with it while the old
         // one keeps serving; its maintenance re-seals every row in the background.
@@ -88,6 +94,7 @@ struct AuthorityResilienceTests {
                 """
                 SELECT (SELECT count(*) FROM \(unescaped: schema).key_tables WHERE kek_version <> 2)
                      + (SELECT count(*) FROM \(unescaped: schema).devices WHERE kek_version <> 2)
+                     + (SELECT count(*) FROM \(unescaped: schema).certificate_authorities WHERE kek_version <> 2)
                 """)
             left = try rows[0].decode(Int64.self)
             if left > 0 { try await Task.sleep(for: .milliseconds(300)) }
@@ -95,6 +102,10 @@ struct AuthorityResilienceTests {
         #expect(left == 0, "\(left) rows still under KEK 1")
         a.signal(SIGKILL)
         _ = await a.waitForExit(timeout: .seconds(10))
+        // The CA's key, re-sealed under KEK 2, still issues with only the rotated replica.
+        guard case .provisioned(let later) = try await provisioner.provision(serial: "CAM-\(h.id)-kc2", certificate: true),
+            later.deviceCertificate != nil
+        else { throw HarnessError("no certificate after the rotation") }
         let third = try await Self.sendTokens(h, cameras: cameras, count: 50)
         #expect(await Self.waitAnswered(h, third, timeout: .seconds(90)))
         let thirdResults = Self.verdicts(h, third)
