@@ -137,7 +137,7 @@ let package = Package(
             name: "AuthorityCore",
             dependencies: [
                 "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkCertificates", crypto, log, metrics, lifecycle,
-                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Services/AuthorityCore"),
         .executableTarget(
@@ -231,10 +231,10 @@ let package = Package(
         .testTarget(
             name: "HallmarkCertificatesTests",
             dependencies: [
-                "HallmarkCertificates", "HallmarkSubprocess", crypto, .product(name: "X509", package: "swift-certificates"),
+                "HallmarkCertificates", "HallmarkTestSupport", crypto, .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
-            path: "Tests/HallmarkCertificatesTests"),
+            path: "Tests/HallmarkCertificatesTests", linkerSettings: rpath),
         .testTarget(
             name: "HallmarkKafkaTests", dependencies: ["HallmarkKafka", "HallmarkCore", "HallmarkTestSupport"],
             path: "Tests/HallmarkKafkaTests", linkerSettings: rpath),
@@ -250,8 +250,8 @@ let package = Package(
         .testTarget(
             name: "AuthorityTests",
             dependencies: [
-                "AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport", "HallmarkCertificates",
-                "HallmarkSubprocess", crypto, .product(name: "X509", package: "swift-certificates"),
+                "AuthorityCore", "HallmarkClient", "HallmarkCLICore", "HallmarkTestSupport", "HallmarkCertificates", crypto,
+                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Tests/AuthorityTests", linkerSettings: rpath),
         .testTarget(

@@ -50,12 +50,7 @@ package struct ClaimStore: Sendable {
             """
             SELECT claim_id, claim FROM \(unescaped: schema).claims WHERE final_hash = ANY(\(PostgresArray(finals)))
             """)
-        var out: [String: Stored] = [:]
-        for (id, bytes) in try rows.decode((UUID, Data).self) {
-            let claim = try JSONCoding.decode(ModificationClaim.self, from: try JSONReader.parse([UInt8](bytes)))
-            out[claim.finalImageHash] = Stored(id: id, claim: claim)
-        }
-        return out
+        return Dictionary(try Self.stored(rows).map { ($0.claim.finalImageHash, $0) }) { first, _ in first }
     }
 
     /// The claims whose original is this image (32 bytes), newest last, at most `limit`.
@@ -65,7 +60,12 @@ package struct ClaimStore: Sendable {
             SELECT claim_id, claim FROM \(unescaped: schema).claims WHERE original_hash = \(original)
             ORDER BY created_at, final_hash LIMIT \(limit)
             """)
-        return try rows.decode((UUID, Data).self).map { id, bytes in
+        return try Self.stored(rows)
+    }
+
+    /// The claims in `rows` (`claim_id`, `claim`).
+    private static func stored(_ rows: PostgresRows) throws -> [Stored] {
+        try rows.decode((UUID, Data).self).map { id, bytes in
             Stored(id: id, claim: try JSONCoding.decode(ModificationClaim.self, from: try JSONReader.parse([UInt8](bytes))))
         }
     }

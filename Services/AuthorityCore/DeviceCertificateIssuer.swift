@@ -3,7 +3,6 @@ import Foundation
 import HallmarkCertificates
 import HallmarkCrypto
 import HallmarkPostgres
-import SwiftASN1
 import X509
 
 /// The authority's manufacturer CA (DESIGN BM-CERT) and the device certificates it issues at
@@ -86,21 +85,6 @@ package struct DeviceCertificateIssuer: Sendable {
             throw AuthorityError(.corruptRow, "the manufacturer CA could not be stored")
         }
         return ca
-    }
-
-    /// Every CA certificate this authority has, issuing or still trusted, PEM, newest first.
-    package func certificates(on connection: PostgresConnection) async throws -> [String] {
-        let rows = try await connection.query(
-            """
-            SELECT certificate FROM \(unescaped: schema).certificate_authorities
-            WHERE issuing OR trusted_until IS NULL OR trusted_until > now() ORDER BY created_at DESC
-            """)
-        var out: [String] = []
-        for der in try rows.decode(Data.self) {
-            let bytes: [UInt8] = Array(der)
-            out.append(try Certificate(derEncoded: bytes).serializeAsPEM().pemString)
-        }
-        return out
     }
 
     private func loadIssuing(on connection: PostgresConnection) async throws -> ManufacturerCA? {

@@ -16,16 +16,10 @@ extension EdgeHandlers {
     func claim(_ body: [UInt8]) async throws -> [UInt8] {
         let (message, value): (Message<ModificationClaim>, [UInt8])
         do { (message, value) = try EditRecord.written(body) } catch { throw EdgeError(error) }
-        let (producer, topic) = (self.producer, configuration.modifications)
-        let key = Array(message.body.finalImageHash.utf8)
         guard
-            let bytes = try await answers.request(
-                message.id.text, timeout: configuration.verifyWait,
-                send: {
-                    try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
-                        try await producer.send([KafkaOutgoingMessage(topic: topic, key: key, value: value)])
-                    }
-                })
+            let bytes = try await Self.request(
+                message.id.text, value: value, to: configuration.modifications, key: Array(message.body.finalImageHash.utf8),
+                answers: answers, producer: producer, timeout: configuration.verifyWait)
         else { throw EdgeError(.unavailable, "the log did not answer in time") }
         guard let result = try? JSONCoding.decode(Message<ModificationResult>.self, from: bytes).body else {
             throw EdgeError(.unavailable, "the log's answer cannot be read")
@@ -53,37 +47,32 @@ extension EdgeHandlers {
         }
     }
 
-    /// The provenance of `text` (an image hash, either case): the chain the log and the claims
-    /// know, original first, asked of the aggregator; nil when they know nothing of it.
-    func trace(_ text: String) async throws -> (hash: String, result: LogVerifyResult)? {
-        guard let hash = Self.imageHash(text) else {
-            throw EdgeError(.invalidField, "an image hash is 64 hex digits", field: "image_hash")
+    /// The provenance of `text` (an image hash, either case), asked of the aggregator: the chain
+    /// the log and the claims know, original first (empty when they know nothing of it), and
+    /// the edits claimed from it.
+    func trace(
+        _ text: String
+    ) async throws -> (hash: String, chain: [LogVerifyResult.ProvenanceLink], derived: [LogVerifyResult.ProvenanceLink]) {
+        let hash = try Self.requireImageHash(text)
+        let result = try await verifications.result(of: LogVerifyRequest(provenanceOf: hash))
+        guard result.status == .traced, let chain = result.chain else {
+            throw EdgeError(.unavailable, "the log's answer cannot be read")
         }
-        guard let bytes = try await verifications.ask(LogVerifyRequest(provenanceOf: hash)) else {
-            throw EdgeError(.unavailable, "the log did not answer in time")
-        }
-        guard let result = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes).body,
-            result.status == .traced, let chain = result.chain
-        else { throw EdgeError(.unavailable, "the log's answer cannot be read") }
-        return chain.isEmpty && (result.derived ?? []).isEmpty ? nil : (hash, result)
+        return (hash, chain, result.derived ?? [])
     }
 
     /// `GET /api/v1/provenance/{hash}`: the reference's `ProvenanceChain` (404 when nothing is
     /// known of the image).
     func provenance(_ text: String) async throws -> [UInt8] {
-        guard let (hash, result) = try await trace(text), let chain = result.chain, !chain.isEmpty else {
-            throw EdgeError(.notFound, "no provenance is known for this image", field: "image_hash")
-        }
+        let (hash, chain, _) = try await trace(text)
+        guard !chain.isEmpty else { throw EdgeError(.notFound, "no provenance is known for this image", field: "image_hash") }
         return ProvenanceAnswer.chain(hash, chain)
     }
 
     /// `GET /api/v1/modifications/{hash}`: the reference's edit history of the image, both
     /// ways (`200` with empty lists when none is known, as the reference answers).
     func modifications(_ text: String) async throws -> [UInt8] {
-        guard let hash = Self.imageHash(text) else {
-            throw EdgeError(.invalidField, "an image hash is 64 hex digits", field: "image_hash")
-        }
-        let traced = try await trace(hash)
-        return ProvenanceAnswer.history(hash, traced?.result.chain ?? [], derived: traced?.result.derived ?? [])
+        let (hash, chain, derived) = try await trace(text)
+        return ProvenanceAnswer.history(hash, chain, derived: derived)
     }
 }

@@ -91,15 +91,21 @@ package struct EdgeHandlers: Sendable {
 
     /// The verification of `text` (an image hash, either case): the rendered answer.
     func verify(_ text: String) async throws -> Verifications.Answer {
-        guard let hash = Self.imageHash(text) else {
-            throw EdgeError(.invalidField, "an image hash is 64 hex digits", field: "image_hash")
-        }
-        return try await verifications.answer(for: hash)
+        try await verifications.answer(for: try Self.requireImageHash(text))
     }
 
     /// The log's latest signed checkpoint (nil before its first).
     func head() async throws -> SignedCheckpoint? {
         try await verifications.head()
+    }
+
+    /// `text` as an image hash (64 hex digits in either case, lowered); 400 naming
+    /// `image_hash` when it is none.
+    static func requireImageHash(_ text: some StringProtocol) throws -> String {
+        guard let hash = imageHash(text) else {
+            throw EdgeError(.invalidField, "an image hash is 64 hex digits", field: "image_hash")
+        }
+        return hash
     }
 
     /// `text` as the verification cache's key (64 hex digits in either case, lowered), or nil
@@ -114,11 +120,21 @@ package struct EdgeHandlers: Sendable {
         _ question: LogVerifyRequest, answers: AnswerRouter, producer: any StageSink, configuration: EdgeConfiguration
     ) async throws -> [UInt8]? {
         let id = UUID().lowercasedText
-        let value = try JSONCoding.encode(Message(question, correlationID: id))
-        let topic = configuration.verifyRequests
-        return try await answers.request(id, timeout: configuration.verifyWait) {
+        return try await request(
+            id, value: try JSONCoding.encode(Message(question, correlationID: id)), to: configuration.verifyRequests,
+            answers: answers, producer: producer, timeout: configuration.verifyWait)
+    }
+
+    /// Publishes `value` (a message whose `correlation_id` is `id`) on `topic` and waits up to
+    /// `timeout` for the answer that names it; nil when none came in time, `503` when the
+    /// broker does not acknowledge within the backend timeout.
+    static func request(
+        _ id: String, value: [UInt8], to topic: String, key: [UInt8]? = nil, answers: AnswerRouter, producer: any StageSink,
+        timeout: Duration
+    ) async throws -> [UInt8]? {
+        try await answers.request(id, timeout: timeout) {
             try await Deadline.run(backendTimeout, else: EdgeError(.unavailable, "the broker is unavailable")) {
-                try await producer.send([KafkaOutgoingMessage(topic: topic, key: nil, value: value)])
+                try await producer.send([KafkaOutgoingMessage(topic: topic, key: key, value: value)])
             }
         }
     }

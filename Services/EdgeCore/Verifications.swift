@@ -51,9 +51,16 @@ package final class Verifications: Sendable {
         asking = ask
     }
 
-    /// Asks the log `question` (uncached) and waits for its answer; nil when none came in time.
-    func ask(_ question: LogVerifyRequest) async throws -> [UInt8]? {
-        try await asking(question)
+    /// The log's answer to `question` (uncached); `503` when none came in time or it cannot
+    /// be read.
+    func result(of question: LogVerifyRequest) async throws -> LogVerifyResult {
+        guard let bytes = try await asking(question) else {
+            throw EdgeError(.unavailable, "the log did not answer in time")
+        }
+        guard let result = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes).body else {
+            throw EdgeError(.unavailable, "the log's answer cannot be read")
+        }
+        return result
     }
 
     /// A checkpoint was published (or came in an answer): answers against smaller trees are
@@ -69,12 +76,7 @@ package final class Verifications: Sendable {
     /// a log with none yet).
     package func head() async throws -> SignedCheckpoint? {
         if let head = state.withLock({ $0.head }) { return head }
-        guard let bytes = try await ask(LogVerifyRequest(oldTreeSize: 0)) else {
-            throw EdgeError(.unavailable, "the log did not answer in time")
-        }
-        guard let result = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes).body else {
-            throw EdgeError(.unavailable, "the log's answer cannot be read")
-        }
+        let result = try await result(of: LogVerifyRequest(oldTreeSize: 0))
         // A log with no checkpoint knows no size: it has none to give.
         guard result.status == .consistent, let checkpoint = result.checkpoint else { return nil }
         self.checkpoint(checkpoint)
@@ -107,12 +109,7 @@ package final class Verifications: Sendable {
 
     private func fetch(_ hash: String) async throws -> Answer {
         defer { _ = state.withLock { $0.inFlight.removeValue(forKey: hash) } }
-        guard let bytes = try await ask(LogVerifyRequest(imageHash: hash)) else {
-            throw EdgeError(.unavailable, "the log did not answer in time")
-        }
-        guard let result = try? JSONCoding.decode(Message<LogVerifyResult>.self, from: bytes).body else {
-            throw EdgeError(.unavailable, "the log's answer cannot be read")
-        }
+        let result = try await result(of: LogVerifyRequest(imageHash: hash))
         guard result.status != .rejected, let treeSize = result.checkpoint?.treeSize else {
             throw EdgeError(.invalidField, "the log refused the question", field: "image_hash")
         }

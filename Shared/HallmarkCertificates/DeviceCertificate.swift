@@ -41,13 +41,6 @@ public struct DeviceCertificate: Sendable {
         signingKey = key
     }
 
-    public init(_ certificate: Certificate) throws(CertificateRefusal) {
-        guard let key = P256.Signing.PublicKey(certificate.publicKey) else { throw .invalidCertificate }
-        self.certificate = certificate
-        encoding = .der
-        signingKey = key
-    }
-
     /// The sealed handle Hallmark's authority put in it (``DeviceCertificates/handleOID``), if any.
     public var handle: [UInt8]? {
         certificate.extensions[oid: DeviceCertificates.handleOID].map { Array($0.value) }

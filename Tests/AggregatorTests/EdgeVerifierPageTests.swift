@@ -3,7 +3,6 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkTestSupport
-import HallmarkSubprocess
 import Testing
 
 /// The verifier page (`GET /verify`, DESIGN BM-PROVENANCE) in headless Chromium: the browser
@@ -62,13 +61,9 @@ struct EdgeVerifierPageTests {
             })
 
         // The venv's Python: the test double signs with PyPI cryptography.
-        let root = EdgeOpsTests.root
-        let state = ProcessInfo.processInfo.environment["HALLMARK_STATE"] ?? root.appendingPathComponent(".hallmark").path
         func browse(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-            let run = try await Subprocess.run(
-                state + "/venv/bin/python",
-                [root.appendingPathComponent("Tests/Verifiers/verify_page_check.py").path] + arguments
-                    + ["--url", "http://127.0.0.1:\(client.port)"])
+            let run = try await VerifierScript.run(
+                "verify_page_check.py", arguments + ["--url", "http://127.0.0.1:\(client.port)"])
             return (run.status, run.output)
         }
         let verified = try await browse(["--hash", hash, "--expect", "verified", "--expect-witnesses", "2"])

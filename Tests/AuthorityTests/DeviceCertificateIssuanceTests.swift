@@ -7,7 +7,6 @@ import HallmarkCore
 import HallmarkCrypto
 import HallmarkMessages
 import HallmarkPostgres
-import HallmarkSubprocess
 import HallmarkTestSupport
 import Testing
 import X509
@@ -65,12 +64,11 @@ struct DeviceCertificateIssuanceTests {
             try chain.write(to: dir.appendingPathComponent("ca.pem"), atomically: true, encoding: .utf8)
             try pem.write(to: dir.appendingPathComponent("device.pem"), atomically: true, encoding: .utf8)
             let handle = try #require(read.handle).map { String(format: "%02x", $0) }.joined()
-            let check = try await Subprocess.run(
-                Self.python,
+            let check = try await VerifierScript.run(
+                "certificates_check.py",
                 [
-                    Self.root.appendingPathComponent("Tests/Verifiers/certificates_check.py").path, "inspect", "--ca",
-                    dir.appendingPathComponent("ca.pem").path, "--device", dir.appendingPathComponent("device.pem").path,
-                    "--handle", handle, "--serial", serial,
+                    "inspect", "--ca", dir.appendingPathComponent("ca.pem").path, "--device",
+                    dir.appendingPathComponent("device.pem").path, "--handle", handle, "--serial", serial,
                 ])
             #expect(check.status == 0, "\(check.output)")
         }
@@ -106,14 +104,6 @@ struct DeviceCertificateIssuanceTests {
                         nucHash: nil, deviceFamily: nil, deviceSigningKey: key)))
             #expect(result.body.status == .rejected && result.body.reason == .malformed, "\(what)")
         }
-    }
-
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    /// The venv's Python, which has PyPI cryptography (deploy/local/setup).
-    static var python: String {
-        (ProcessInfo.processInfo.environment["HALLMARK_STATE"] ?? root.appendingPathComponent(".hallmark").path)
-            + "/venv/bin/python"
     }
 }
 

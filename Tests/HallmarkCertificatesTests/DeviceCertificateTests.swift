@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HallmarkCertificates
-import HallmarkSubprocess
+import HallmarkTestSupport
 import SwiftASN1
 import Testing
 import X509
@@ -123,17 +123,8 @@ struct DeviceCertificateTests {
         }
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    /// The venv's Python, which has PyPI cryptography (deploy/local/setup).
-    static var python: String {
-        (ProcessInfo.processInfo.environment["HALLMARK_STATE"] ?? root.appendingPathComponent(".hallmark").path)
-            + "/venv/bin/python"
-    }
-    static var script: String { root.appendingPathComponent("Tests/Verifiers/certificates_check.py").path }
-
     @Test func whatCryptographyMakesReadsAsItMust() async throws {
-        let run = try await Subprocess.run(Self.python, [Self.script, "make"])
+        let run = try await VerifierScript.run("certificates_check.py", ["make"])
         try #require(run.status == 0, "\(run.output)")
         let made = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
         let ca = try Certificate(pemEncoded: try #require(made["ca_pem"] as? String))
@@ -182,14 +173,13 @@ struct DeviceCertificateTests {
         try ca.certificate.serializeAsPEM().pemString.write(toFile: caFile, atomically: true, encoding: .utf8)
         try issued.serializeAsPEM().pemString.write(toFile: deviceFile, atomically: true, encoding: .utf8)
         let hex = handle.map { String(format: "%02x", $0) }.joined()
-        let run = try await Subprocess.run(
-            Self.python,
-            [Self.script, "inspect", "--ca", caFile, "--device", deviceFile, "--handle", hex, "--serial", "CAM-PY-2"])
+        let run = try await VerifierScript.run(
+            "certificates_check.py", ["inspect", "--ca", caFile, "--device", deviceFile, "--handle", hex, "--serial", "CAM-PY-2"])
         #expect(run.status == 0, "\(run.output)")
         // And the check can fail: another handle is refused.
-        let wrong = try await Subprocess.run(
-            Self.python,
-            [Self.script, "inspect", "--ca", caFile, "--device", deviceFile, "--handle", "00", "--serial", "CAM-PY-2"])
+        let wrong = try await VerifierScript.run(
+            "certificates_check.py",
+            ["inspect", "--ca", caFile, "--device", deviceFile, "--handle", "00", "--serial", "CAM-PY-2"])
         #expect(wrong.status == 1 && wrong.output.contains("not the handle"), "\(wrong.output)")
     }
 }

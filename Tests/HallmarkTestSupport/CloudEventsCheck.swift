@@ -12,17 +12,11 @@ package struct CloudEventsCheck: Sendable {
     /// Messages read per topic.
     package let checked: [String: Int]
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
     /// Reads `required` (each must hold a message) and `others` to their ends.
     package static func run(brokers: String, required: [String], others: [String] = []) async throws -> CloudEventsCheck {
-        let state = ProcessInfo.processInfo.environment["HALLMARK_STATE"] ?? root + "/.hallmark"
-        let result = try await Subprocess.run(
-            state + "/venv/bin/python",
-            [root + "/Tests/Verifiers/cloudevents_check.py", "--brokers", brokers]
-                + required.flatMap { ["--require", $0] } + others.flatMap { ["--topic", $0] },
-            timeout: .seconds(120))
+        let result = try await VerifierScript.run(
+            "cloudevents_check.py",
+            ["--brokers", brokers] + required.flatMap { ["--require", $0] } + others.flatMap { ["--topic", $0] })
         let summary = result.output.split(separator: "\n").last.flatMap { try? JSONReader.parse(Array($0.utf8)) }?.object
         let checked = (summary?["checked"]?.object ?? [:]).compactMapValues(\.integer)
         return CloudEventsCheck(status: result.status, output: result.output, checked: checked)
