@@ -146,7 +146,10 @@ let package = Package(
 
         .target(
             name: "AggregatorCore",
-            dependencies: ["HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", log, metrics, lifecycle],
+            dependencies: [
+                "HallmarkRuntime", "HallmarkCrypto", "HallmarkMessages", "HallmarkCertificates", crypto, log, metrics, lifecycle,
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             path: "Services/AggregatorCore"),
         .executableTarget(
             name: "hallmark-aggregator", dependencies: ["AggregatorCore", "HallmarkRuntime"],

@@ -36,6 +36,9 @@ package struct AggregatorConfiguration: DeclaredSettings {
     package var signingKeyFile: String? = declared(\.signingKeyFile)
     /// The witnesses to ask and the quorum (a C2SP tlog-policy file); none when nil.
     package var witnessPolicyFile: String? = declared(\.witnessPolicyFile)
+    /// The manufacturer CAs certificate bundles may chain to (``CertificateBundles``); none
+    /// trusted when nil.
+    package var deviceCAFile: String? = declared(\.deviceCAFile)
     /// How often the witnesses are asked about the latest checkpoint.
     package var witnessInterval: Duration = declared(\.witnessInterval)
     /// How long a witness may take to answer.
@@ -146,6 +149,13 @@ package struct AggregatorConfiguration: DeclaredSettings {
                 "HALLMARK_AGGREGATOR_WITNESS_POLICY_FILE",
                 doc:
                     "a C2SP tlog-policy file: the witnesses (vkey and URL) asked to cosign each checkpoint and the quorum that makes one witnessed; no witnesses when unset"
+            )),
+        .bind(
+            \.deviceCAFile,
+            .optionalText(
+                "HALLMARK_AGGREGATOR_DEVICE_CA_FILE",
+                doc:
+                    "the manufacturer CAs certificate bundles may chain to: a PEM bundle as `hallmark authority ca export` writes it (a Trusted-Until: line before a CA ends its trust then); read again when it changes; no certificate bundle is trusted when unset"
             )),
         .bind(
             \.witnessInterval,

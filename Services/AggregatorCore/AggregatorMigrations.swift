@@ -260,6 +260,14 @@ package enum AggregatorMigrations {
                     );
                     CREATE INDEX claims_original ON \(schema).claims (original_hash);
                     """),
+            // A certificate bundle's signed form (DESIGN BM-CERT), which its answer names; never
+            // the certificate or the signature.
+            .init(
+                version: 14, name: "signed_fields",
+                sql: """
+                    ALTER TABLE \(schema).submissions
+                        ADD COLUMN signed_fields text CHECK (signed_fields IN ('canonical', 'image_hash_timestamp'));
+                    """),
         ]
             + OrderedWriter<TransparencyLog>.migrations(schema: schema) + AuditTrail.migrations(schema: schema)
     }

@@ -10,7 +10,10 @@ import HallmarkPostgres
 /// submission whose every hash has level ≥ 1 and whose outside parents are hashes of lower level
 /// under the token (the root's, or an earlier derived submission's) is *derived*: it is not
 /// asked about again and takes the root's outcome (``SubmissionLedger``'s `awaits`). Any other
-/// reuse is asked about, and the authority answers `replayed_token`.
+/// reuse is asked about, and the authority answers `replayed_token`. A certificate bundle's
+/// capture (DESIGN BM-CERT: its certificate and capture time, ``digest(certificate:timestamp:)``)
+/// is judged the same way, and its same hash sent again is derived too (``Use/repeats``): a
+/// `duplicate`, not a new question for the authority.
 ///
 /// What is kept, for the window: keyed digests of the token and of the hashes under it
 /// (``SubmissionIDKey/digest(_:_:)``), and the root's id; never the token. A token only its
@@ -33,6 +36,10 @@ package struct CaptureTokens: Sendable {
         let holdsInLog: Bool
         /// The logged level of each outside parent the log holds, by keyed digest.
         let logged: [Data: Int]
+        /// Whether its capture's hashes sent again are derived too: a certificate bundle's
+        /// capture (DESIGN BM-CERT: the same certificate, hash and time again is a `duplicate`,
+        /// and the authority is not asked again). A token's are asked (`replayed_token`).
+        var repeats = false
 
         /// Its hashes' lowest levels, by keyed digest (what it adds under its token).
         var levels: [Data: Int] {
@@ -85,14 +92,24 @@ package struct CaptureTokens: Sendable {
 
     /// A recorded submission as a use of `token` (its keyed digest; empty when it has none),
     /// against the logged levels of its outside parents (by hex hash, ``LogStore/parentLevels(_:on:)``).
-    func use(_ record: SubmissionRecord, _ provenance: Provenance, token: Data, logged: [String: Int]) -> Use {
+    func use(
+        _ record: SubmissionRecord, _ provenance: Provenance, token: Data, logged: [String: Int], repeats: Bool = false
+    ) -> Use {
         var levels: [Data: Int] = [:]
         for e in provenance.external { if let level = logged[e.parent] { levels[digest(hash: e.parent)] = level } }
         return Use(
             submission: record.id, token: token,
             hashes: record.entries.map { (digest(hash: $0.imageHash), $0.modificationLevel) },
             external: provenance.external.map { (digest(hash: $0.parent), $0.level) },
-            holdsInLog: provenance.holds(in: logged), logged: levels)
+            holdsInLog: provenance.holds(in: logged), logged: levels, repeats: repeats)
+    }
+
+    /// A certificate bundle's capture (DESIGN BM-CERT): its certificate's DER (however it was
+    /// sent) and its capture time, keyed: the certificate itself is never kept.
+    func digest(certificate der: [UInt8], timestamp: UInt64) -> Data {
+        var bytes = der
+        withUnsafeBytes(of: timestamp.bigEndian) { bytes.append(contentsOf: $0) }
+        return key.digest("capture-certificate", bytes)
     }
 
     /// Judges a batch's uses, in order, against what is known of their tokens: each use sees
@@ -112,9 +129,11 @@ package struct CaptureTokens: Sendable {
                 add(use)
                 return .ask
             }
+            let repeated = use.repeats && use.hashes.allSatisfy { token.hashes[$0.digest] == $0.level }
             let derived =
-                !use.external.isEmpty && use.hashes.allSatisfy { $0.level >= 1 }
-                && use.external.allSatisfy { e in token.hashes[e.parent].map { $0 < e.level } ?? false }
+                repeated
+                || !use.external.isEmpty && use.hashes.allSatisfy { $0.level >= 1 }
+                    && use.external.allSatisfy { e in token.hashes[e.parent].map { $0 < e.level } ?? false }
             guard derived else { return use.holdsInLog ? .ask : refusal(use, under: token.hashes) }
             add(use)
             return .derived(root: token.root)

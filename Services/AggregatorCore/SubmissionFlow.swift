@@ -9,13 +9,15 @@ import HallmarkRuntime
 /// - the capture tokens, derived images under their capture's token (``CaptureTokens``);
 /// - the submissions waiting for a parent (``ParentWaits``);
 /// - the log's tables (``LogStore``);
-/// - the bell that wakes the log writer once a transaction has queued submissions.
+/// - the bell that wakes the log writer once a transaction has queued submissions;
+/// - the certificate bundles' checks and trusted CAs (``CertificateBundles``).
 package struct SubmissionFlow: Sendable {
     package let ledger: SubmissionLedger
     package let captures: CaptureTokens
     package let waits: ParentWaits
     package let log: LogStore
     package let writerBell: WriterBell
+    package let certificates: CertificateBundles
 
     /// The flow of `configuration`'s schema.
     package init(_ configuration: AggregatorConfiguration, idKey: SubmissionIDKey) {
@@ -25,5 +27,6 @@ package struct SubmissionFlow: Sendable {
         waits = ParentWaits(schema: schema, window: configuration.provenanceWindow)
         log = LogStore(schema: schema)
         writerBell = WriterBell()
+        certificates = CertificateBundles(path: configuration.deviceCAFile, captures: captures)
     }
 }

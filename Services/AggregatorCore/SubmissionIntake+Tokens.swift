@@ -26,8 +26,9 @@ extension SubmissionIntake {
         for (i, ask) in asks.enumerated() {
             guard case .ask = decisions[i] else { continue }
             // Without a token's digest (the authority will refuse it), the log alone judges.
-            let token = ask.token.flatMap(flow.captures.digest)
-            let use = flow.captures.use(ask.row, ask.provenance, token: token ?? Data(), logged: logged)
+            let token = ask.capture
+            let use = flow.captures.use(
+                ask.row, ask.provenance, token: token ?? Data(), logged: logged, repeats: ask.certificate != nil)
             guard token != nil else {
                 if !use.holdsInLog { decisions[i] = Self.decision(CaptureTokens.refusal(use, under: [:])) }
                 continue

@@ -7,8 +7,10 @@ import HallmarkPostgres
 import HallmarkRuntime
 
 /// The intake stage (`birthmark.submissions`): reads each bundle, answers what cannot be
-/// logged at once (`malformed`, `unknown_authority`), and asks the authority about the token
-/// of the rest: a `hallmark.token.request.v1` carrying the token and nothing else, recorded as
+/// logged at once (`malformed`, `unknown_authority`, a certificate bundle's own checks:
+/// ``CertificateBundles``), and asks the authority about the token of the rest: a
+/// `hallmark.token.request.v1` carrying the token and nothing else (for a certificate bundle,
+/// a `hallmark.device.request.v1` carrying its sealed handle and nothing else), recorded as
 /// pending in the same transaction as the submission (``PendingRequests``), sent after it
 /// commits, all of a batch's requests in one `hallmark.token.request.batch.v1` carrier
 /// (DESIGN §2; a resent request goes alone). The authority's answer is joined by ``TokenResultJoiner``. A submission whose
@@ -34,8 +36,11 @@ package struct SubmissionIntake: StageProcessor {
         /// The message's ``StageMessage/contentDigest``.
         let digest: Data
         let provenance: Provenance
-        /// The bundle's token (what ``CaptureTokens`` knows it by).
-        let token: BirthmarkToken?
+        /// The keyed digest ``CaptureTokens`` knows its capture by: its token's, or a
+        /// certificate bundle's certificate and time; nil when it has none.
+        let capture: Data?
+        /// A certificate bundle's checks passed (DESIGN BM-CERT); nil for a token's bundle.
+        var certificate: CertificateBundles.Passed? = nil
         /// The token request; nil when the submission is refused without asking (``refusal``).
         let request: StageOutput?
         let correlationID: UUID
@@ -95,8 +100,28 @@ package struct SubmissionIntake: StageProcessor {
                 id: id, requestID: row.requestID, entries: [], capturedAt: row.capturedAt, correlationID: row.correlationID,
                 replyTopic: row.replyTopic, replyKey: row.replyKey)
             return Ask(
-                message: message, row: bare, digest: Data(message.contentDigest), provenance: Provenance([]), token: nil,
+                message: message, row: bare, digest: Data(message.contentDigest), provenance: Provenance([]), capture: nil,
                 request: nil, correlationID: correlation, refusal: reason)
+        }
+        if submission.shape == .certificateBundle {
+            switch await flow.certificates.check(submission) {
+            case .refused(let reason):
+                return refused(reason)
+            case .passed(let passed):
+                let request = Message(
+                    passed.request, id: idKey.derive(from: id, "token-request"), correlationID: correlation.lowercasedText,
+                    replyTo: configuration.tokenResults)
+                let checked = SubmissionRecord(
+                    id: id, requestID: row.requestID, entries: row.entries, capturedAt: row.capturedAt,
+                    correlationID: row.correlationID, replyTopic: row.replyTopic, replyKey: row.replyKey,
+                    attribution: row.attribution, signedFields: passed.signedFields.rawValue)
+                return Ask(
+                    message: message, row: checked, digest: Data(message.contentDigest),
+                    provenance: Provenance(submission.entries), capture: passed.capture,
+                    certificate: passed,
+                    request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
+                    correlationID: correlation, refusal: nil)
+            }
         }
         if submission.shape == .cameraSubmission, submission.manufacturerCert?.authorityID != configuration.authorityID {
             return refused(.unknownAuthority)
@@ -111,7 +136,7 @@ package struct SubmissionIntake: StageProcessor {
             replyTo: configuration.tokenResults)
         return Ask(
             message: message, row: row, digest: Data(message.contentDigest),
-            provenance: Provenance(submission.entries), token: token,
+            provenance: Provenance(submission.entries), capture: flow.captures.digest(token),
             request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
             correlationID: correlation, refusal: nil)
     }
@@ -232,7 +257,7 @@ package struct SubmissionIntake: StageProcessor {
         let parents = ask.provenance.external.map(\.parent)
         return ParentWaits.Wait(
             submission: ask.row.id, request: ask.request!.value, correlationID: ask.correlationID,
-            token: ask.token.flatMap(flow.captures.digest), parents: parents.compactMap { try? Hex.decode($0, length: 32) },
+            token: ask.capture, parents: parents.compactMap { try? Hex.decode($0, length: 32) },
             parentDigests: parents.map(flow.captures.digest(hash:)))
     }
 

@@ -11,22 +11,22 @@ extension SubmissionLedger {
             try await connection.query(
                 """
                 SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key,
-                       s.gps_hash, s.owner_hash
+                       s.gps_hash, s.owner_hash, s.signed_fields
                 FROM \(unescaped: schema).submissions s WHERE s.status = 'queued'
                 ORDER BY s.queued_seq LIMIT \(limit)
                 """))
     }
 
     /// The records in `rows`: `submission_id`, `request_id`, `entries`, `captured_at`,
-    /// `correlation_id`, `reply_topic`, `reply_key`, `gps_hash`, `owner_hash`.
+    /// `correlation_id`, `reply_topic`, `reply_key`, `gps_hash`, `owner_hash`, `signed_fields`.
     static func records(_ rows: PostgresRows) throws -> [SubmissionRecord] {
-        try rows.decode((UUID, String?, Data, Int64, String, String, Data?, Data?, Data?).self).map {
-            id, request, entries, captured, correlation, topic, key, gps, owner in
+        try rows.decode((UUID, String?, Data, Int64, String, String, Data?, Data?, Data?, String?).self).map {
+            id, request, entries, captured, correlation, topic, key, gps, owner, signed in
             SubmissionRecord(
                 id: id, requestID: request.flatMap(MessageID.init),
                 entries: try JSONCoding.decode([Submission.ImageHash].self, from: try JSONReader.parse([UInt8](entries))),
                 capturedAt: UInt64(captured), correlationID: correlation, replyTopic: topic, replyKey: key.map { [UInt8]($0) },
-                attribution: Attribution(gpsHash: gps, ownerHash: owner))
+                attribution: Attribution(gpsHash: gps, ownerHash: owner), signedFields: signed)
         }
     }
 

@@ -12,7 +12,7 @@ extension SubmissionLedger {
         let rows = try await connection.query(
             """
             SELECT s.submission_id, s.request_id, s.entries, s.captured_at, s.correlation_id, s.reply_topic, s.reply_key,
-                   s.gps_hash, s.owner_hash
+                   s.gps_hash, s.owner_hash, s.signed_fields
             FROM \(unescaped: schema).submissions s
             WHERE s.submission_id = ANY(\(PostgresArray(ids))) AND s.status = 'validating'
             """)

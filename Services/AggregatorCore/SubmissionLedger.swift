@@ -68,6 +68,8 @@ package struct SubmissionLedger: Sendable {
         let correlationID: String
         let topic: String
         let key: [UInt8]?
+        /// A certificate bundle's signed form, which an accepted or duplicate answer names.
+        var signedFields: String? = nil
 
         init(requestID: MessageID, correlationID: String, topic: String, key: [UInt8]?) {
             (self.requestID, self.correlationID, self.topic, self.key) = (requestID, correlationID, topic, key)
@@ -77,6 +79,7 @@ package struct SubmissionLedger: Sendable {
             self.init(
                 requestID: record.requestID, correlationID: record.correlationID, topic: record.replyTopic,
                 key: record.replyKey)
+            signedFields = record.signedFields
         }
     }
 
@@ -93,7 +96,9 @@ package struct SubmissionLedger: Sendable {
     )
         -> Message<SubmissionResult>
     {
-        Message(SubmissionResult(leaves: leaves, treeSize: treeSize), header: header(id, to: destination))
+        Message(
+            SubmissionResult(leaves: leaves, treeSize: treeSize, signedFields: destination.signedFields),
+            header: header(id, to: destination))
     }
 
     /// The header of a submission's final answer.
@@ -126,11 +131,13 @@ package struct SubmissionLedger: Sendable {
             """
             INSERT INTO \(unescaped: schema).submissions
                 (submission_id, status, entries, captured_at, correlation_id, reply_topic, reply_key, request_id, digest,
-                 asked, ask, ask_attempts, ask_next, ask_deadline, capture_token, capture_hashes, gps_hash, owner_hash)
+                 asked, ask, ask_attempts, ask_next, ask_deadline, capture_token, capture_hashes, gps_hash, owner_hash,
+                 signed_fields)
             SELECT i, 'validating', e, c, r, t, NULLIF(k, ''::bytea), q, d,
                    CASE WHEN b <> ''::bytea THEN a END, NULLIF(b, ''::bytea), CASE WHEN b <> ''::bytea THEN 1 END,
                    CASE WHEN b <> ''::bytea THEN \(asking.firstSending) END, CASE WHEN b <> ''::bytea THEN \(asking.deadline) END,
-                   NULLIF(g, ''::bytea), CASE WHEN g <> ''::bytea THEN h END, NULLIF(x, ''::bytea), NULLIF(o, ''::bytea)
+                   NULLIF(g, ''::bytea), CASE WHEN g <> ''::bytea THEN h END, NULLIF(x, ''::bytea), NULLIF(o, ''::bytea),
+                   NULLIF(f, '')
             FROM unnest(\(PostgresArray(rows.map(\.row.id))), \(PostgresArray(entries)),
                         \(PostgresArray(rows.map { Int64(clamping: $0.row.capturedAt) })),
                         \(PostgresArray(rows.map(\.row.correlationID))), \(PostgresArray(rows.map(\.row.replyTopic))),
@@ -139,8 +146,9 @@ package struct SubmissionLedger: Sendable {
                         \(PostgresArray(asked.map { Data($0?.request ?? []) })),
                         \(PostgresArray(carried.map { $0?.token ?? Data() })), \(PostgresArray(carried.map { $0?.hashes ?? Data() })),
                         \(PostgresArray(rows.map { $0.row.attribution.gpsHash ?? Data() })),
-                        \(PostgresArray(rows.map { $0.row.attribution.ownerHash ?? Data() })))
-                AS s(i, e, c, r, t, k, q, d, a, b, g, h, x, o)
+                        \(PostgresArray(rows.map { $0.row.attribution.ownerHash ?? Data() })),
+                        \(PostgresArray(rows.map { $0.row.signedFields ?? "" })))
+                AS s(i, e, c, r, t, k, q, d, a, b, g, h, x, o, f)
             ON CONFLICT (submission_id) DO NOTHING
             RETURNING submission_id, digest
             """)

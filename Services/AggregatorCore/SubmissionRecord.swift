@@ -19,12 +19,15 @@ package struct SubmissionRecord: Sendable {
     package let replyKey: [UInt8]?
     /// Its `gps_hash` and `owner_hash`, kept with each hash it logs.
     package let attribution: Attribution
+    /// A certificate bundle's signed form (DESIGN BM-CERT), which its answer names.
+    package let signedFields: String?
 
     /// - Parameter requestID: the id as written; by default `id` in lower case.
     package init(
         id: UUID, requestID: MessageID? = nil, entries: [Submission.ImageHash], capturedAt: UInt64, correlationID: String,
-        replyTopic: String, replyKey: [UInt8]?, attribution: Attribution = .none
+        replyTopic: String, replyKey: [UInt8]?, attribution: Attribution = .none, signedFields: String? = nil
     ) {
+        self.signedFields = signedFields
         self.id = id
         self.requestID = requestID ?? MessageID(id)
         self.entries = entries

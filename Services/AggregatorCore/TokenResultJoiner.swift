@@ -11,6 +11,7 @@ import Metrics
 /// - PASS: the submission is queued for the log writer;
 /// - FAIL: the submission is answered `rejected` with the authority's reason, and the answer
 ///   is recorded for a submission sent again.
+/// A certificate bundle's answer (`hallmark.device.result.v1`) joins the same way.
 /// An answer that joins nothing (a duplicate, or one that came after the submission gave up)
 /// is counted and dropped. Answers come one per message or many in a result carrier
 /// (`hallmark.token.result.batch.v1`, DESIGN §2), joined alike; a carrier's item that breaks
@@ -33,16 +34,24 @@ package struct TokenResultJoiner: TransactionalStageProcessor {
 
     /// The input this stage consumes.
     package var inputs: [StageInput] {
-        [StageInput(topic: configuration.tokenResults, schemas: [TokenResult.schemaName, TokenResultBatch.schemaName])]
+        [StageInput(topic: configuration.tokenResults, schemas: Set(Self.answers + [TokenResultBatch.schemaName]))]
     }
+
+    /// The answers it joins, alone or in a carrier: token results, and the answers about
+    /// certificate bundles' devices (DESIGN BM-CERT).
+    static let answers = [TokenResult.schemaName, DeviceResult.schemaName]
 
     package func prepare(_ message: StageMessage, context: StageContext) async throws -> Prepared {
         // The correlation id is the header's, already read; only the body is decoded.
         func answer(_ message: StageMessage) throws -> (correlation: UUID?, result: TokenResult) {
-            (message.header.correlationID.flatMap { UUID(text: $0) }, try message.decode(TokenResult.self))
+            let correlation = message.header.correlationID.flatMap { UUID(text: $0) }
+            guard message.header.schema == DeviceResult.schemaName else {
+                return (correlation, try message.decode(TokenResult.self))
+            }
+            return (correlation, TokenResult(reason: try message.decode(DeviceResult.self).reason))
         }
         guard message.header.schema == TokenResultBatch.schemaName else { return [try answer(message)] }
-        return BatchCarrier.items(of: message, itemSchema: TokenResult.schemaName).compactMap { item in
+        return BatchCarrier.items(of: message, itemSchemas: Self.answers).compactMap { item in
             guard item.violation == nil, let joined = try? answer(item.message) else {
                 metrics.unmatchedReplies.increment()
                 context.logger.warning("a token result in a carrier breaks its schema; it joins nothing")

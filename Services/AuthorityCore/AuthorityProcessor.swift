@@ -53,8 +53,7 @@ package struct AuthorityProcessor: TransactionalStageProcessor {
             secrets: secrets)
         verifier = AdminCommandVerifier(keys: configuration.operatorKeys, windowSeconds: configuration.adminWindowSeconds)
         audit = configuration.auditTrail(secrets)
-        certificates = DeviceCertificateIssuer(
-            schema: configuration.schema, secrets: secrets, validity: .seconds(configuration.certificateDays * 86_400))
+        certificates = DeviceCertificateIssuer(configuration, secrets: secrets)
     }
 
     var schema: String { configuration.schema }

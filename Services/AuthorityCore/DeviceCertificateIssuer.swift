@@ -58,9 +58,15 @@ package struct DeviceCertificateIssuer: Sendable {
     /// The serial a device certificate's handle names; nil when the handle was not sealed by
     /// this authority for that certificate.
     package func device(of certificate: DeviceCertificate) -> String? {
-        guard let handle = certificate.handle,
+        certificate.handle.flatMap { Self.device(handle: Data($0), certificateSerial: certificate.serialHex, secrets: secrets) }
+    }
+
+    /// The serial `handle` names, when this authority sealed it into the certificate with
+    /// serial `hex` (what a `hallmark.device.request.v1` carries); nil otherwise.
+    package static func device(handle: Data, certificateSerial hex: String, secrets: AuthoritySecrets) -> String? {
+        guard
             let opened = try? AtRestSeal.open(
-                Data(handle), context: Self.handleContext(certificateSerial: certificate.serialHex), keyring: secrets.keyring)
+                handle, context: handleContext(certificateSerial: hex), keyring: secrets.keyring)
         else { return nil }
         return String(data: opened, encoding: .utf8)
     }

@@ -68,6 +68,23 @@ package final class DeviceDirectory: Sendable {
         return found.merging(fetched) { cached, _ in cached }
     }
 
+    /// The devices with these serials (unknown ones are absent), read now: a certificate
+    /// bundle's device (DESIGN BM-CERT), whose blacklisting is seen at once.
+    package func lookup(serials: [String], pool: PostgresPool) async throws -> [String: DeviceEntry] {
+        guard !serials.isEmpty else { return [:] }
+        let rows = try await pool.query(
+            """
+            SELECT device_id, serial, table_a, table_b, table_c, blacklisted
+            FROM \(unescaped: schema).devices WHERE serial = ANY(\(PostgresArray(Array(Set(serials)))))
+            """)
+        var found: [String: DeviceEntry] = [:]
+        for (id, serial, a, b, c, blacklisted) in try rows.decode((Int64, String, Int64, Int64, Int64, Bool).self) {
+            found[serial] = DeviceEntry(
+                id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)], blacklisted: blacklisted)
+        }
+        return found
+    }
+
     /// Drops one device from the cache (by its serial), after an admin change.
     package func invalidate(serial: String) {
         cache.withLock { cache in

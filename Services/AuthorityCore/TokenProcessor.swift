@@ -6,7 +6,9 @@ import HallmarkMessages
 import HallmarkPostgres
 import HallmarkRuntime
 
-/// The token-validation stage: PASS or FAIL with one reason, and nothing else.
+/// The token-validation stage: PASS or FAIL with one reason, and nothing else. It answers
+/// the aggregator's questions about certificate bundles' devices too (DESIGN BM-CERT,
+/// ``TokenProcessor+Devices``), in the same batches and carriers.
 ///
 /// Order: malformed → unknown_table → authentication_failed (opening) → replayed_token →
 /// unknown_device → table_not_assigned → blacklisted. The device is found through the NUC
@@ -65,9 +67,14 @@ package struct TokenProcessor: StageProcessor {
         var decided = false
         var opened: BirthmarkOpenedToken?
         var replayKey: ReplayLedger.Key?
+        /// A device question's device, its handle opened (``TokenProcessor+Devices``).
+        var serial: String?
         /// The same message was judged before (not a new validation).
         var redelivered = false
         var security: [StageOutput] = []
+
+        /// Whether it is a question about a certificate bundle's device, not a token.
+        var asksDevice: Bool { message.header.schema == DeviceRequest.schemaName }
 
         mutating func decide(_ reason: ValidationReason?) {
             self.reason = reason
@@ -85,8 +92,11 @@ package struct TokenProcessor: StageProcessor {
 
     /// The stage's input: single requests and batch carriers on the same topic.
     package var inputs: [StageInput] {
-        [StageInput(topic: configuration.tokenInput, schemas: [TokenRequest.schemaName, TokenRequestBatch.schemaName])]
+        [StageInput(topic: configuration.tokenInput, schemas: Set(Self.questions + [TokenRequestBatch.schemaName]))]
     }
+
+    /// The questions it answers, alone or in a carrier.
+    static let questions = [TokenRequest.schemaName, DeviceRequest.schemaName]
 
     /// Phase 1: parses and opens each token (malformed, unknown_table and authentication_failed
     /// end here). A carrier's item that breaks its own schema is FAIL `malformed`; the others
@@ -94,13 +104,19 @@ package struct TokenProcessor: StageProcessor {
     package func prepare(_ message: StageMessage, context: StageContext) async throws -> Ruling {
         guard message.header.schema == TokenRequestBatch.schemaName else {
             var j = Judgement(message: message)
-            try await open(&j)
+            if j.asksDevice { try openHandle(&j) } else { try await open(&j) }
             return Ruling(message: message, items: [j])
         }
         var items: [Judgement] = []
-        for item in BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName) {
+        for item in BatchCarrier.items(of: message, itemSchemas: Self.questions) {
             var j = Judgement(message: item.message)
-            if item.violation == nil { try await open(&j) } else { j.decide(.malformed) }
+            if item.violation != nil {
+                j.decide(.malformed)
+            } else if j.asksDevice {
+                try openHandle(&j)
+            } else {
+                try await open(&j)
+            }
             items.append(j)
         }
         return Ruling(message: message, items: items)
@@ -113,6 +129,7 @@ package struct TokenProcessor: StageProcessor {
         var all = batch.flatMap(\.items)
         try await claim(&all)
         try await judgeDevices(&all)
+        try await judgeCertified(&all)
         metrics.validationTime.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
         var next = 0
         return try batch.map { ruling in
@@ -129,7 +146,7 @@ package struct TokenProcessor: StageProcessor {
     package func answer(invalid message: StageMessage, violation: SchemaViolation) throws -> [StageOutput]? {
         guard message.header.schema == TokenRequestBatch.schemaName else { return [verdict(message, .malformed)] }
         // A carrier that breaks its own schema: each item whose id can be read is FAIL.
-        let items = BatchCarrier.items(of: message, itemSchema: TokenRequest.schemaName)
+        let items = BatchCarrier.items(of: message, itemSchemas: Self.questions)
         guard !items.isEmpty else { return nil }
         return try carry(items.map { result($0.message, .malformed) }, for: message)
     }
@@ -165,6 +182,9 @@ package struct TokenProcessor: StageProcessor {
     func result(_ message: StageMessage, _ reason: ValidationReason?) -> [UInt8] {
         metrics.record(reason)
         let id = MessageID.derived(from: message.header.id, "token-result")
+        guard message.header.schema != DeviceRequest.schemaName else {
+            return (try? JSONCoding.encode(message.answer(DeviceResult(reason: reason), id: id))) ?? []
+        }
         return message.answer(TokenResult(reason: reason), id: id).jsonBytes
     }
 
@@ -208,7 +228,7 @@ package struct TokenProcessor: StageProcessor {
 
     /// Records the opened tokens' replay keys in one statement: replayed_token ends here.
     private func claim(_ all: inout [Judgement]) async throws {
-        let open = all.indices.filter { !all[$0].decided }
+        let open = all.indices.filter { !all[$0].decided && !all[$0].asksDevice }
         let claims = open.map { i in ReplayLedger.Claim(key: all[i].replayKey!, messageID: all[i].message.header.id.uuid) }
         for (i, outcome) in zip(open, try await ledger.claim(claims)) {
             switch outcome {
@@ -227,7 +247,7 @@ package struct TokenProcessor: StageProcessor {
     /// Finds the devices (one query for the cache's misses), counts the validation, applies
     /// the abuse thresholds and judges the device.
     private func judgeDevices(_ all: inout [Judgement]) async throws {
-        let open = all.indices.filter { !all[$0].decided }
+        let open = all.indices.filter { !all[$0].decided && !all[$0].asksDevice }
         let index = open.map { secrets.nucIndex(all[$0].opened!.nucHash) }
         let found = try await devices.lookup(nucIndices: Array(Set(index)), pool: pool)
         for (i, nucIndex) in zip(open, index) {
@@ -243,7 +263,7 @@ package struct TokenProcessor: StageProcessor {
         }
     }
 
-    private func judge(_ j: inout Judgement, device: DeviceEntry) async throws {
+    func judge(_ j: inout Judgement, device: DeviceEntry) async throws {
         // A redelivered request is not a new validation: resends never push a camera over.
         let count = j.redelivered ? counter.current(device.id) : counter.record(device.id)
         if count >= configuration.warnThreshold, counter.mayWarn(device.id), try await markWarned(device) {
@@ -252,7 +272,10 @@ package struct TokenProcessor: StageProcessor {
                     for: j.message, .abuseWarning, .warning, reason: "validation_rate",
                     serial: device.serial, count: count))
         }
-        let outcome = BirthmarkTokenValidator.judge(j.opened!, device: device.record)
+        // A token's device as the validator judges it; a certificate's, by its blacklisting alone.
+        let outcome =
+            j.opened.map { BirthmarkTokenValidator.judge($0, device: device.record) }
+            ?? (device.blacklisted ? BirthmarkTokenOutcome.fail(.blacklisted) : .pass)
         if count >= configuration.blacklistThreshold, !device.blacklisted, let audited = try await autoBlacklist(device) {
             devices.invalidate(serial: device.serial)
             j.security.append(audited)

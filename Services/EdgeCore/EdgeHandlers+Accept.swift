@@ -17,11 +17,13 @@ extension EdgeHandlers {
     /// the loop keeps both deadlines, where the router's path costs a task per deadline and the
     /// stream of request parts besides.
     func accept(
-        _ body: [UInt8], deadlines: LoopDeadlines, logger: Logger,
+        _ body: [UInt8], kind: CameraBundle.Kind = .token, deadlines: LoopDeadlines, logger: Logger,
         answer: @escaping @Sendable (Result<[UInt8], EdgeError>) -> Void
     ) {
         let (message, value): (Message<Submission>, [UInt8])
-        do { (message, value) = try CameraBundle.written(body) } catch { return answer(.failure(EdgeError(error))) }
+        do { (message, value) = try CameraBundle.written(body, kind: kind) } catch {
+            return answer(.failure(EdgeError(error)))
+        }
         guard let receipt = UUID(text: message.id.text) else {
             return answer(.failure(EdgeError(.malformed, "no receipt id")))
         }

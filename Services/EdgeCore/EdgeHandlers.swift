@@ -58,9 +58,9 @@ package struct EdgeHandlers: Sendable {
 
     /// Publishes the bundle and answers its receipt, with the outcome when it comes within the
     /// configured wait.
-    func submit(_ body: [UInt8]) async throws -> [UInt8] {
+    func submit(_ body: [UInt8], kind: CameraBundle.Kind = .token) async throws -> [UInt8] {
         let (message, value): (Message<Submission>, [UInt8])
-        do { (message, value) = try CameraBundle.written(body) } catch { throw EdgeError(error) }
+        do { (message, value) = try CameraBundle.written(body, kind: kind) } catch { throw EdgeError(error) }
         guard let receipt = UUID(text: message.id.text) else { throw EdgeError(.malformed, "no receipt id") }
         let (receipts, producer, topic) = (self.receipts, self.producer, configuration.submissions)
         try await Deadline.run(Self.backendTimeout, else: EdgeError(.unavailable, "the receipt store is unavailable")) {

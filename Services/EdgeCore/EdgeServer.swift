@@ -1,5 +1,6 @@
 import Foundation
 import HallmarkCore
+import HallmarkMessages
 import HallmarkRuntime
 import HTTPTypes
 import Hummingbird
@@ -10,8 +11,9 @@ import NIOHTTP1
 
 /// The edge's HTTP interface (DESIGN BM-EDGE), a Hummingbird application and so a
 /// swift-service-lifecycle `Service`:
-/// - `POST /api/v1/submit-legacy` (the reference Raspberry Pi's flat bundle) and
-///   `POST /api/v1/submit` (`CameraSubmission`, the mobile app's bundle): 202 with the receipt;
+/// - `POST /api/v1/submit-legacy` (the reference Raspberry Pi's flat bundle),
+///   `POST /api/v1/submit` (`CameraSubmission`, the mobile app's bundle) and
+///   `POST /api/v1/submit-cert` (a certificate bundle, DESIGN BM-CERT): 202 with the receipt;
 /// - `GET /api/v1/submission/{receipt_id}`: the receipt's outcome, from any replica;
 /// - `GET /api/v1/verify/{image_hash}`, `GET /api/v1/proof/{image_hash}`: the log's answer, as
 ///   JSON and as a C2SP tlog-proof (``Verifications``);
@@ -46,14 +48,17 @@ package enum EdgeServer {
                 middleware: FileMiddleware<EdgeRequestContext, LocalFileSystem>(tiles, urlBasePath: logPrefix, logger: logger))
         }
         // SubmitHandler answers most before the router, alike.
-        let submit: @Sendable (Request, EdgeRequestContext) async throws -> Response = { request, _ in
-            let body = try await edge.body(of: request)
-            return json(.accepted, try await edge.submit(body))
+        func submit(_ kind: CameraBundle.Kind) -> @Sendable (Request, EdgeRequestContext) async throws -> Response {
+            { request, _ in
+                let body = try await edge.body(of: request)
+                return json(.accepted, try await edge.submit(body, kind: kind))
+            }
         }
-        router.post("api/v1/submit-legacy", use: submit)
-        router.post("api/v1/submit", use: submit)
+        router.post("api/v1/submit-legacy", use: submit(.token))
+        router.post("api/v1/submit", use: submit(.token))
+        router.post("api/v1/submit-cert", use: submit(.certificate))
         // A camera that GETs its submit path is told the method, not that the path is unknown.
-        for path in ["api/v1/submit-legacy", "api/v1/submit"] {
+        for path in ["api/v1/submit-legacy", "api/v1/submit", "api/v1/submit-cert"] {
             router.get(RouterPath(path)) { _, _ -> Response in
                 throw EdgeError(.methodNotAllowed, "submissions are POSTed")
             }

@@ -4,8 +4,8 @@ import HallmarkMessages
 
 /// What a camera is answered about its submission: the Birthmark reference server's receipt
 /// (`receipt_id`, `status`, `message`, `timestamp`), with the outcome once the aggregator gave
-/// it: `status` `accepted`, `duplicate` or `rejected`, `reason`, each hash's `leaf_index`, and
-/// `tree_size`. Until then `status` is `pending_validation`, as the reference says.
+/// it: `status` `accepted`, `duplicate` or `rejected`, `reason`, each hash's `leaf_index`,
+/// `tree_size`, and a certificate bundle's `signed_fields`. Until then `status` is `pending_validation`, as the reference says.
 package enum ReceiptAnswer {
     /// The JSON for `receipt`, with the aggregator's answer (`hallmark.submission.result.v1`)
     /// when there is one.
@@ -30,6 +30,7 @@ package enum ReceiptAnswer {
         }
         w.string("reason", answer.reason?.rawValue)
         w.string("receipt_id", receipt.text)
+        w.string("signed_fields", answer.signedFields)
         w.string("status", answer.status.rawValue)
         w.string("timestamp", answer.producedAt.text)
         w.number("tree_size", answer.treeSize)
@@ -44,12 +45,15 @@ package enum ReceiptAnswer {
         let producedAt: Timestamp
         let leaves: [JSONValue]?
         let treeSize: UInt64?
+        /// A certificate bundle's signed form.
+        let signedFields: String?
 
         init?(_ value: JSONValue) {
             guard let status = value["status"]?.string.flatMap(SubmissionResult.Status.init(rawValue:)),
                 let producedAt = value["produced_at"]?.string.flatMap(Timestamp.init)
             else { return nil }
             (self.status, self.producedAt) = (status, producedAt)
+            signedFields = value["signed_fields"]?.string
             switch value["reason"] {
             case nil, .null?: reason = nil
             case .string(let text)?:

@@ -1,10 +1,12 @@
 import HTTPTypes
 import HallmarkCore
+import HallmarkMessages
 import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// Answers the cameras' submissions, `POST /api/v1/submit` and `/api/v1/submit-legacy`, from
+/// Answers the cameras' submissions, `POST /api/v1/submit`, `/api/v1/submit-legacy` and
+/// `/api/v1/submit-cert`, from
 /// the connection's event loop, with the answers the router gives them (``EdgeHandlers``'s
 /// `body(of:)` and `submit(_:)` behind the rate limit): the body is gathered here, the
 /// receipt opened, the bundle published and its outcome awaited each from the callback of the
@@ -44,6 +46,8 @@ final class SubmitHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The submission being read.
     private struct Reading {
         let number: Int
+        /// Which submit path it came to.
+        let kind: CameraBundle.Kind
         var body: ByteBuffer
         var size = 0
         /// Answered already (the rate limit): the rest is read and dropped.
@@ -120,7 +124,7 @@ final class SubmitHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
         switch (state, part) {
         case (.idle, .head(let request)):
-            if owed == 0, Self.isSubmission(request) { return begin(request, context: context) }
+            if owed == 0, let kind = Self.submission(request) { return begin(request, kind: kind, context: context) }
             owed += 1
             state = .passing
             context.fireChannelRead(wrapInboundOut(part))
@@ -144,7 +148,7 @@ final class SubmitHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .answering(current.number)
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
             let (loop, number) = (context.eventLoop, current.number)
-            edge.accept(Array(buffer: current.body), deadlines: deadlines, logger: logger) { result in
+            edge.accept(Array(buffer: current.body), kind: current.kind, deadlines: deadlines, logger: logger) { result in
                 if loop.inEventLoop { return bound.value.answered(number, result) }
                 loop.execute { bound.value.answered(number, result) }
             }
@@ -153,14 +157,20 @@ final class SubmitHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Whether the router would take `request` as a submission that this handler answers alike.
-    private static func isSubmission(_ request: HTTPRequest) -> Bool {
-        request.method == .post && (request.path == "/api/v1/submit" || request.path == "/api/v1/submit-legacy")
-            && request.headerFields[.expect] == nil
-            && (request.headerFields[.connection].map { $0.lowercased() == "keep-alive" } ?? true)
+    /// What the router would take `request` for, when it is a submission that this handler
+    /// answers alike.
+    private static func submission(_ request: HTTPRequest) -> CameraBundle.Kind? {
+        guard request.method == .post, request.headerFields[.expect] == nil,
+            request.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true
+        else { return nil }
+        switch request.path {
+        case "/api/v1/submit", "/api/v1/submit-legacy": return .token
+        case "/api/v1/submit-cert": return .certificate
+        default: return nil
+        }
     }
 
-    private func begin(_ request: HTTPRequest, context: ChannelHandlerContext) {
+    private func begin(_ request: HTTPRequest, kind: CameraBundle.Kind, context: ChannelHandlerContext) {
         begun += 1
         let number = begun
         let limit = edge.configuration.maxBodyBytes
@@ -175,7 +185,7 @@ final class SubmitHandler: ChannelDuplexHandler, RemovableChannelHandler {
         deadlines.after(edge.configuration.readTimeout) { [weak self] in self?.timedOut(number) }
         let capacity = length.map { min($0, limit) } ?? 0
         reading = Reading(
-            number: number, body: context.channel.allocator.buffer(capacity: wait == nil ? capacity : 0),
+            number: number, kind: kind, body: context.channel.allocator.buffer(capacity: wait == nil ? capacity : 0),
             dropping: wait != nil)
         state = .reading
         if let wait {

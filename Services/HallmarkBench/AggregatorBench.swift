@@ -17,7 +17,7 @@ struct AggregatorBench {
     let authority: BenchProcess
 
     /// Provisions `count` cameras through the running authority.
-    func provision(_ count: Int) async throws -> [ProvisioningFile] {
+    func provision(_ count: Int, certificate: Bool = false) async throws -> [ProvisioningFile] {
         let watcher = try AnswerWatcher(
             kafka: io.kafka, topics: [world.authority.provisionOutput], fromStart: false, logger: io.logger)
         let reader = Task { await watcher.run() }
@@ -28,7 +28,8 @@ struct AggregatorBench {
         for i in 0..<count {
             guard
                 case .provisioned(let file) = try await provisioner.provision(
-                    serial: "BENCH-\(world.run)-\(i)", timeout: .seconds(60))
+                    serial: "BENCH-\(world.run)-\(certificate ? "c" : "")\(i)", certificate: certificate,
+                    timeout: .seconds(60))
             else { throw BenchError("camera \(i) was not provisioned") }
             out.append(file)
         }
@@ -44,6 +45,17 @@ struct AggregatorBench {
                 bodies[i % bodies.count],
                 hashes: [.init(imageHash: Hex.encode(try SecureRandom.bytes(32)), modificationLevel: 0)],
                 authorityID: world.aggregator.authorityID)
+        }
+    }
+
+    /// One-hash certificate bundles (DESIGN BM-CERT) from certificate-mode cameras, round-robin
+    /// over them and the two signed forms (the Raspberry Pi's and the iOS app's).
+    func certificateBundles(_ count: Int, from fleet: [ProvisioningFile]) throws -> [Message<Submission>] {
+        let forms = ProvisioningFile.CertificateForm.allCases
+        return try (0..<count).map { i in
+            Message(
+                try fleet[i % fleet.count].certificateBundle(
+                    imageHash: Hex.encode(try SecureRandom.bytes(32)), form: forms[(i / fleet.count) % forms.count]))
         }
     }
 

@@ -9,7 +9,8 @@ import Logging
 /// process on the real broker and PostgreSQL, with the edge's shipped defaults. In one run:
 /// bundles end to end through Kafka alone (as `hallmark bench aggregator` sends them), the
 /// same through the edge over HTTP, a paced HTTP load at half that capacity with each submit
-/// waiting for its outcome (p50/p90/p99), and cached verification reads with proofs. Then the
+/// waiting for its outcome (p50/p90/p99), certificate bundles over HTTP (`/submit-cert`, DESIGN
+/// BM-CERT) beside the token bundles, and cached verification reads with proofs. Then the
 /// edge's floor: the HTTP and paced phases again through a bare front in its place
 /// (``EdgeFloorFront``), printed beside each of the edge's goals.
 package struct BenchEdgeCommand: AsyncParsableCommand {
@@ -47,7 +48,11 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
         defer { world.removeFiles() }
         let authority = try world.startAuthority(from: directory)
         defer { authority.stop() }
-        let aggregator = try world.startAggregator(from: directory)
+        // The manufacturer CAs the aggregator trusts: written once the certificate-mode cameras
+        // are provisioned (it reads the file when it first meets a certificate bundle).
+        let trusted = world.folder.appendingPathComponent("device-cas.pem")
+        let aggregator = try world.startAggregator(
+            from: directory, ["HALLMARK_AGGREGATOR_DEVICE_CA_FILE": trusted.path])
         defer { aggregator.stop() }
         let port = try HTTPLoad.freePort()
         let g = world.aggregator
@@ -81,6 +86,11 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
             "hallmark bench edge: \(cores) cores, \(partitions) partitions per topic, \(cameras) cameras; HTTP by the bench's own keep-alive client (HTTPLoad), the edge with its defaults"
         )
         let fleet = try await bench.provision(cameras)
+        let certified = try await bench.provision(cameras, certificate: true)
+        guard let ca = certified.first?.certificateChain else {
+            throw BenchError("no manufacturer CA came with the certificates")
+        }
+        try Data(ca.utf8).write(to: trusted, options: .atomic)
 
         // Every process's CPU in both throughput phases, the edge's beside the services'.
         var meter = world.meter(kafka: kafka, logger: logger, aggregator: aggregator, authority: authority)
@@ -103,6 +113,22 @@ package struct BenchEdgeCommand: AsyncParsableCommand {
                 connections, bundles, httpPath.rate, httpPath.accepted, httpPath.edgeCPU / httpPath.cost.seconds,
                 httpPath.cost.service / httpPath.cost.seconds))
         httpWork.printPerBundle(bundles, "HTTP path")
+
+        // Certificate bundles through the same edge: the aggregator checks each certificate's
+        // chain, validity and signature, and asks the authority about its handle alone.
+        let certificatePosts = try EdgeBench.certificatePosts(
+            try bench.certificateBundles(bundles, from: certified), offset: 4 * bundles)
+        let (certificatePath, certificateWork) = try await meter.measure {
+            try await http.submit(certificatePosts, connections: connections)
+        }
+        printNow(
+            String(
+                format:
+                    "HTTP path, certificate bundles (/api/v1/submit-cert), %d connections: %d bundles = %.0f bundles/s (%d accepted), %.3f of the token bundles' HTTP path (goal ≥ 0.8); edge %.2f cores, aggregator %.2f cores",
+                connections, bundles, certificatePath.rate, certificatePath.accepted, certificatePath.rate / httpPath.rate,
+                certificatePath.edgeCPU / certificatePath.cost.seconds,
+                certificatePath.cost.service / certificatePath.cost.seconds))
+        certificateWork.printPerBundle(bundles, "certificate path")
 
         let rate = max(10, httpPath.rate / 2)
         let paced = try EdgeBench.posts(try bench.bundles(Int(rate * pacedSeconds), from: fleet), offset: bundles)

@@ -18,6 +18,8 @@ struct EdgeBench {
         let receipt: String
         let address: String
         let hash: String
+        /// The submit path it is POSTed to.
+        var path = "/api/v1/submit"
         /// For the floor's bare front (``EdgeFloorFront``): the body is the message the edge
         /// would publish, and these headers name and key it.
         var front: [(String, String)] = []
@@ -27,6 +29,11 @@ struct EdgeBench {
         try bundles.enumerated().map { i, bundle in try camera(bundle, number: offset + i).post }
     }
 
+    /// Certificate bundles as cameras POST them to `/api/v1/submit-cert`.
+    static func certificatePosts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
+        try bundles.enumerated().map { i, bundle in try camera(bundle, number: offset + i, kind: .certificate).post }
+    }
+
     /// The bundles as the edge would publish them, for the floor's bare front: each body the
     /// strict message, with its id and Kafka key in headers.
     static func frontPosts(_ bundles: [Message<Submission>], offset: Int) throws -> [Post] {
@@ -34,7 +41,7 @@ struct EdgeBench {
             let (post, message, value) = try camera(bundle, number: offset + i)
             let key = message.body.captureKey.map { String(decoding: $0, as: UTF8.self) }
             return Post(
-                body: value, receipt: post.receipt, address: post.address, hash: post.hash,
+                body: value, receipt: post.receipt, address: post.address, hash: post.hash, path: post.path,
                 front: [(EdgeFloorFront.idHeader, message.id.text)]
                     + (key.map { [(EdgeFloorFront.keyHeader, $0)] } ?? []))
         }
@@ -42,20 +49,25 @@ struct EdgeBench {
 
     /// Bundle number `n` as a camera POSTs it, and what the edge publishes for it (read once).
     private static func camera(
-        _ bundle: Message<Submission>, number n: Int
+        _ bundle: Message<Submission>, number n: Int, kind: CameraBundle.Kind = .token
     ) throws -> (post: Post, message: Message<Submission>, json: [UInt8]) {
         let body = try JSONCoding.encode(bundle.body)
-        let (message, json) = try CameraBundle.written(body)
+        let (message, json) = try CameraBundle.written(body, kind: kind)
+        let path =
+            switch (kind, body.starts(with: Array(#"{"image_hash""#.utf8))) {
+            case (.certificate, _): "/api/v1/submit-cert"
+            case (.token, true): "/api/v1/submit-legacy"
+            case (.token, false): "/api/v1/submit"
+            }
         let post = Post(
             body: body, receipt: message.id.text, address: "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)",
-            hash: bundle.body.entries[0].imageHash)
+            hash: bundle.body.entries[0].imageHash, path: path)
         return (post, message, json)
     }
 
     static func request(_ post: Post, due: ContinuousClock.Instant? = nil) -> HTTPLoad.Request {
-        let path = post.body.starts(with: Array(#"{"image_hash""#.utf8)) ? "/api/v1/submit-legacy" : "/api/v1/submit"
-        return HTTPLoad.Request(
-            method: "POST", path: path, body: post.body,
+        HTTPLoad.Request(
+            method: "POST", path: post.path, body: post.body,
             headers: [("Content-Type", "application/json"), ("X-Forwarded-For", post.address)] + post.front, status: 202,
             due: due)
     }

@@ -35,7 +35,10 @@ extension DeviceCertificate {
             decoded = try? P256.Signing.ECDSASignature(derRepresentation: raw)
         }
         guard let decoded else { throw .badSignature }
-        for form in SignedFields.allCases {
+        // The form its encoding suggests first (the iOS app signs raw, the Pi DER): one
+        // verification for a genuine bundle.
+        let forms: [SignedFields] = raw.count == 64 ? [.canonical, .imageHashTimestamp] : [.imageHashTimestamp, .canonical]
+        for form in forms {
             let message = form.message(imageHash: imageHash, cameraCert: cameraCert, timestamp: timestamp, gpsHash: gpsHash)
             if signingKey.isValidSignature(decoded, for: Data(message.utf8)) { return form }
         }

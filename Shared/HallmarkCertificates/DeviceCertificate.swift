@@ -12,6 +12,8 @@ public struct DeviceCertificate: Sendable {
 
     public let certificate: Certificate
     public let encoding: Encoding
+    /// The certificate's DER, whichever way it was sent.
+    public let der: [UInt8]
     /// Its key, which signs the camera's bundles.
     public let signingKey: P256.Signing.PublicKey
 
@@ -26,18 +28,20 @@ public struct DeviceCertificate: Sendable {
         let bytes = [UInt8](raw)
         let certificate: Certificate
         let encoding: Encoding
+        let der: [UInt8]
         if bytes.first == 0x30 {
             guard let read = try? Certificate(derEncoded: bytes), Self.isWhole(bytes) else { throw .invalidCertificate }
-            (certificate, encoding) = (read, .der)
+            (certificate, encoding, der) = (read, .der, bytes)
         } else {
             guard let pem = String(bytes: bytes, encoding: .utf8), let read = Self.onlyCertificate(pem) else {
                 throw .invalidCertificate
             }
-            (certificate, encoding) = (read, .pem)
+            (certificate, encoding, der) = (read.certificate, .pem, read.der)
         }
         guard let key = P256.Signing.PublicKey(certificate.publicKey) else { throw .invalidCertificate }
         self.certificate = certificate
         self.encoding = encoding
+        self.der = der
         signingKey = key
     }
 
@@ -57,12 +61,13 @@ public struct DeviceCertificate: Sendable {
 
     /// The certificate of a PEM text holding exactly one `CERTIFICATE` block and nothing around
     /// it but line breaks.
-    private static func onlyCertificate(_ text: String) -> Certificate? {
+    private static func onlyCertificate(_ text: String) -> (certificate: Certificate, der: [UInt8])? {
         let trimmed = text.trimmingCharacters(in: .newlines)
         guard trimmed.hasPrefix("-----BEGIN CERTIFICATE-----"), trimmed.hasSuffix("-----END CERTIFICATE-----"),
             trimmed.components(separatedBy: "-----BEGIN").count == 2,
             let document = try? PEMDocument(pemString: trimmed), document.discriminator == "CERTIFICATE"
         else { return nil }
-        return try? Certificate(derEncoded: document.derBytes)
+        guard let certificate = try? Certificate(derEncoded: document.derBytes) else { return nil }
+        return (certificate, document.derBytes)
     }
 }

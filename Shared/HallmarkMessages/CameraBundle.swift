@@ -7,7 +7,9 @@ import HallmarkCrypto
 ///
 /// Read as the reference does (pydantic's lax mode): members it does not know are ignored; hex
 /// in either case; integers as JSON integers, integral numbers or digit strings; `null` for an
-/// absent optional member. Three bodies, told apart by their members:
+/// absent optional member. A certificate bundle (DESIGN BM-CERT) is what `/submit-cert` is
+/// sent (``Kind/certificate``, ``certificateBundle(_:)``); the others, three bodies, are told
+/// apart by their members:
 /// - the flat bundle (`image_hash`): the reference Raspberry Pi's (`/submit-legacy`) and the
 ///   mobile app's (`/submit`, no `modification_level`: 0);
 /// - `image_hashes` with `submission_type` or `manufacturer_cert`: the reference server's
@@ -23,20 +25,32 @@ package enum CameraBundle {
     /// strict body, so a camera that sends the same bundle again (the reference Pi retries after
     /// a 5xx or a timeout) sends the same submission: the aggregator takes it for a redelivery
     /// and answers it once, never `replayed_token` for its own retry.
-    package static func message(_ body: [UInt8]) throws(Refusal) -> Message<Submission> {
-        try written(body).message
+    package static func message(_ body: [UInt8], kind: Kind = .token) throws(Refusal) -> Message<Submission> {
+        try written(body, kind: kind).message
+    }
+
+    /// Which of the reference's submit paths a body came to.
+    package enum Kind: Sendable {
+        /// `/submit` and `/submit-legacy`: a token's bundle.
+        case token
+        /// `/submit-cert`: a certificate bundle.
+        case certificate
     }
 
     /// ``message(_:)`` and its JSON as it is published (encoded once, for the schema's check
     /// and for the topic).
-    package static func written(_ body: [UInt8]) throws(Refusal) -> (message: Message<Submission>, json: [UInt8]) {
+    package static func written(
+        _ body: [UInt8], kind: Kind = .token
+    ) throws(Refusal) -> (message: Message<Submission>, json: [UInt8]) {
         guard let parsed = try? JSONReader.parse(body), let object = parsed.object else {
             throw Refusal(.malformed, "the body is not a JSON object")
         }
         let reader = Reader(object: object)
         let submission: Submission
-        let flat = reader.present("image_hash")
-        if flat {
+        let flat = kind == .token && reader.present("image_hash")
+        if kind == .certificate {
+            submission = try certificateBundle(reader)
+        } else if flat {
             submission = try flatBundle(reader)
         } else if reader.present("image_hashes") {
             submission = try hashes(reader)

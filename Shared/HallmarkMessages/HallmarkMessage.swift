@@ -12,7 +12,8 @@ public enum MessageTypes {
     public static let all: [any MessageBody.Type] = [
         AdminCommand.self, BenchMessage.self, MetricsSnapshot.self, ProbeRequest.self, ProbeResult.self, ProvisionRequest.self,
         ProvisionResult.self, RejectedRecord.self, SecurityEvent.self, SignRequest.self, SignResult.self,
-        TokenRequest.self, TokenResult.self, TokenRequestBatch.self, TokenResultBatch.self, VerifyRequest.self,
+        TokenRequest.self, TokenResult.self, TokenRequestBatch.self, TokenResultBatch.self, DeviceRequest.self,
+        DeviceResult.self, VerifyRequest.self,
         VerifyResult.self,
         // gateway
         EncryptRequest.self, EncryptResult.self, DecryptRequest.self, DecryptResult.self, E2EEHandshake.self,

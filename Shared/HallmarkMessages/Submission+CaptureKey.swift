@@ -10,6 +10,12 @@ extension Submission {
     /// parent is neither under its token nor in the log (`invalid_provenance`). The key says
     /// nothing the body does not: the token travels in it.
     public var captureKey: [UInt8]? {
+        if let cameraCert {
+            // A certificate bundle is one capture: keyed by its certificate and capture time,
+            // hashed (the key is in no log, but the certificate stays in the body alone).
+            let fields = [Self.captureDomain, Data(cameraCert.utf8), Data(String(timestamp).utf8)]
+            return Array(Hex.encode(SHA256Hash.digest(parts: fields)).utf8)
+        }
         guard let parts = try? token?.sealedParts() else { return nil }
         // Hashed in place, through the non-generic entry: the generic digest of a joined copy,
         // unspecialized from here, was a thirtieth of the edge's CPU per submission.

@@ -31,6 +31,8 @@ extension Submission {
         if let ownerHash { m["owner_hash"] = .string(ownerHash) }
         if let deviceSignature { m["device_signature"] = .string(deviceSignature) }
         if let ispValidation { m["isp_validation"] = try JSONCoding.value(of: ispValidation) }
+        if let cameraCert { m["camera_cert"] = .string(cameraCert) }
+        if let bundleSignature { m["bundle_signature"] = .string(bundleSignature) }
         return .object(m)
     }
 

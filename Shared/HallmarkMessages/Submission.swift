@@ -1,13 +1,13 @@
 import HallmarkCrypto
 
 /// `hallmark.submission.v1`: a Birthmark camera's authentication bundle
-/// (`birthmark.submissions`), in one of the three bodies DESIGN §2 accepts as cameras send
-/// them (see ``Shape``). Only the token ever goes on to the authority; `device_signature`
-/// and `isp_validation` are read and dropped.
+/// (`birthmark.submissions`), in one of the four bodies DESIGN §2 and BM-CERT accept as cameras
+/// send them (see ``Shape``). Only the token, or a certificate's sealed handle, ever goes on to
+/// the authority; `device_signature` and `isp_validation` are read and dropped.
 public struct Submission: MessageBody, Hashable {
     public static let schemaName = "hallmark.submission.v1"
 
-    /// The three accepted bodies.
+    /// The four accepted bodies.
     public enum Shape: String, Sendable, CaseIterable {
         /// Hallmark's own: `image_hashes`, a token in any format, optional `gps_hash`/`owner_hash`.
         case hallmark
@@ -15,6 +15,9 @@ public struct Submission: MessageBody, Hashable {
         case cameraSubmission
         /// The Raspberry Pi client's flat bundle.
         case flatBundle
+        /// A certificate bundle (DESIGN BM-CERT): one hash, the device certificate and the
+        /// bundle's signature, from the Raspberry Pi in certificate mode and the iOS app.
+        case certificateBundle
     }
 
     /// `camera` in a `CameraSubmission`.
@@ -41,6 +44,11 @@ public struct Submission: MessageBody, Hashable {
     public var deviceSignature: String?
     /// The flat bundle's ISP validation data: never stored or forwarded.
     public var ispValidation: ISPValidation?
+    /// A certificate bundle's device certificate, as sent (base64 of DER or PEM): checked by
+    /// the aggregator, never stored, logged or published further.
+    public var cameraCert: String?
+    /// A certificate bundle's signature, base64.
+    public var bundleSignature: String?
 
     /// Hallmark's own body: hashes and a token in either field layout.
     public init(
@@ -83,8 +91,23 @@ public struct Submission: MessageBody, Hashable {
         tokenFields = TokenFields(.mobile(packed))
     }
 
+    /// A certificate bundle (DESIGN BM-CERT).
+    public init(
+        certificateBundle imageHash: String, cameraCert: String, bundleSignature: String, timestamp: UInt64,
+        gpsHash: String? = nil, ownerHash: String? = nil, ispValidation: ISPValidation? = nil
+    ) {
+        self.imageHash = imageHash
+        self.cameraCert = cameraCert
+        self.bundleSignature = bundleSignature
+        self.timestamp = timestamp
+        self.gpsHash = gpsHash
+        self.ownerHash = ownerHash
+        self.ispValidation = ispValidation
+    }
+
     /// Which body this is (the schema allows exactly one).
     public var shape: Shape {
+        if cameraCert != nil { return .certificateBundle }
         if imageHash != nil { return .flatBundle }
         return submissionType != nil || manufacturerCert != nil ? .cameraSubmission : .hallmark
     }
@@ -130,5 +153,7 @@ public struct Submission: MessageBody, Hashable {
         case ownerHash = "owner_hash"
         case deviceSignature = "device_signature"
         case ispValidation = "isp_validation"
+        case cameraCert = "camera_cert"
+        case bundleSignature = "bundle_signature"
     }
 }

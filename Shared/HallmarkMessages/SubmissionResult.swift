@@ -28,6 +28,14 @@ public struct SubmissionResult: MessageBody, Hashable {
         case oversized
         /// Processing kept failing.
         case processingFailed = "processing_failed"
+        /// A certificate bundle's certificate is not one Hallmark reads (DESIGN BM-CERT).
+        case invalidCertificate = "invalid_certificate"
+        /// No trusted manufacturer CA signed it.
+        case untrustedCertificate = "untrusted_certificate"
+        /// Outside its validity period.
+        case certificateExpired = "certificate_expired"
+        /// Not its key's signature over either signed form.
+        case badSignature = "bad_signature"
 
         /// The aggregator's reason for an authority FAIL.
         public init(_ reason: ValidationReason) {
@@ -63,15 +71,16 @@ public struct SubmissionResult: MessageBody, Hashable {
     public var leaves: [Leaf]?
     /// The size of the checkpoint that covers the leaves (accepted).
     public var treeSize: UInt64?
+    /// A certificate bundle's signed form (accepted or duplicate): `canonical` or
+    /// `image_hash_timestamp` (DESIGN BM-CERT).
+    public var signedFields: String?
 
     /// An accepted or duplicate submission: `accepted` when any leaf was appended now.
-    public init(
-        leaves: [Leaf],
-        treeSize: UInt64?
-    ) {
+    public init(leaves: [Leaf], treeSize: UInt64?, signedFields: String? = nil) {
         status = leaves.contains { $0.status == .appended } ? .accepted : .duplicate
         self.leaves = leaves
         self.treeSize = treeSize
+        self.signedFields = signedFields
     }
 
     /// A rejected submission.
@@ -83,5 +92,6 @@ public struct SubmissionResult: MessageBody, Hashable {
     enum CodingKeys: String, CodingKey {
         case status, reason, leaves
         case treeSize = "tree_size"
+        case signedFields = "signed_fields"
     }
 }

@@ -99,11 +99,11 @@ public enum TopicCatalogue {
         "birthmark.authority.admin", schemas: [AdminCommand.schemaName], key: "device serial",
         producers: ["hallmark"], consumers: ["authority"])
     public static let tokenRequests = Topic(
-        "birthmark.token.requests", schemas: [TokenRequest.schemaName, TokenRequestBatch.schemaName],
+        "birthmark.token.requests", schemas: [TokenRequest.schemaName, DeviceRequest.schemaName, TokenRequestBatch.schemaName],
         key: "correlation id (a carrier: its id)",
         producers: ["aggregator"], consumers: ["authority"])
     public static let tokenResults = Topic(
-        "birthmark.token.results", schemas: [TokenResult.schemaName, TokenResultBatch.schemaName],
+        "birthmark.token.results", schemas: [TokenResult.schemaName, DeviceResult.schemaName, TokenResultBatch.schemaName],
         key: "correlation id (a carrier: its request's id)",
         producers: ["authority"], consumers: ["aggregator"])
     public static let submissions = Topic(

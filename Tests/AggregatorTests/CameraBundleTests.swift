@@ -100,6 +100,52 @@ struct CameraBundleTests {
         }
     }
 
+    /// `/submit-cert` (DESIGN BM-CERT) reads the reference's `CertificateBundle`: hex in either
+    /// case, a lax timestamp, `software_cert` a string or null and dropped, `isp_validation` and
+    /// unknown members ignored; the certificate and signature pass on exactly as sent, for the
+    /// aggregator to judge (the iOS form signs the certificate as sent).
+    @Test func aCertificateBundleIsReadAsTheReferenceReadsIt() throws {
+        // Sent with a line break inside (JSON's \n), kept exactly.
+        let (cert, sentCert) = ("LS0tLS1CRUdJTiBDRVJU\nSUZJQ0FURS0tLS0t", #"LS0tLS1CRUdJTiBDRVJU\nSUZJQ0FURS0tLS0t"#)
+        func read(_ json: String) throws -> Submission {
+            try CameraBundle.message(Array(json.utf8), kind: .certificate).body
+        }
+        let s = try read(
+            #"{"image_hash": "\#(Self.hash.uppercased())", "camera_cert": "\#(sentCert)", "software_cert": null, "timestamp": "1732000000", "bundle_signature": "not checked here", "gps_hash": "\#(Self.hash.uppercased())", "isp_validation": {"variance_metric": 0.1}, "owner_hash": null, "firmware": 3}"#
+        )
+        #expect(s.shape == .certificateBundle && s.imageHash == Self.hash && s.gpsHash == Self.hash && s.ownerHash == nil)
+        #expect(s.cameraCert == cert && s.bundleSignature == "not checked here" && s.timestamp == 1_732_000_000)
+        #expect(s.ispValidation == nil && s.entries == [.init(imageHash: Self.hash, modificationLevel: 0)])
+        #expect(
+            try read(
+                #"{"image_hash": "\#(Self.hash)", "camera_cert": "x", "software_cert": "c29mdA==", "timestamp": 1, "bundle_signature": "y"}"#
+            ).cameraCert == "x")
+        func error(_ json: String) -> CameraBundle.Refusal? {
+            do {
+                _ = try read(json)
+                return nil
+            } catch { return error as? CameraBundle.Refusal }
+        }
+        let base = #""image_hash": "\#(Self.hash)", "timestamp": 1"#
+        #expect(error("{" + base + #", "bundle_signature": "y"}"#)?.field == "$.camera_cert")
+        #expect(error("{" + base + #", "camera_cert": "x"}"#)?.field == "$.bundle_signature")
+        #expect(error("{" + base + #", "camera_cert": 5, "bundle_signature": "y"}"#)?.field == "$.camera_cert")
+        #expect(
+            error("{" + base + #", "camera_cert": "x", "bundle_signature": "y", "software_cert": 5}"#)?.field == "$.software_cert"
+        )
+        #expect(error("{" + base + #", "camera_cert": "", "bundle_signature": "y"}"#)?.field == "$.camera_cert")
+        // A token's bundle sent to /submit-cert is not a certificate bundle.
+        let token = error(
+            #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 1, "device_signature": ""}"#
+        )
+        #expect(token?.field == "$.camera_cert")
+        // The same bundle is the same receipt, written to the whole schema.
+        let body = Array(#"{"image_hash": "\#(Self.hash)", "camera_cert": "x", "timestamp": 1, "bundle_signature": "y"}"#.utf8)
+        let (message, json) = try CameraBundle.written(body, kind: .certificate)
+        #expect(try CameraBundle.message(body, kind: .certificate).id == message.id)
+        #expect(try #require(MessageSchemas.schema(Submission.schemaName)).validate(try JSONReader.parse(json)) == nil)
+    }
+
     @Test func theSameBundleIsTheSameReceipt() throws {
         let body = Array(
             #"{"image_hash": "\#(Self.hash)", "encrypted_nuc_token": "\#(Self.token)", "table_references": [1, 2, 3], "key_indices": [1, 2, 3], "timestamp": 9, "device_signature": ""}"#

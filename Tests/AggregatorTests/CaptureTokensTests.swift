@@ -10,11 +10,30 @@ struct CaptureTokensTests {
 
     static func use(
         _ token: Data, hashes: [(Data, Int)], external: [(Data, Int)] = [], inLog: Bool = true, id: UUID = UUID(),
-        logged: [Data: Int] = [:]
+        logged: [Data: Int] = [:], repeats: Bool = false
     ) -> CaptureTokens.Use {
         CaptureTokens.Use(
             submission: id, token: token, hashes: hashes.map { (digest: $0.0, level: $0.1) },
-            external: external.map { (parent: $0.0, level: $0.1) }, holdsInLog: inLog, logged: logged)
+            external: external.map { (parent: $0.0, level: $0.1) }, holdsInLog: inLog, logged: logged,
+            repeats: repeats)
+    }
+
+    /// DESIGN BM-CERT: a certificate bundle's capture (its certificate and time) sent again
+    /// with the same hash is derived, so the authority is not asked again and the answer is the
+    /// first one's (`duplicate` once logged). Another hash under that capture is asked; a
+    /// token's exact repeat is asked too (`replayed_token`).
+    @Test func aCertificateBundleSentAgainTakesItsFirstOutcome() {
+        let (capture, hash, token) = (Self.digest(), Self.digest(), Self.digest())
+        let root = UUID()
+        let uses = [
+            Self.use(capture, hashes: [(hash, 0)], id: root, repeats: true),
+            Self.use(capture, hashes: [(hash, 0)], repeats: true),
+            Self.use(capture, hashes: [(Self.digest(), 0)], repeats: true),
+            Self.use(token, hashes: [(hash, 0)]),
+            Self.use(token, hashes: [(hash, 0)]),
+        ]
+        let judged = CaptureTokens.judge(uses, known: [:])
+        #expect(judged.verdicts == [.ask, .derived(root: root), .ask, .ask, .ask])
     }
 
     @Test func aTokensFirstUseIsItsRootAndItsDerivedImagesFollowIt() {

@@ -68,7 +68,7 @@ struct SubmissionIntakeRaceTests {
             fields: fields)
         return SubmissionIntake.Ask(
             message: message, row: row, digest: Data(message.contentDigest), provenance: Provenance(row.entries),
-            token: nil, request: StageOutput(topic: "requests", key: nil, value: Array("request".utf8)),
+            capture: nil, request: StageOutput(topic: "requests", key: nil, value: Array("request".utf8)),
             correlationID: UUID(), refusal: nil)
     }
 }

@@ -23,7 +23,9 @@ struct ComposeTests {
     @Test func theWholeSystemResolves() async throws {
         let resolved = try await config(["compose.yaml"])
         let services = resolved.map("services") ?? [:]
-        #expect(Set(services.keys) == Self.hallmarkServices.union(["kafka", "kafka-topics", "postgres", "authority-tables"]))
+        #expect(
+            Set(services.keys)
+                == Self.hallmarkServices.union(["kafka", "kafka-topics", "postgres", "authority-tables", "authority-ca"]))
         // The public images a user pulls.
         #expect(services.at("kafka")?.string("image")?.hasPrefix("docker.io/apache/kafka:") == true)
         #expect(services.at("postgres")?.string("image")?.hasPrefix("docker.io/library/postgres:") == true)
@@ -53,7 +55,12 @@ struct ComposeTests {
             #expect(environment.string("HALLMARK_KAFKA_BROKERS") == "kafka:9092", "\(name)")
             for (key, value) in environment {
                 guard let value = value as? String else { continue }
-                if key.hasSuffix("_FILE") || key.hasSuffix("_SECRETS_DIR") {
+                if DeployFiles.publicFiles.contains(key) {
+                    // Certificates, no secret: in a volume mounted read-only.
+                    let volumes: [[Substring]] = service.list("volumes").compactMap { ($0 as? String)?.split(separator: ":") }
+                    let readOnly: [String] = volumes.filter { $0.count == 3 && $0[2] == "ro" }.map { String($0[1]) + "/" }
+                    #expect(readOnly.contains { value.hasPrefix($0) }, "\(name): \(key)=\(value) is not on a read-only volume")
+                } else if key.hasSuffix("_FILE") || key.hasSuffix("_SECRETS_DIR") {
                     #expect(mounted.contains(value), "\(name): \(key)=\(value) is not a mounted secret")
                 }
                 if key.hasSuffix("_POSTGRES_URL") {

@@ -8,6 +8,10 @@ enum DeployFiles {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// `_FILE` settings that name public files, not secrets: the manufacturer CAs' certificates
+    /// (DESIGN BM-CERT), on a read-only volume the deployment fills, not a Secret.
+    static let publicFiles: Set<String> = ["HALLMARK_AGGREGATOR_DEVICE_CA_FILE"]
+
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
     static func text(_ relative: String) throws -> String { try String(contentsOfFile: path(relative), encoding: .utf8) }

@@ -116,7 +116,12 @@ struct KubernetesTests {
                         value.hasPrefix(($0.string("mountPath") ?? "?") + "/") || value == $0.string("mountPath")
                     }
                 }
-                if name.hasSuffix("_FILE") || name.hasSuffix("_SECRETS_DIR") {
+                if DeployFiles.publicFiles.contains(name) {
+                    // Certificates, no secret: a read-only volume (a ConfigMap) will do.
+                    #expect(
+                        inside(main.maps("volumeMounts").filter { $0.bool("readOnly") == true }),
+                        "\(deployment.name): \(name)=\(value) is not on a read-only volume")
+                } else if name.hasSuffix("_FILE") || name.hasSuffix("_SECRETS_DIR") {
                     #expect(inside(secretMounts), "\(deployment.name): \(name)=\(value) is not in a mounted Secret")
                 } else if name.hasSuffix("_DIR") {
                     // A folder of data (the log's tiles): on a volume, never the read-only root.

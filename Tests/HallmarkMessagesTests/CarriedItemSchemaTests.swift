@@ -25,14 +25,21 @@ struct CarriedItemSchemaTests {
             guard let items = document.object?["properties"]?.object?["items"]?.object?["items"]?.object else { continue }
             carriers += 1
             let properties = try #require(items["properties"]?.object, "\(name)")
-            let itemName = try #require(properties["schema"]?.object?["const"]?.string, "\(name)")
-            let item = try #require(documents[itemName]?.object?["properties"]?.object, "\(name): \(itemName)")
+            // One item schema (`const`) or several (`enum`, as the authority's questions are).
+            let named = properties["schema"]?.object
+            let itemNames = try #require(
+                named?["const"]?.string.map { [$0] } ?? named?["enum"]?.array?.compactMap(\.string), "\(name)")
             let required = Set(items["required"]?.array?.compactMap(\.string) ?? [])
             #expect(MessageSchemas.carrierChecked.isSubset(of: required), "\(name) must require them in each item")
-            for member in MessageSchemas.carrierChecked.sorted() {
-                let carried = try #require(properties[member], "\(name) does not check \(member)")
-                let own = try #require(item[member], "\(itemName) does not describe \(member)")
-                #expect(Self.rules(carried) == Self.rules(own), "\(name) checks \(member) unlike \(itemName)")
+            for itemName in itemNames {
+                let item = try #require(documents[itemName]?.object?["properties"]?.object, "\(name): \(itemName)")
+                for member in MessageSchemas.carrierChecked.sorted() where member != "schema" {
+                    let carried = try #require(properties[member], "\(name) does not check \(member)")
+                    let own = try #require(item[member], "\(itemName) does not describe \(member)")
+                    #expect(Self.rules(carried) == Self.rules(own), "\(name) checks \(member) unlike \(itemName)")
+                }
+                // The carrier allows exactly the item's own schema name among its others.
+                #expect(item["schema"]?.object?["const"]?.string == itemName, "\(itemName)")
             }
         }
         #expect(carriers >= 2, "the token request and result carriers at least")

@@ -119,7 +119,7 @@ struct MessageExampleTests {
         }
     }
 
-    @Test func theThreeSubmissionBodiesAreTellApartAndMixturesRefused() throws {
+    @Test func theFourSubmissionBodiesAreTellApartAndMixturesRefused() throws {
         let schema = try Self.schema(Submission.schemaName)
         let examples = try MessageExamples.of(Submission.schemaName)
         #expect(Set(examples.map { ($0.message as! Message<Submission>).shape }) == Set(Submission.Shape.allCases))
@@ -151,5 +151,25 @@ struct MessageExampleTests {
         #expect(schema.validate(.object(signatureOnOwn)) == nil, "Hallmark's own body")
         signatureOnOwn["device_signature"] = f["device_signature"]
         #expect(schema.validate(.object(signatureOnOwn)) != nil, "a device signature outside the flat bundle")
+        // A certificate bundle is one hash and a certificate, with no token, level or parent.
+        let certified = try #require(examples.first { ($0.message as! Message<Submission>).shape == .certificateBundle })
+        guard case .object(let cb) = try certified.json() else { return }
+        for (member, value) in [
+            ("encrypted_nuc_token", f["encrypted_nuc_token"]), ("camera_token", c["camera_token"]),
+            ("modification_level", .number("0")), ("parent_image_hash", cb["image_hash"]),
+            ("device_signature", f["device_signature"]), ("image_hashes", c["image_hashes"]),
+        ] {
+            var mixed = cb
+            mixed[member] = value
+            #expect(schema.validate(.object(mixed)) != nil, "a certificate bundle with \(member)")
+        }
+        for member in ["camera_cert", "bundle_signature", "image_hash"] {
+            var missing = cb
+            missing[member] = nil
+            #expect(schema.validate(.object(missing)) != nil, "a certificate bundle without \(member)")
+        }
+        var certOnFlat = f
+        certOnFlat["camera_cert"] = cb["camera_cert"]
+        #expect(schema.validate(.object(certOnFlat)) != nil, "a flat bundle with a certificate")
     }
 }

@@ -35,6 +35,9 @@ struct SubmissionJSONValueTests {
             ispValidation: .init(
                 varianceMetric: 0.125, ispParameters: .init(whiteBalance: .init(redGain: 1.5, blueGain: nil), sharpening: 2),
                 sampleCount: 3, shootingMode: "auto", metricVersion: "v1")),
+        Submission(
+            certificateBundle: hash, cameraCert: "MIIB+zCCAaGg\n/+==", bundleSignature: "MEUCIQ==", timestamp: 1_760_000_000,
+            gpsHash: String(repeating: "34", count: 32)),
     ]
 
     @Test(arguments: bodies)

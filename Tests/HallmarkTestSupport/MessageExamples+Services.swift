@@ -168,6 +168,19 @@ extension MessageExamples {
                         timestamp: 1_733_259_600, ownerHash: try hex(32), deviceSignature: try b64(71),
                         ispValidation: isp))),
             Example(
+                "certificate bundle",
+                Message(
+                    Submission(
+                        certificateBundle: raw, cameraCert: try b64(520), bundleSignature: try b64(71),
+                        timestamp: 1_733_259_600, gpsHash: try hex(32)))),
+            Example(
+                "certificate bundle accepted",
+                answer(
+                    SubmissionResult(
+                        leaves: [.init(imageHash: raw, leafIndex: 7, status: .appended)], treeSize: 8,
+                        signedFields: "image_hash_timestamp"),
+                    to: request)),
+            Example(
                 "accepted",
                 answer(
                     SubmissionResult(

@@ -215,6 +215,13 @@ public enum MessageExamples {
                         Message(TokenRequest(token: .mobile(try packed(reference, tables: [12, 3, 9])))),
                     ]), replyTo: "birthmark.token.results")),
             Example(
+                "a certificate bundle's device",
+                Message(
+                    DeviceRequest(handle: try b64(94), certificateSerial: try hex(20)), correlationID: "submission-3",
+                    replyTo: "birthmark.token.results")),
+            Example("device pass", answer(DeviceResult(reason: nil), to: request)),
+            Example("device blacklisted", answer(DeviceResult(reason: .token(.blacklisted)), to: request)),
+            Example(
                 "pass and fail",
                 answer(
                     TokenResultBatch(items: [

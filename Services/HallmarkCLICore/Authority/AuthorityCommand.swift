@@ -15,7 +15,7 @@ package struct AuthorityCommand: AsyncParsableCommand {
         commandName: "authority", abstract: "Birthmark key-table authority: tables, secrets, admin commands.",
         subcommands: [
             GenerateTablesCommand.self, InitSecretsCommand.self, AuthorityAdminCommand.self,
-            OperatorKeyCommand.self, AuthorityStatusCommand.self,
+            OperatorKeyCommand.self, AuthorityStatusCommand.self, CertificateAuthorityCommand.self,
         ])
 
     /// The authority's own database role first (its tables live in its schema), then the

@@ -2,7 +2,7 @@ import HallmarkCore
 import HallmarkKafka
 import HallmarkMessages
 
-/// Batch carriers (DESIGN §2): many units of one schema in one Kafka message on the
+/// Batch carriers (DESIGN §2): many units of one kind in one Kafka message on the
 /// high-volume hops between Hallmark's own services, because a broker charges per request and
 /// per message far more than per byte. A carrier is an envelope of its own with an `items`
 /// array; each item is a whole message with its own `id`, held to its own schema and answered
@@ -29,24 +29,30 @@ public enum BatchCarrier {
     /// not, and its items without one are left out (the carrier's rejected record covers
     /// them). Such a carrier's items are answered as a whole, whatever their violations say.
     public static func items(of carrier: StageMessage, itemSchema: String) -> [Item] {
-        guard let members = carrier.fields["items"]?.array else { return [] }
+        items(of: carrier, itemSchemas: [itemSchema])
+    }
+
+    /// The items of `carrier`, as ``items(of:itemSchema:)`` reads them, for a carrier whose
+    /// items may be of any of `itemSchemas` (the first names an item whose envelope breaks).
+    public static func items(of carrier: StageMessage, itemSchemas: [String]) -> [Item] {
+        guard let members = carrier.fields["items"]?.array, let first = itemSchemas.first else { return [] }
         // Each item as its own schema says, but for what the carrier's schema checked in it.
-        let schema = MessageSchemas.carriedItemSchema(itemSchema)
+        let schemas = Dictionary(uniqueKeysWithValues: itemSchemas.map { ($0, MessageSchemas.carriedItemSchema($0)) })
         return members.compactMap { member -> Item? in
             guard case .object(let fields) = member else { return nil }
             let header: EnvelopeHeader, violation: String?
             do throws(EnvelopeError) {
                 header = try EnvelopeHeader.read(members: fields)
-                if header.schema != itemSchema {
-                    violation = "an item's schema is not \(itemSchema)"
-                } else {
+                if let schema = schemas[header.schema] {
                     violation = schema?.validate(member)?.description
+                } else {
+                    violation = "an item's schema is not \(itemSchemas.joined(separator: " or "))"
                 }
             } catch {
                 guard let id = fields["id"]?.string.flatMap(MessageID.init) else { return nil }
                 // Answered without the members that broke its envelope (never carried on).
                 header = EnvelopeHeader(
-                    schema: itemSchema, id: id,
+                    schema: first, id: id,
                     producedAt: fields["produced_at"]?.string.flatMap(Timestamp.init) ?? .now())
                 violation = error.reason
             }

@@ -98,6 +98,11 @@ final class AggregatorHarness: Sendable {
         reader = Task { await w.run() }
     }
 
+    /// The authority's secrets (its KEK and index key), as its process reads them.
+    func authoritySecrets() throws -> AuthoritySecrets {
+        try AuthoritySecrets.fromEnvironment(["HALLMARK_AUTHORITY_KEK_FILE": secretsFile])
+    }
+
     /// Starts an authority in this world and waits until it consumes.
     func startAuthority(_ name: String) async throws -> ServiceProcess {
         let c = authority
@@ -134,13 +139,14 @@ final class AggregatorHarness: Sendable {
         (try await startAuthority("a"), try await startAggregator("g", extra))
     }
 
-    /// A camera provisioned through the running authority.
-    func provisioned(_ serial: String) async throws -> ProvisioningFile {
+    /// A camera provisioned through the running authority; with `certificate`, in certificate
+    /// mode too (DESIGN BM-CERT).
+    func provisioned(_ serial: String, certificate: Bool = false) async throws -> ProvisioningFile {
         guard
             case .provisioned(let file) = try await CameraProvisioner(
                 producer: producer, watcher: watcher, topic: authority.provisionInput
             )
-            .provision(serial: serial, timeout: .seconds(60))
+            .provision(serial: serial, certificate: certificate, timeout: .seconds(60))
         else { throw HarnessError("\(serial) rejected") }
         return file
     }
