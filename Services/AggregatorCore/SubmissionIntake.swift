@@ -104,24 +104,7 @@ package struct SubmissionIntake: StageProcessor {
                 request: nil, correlationID: correlation, refusal: reason)
         }
         if submission.shape == .certificateBundle {
-            switch await flow.certificates.check(submission) {
-            case .refused(let reason):
-                return refused(reason)
-            case .passed(let passed):
-                let request = Message(
-                    passed.request, id: idKey.derive(from: id, "token-request"), correlationID: correlation.lowercasedText,
-                    replyTo: configuration.tokenResults)
-                let checked = SubmissionRecord(
-                    id: id, requestID: row.requestID, entries: row.entries, capturedAt: row.capturedAt,
-                    correlationID: row.correlationID, replyTopic: row.replyTopic, replyKey: row.replyKey,
-                    attribution: row.attribution, signedFields: passed.signedFields.rawValue)
-                return Ask(
-                    message: message, row: checked, digest: Data(message.contentDigest),
-                    provenance: Provenance(submission.entries), capture: passed.capture,
-                    certificate: passed,
-                    request: try .json(topic: configuration.tokenRequests, key: correlation.lowercasedText, request),
-                    correlationID: correlation, refusal: nil)
-            }
+            return try await certificateAsk(submission, message, row: row, correlation: correlation, refused: refused)
         }
         if submission.shape == .cameraSubmission, submission.manufacturerCert?.authorityID != configuration.authorityID {
             return refused(.unknownAuthority)
