@@ -97,6 +97,9 @@ extension AggregatorHarness {
                 "HALLMARK_EDGE_HOST": "127.0.0.1", "HALLMARK_EDGE_PORT": "0", "HALLMARK_REJECTED_TOPIC": rejected,
                 "HALLMARK_METRICS_TOPIC": topic("metrics"), "HALLMARK_GROUP_ID": "test-edge-\(id)",
                 "HALLMARK_INSTANCE": name, "HALLMARK_POSTGRES_POOL_SIZE": "4", "HALLMARK_LOG_LEVEL": "info",
+                // The log's answers can take seconds on a machine busy with other suites; a test
+                // checks what they say, not the 503 of a wait cut short.
+                "HALLMARK_EDGE_VERIFY_WAIT_MS": "30000",
             ].merging(extra) { _, new in new })
         try await process.waitForLog("edge listening")
         guard let line = process.logLines.first(where: { $0["msg"] as? String == "edge listening" }),
