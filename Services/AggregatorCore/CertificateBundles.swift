@@ -15,9 +15,10 @@ import X509
 ///
 /// The trusted CAs are the file `HALLMARK_AGGREGATOR_DEVICE_CA_FILE` names
 /// (``ManufacturerTrust``), read again when it changes: a rotation needs no restart. Without
-/// one, no certificate is trusted. A certificate's chain, once checked, is remembered for a
-/// minute (and never past a CA's trust), by its digest: a camera sends the same certificate
-/// with every bundle, and its chain is most of a check's cost.
+/// one, no certificate is trusted. A camera sends the same certificate with every bundle, so a
+/// certificate read is remembered by the digest of its text as sent, and its chain, once
+/// checked, for a minute (never past a CA's trust): what is left for each bundle is its
+/// validity period and its signature, one ECDSA verification.
 package final class CertificateBundles: Sendable {
     /// A bundle that passed: the question about its device, its signed form, and its capture's
     /// keyed digest (``CaptureTokens``).
@@ -43,15 +44,24 @@ package final class CertificateBundles: Sendable {
         /// The file's bytes when last read.
         var read: Data?
         var lookedAt: ContinuousClock.Instant?
-        /// Chains that checked out, by certificate digest, until when that holds.
-        var chains: [Data: ContinuousClock.Instant] = [:]
+        /// Certificates read, by the SHA-256 of their text as sent.
+        var certificates: [Data: Read] = [:]
+    }
+
+    /// A certificate read, what its question names, and until when its chain holds.
+    struct Read {
+        let certificate: DeviceCertificate
+        /// Its handle (base64) and serial (hex); no handle, no device to ask about.
+        let handle: String?
+        let serial: String
+        var chainUntil: ContinuousClock.Instant?
     }
 
     /// How often the file is looked at for a change.
     static let lookEvery: Duration = .seconds(2)
-    /// How long a checked chain is remembered, and how many are.
+    /// How long a checked chain is remembered, and how many certificates are.
     static let chainMemory: Duration = .seconds(60)
-    static let chainCapacity = 4096
+    static let capacity = 4096
 
     package init(
         path: String?, captures: CaptureTokens, logger: Logger = Logger(label: "hallmark.aggregator.certificates")
@@ -65,9 +75,37 @@ package final class CertificateBundles: Sendable {
     package func check(_ submission: Submission, now: Date = Date()) async -> Checked {
         guard let text = submission.cameraCert, let hash = submission.imageHash, let signature = submission.bundleSignature
         else { return .refused(.malformed) }
-        let certificate: DeviceCertificate
-        do { certificate = try DeviceCertificate(transported: text) } catch { return .refused(.invalidCertificate) }
-        if let refusal = await chain(certificate, now: now) { return .refused(Self.reason(refusal)) }
+        let key = Data(SHA256.hash(data: Data(text.utf8)))
+        let clock = ContinuousClock.now
+        var read: Read
+        let (known, trusted) = state.withLock { state in
+            reload(&state, at: clock)
+            return (state.certificates[key], state.trust)
+        }
+        if let known {
+            read = known
+        } else {
+            let certificate: DeviceCertificate
+            do { certificate = try DeviceCertificate(transported: text) } catch { return .refused(.invalidCertificate) }
+            read = Read(
+                certificate: certificate, handle: certificate.handle.map { Data($0).base64EncodedString() },
+                serial: certificate.serialHex)
+        }
+        let certificate = read.certificate
+        let c = certificate.certificate
+        guard c.notValidBefore <= now, now <= c.notValidAfter else { return .refused(.certificateExpired) }
+        if read.chainUntil.map({ clock >= $0 }) ?? true {
+            if let refusal = await certificate.check(trusting: trusted?.trusted(at: now) ?? [], at: now) {
+                return .refused(Self.reason(refusal))
+            }
+            // Remembered no longer than every CA it may have chained to stays trusted.
+            let ends = trusted?.anchors.compactMap(\.trustedUntil).filter { $0 > now }.min()
+            read.chainUntil = clock + min(Self.chainMemory, ends.map { .seconds($0.timeIntervalSince(now)) } ?? Self.chainMemory)
+            state.withLock { [read] state in
+                if state.certificates.count >= Self.capacity { state.certificates.removeAll(keepingCapacity: true) }
+                state.certificates[key] = read
+            }
+        }
         let form: DeviceCertificate.SignedFields
         do {
             form = try certificate.signedFields(
@@ -77,34 +115,11 @@ package final class CertificateBundles: Sendable {
             return .refused(Self.reason(error))
         }
         // A trusted certificate without a handle names no device the authority provisioned.
-        guard let handle = certificate.handle else { return .refused(.unknownDevice) }
+        guard let handle = read.handle else { return .refused(.unknownDevice) }
         return .passed(
             Passed(
-                request: DeviceRequest(handle: Data(handle).base64EncodedString(), certificateSerial: certificate.serialHex),
-                signedFields: form, capture: captures.digest(certificate: certificate.der, timestamp: submission.timestamp)))
-    }
-
-    /// The validity period, then the chain (remembered once it checks out).
-    private func chain(_ certificate: DeviceCertificate, now: Date) async -> CertificateRefusal? {
-        let c = certificate.certificate
-        guard c.notValidBefore <= now, now <= c.notValidAfter else { return .certificateExpired }
-        let digest = Data(SHA256.hash(data: certificate.der))
-        let clock = ContinuousClock.now
-        let (trusted, known) = state.withLock { state -> ([Certificate], Bool) in
-            reload(&state, at: clock)
-            let known = state.chains[digest].map { clock < $0 } ?? false
-            return (state.trust?.trusted(at: now) ?? [], known)
-        }
-        if known { return nil }
-        if let refusal = await certificate.check(trusting: trusted, at: now) { return refusal }
-        // Remembered no longer than every CA it may have chained to stays trusted.
-        let ends = state.withLock { $0.trust?.anchors.compactMap(\.trustedUntil).filter { $0 > now }.min() }
-        let memory = min(Self.chainMemory, ends.map { .seconds($0.timeIntervalSince(now)) } ?? Self.chainMemory)
-        state.withLock { state in
-            if state.chains.count >= Self.chainCapacity { state.chains.removeAll(keepingCapacity: true) }
-            state.chains[digest] = clock + memory
-        }
-        return nil
+                request: DeviceRequest(handle: handle, certificateSerial: read.serial), signedFields: form,
+                capture: captures.digest(certificate: certificate.der, timestamp: submission.timestamp)))
     }
 
     /// Reads the file again when it changed (looked at every ``lookEvery``; compared by its
@@ -121,7 +136,7 @@ package final class CertificateBundles: Sendable {
                 throw ManufacturerTrust.ReadError("it cannot be read")
             }
             state.trust = try ManufacturerTrust.read(text)
-            state.chains.removeAll()
+            state.certificates.removeAll()
             logger.info("manufacturer CAs read", metadata: ["cas": "\(state.trust?.anchors.count ?? 0)"])
         } catch {
             logger.warning("HALLMARK_AGGREGATOR_DEVICE_CA_FILE does not read", metadata: ["error": "\(error)"])

@@ -22,6 +22,28 @@ package struct AuthorityCommand: AsyncParsableCommand {
     /// shared variable.
     static let postgresURLVariables = ["HALLMARK_AUTHORITY_POSTGRES_URL", PostgresConfiguration.urlVariable]
 
+    /// What a maintenance command runs with: the authority's settings and secrets (its KEK), and
+    /// its database, migrated. The caller closes the pool.
+    static func maintenance(
+        _ label: String
+    ) async throws -> (config: AuthorityConfiguration, secrets: AuthoritySecrets, pool: PostgresPool) {
+        var logger = Logger(label: label)
+        logger.logLevel = .warning
+        let env = ProcessInfo.processInfo.environment
+        let config = try AuthorityConfiguration.fromEnvironment(env)
+        let secrets = try AuthoritySecrets.fromEnvironment(env)
+        let pool = PostgresPool(
+            configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: postgresURLVariables), logger: logger)
+        do {
+            try await StageDatabase(pool: pool, schema: config.schema).migrate(
+                AuthorityMigrations.all(schema: config.schema), logger: logger)
+        } catch {
+            pool.close()
+            throw error
+        }
+        return (config, secrets, pool)
+    }
+
     package init() {}
 }
 
@@ -36,18 +58,8 @@ package struct GenerateTablesCommand: AsyncParsableCommand {
     package init() {}
 
     package func run() async throws {
-        var logger = Logger(label: "hallmark.authority.tables")
-        logger.logLevel = .warning
-        let env = ProcessInfo.processInfo.environment
-        let config = try AuthorityConfiguration.fromEnvironment(env)
-        let secrets = try AuthoritySecrets.fromEnvironment(env)
-        let pool = PostgresPool(
-            configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables),
-            logger: logger)
+        let (config, secrets, pool) = try await AuthorityCommand.maintenance("hallmark.authority.tables")
         defer { pool.close() }
-        try await StageDatabase(pool: pool, schema: config.schema).migrate(
-            AuthorityMigrations.all(schema: config.schema),
-            logger: logger)
         let created = try await TableGenerator(pool: pool, schema: config.schema, secrets: secrets)
             .generate(count: count) { done, total in ProgressBar.draw(done: done, total: total) }
         FileHandle.standardError.write(Data("\n".utf8))

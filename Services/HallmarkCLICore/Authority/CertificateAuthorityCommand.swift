@@ -56,17 +56,8 @@ package struct CertificateAuthorityCommand: AsyncParsableCommand {
         _ out: String?,
         _ work: @Sendable (DeviceCertificateIssuer, PostgresConnection) async throws -> ManufacturerTrust
     ) async throws {
-        var logger = Logger(label: "hallmark.authority.ca")
-        logger.logLevel = .warning
-        let env = ProcessInfo.processInfo.environment
-        let config = try AuthorityConfiguration.fromEnvironment(env)
-        let secrets = try AuthoritySecrets.fromEnvironment(env)
-        let pool = PostgresPool(
-            configuration: try PostgresConfiguration.fromEnvironment(env, urlVariables: AuthorityCommand.postgresURLVariables),
-            logger: logger)
+        let (config, secrets, pool) = try await AuthorityCommand.maintenance("hallmark.authority.ca")
         defer { pool.close() }
-        try await StageDatabase(pool: pool, schema: config.schema).migrate(
-            AuthorityMigrations.all(schema: config.schema), logger: logger)
         let issuer = DeviceCertificateIssuer(config, secrets: secrets)
         let trust = try await pool.transaction { connection in try await work(issuer, connection) }
         let pem = try trust.pem()
