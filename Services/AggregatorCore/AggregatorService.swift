@@ -99,6 +99,8 @@ package enum AggregatorService {
         let support: [any Service] =
             [recorder, sweeper, captureSweeper, writer, retrier, waiter] + (cosigner.map { [$0] } ?? [])
             + (tiles.map { [$0] } ?? [])
+            // The manufacturer CAs' file, looked at again while it is configured.
+            + (c.deviceCAFile == nil ? [] : [flow.certificates])
         return support + [
             try context.stage(verifier, inputs: verifier.inputs, dispatch: .partitionBatches, groupSuffix: "-verify"),
             try context.stage(claims, inputs: claims.inputs, dispatch: .partitionBatches, groupSuffix: "-claims"),

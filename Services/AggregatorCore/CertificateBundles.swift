@@ -3,6 +3,7 @@ import Foundation
 import HallmarkCertificates
 import HallmarkMessages
 import Logging
+import ServiceLifecycle
 import Synchronization
 import X509
 
@@ -14,12 +15,13 @@ import X509
 /// no further.
 ///
 /// The trusted CAs are the file `HALLMARK_AGGREGATOR_DEVICE_CA_FILE` names
-/// (``ManufacturerTrust``), read again when it changes: a rotation needs no restart. Without
+/// (``ManufacturerTrust``), read at start and, while this runs as a service, again when it
+/// changes (off the intake's path): a rotation needs no restart. Without
 /// one, no certificate is trusted. A camera sends the same certificate with every bundle, so a
 /// certificate read is remembered by the digest of its text as sent, and its chain, once
 /// checked, for a minute (never past a CA's trust): what is left for each bundle is its
 /// validity period and its signature, one ECDSA verification.
-package final class CertificateBundles: Sendable {
+package final class CertificateBundles: Service, Sendable {
     /// A bundle that passed: the question about its device, its signed form, and its capture's
     /// keyed digest (``CaptureTokens``).
     package struct Passed: Sendable {
@@ -42,8 +44,7 @@ package final class CertificateBundles: Sendable {
     struct State {
         var trust: ManufacturerTrust?
         /// The file's bytes when last read.
-        var read: Data?
-        var lookedAt: ContinuousClock.Instant?
+        var fileBytes: Data?
         /// Certificates read, by the SHA-256 of their text as sent.
         var certificates: [Data: Read] = [:]
     }
@@ -69,6 +70,18 @@ package final class CertificateBundles: Sendable {
         self.path = path
         self.captures = captures
         self.logger = logger
+        reload()
+    }
+
+    /// Looks at the file every ``lookEvery`` until graceful shutdown, and reads it again when it
+    /// changed. Run only with a file.
+    package func run() async throws {
+        try? await cancelWhenGracefulShutdown { [self] in
+            while !Task.isCancelled {
+                try await Task.sleep(for: Self.lookEvery)
+                reload()
+            }
+        }
     }
 
     /// The bundle's checks, in DESIGN's order of reasons; the refusal's reason, or what passed.
@@ -78,10 +91,7 @@ package final class CertificateBundles: Sendable {
         let key = Data(SHA256.hash(data: Data(text.utf8)))
         let clock = ContinuousClock.now
         var read: Read
-        let (known, trusted) = state.withLock { state in
-            reload(&state, at: clock)
-            return (state.certificates[key], state.trust)
-        }
+        let (known, trusted) = state.withLock { state in (state.certificates[key], state.trust) }
         if let known {
             read = known
         } else {
@@ -92,10 +102,9 @@ package final class CertificateBundles: Sendable {
                 serial: certificate.serialHex)
         }
         let certificate = read.certificate
-        let c = certificate.certificate
-        guard c.notValidBefore <= now, now <= c.notValidAfter else { return .refused(.certificateExpired) }
+        if let refusal = certificate.validity(at: now) { return .refused(Self.reason(refusal)) }
         if read.chainUntil.map({ clock >= $0 }) ?? true {
-            if let refusal = await certificate.check(trusting: trusted?.trusted(at: now) ?? [], at: now) {
+            if let refusal = await certificate.chain(trusting: trusted?.trusted(at: now) ?? [], at: now) {
                 return .refused(Self.reason(refusal))
             }
             // Remembered no longer than every CA it may have chained to stays trusted.
@@ -122,24 +131,29 @@ package final class CertificateBundles: Sendable {
                 capture: captures.digest(certificate: certificate.der, timestamp: submission.timestamp)))
     }
 
-    /// Reads the file again when it changed (looked at every ``lookEvery``; compared by its
-    /// bytes, a few KiB: a Kubernetes ConfigMap is replaced behind symbolic links whose own
-    /// times never change). A file that no longer reads keeps the CAs it had, and says so.
-    private func reload(_ state: inout State, at clock: ContinuousClock.Instant) {
-        guard let path, state.lookedAt.map({ clock - $0 >= Self.lookEvery }) ?? true else { return }
-        state.lookedAt = clock
+    /// Reads the file again when it changed, compared by its bytes (a few KiB: a Kubernetes
+    /// ConfigMap is replaced behind symbolic links whose own times never change), outside the
+    /// lock. A file that no longer reads keeps the CAs it had, and says so.
+    private func reload() {
+        guard let path else { return }
         let bytes = FileManager.default.contents(atPath: path)
-        guard bytes != state.read else { return }
-        state.read = bytes
+        guard bytes != state.withLock({ $0.fileBytes }) else { return }
+        let trust: ManufacturerTrust?
         do {
             guard let bytes, let text = String(data: bytes, encoding: .utf8) else {
                 throw ManufacturerTrust.ReadError("it cannot be read")
             }
-            state.trust = try ManufacturerTrust.read(text)
-            state.certificates.removeAll()
-            logger.info("manufacturer CAs read", metadata: ["cas": "\(state.trust?.anchors.count ?? 0)"])
+            trust = try ManufacturerTrust.read(text)
+            logger.info("manufacturer CAs read", metadata: ["cas": "\(trust?.anchors.count ?? 0)"])
         } catch {
+            trust = nil
             logger.warning("HALLMARK_AGGREGATOR_DEVICE_CA_FILE does not read", metadata: ["error": "\(error)"])
+        }
+        state.withLock { state in
+            state.fileBytes = bytes
+            guard let trust else { return }
+            state.trust = trust
+            state.certificates.removeAll()
         }
     }
 

@@ -51,9 +51,7 @@ package final class DeviceDirectory: Sendable {
             """)
         var fetched: [Data: DeviceEntry] = [:]
         for (index, id, serial, a, b, c, blacklisted) in try rows.decode((Data, Int64, String, Int64, Int64, Int64, Bool).self) {
-            fetched[index] = DeviceEntry(
-                id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)],
-                blacklisted: blacklisted)
+            fetched[index] = Self.entry(id, serial, a, b, c, blacklisted)
         }
         cache.withLock { cache in
             for index in missing {
@@ -79,10 +77,15 @@ package final class DeviceDirectory: Sendable {
             """)
         var found: [String: DeviceEntry] = [:]
         for (id, serial, a, b, c, blacklisted) in try rows.decode((Int64, String, Int64, Int64, Int64, Bool).self) {
-            found[serial] = DeviceEntry(
-                id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)], blacklisted: blacklisted)
+            found[serial] = Self.entry(id, serial, a, b, c, blacklisted)
         }
         return found
+    }
+
+    /// The entry of what both lookups read of a device: `device_id, serial, table_a, table_b,
+    /// table_c, blacklisted`.
+    static func entry(_ id: Int64, _ serial: String, _ a: Int64, _ b: Int64, _ c: Int64, _ blacklisted: Bool) -> DeviceEntry {
+        DeviceEntry(id: id, serial: serial, assignedTables: [Int(a), Int(b), Int(c)], blacklisted: blacklisted)
     }
 
     /// Drops one device from the cache (by its serial), after an admin change.

@@ -8,7 +8,18 @@ extension DeviceCertificate {
     /// from it to one of them under RFC 5280 (`untrusted_certificate`: another CA, self-signed,
     /// a CA itself, or a CA's constraints broken). Nil when it checks out.
     public func check(trusting trusted: [Certificate], at time: Date) async -> CertificateRefusal? {
-        guard certificate.notValidBefore <= time, time <= certificate.notValidAfter else { return .certificateExpired }
+        if let refusal = validity(at: time) { return refusal }
+        return await chain(trusting: trusted, at: time)
+    }
+
+    /// `certificate_expired` when `time` is outside the validity period; nil within it.
+    public func validity(at time: Date) -> CertificateRefusal? {
+        certificate.notValidBefore <= time && time <= certificate.notValidAfter ? nil : .certificateExpired
+    }
+
+    /// `untrusted_certificate` unless an RFC 5280 chain leads from it to one of `trusted` at
+    /// `time` (the validity period is ``validity(at:)``'s to judge).
+    public func chain(trusting trusted: [Certificate], at time: Date) async -> CertificateRefusal? {
         // A CA's own certificate is no camera's, even a trusted one.
         if case .isCertificateAuthority? = try? certificate.extensions.basicConstraints { return .untrustedCertificate }
         var verifier = Verifier(rootCertificates: CertificateStore(trusted)) { RFC5280Policy(validationTime: time) }
